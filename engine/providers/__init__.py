@@ -1,0 +1,1 @@
+"""flowctl engine."""
