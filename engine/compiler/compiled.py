@@ -1,0 +1,154 @@
+"""The immutable, compiled form of a service: what the runtime executes, built once per load."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.compiler.machine import StageMachine
+from engine.compiler.templates import Compiled
+from engine.dsl.spec import ModelSpec, ServiceSpec, SlotSpec
+from engine.nlu import IntentRule, YesNoWords
+from engine.source import SourceMap
+
+Validator = Callable[[Any, Mapping[str, Any]], Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A literal value written in YAML (not a string, so not an expression)."""
+
+    value: Any
+
+    def render(self, ctx: Mapping[str, Any]) -> Any:
+        return self.value
+
+
+Value = Compiled | Const
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledSlot:
+    name: str
+    spec: SlotSpec
+    patterns: tuple[re.Pattern[str], ...] = ()
+    full_pattern: re.Pattern[str] | None = None
+    synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    validator: Validator | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SayStep:
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class SetStep:
+    assignments: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TriggerStep:
+    trigger: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallStep:
+    action: str
+    ok: str | None
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class EmitStep:
+    type: str
+    data: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStep:
+    agent: str
+    prompt: str
+    model: str | None
+    label: str | None
+    fallback: str
+    json_output: bool
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IfStep:
+    condition: Compiled
+    then: tuple[Step, ...]
+    otherwise: tuple[Step, ...]
+
+
+Step = SayStep | SetStep | TriggerStep | CallStep | EmitStep | AgentStep | IfStep
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledStage:
+    name: str
+    terminal: bool
+    say: str | None
+    reprompt: str | None
+    next_action: str
+    buttons: tuple[str, ...]
+    decide: str | None
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledAction:
+    name: str
+    kind: str  # "tool" | "http"
+    tool: str | None
+    args: tuple[tuple[str, Value], ...]
+    label: str | None
+    irreversible: bool
+    timeout_sec: float
+    retries: int
+    method: str = "POST"
+    url: Compiled | None = None
+    headers: tuple[tuple[str, Compiled], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledFlow:
+    name: str
+    description: str
+    slots: tuple[str, ...]
+    required: tuple[str, ...]
+    initial: str
+    batch: bool
+    max_fill_turns: int | None
+    stages: Mapping[str, CompiledStage]
+    machine: StageMachine
+
+    def in_progress(self, stage: str | None) -> bool:
+        """A flow keeps the turn while its stage is neither initial nor terminal."""
+        return stage is not None and stage != self.initial and stage in self.stages \
+            and not self.stages[stage].terminal
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledService:
+    spec: ServiceSpec
+    source: SourceMap
+    base_dir: Path
+    name: str
+    locale: str
+    flows: Mapping[str, CompiledFlow]
+    default_flow: str
+    routes: Mapping[str, str]
+    intents: tuple[IntentRule, ...]
+    intent_thresholds: Mapping[str, float]
+    slots: Mapping[str, CompiledSlot]
+    messages: Mapping[str, Compiled]
+    actions: Mapping[str, CompiledAction]
+    prompts: Mapping[str, Compiled]
+    models: Mapping[str, ModelSpec]
+    words: YesNoWords

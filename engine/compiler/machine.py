@@ -1,0 +1,76 @@
+"""Stages + transitions -> one ``transitions.Machine`` per flow, shared by every session.
+
+The only module that imports ``transitions``. Sessions carry just their stage string:
+``fire(stage, trigger, ctx)`` puts it in a tiny holder, fires the trigger and returns the
+new stage (or None when no transition applied). Conditions are compiled callables from
+a fixed table, never strings, so YAML can never make the library import a function.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from transitions import Machine
+
+Condition = Callable[[Mapping[str, Any]], Any]
+logging.getLogger("transitions").setLevel(logging.WARNING)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One compiled transition."""
+
+    trigger: str
+    sources: tuple[str, ...]
+    dest: str
+    condition: Condition | None = None
+    when: str | None = None
+
+
+class _Holder:
+    __slots__ = ("state",)
+
+    def __init__(self, state: str) -> None:
+        self.state = state
+
+
+class StageMachine:
+    """A flow's stage graph; safe to share because a plain Machine never yields."""
+
+    def __init__(self, stages: Sequence[str], initial: str, edges: Sequence[Edge]) -> None:
+        self.stages = tuple(stages)
+        self.initial = initial
+        self.edges = tuple(edges)
+        self._machine = Machine(model=None, states=list(stages), initial=initial,
+                                auto_transitions=False, send_event=True,
+                                ignore_invalid_triggers=True)
+        for edge in edges:
+            conditions = [_adapt(edge.condition)] if edge.condition else None
+            self._machine.add_transition(edge.trigger, list(edge.sources), edge.dest,
+                                         conditions=conditions)
+        self.triggers = frozenset(edge.trigger for edge in edges)
+
+    def fire(self, stage: str, trigger: str, ctx: Mapping[str, Any]) -> str | None:
+        """The stage after firing ``trigger`` from ``stage``, or None if nothing fired."""
+        event = self._machine.events.get(trigger)
+        if event is None:
+            return None
+        holder = _Holder(stage)
+        return holder.state if event.trigger(holder, ctx=ctx) else None
+
+    def mermaid(self, terminal: Sequence[str] = ()) -> str:
+        """The stage graph as a Mermaid stateDiagram-v2, guards on edges, terminals marked."""
+        lines = ["stateDiagram-v2", f"    [*] --> {self.initial}"]
+        for edge in self.edges:
+            label = edge.trigger + (f" [{edge.when}]" if edge.when else "")
+            label = label.replace(":", "#colon;")
+            lines += [f"    {src} --> {edge.dest}: {label}" for src in edge.sources]
+        lines += [f"    {name} --> [*]" for name in terminal]
+        return "\n".join(lines) + "\n"
+
+
+def _adapt(condition: Condition) -> Callable[[Any], bool]:
+    return lambda event: bool(condition(event.kwargs["ctx"]))

@@ -1,0 +1,101 @@
+"""Check that every name a ServiceSpec uses exists; collect located findings with hints.
+
+Also compiles each template and expression once to find syntax errors, variables the turn
+context does not provide, and ``slots.x`` references to undeclared slots.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from jinja2 import nodes
+
+from engine.compiler.templates import (
+    CONTEXT_NAMES,
+    Compiled,
+    TemplateSyntaxError,
+    compile_expression,
+    compile_template,
+    environment,
+    undeclared,
+)
+from engine.errors import Finding
+from engine.source import Path, SourceMap
+
+RUNTIME_TRIGGERS = ("update", "confirm", "cancel")
+
+
+def suggest(word: str, options: Iterable[str]) -> str | None:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+@dataclass
+class Resolver:
+    """Collects findings while the compiler walks the spec."""
+
+    source: SourceMap
+    slot_names: frozenset[str]
+    findings: list[Finding] = field(default_factory=list)
+
+    def error(self, path: Path, message: str, code: str, *, hint: str | None = None,
+              key: bool = False) -> None:
+        self.findings.append(self.source.finding(path, message, code=code, hint=hint, key=key))
+
+    def exists(self, name: str | None, options: Iterable[str], path: Path, what: str,
+               code: str) -> bool:
+        """Report ``name`` if it is not among ``options``; True when it is fine."""
+        if name is None:
+            return True
+        pool = list(options)
+        if name in pool:
+            return True
+        hint = suggest(name, pool) or (f"declare it under `{what}s`" if not pool else
+                                       f"known: {', '.join(sorted(pool)[:8])}")
+        self.error(path, f"unknown {what} `{name}`", code, hint=hint)
+        return False
+
+    def template(self, text: str, path: Path, extra: Iterable[str] = ()) -> Compiled | None:
+        return self._compile(text, path, compile_template, extra)
+
+    def expression(self, text: str, path: Path, extra: Iterable[str] = ()) -> Compiled | None:
+        return self._compile(text, path, compile_expression, extra)
+
+    def _compile(self, text: str, path: Path, compiler, extra: Iterable[str]) -> Compiled | None:
+        try:
+            compiled = compiler(text)
+        except TemplateSyntaxError as err:
+            self.error(path, f"template syntax error: {err.message}", "FL030")
+            return None
+        allowed = CONTEXT_NAMES | set(extra)
+        for name in undeclared(compiled.names, allowed):
+            self.error(path, f"`{name}` is not defined here", "FL031",
+                       hint=suggest(name, allowed) or f"available: {', '.join(sorted(allowed))}")
+        for slot in _slot_references(text, compiler is compile_expression):
+            if slot not in self.slot_names:
+                self.error(path, f"slot `{slot}` is not declared", "FL032",
+                           hint=suggest(slot, self.slot_names))
+        return compiled
+
+    def regex(self, pattern: str, path: Path) -> re.Pattern[str] | None:
+        try:
+            return re.compile(pattern)
+        except re.error as err:
+            self.error(path, f"invalid regular expression: {err.msg} at position {err.pos}",
+                       "FL033")
+            return None
+
+
+def _slot_references(text: str, is_expression: bool) -> Iterator[str]:
+    """Attribute names read from ``slots`` (``slots.amount``, ``slots['amount']``)."""
+    source = "{{ (" + text + ") }}" if is_expression else text
+    tree = environment().parse(source)
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        if isinstance(node.node, nodes.Name) and node.node.name == "slots":
+            if isinstance(node, nodes.Getattr):
+                yield node.attr
+            elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+                yield node.arg.value

@@ -1,0 +1,91 @@
+"""Message/prompt/expression source -> compiled jinja2 objects in one sandboxed environment.
+
+User text only ever reaches templates as data (a context value), never as template
+source. The environment is a ``SandboxedEnvironment`` with ``StrictUndefined`` so a
+misspelt variable fails loudly at render time and is caught at compile time by
+``undeclared()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta
+from jinja2.sandbox import SandboxedEnvironment
+
+# Names every message, condition and step expression may use (the turn context).
+CONTEXT_NAMES = frozenset({
+    "slots", "missing", "errors", "meta", "filling_turns", "max_fill_turns", "batch",
+    "progress", "turn", "stage", "flow", "completed", "summary", "result", "ask", "value",
+})
+
+
+def won(amount: Any) -> str:
+    """10000 -> '1만원', 35000 -> '3만 5,000원', 1500 -> '1,500원' (Korean won, spoken style)."""
+    if not isinstance(amount, int | float) or isinstance(amount, bool):
+        return str(amount)
+    sign, n = ("-" if amount < 0 else ""), abs(int(amount))
+    if n < 10000:
+        return f"{sign}{n:,}원"
+    man, rest = divmod(n, 10000)
+    return f"{sign}{man:,}만" + (f" {rest:,}원" if rest else "원")
+
+
+def money(amount: Any, currency: str = "KRW") -> str:
+    """Format an amount for its currency: KRW spoken style, others with a symbol or code."""
+    if currency == "KRW":
+        return won(amount)
+    if not isinstance(amount, int | float) or isinstance(amount, bool):
+        return str(amount)
+    symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
+    text = f"{abs(amount):,.2f}".removesuffix(".00")
+    sign = "-" if amount < 0 else ""
+    return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {currency}"
+
+
+@lru_cache(maxsize=1)
+def environment() -> SandboxedEnvironment:
+    """The one environment every template and expression is compiled in."""
+    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
+                               keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
+    env.filters["won"] = won
+    env.filters["money"] = money
+    return env
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A compiled template or expression, with the names it reads and its source."""
+
+    source: str
+    names: frozenset[str]
+    render: Callable[[Mapping[str, Any]], Any]
+
+
+def compile_template(source: str) -> Compiled:
+    """Compile a message or prompt template; raises TemplateSyntaxError (with lineno)."""
+    env = environment()
+    template: Template = env.from_string(source)
+    names = frozenset(meta.find_undeclared_variables(env.parse(source)))
+    return Compiled(source, names, lambda ctx: template.render(ctx).strip())
+
+
+def compile_expression(source: str) -> Compiled:
+    """Compile a jinja2 expression (conditions, `set`, `args`); raises TemplateSyntaxError."""
+    env = environment()
+    expression = env.compile_expression(source, undefined_to_none=False)
+    names = frozenset(meta.find_undeclared_variables(env.parse("{{ (" + source + ") }}")))
+    return Compiled(source, names, lambda ctx: expression(**ctx))
+
+
+def undeclared(names: Iterable[str], allowed: Iterable[str] = CONTEXT_NAMES) -> list[str]:
+    """Names a template reads that the context does not provide, sorted."""
+    allowed_set = set(allowed)
+    return sorted(n for n in names if n not in allowed_set)
+
+
+__all__ = ["CONTEXT_NAMES", "Compiled", "TemplateSyntaxError", "compile_expression",
+           "compile_template", "environment", "money", "undeclared", "won"]

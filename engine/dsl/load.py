@@ -1,0 +1,127 @@
+"""YAML text -> (plain data, SourceMap); duplicate keys and YAML syntax errors are located.
+
+PyYAML's composer gives every node a start mark; we build Python values from the node
+tree ourselves so that each value's line:column lands in the ``SourceMap``. Mapping keys
+are always taken as written (``on:`` stays the string "on"); unquoted on/off/yes/no values
+are remembered so schema errors can tell the author to quote them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path as FilePath
+from typing import Any
+
+import yaml
+
+from engine.errors import FlowDefinitionError, Finding, SourceLocation
+from engine.source import Path, SourceMap
+
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_YAML11_ONLY_BOOLS = {"yes", "no", "on", "off"}
+_constructor = yaml.SafeLoader("")  # only its scalar constructors are used
+
+
+def load_file(path: str | FilePath) -> tuple[Any, SourceMap]:
+    """Read and load a flow file; an unreadable file is a located definition error."""
+    name = str(path)
+    try:
+        text = FilePath(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
+        raise FlowDefinitionError(
+            [Finding(SourceLocation(name, 1, 1), f"cannot read file: {reason}", "FL001")]
+        ) from None
+    return load_text(text, name)
+
+
+def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
+    """Parse YAML ``text``; raise FlowDefinitionError for syntax errors and duplicate keys."""
+    source = SourceMap(file, text.splitlines())
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = err.problem or err.context or "invalid YAML"
+        raise FlowDefinitionError(
+            [Finding(SourceLocation(file, line, col), f"YAML syntax error: {problem}", "FL002",
+                     source_line=_line(source, line))]
+        ) from None
+    if node is None:
+        raise FlowDefinitionError(
+            [Finding(SourceLocation(file, 1, 1), "the file is empty; expected a service mapping",
+                     "FL003", hint="start with `service: my_service`")]
+        )
+    builder = _Builder(source)
+    data = builder.build(node, ())
+    if builder.findings:
+        raise FlowDefinitionError(builder.findings)
+    return data, source
+
+
+class _Builder:
+    def __init__(self, source: SourceMap) -> None:
+        self.source = source
+        self.findings: list[Finding] = []
+
+    def build(self, node: yaml.Node, path: Path) -> Any:
+        self.source.values.setdefault(path, _pos(node))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, path)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        return self._scalar(node, path)
+
+    def _scalar(self, node: yaml.Node, path: Path) -> Any:
+        if node.tag == _TIMESTAMP_TAG:
+            return node.value  # dates stay text: the DSL parses them where it expects dates
+        if node.tag == _BOOL_TAG and node.value.lower() in _YAML11_ONLY_BOOLS:
+            self.source.yaml11_bools[path] = node.value
+        return _constructor.construct_object(node, deep=True)
+
+    def _mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key_node, value_node in self._pairs(node):
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.findings.append(self._finding(key_node, "a key must be a plain name", "FL004"))
+                continue
+            key = key_node.value
+            if key in result:
+                first = self.source.keys[(*path, key)]
+                self.findings.append(self._finding(
+                    key_node, f"duplicate key `{key}` (first defined at line {first[0]})", "FL005",
+                    hint="YAML keeps only the last value; remove or rename one"))
+                continue
+            self.source.keys[(*path, key)] = _pos(key_node)
+            result[key] = self.build(value_node, (*path, key))
+        return result
+
+    def _pairs(self, node: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+        """Key/value pairs with YAML merge keys (``<<: *base``) expanded, explicit keys winning."""
+        merged: list[tuple[yaml.Node, yaml.Node]] = []
+        own: list[tuple[yaml.Node, yaml.Node]] = []
+        for key_node, value_node in node.value:
+            if key_node.tag != _MERGE_TAG:
+                own.append((key_node, value_node))
+                continue
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for source in sources:
+                if isinstance(source, yaml.MappingNode):
+                    merged.extend(self._pairs(source))
+        own_keys = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
+        return [(k, v) for k, v in merged if k.value not in own_keys] + own
+
+    def _finding(self, node: yaml.Node, message: str, code: str, hint: str | None = None) -> Finding:
+        line, col = _pos(node)
+        return Finding(SourceLocation(self.source.file, line, col), message, code, "error", hint,
+                       _line(self.source, line))
+
+
+def _pos(node: yaml.Node) -> tuple[int, int]:
+    return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+def _line(source: SourceMap, line: int) -> str | None:
+    return source.lines[line - 1] if 0 < line <= len(source.lines) else None

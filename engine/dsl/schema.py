@@ -1,0 +1,163 @@
+"""Plain flow data -> located findings, by the JSON Schema generated from the spec models.
+
+``generate_schema()`` builds schemas/flow.schema.json from ``ServiceSpec`` (draft 2020-12,
+descriptions included, for editors). ``check(data, source)`` reports *all* violations,
+each at the offending key, in words an author can act on, sorted by position.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path as FilePath
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from engine.dsl.spec import ServiceSpec
+from engine.errors import Finding
+from engine.source import Path, SourceMap, dotted
+
+SCHEMA_ID = "https://flowctl.dev/schemas/flow.schema.json"
+SCHEMA_PATH = FilePath(__file__).resolve().parents[2] / "schemas" / "flow.schema.json"
+_JSON_TYPES = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
+               int: "an integer", float: "a number", type(None): "empty (null)"}
+
+
+def generate_schema() -> dict[str, Any]:
+    """The JSON Schema of a flow file, generated from the spec models."""
+    schema = ServiceSpec.model_json_schema(by_alias=True)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+            "title": "flowctl service", **schema}
+
+
+def render_schema() -> str:
+    return json.dumps(generate_schema(), ensure_ascii=False, indent=2) + "\n"
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(generate_schema())
+
+
+def check(data: Any, source: SourceMap) -> list[Finding]:
+    """Every schema violation in ``data``, located and explained, sorted by line."""
+    validator = _validator()
+    findings = [f for error in validator.iter_errors(data)
+                for f in _explain(error, validator.schema, source)]
+    unique = {(f.location.line, f.location.column, f.message): f for f in findings}
+    return sorted(unique.values(), key=lambda f: (f.location.line, f.location.column))
+
+
+def _explain(error: ValidationError, root: Mapping[str, Any], source: SourceMap) -> Iterator[Finding]:
+    path: Path = tuple(error.absolute_path)
+    where = dotted(path) or "the file"
+    kind = error.validator
+    if kind == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        for key in _extra_keys(error):
+            yield source.finding((*path, key), f"unknown key `{key}` in {where}", code="FL010",
+                                 key=True, hint=_suggest(key, allowed, "expected one of"))
+    elif kind == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else str(error.validator_value)
+        yield source.finding(path, f"{where} is missing the required key `{missing}`", code="FL011",
+                             key=True)
+    elif kind in ("anyOf", "oneOf"):
+        yield from _explain_union(error, root, source)
+    elif kind == "type":
+        yield _type_finding(error, path, where, source)
+    elif kind in ("enum", "const"):
+        options = error.validator_value if kind == "enum" else [error.validator_value]
+        yield source.finding(path, f"{where} is {error.instance!r}; expected one of "
+                             f"{', '.join(map(repr, options))}", code="FL013",
+                             hint=_suggest(str(error.instance), [str(o) for o in options]))
+    elif kind == "pattern":
+        yield source.finding(path, f"{where}: {error.instance!r} is not a valid name; use letters, "
+                             "digits and _, not starting with a digit", code="FL014")
+    else:
+        yield source.finding(path, f"{where}: {error.message}", code="FL019")
+
+
+def _type_finding(error: ValidationError, path: Path, where: str, source: SourceMap) -> Finding:
+    expected = error.validator_value
+    expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
+    got = _JSON_TYPES.get(type(error.instance), type(error.instance).__name__)
+    hint = None
+    if path in source.yaml11_bools:
+        raw = source.yaml11_bools[path]
+        hint = f"YAML reads an unquoted `{raw}` as a boolean; write '{raw}' in quotes"
+    return source.finding(path, f"{where} must be {expected_text}, got {got}", code="FL012",
+                          hint=hint)
+
+
+def _explain_union(error: ValidationError, root: Mapping[str, Any],
+                   source: SourceMap) -> Iterator[Finding]:
+    """Pick the branch the author meant (by its kind key) and explain only that branch."""
+    branches = [_resolve(b, root) for b in error.validator_value]
+    instance = error.instance
+    path: Path = tuple(error.absolute_path)
+    chosen: int | None = None
+    if isinstance(instance, dict):
+        kinds = _kind_keys(branches)
+        present = [i for i, k in enumerate(kinds) if k and k in instance]
+        if len(present) == 1:
+            chosen = present[0]
+        elif len(present) > 1:
+            names = " and ".join(f"`{kinds[i]}`" for i in present)
+            yield source.finding(path, f"{dotted(path)} mixes {names}; each entry takes exactly one "
+                                 "of them", code="FL015")
+            return
+        elif any(kinds):
+            offered = [k for k in kinds if k]
+            keys = ", ".join(f"`{k}`" for k in instance) or "no keys"
+            guess = next((_suggest(k, offered) for k in instance if _suggest(k, offered)), None)
+            yield source.finding(path, f"{dotted(path)} has {keys}; expected one of "
+                                 f"{', '.join(f'`{k}`' for k in offered)}", code="FL015",
+                                 hint=guess)
+            return
+    if chosen is None:
+        chosen = next((i for i, b in enumerate(branches) if not _accepts_null_only(b)), 0)
+    sub = [e for e in error.context or () if e.relative_schema_path[0] == chosen]
+    if not sub:
+        yield source.finding(path, f"{dotted(path)}: {error.message}", code="FL019")
+    for e in sub:
+        yield from _explain(e, root, source)
+
+
+def _kind_keys(branches: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """For each branch, the first required key no other branch requires (its kind key)."""
+    required = [list(b.get("required", [])) for b in branches]
+    kinds: list[str | None] = []
+    for i, keys in enumerate(required):
+        others = {k for j, ks in enumerate(required) if j != i for k in ks}
+        kinds.append(next((k for k in keys if k not in others), None))
+    return kinds
+
+
+def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return root["$defs"][ref.removeprefix("#/$defs/")]
+    return schema
+
+
+def _accepts_null_only(schema: Mapping[str, Any]) -> bool:
+    return schema.get("type") == "null"
+
+
+def _extra_keys(error: ValidationError) -> list[str]:
+    allowed = set(error.schema.get("properties", {}))
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    return [k for k in instance if k not in allowed]
+
+
+def _suggest(word: str, options: Sequence[str], lead: str = "did you mean") -> str | None:
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean `{close[0]}`?"
+    if lead != "did you mean" and options:
+        return f"{lead}: {', '.join(options)}"
+    return None

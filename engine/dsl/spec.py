@@ -1,0 +1,228 @@
+"""Closed pydantic models of what a flow author writes; schemas/flow.schema.json is generated here.
+
+Every model forbids unknown keys and is frozen. Step kinds are told apart by their one
+kind key (``say:``, ``call:``, ...). Strings in ``when``, ``set``, ``args`` and ``data``
+are jinja2 *expressions*; strings in ``messages`` and ``prompts`` are jinja2 *templates*.
+Nothing here can switch on trusted code: the only Python a service may name is a slot
+``validator`` (``module:function``), imported at compile time.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
+StageName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="A stage name, e.g. READY.")]
+Expression = Annotated[str, Field(description="A jinja2 expression over the turn context, e.g. `not missing` or `slots.amount > 100000`.")]
+NextAction = Literal["ASK", "CONFIRM", "ASK_CONTINUE", "DONE"]
+SlotType = Literal["string", "integer", "number", "money", "date", "enum", "boolean", "list"]
+
+
+class Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelSpec(Spec):
+    """A named LLM configuration (the seeds' card.json), referenced by agent steps."""
+
+    provider: str = Field(description="openai, anthropic, scripted or offline.")
+    model: str = Field("", description="The provider's model name, e.g. gpt-4.1-mini.")
+    temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature.")
+    max_tokens: int | None = Field(None, ge=1, description="Upper bound on output tokens.")
+    max_retry: int = Field(2, ge=0, le=10, description="Retries on timeouts, 429 and 5xx.")
+    backoff_sec: float = Field(0.5, ge=0, description="First backoff; doubles each retry, with jitter.")
+    timeout_sec: float = Field(30.0, gt=0, description="Timeout of one call.")
+    output_schema: dict[str, Any] | None = Field(None, description="JSON Schema the JSON output must satisfy.")
+    fixture: str | None = Field(None, description="Replies file for the scripted provider, relative to the flow file.")
+
+
+class MemorySpec(Spec):
+    """Conversation memory: raw recent turns plus a folded summary (seed 000 §8)."""
+
+    enabled: bool = Field(True, description="Fold older turns into a summary (MEMORY_ENABLE_SUMMARY).")
+    summarize_threshold: int = Field(6, ge=1, description="Turns kept raw before folding (MEMORY_SUMMARIZE_THRESHOLD).")
+    keep_recent_turns: int = Field(4, ge=0, description="Raw turns kept after folding (MEMORY_KEEP_RECENT_TURNS).")
+    summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries.")
+
+
+class WordsSpec(Spec):
+    """Extra words for the deterministic yes/no decision, merged with the locale's defaults."""
+
+    confirm: list[str] = Field(default_factory=list, description="Words that confirm at a `decide: confirm` stage.")
+    cancel: list[str] = Field(default_factory=list, description="Words that cancel the flow at any non-terminal stage.")
+    deny: list[str] = Field(default_factory=list, description="Words that cancel only at a `decide: confirm` stage.")
+
+
+class IntentSpec(Spec):
+    """An intent the offline understanding recognises from keywords and examples."""
+
+    description: str = Field("", description="What the intent means; also given to LLM understanding.")
+    keywords: list[str] = Field(default_factory=list, description="Substrings that signal the intent.")
+    examples: list[str] = Field(default_factory=list, description="Example utterances, matched by similarity.")
+    priority: int = Field(0, description="Higher wins when several intents match equally (seed 003).")
+    threshold: float = Field(0.5, ge=0, le=1, description="Minimum confidence to act on the intent.")
+
+
+class ExtractSpec(Spec):
+    """Hints for finding a slot's value in a message."""
+
+    patterns: list[str] = Field(default_factory=list, description="Regexes; the named group `value` (or the whole match) is the value.")
+    bare: bool = Field(False, description="When this slot is the one being asked for and nothing else matched, take the whole message.")
+
+
+class SlotSpec(Spec):
+    """A typed piece of information a flow collects; validated in code, never by a prompt."""
+
+    type: SlotType = Field(description="How the value is extracted and validated.")
+    description: str = Field("", description="What the slot holds; shown to LLM understanding.")
+    required: bool = Field(False, description="The flow cannot reach its confirmation without it.")
+    ask: str | None = Field(None, description="Message (name in `messages`) that asks for the slot.")
+    error: str | None = Field(None, description="Message (name in `messages`) said when a value is rejected.")
+    minimum: float | None = Field(None, description="Smallest allowed value (integer, number, money).")
+    maximum: float | None = Field(None, description="Largest allowed value (integer, number, money).")
+    min_length: int | None = Field(None, ge=0, description="Shortest allowed text (string).")
+    max_length: int | None = Field(None, ge=1, description="Longest allowed text (string).")
+    pattern: str | None = Field(None, description="Regex the whole text must match (string).")
+    currency: str | None = Field(None, description="ISO currency of a money slot, e.g. KRW.")
+    values: dict[str, list[str]] | None = Field(None, description="Enum values, each with its synonyms.")
+    items: Literal["string", "integer", "number"] | None = Field(None, description="Item type of a list slot.")
+    extract: ExtractSpec | None = Field(None, description="Extraction hints.")
+    validator: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="`module:function(value, slots) -> bool | str` for business rules.")
+
+    @model_validator(mode="after")
+    def _enum_has_values(self) -> SlotSpec:
+        if self.type == "enum" and not self.values:
+            raise ValueError("an enum slot needs `values`")
+        return self
+
+
+class ToolAction(Spec):
+    """An action run by a built-in tool."""
+
+    tool: str = Field(description="Built-in tool name: sandbox_bank or calculator.")
+    args: dict[str, Any] = Field(default_factory=dict, description="Arguments; strings are expressions.")
+    label: str | None = Field(None, description="Progress label shown while it runs.")
+    irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
+    timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
+    retries: int = Field(0, ge=0, le=5, description="Retries after a failure (only safe with idempotency).")
+
+
+class HttpAction(Spec):
+    """An action that calls an HTTP endpoint, with an idempotency key per task."""
+
+    http: HttpRequestSpec
+    label: str | None = Field(None, description="Progress label shown while it runs.")
+    irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
+    timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
+    retries: int = Field(0, ge=0, le=5, description="Retries on timeouts and 5xx, reusing the idempotency key.")
+
+
+class HttpRequestSpec(Spec):
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
+    url: str = Field(description="Template of the URL, e.g. `{{ env.BANK_URL }}/transfers`.")
+    json_body: dict[str, Any] | None = Field(None, alias="json", description="Body; strings are expressions.")
+    headers: dict[str, str] = Field(default_factory=dict, description="Header templates.")
+
+
+class SayStep(Spec):
+    say: str = Field(description="Message name to say.")
+
+
+class SetStep(Spec):
+    set: dict[str, Any] = Field(description="Slot -> expression (strings) or literal.")
+
+
+class TriggerStep(Spec):
+    trigger: Name = Field(description="Trigger to fire on the stage machine.")
+
+
+class CallStep(Spec):
+    call: str = Field(description="Action name from `actions`.")
+    ok: Name | None = Field(None, description="Trigger fired when the action succeeds.")
+    error: Name | None = Field(None, description="Trigger fired when the action fails.")
+
+
+class EmitStep(Spec):
+    emit: str = Field(description="Hook type sent in DONE.hooks.")
+    data: dict[str, Any] = Field(default_factory=dict, description="Hook data; strings are expressions.")
+
+
+class AgentStep(Spec):
+    agent: Name = Field(description="Agent name, used in events and the trace.")
+    prompt: str = Field(description="Prompt file name in prompts/ (without .j2).")
+    model: str | None = Field(None, description="Name of a `models` entry; the offline fallback is used without one.")
+    label: str | None = Field(None, description="Progress label shown while it runs.")
+    fallback: str = Field(description="Message said when no LLM is configured or every retry failed.")
+    json_output: bool = Field(False, description="The agent answers in JSON; its `message` field is streamed.")
+    tools: list[str] = Field(default_factory=list, description="Built-in tools the agent may call.")
+
+
+class IfStep(Spec):
+    if_: Expression = Field(alias="if", description="Condition.")
+    then: list[Step] = Field(default_factory=list)
+    else_: list[Step] = Field(default_factory=list, alias="else")
+
+
+Step = SayStep | SetStep | TriggerStep | CallStep | EmitStep | AgentStep | IfStep
+
+
+class StageSpec(Spec):
+    """A stage of a flow: what happens when a turn ends in it."""
+
+    terminal: bool = Field(False, description="The flow ends here; the task is stored in completed.")
+    say: str | None = Field(None, description="Message said when a turn ends in (or passes through) this stage.")
+    reprompt: str | None = Field(None, description="Message said when a turn leaves the stage unchanged.")
+    next_action: NextAction | None = Field(None, description="UI hint; ASK for stages, DONE for terminal ones by default.")
+    buttons: list[str] = Field(default_factory=list, description="Buttons offered to the user (ui_hint.buttons).")
+    decide: Literal["confirm"] | None = Field(None, description="`confirm`: yes fires `confirm`, no fires `cancel`, a new slot value fires `update`; decided in code, no LLM.")
+    steps: list[Step] = Field(default_factory=list, description="Steps run, in order, when a turn ends in this stage.")
+
+
+class TransitionSpec(Spec):
+    trigger: Name = Field(description="update, confirm, cancel (fired by the runtime) or any name fired by a step.")
+    source: StageName | list[StageName] = Field(description="Stage(s) it leaves; `*` means every non-terminal stage.")
+    dest: StageName = Field(description="Stage it enters.")
+    when: Expression | None = Field(None, description="Condition; the first transition whose condition holds fires.")
+
+
+class BatchSpec(Spec):
+    """Several tasks in one message become a queue, confirmed and run one by one."""
+
+    enabled: bool = True
+
+
+class FlowSpec(Spec):
+    description: str = ""
+    slots: list[Name] = Field(default_factory=list, description="Slots this flow fills, in asking order.")
+    initial: StageName = Field(description="Stage a new task starts in.")
+    batch: bool = Field(False, description="Split several tasks in one message into a queue (seed 001 §4).")
+    max_fill_turns: int | None = Field(None, ge=1, description="Turns allowed with required slots missing (MAX_FILL_TURNS).")
+    stages: dict[StageName, StageSpec] = Field(description="The stages, by name.")
+    transitions: list[TransitionSpec] = Field(default_factory=list)
+
+
+class ServiceSpec(Spec):
+    """A whole conversational service in one file."""
+
+    service: Name = Field(description="Service name.")
+    description: str = ""
+    locale: Literal["ko", "en"] = Field("ko", description="Language of the built-in words and labels.")
+    version: int | str = 1
+    settings: dict[str, int | float | bool | str] = Field(default_factory=dict, description="Defaults for settings such as max_fill_turns; the environment overrides them.")
+    models: dict[Name, ModelSpec] = Field(default_factory=dict)
+    memory: MemorySpec = Field(default_factory=MemorySpec)
+    words: WordsSpec = Field(default_factory=WordsSpec)
+    intents: dict[Name, IntentSpec] = Field(default_factory=dict)
+    routes: dict[Name, Name] = Field(default_factory=dict, description="Intent -> flow; a flow in progress keeps the turn.")
+    default_flow: Name = Field(description="Flow used when no intent matches.")
+    slots: dict[Name, SlotSpec] = Field(default_factory=dict)
+    actions: dict[Name, ToolAction | HttpAction] = Field(default_factory=dict)
+    flows: dict[Name, FlowSpec]
+    messages: dict[Name, str] = Field(default_factory=dict, description="Every user-facing sentence, as a jinja2 template.")
+
+
+IfStep.model_rebuild()
+StageSpec.model_rebuild()
+HttpAction.model_rebuild()

@@ -1,0 +1,59 @@
+"""Map a YAML path (``("flows", "transfer", "stages", "READY")``) to its line:column.
+
+The loader fills a ``SourceMap`` while it builds plain Python data from YAML nodes; every
+later stage (schema, spec, compiler, lint) reports problems through ``SourceMap.locate``
+so the author always gets ``file:line:col`` and the offending source line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.errors import Finding, Severity, SourceLocation
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(slots=True)
+class SourceMap:
+    """Positions of the nodes of one YAML file, keyed by their path from the root."""
+
+    file: str
+    lines: list[str]
+    values: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    yaml11_bools: dict[Path, str] = field(default_factory=dict)
+    """Paths whose unquoted scalar (on/off/yes/no) YAML 1.1 turned into a boolean."""
+
+    def locate(self, path: Path, *, key: bool = False) -> SourceLocation:
+        """The position of ``path`` (its key when ``key``), or of its nearest known parent."""
+        table = self.keys if key else self.values
+        for end in range(len(path), -1, -1):
+            prefix = path[:end]
+            hit = table.get(prefix) or self.keys.get(prefix) or self.values.get(prefix)
+            if hit is not None:
+                return SourceLocation(self.file, hit[0], hit[1])
+        return SourceLocation(self.file, 1, 1)
+
+    def finding(
+        self,
+        path: Path,
+        message: str,
+        *,
+        code: str = "FL000",
+        key: bool = False,
+        hint: str | None = None,
+        severity: Severity = "error",
+    ) -> Finding:
+        """A ``Finding`` located at ``path``, carrying the source line for display."""
+        location = self.locate(path, key=key)
+        line = self.lines[location.line - 1] if 0 < location.line <= len(self.lines) else None
+        return Finding(location, message, code, severity, hint, line)
+
+
+def dotted(path: Path) -> str:
+    """``("flows", "transfer", "stages", 0)`` -> ``flows.transfer.stages[0]``."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text

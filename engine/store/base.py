@@ -1,0 +1,71 @@
+"""The session store protocol: versioned JSON session records plus completed tasks.
+
+The runtime holds ``lock(session_id)`` for a whole turn, ``load``s the record, and at the
+end ``commit``s the new data with the version it loaded: session and completed tasks are
+written in one transaction, or not at all. A store imports nothing from the runtime, so a
+Redis store (a lock per session, WATCH/MULTI for the version check) plugs in unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.errors import FlowRuntimeError
+
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    session_id: str
+    version: int
+    data: JSON
+
+
+class VersionConflict(FlowRuntimeError):
+    """Another writer committed this session since it was loaded; the turn was not saved."""
+
+
+class SessionStore(Protocol):
+    def lock(self, session_id: str) -> Any:
+        """An async context manager serialising turns of one session."""
+        ...
+
+    async def load(self, session_id: str) -> SessionRecord | None: ...
+
+    async def commit(self, session_id: str, data: JSON, *, expected_version: int,
+                     completed: Sequence[Mapping[str, Any]] = ()) -> int:
+        """Write ``data`` if the stored version is ``expected_version``; return the new one."""
+        ...
+
+    async def completed(self, session_id: str) -> list[JSON]: ...
+
+    async def close(self) -> None: ...
+
+
+class SessionLocks:
+    """One asyncio.Lock per session, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @asynccontextmanager
+    async def __call__(self, session_id: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(session_id) or (asyncio.Lock(), 0)
+        self._locks[session_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[session_id]
+            if users <= 1:
+                del self._locks[session_id]
+            else:
+                self._locks[session_id] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        return len(self._locks)

@@ -1,0 +1,38 @@
+"""In-memory SessionStore for tests and `flowctl test`: same semantics as SQLite, no file."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.store.base import JSON, SessionLocks, SessionRecord, VersionConflict
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self._sessions: dict[str, tuple[int, str]] = {}
+        self._completed: dict[str, list[str]] = {}
+        self.lock = SessionLocks()
+
+    async def load(self, session_id: str) -> SessionRecord | None:
+        hit = self._sessions.get(session_id)
+        return SessionRecord(session_id, hit[0], json.loads(hit[1])) if hit else None
+
+    async def commit(self, session_id: str, data: JSON, *, expected_version: int,
+                     completed: Sequence[Mapping[str, Any]] = ()) -> int:
+        current = self._sessions.get(session_id, (0, ""))[0]
+        if current != expected_version:
+            raise VersionConflict(f"session {session_id!r} changed since it was loaded")
+        # serialise now, as SQLite would: later mutation of `data` must not leak in
+        self._sessions[session_id] = (current + 1, json.dumps(data, ensure_ascii=False))
+        self._completed.setdefault(session_id, []).extend(
+            json.dumps(copy.deepcopy(dict(c)), ensure_ascii=False) for c in completed)
+        return current + 1
+
+    async def completed(self, session_id: str) -> list[JSON]:
+        return [json.loads(c) for c in self._completed.get(session_id, [])]
+
+    async def close(self) -> None:
+        return None
