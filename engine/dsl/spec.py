@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
 StageName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="A stage name, e.g. READY.")]
 Expression = Annotated[str, Field(description="A jinja2 expression over the turn context, e.g. `not missing` or `slots.amount > 100000`.")]
+SourceName = Annotated[str, Field(pattern=r"^(\*|[A-Za-z_][A-Za-z0-9_]*)$", description="A stage name, or `*` for every non-terminal stage.")]
 NextAction = Literal["ASK", "CONFIRM", "ASK_CONTINUE", "DONE"]
 SlotType = Literal["string", "integer", "number", "money", "date", "enum", "boolean", "list"]
 
@@ -182,7 +183,7 @@ class StageSpec(Spec):
 
 class TransitionSpec(Spec):
     trigger: Name = Field(description="update, confirm, cancel (fired by the runtime) or any name fired by a step.")
-    source: StageName | list[StageName] = Field(description="Stage(s) it leaves; `*` means every non-terminal stage.")
+    source: SourceName | list[SourceName] = Field(description="Stage(s) it leaves; `*` means every non-terminal stage.")
     dest: StageName = Field(description="Stage it enters.")
     when: Expression | None = Field(None, description="Condition; the first transition whose condition holds fires.")
 

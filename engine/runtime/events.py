@@ -1,0 +1,87 @@
+"""Turn events: a closed union; ``wire(event)`` gives the seed protocol's (name, payload).
+
+Transports only serialise these (SSE ``event:`` = name, ``data:`` = JSON payload); the
+names and DONE fields are the seeds' wire protocol (DESIGN §4) and must not change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, assert_never
+
+
+@dataclass(frozen=True, slots=True)
+class AgentStart:
+    agent: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class LlmToken:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class LlmDone:
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentDone:
+    agent: str
+    label: str
+    success: bool
+    stage: str | None = None
+    result: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskProgress:
+    index: int
+    total: int
+    slots: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """Always the last event of a turn, also when the turn failed."""
+
+    message: str
+    next_action: str
+    ui_hint: dict[str, Any]
+    state_snapshot: dict[str, Any]
+    hooks: list[dict[str, Any]] = field(default_factory=list)
+    trace: dict[str, Any] = field(default_factory=dict)
+
+    def payload(self) -> dict[str, Any]:
+        return {"message": self.message, "next_action": self.next_action,
+                "ui_hint": self.ui_hint, "state_snapshot": self.state_snapshot,
+                "hooks": self.hooks, "_trace": self.trace}
+
+
+Event = AgentStart | LlmToken | LlmDone | AgentDone | TaskProgress | Done
+
+
+def wire(event: Event) -> tuple[str, Any]:
+    """The SSE event name and JSON payload of ``event``."""
+    match event:
+        case AgentStart(agent, label):
+            return "AGENT_START", {"agent": agent, "label": label}
+        case LlmToken(text):
+            return "LLM_TOKEN", text
+        case LlmDone(payload):
+            return "LLM_DONE", payload
+        case AgentDone():
+            body: dict[str, Any] = {"agent": event.agent, "label": event.label,
+                                    "success": event.success}
+            if event.stage is not None:
+                body["stage"] = event.stage
+            if event.result is not None:
+                body["result"] = event.result
+            return "AGENT_DONE", body
+        case TaskProgress(index, total, slots):
+            return "TASK_PROGRESS", {"index": index, "total": total, "slots": slots}
+        case Done():
+            return "DONE", event.payload()
+        case _:
+            assert_never(event)

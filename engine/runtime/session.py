@@ -1,0 +1,62 @@
+"""Stored session JSON <-> SessionState, the mutable working copy a turn changes.
+
+A turn works on a copy made from the stored JSON; the store only sees the new JSON if the
+whole turn succeeded, so a failure leaves the session exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_DONE_KEPT = 50
+
+
+@dataclass(slots=True)
+class SessionState:
+    flow: str | None = None
+    stage: str | None = None
+    slots: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    task_queue: list[dict[str, Any]] = field(default_factory=list)
+    filling_turns: int = 0
+    raw_history: list[dict[str, str]] = field(default_factory=list)
+    summary_text: str = ""
+    done: list[dict[str, Any]] = field(default_factory=list)
+    """The most recent completed tasks (also in the store's completed table)."""
+    turns: int = 0
+    tasks_started: int = 0
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> SessionState:
+        if not data:
+            return cls()
+        data = copy.deepcopy(data)
+        memory = data.get("memory", {})
+        return cls(flow=data.get("flow"), stage=data.get("stage"), slots=data.get("slots", {}),
+                   meta=data.get("meta", {}), task_queue=data.get("task_queue", []),
+                   filling_turns=data.get("filling_turns", 0),
+                   raw_history=memory.get("raw_history", []),
+                   summary_text=memory.get("summary_text", ""), done=data.get("done", []),
+                   turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
+                "task_queue": self.task_queue, "filling_turns": self.filling_turns,
+                "memory": {"raw_history": self.raw_history, "summary_text": self.summary_text},
+                "done": self.done[-MAX_DONE_KEPT:], "turns": self.turns,
+                "tasks_started": self.tasks_started}
+
+    def start_task(self, flow: str, initial: str, slots: dict[str, Any] | None = None) -> None:
+        """Begin a new task of ``flow``; memory and the batch queue are kept."""
+        self.flow, self.stage = flow, initial
+        self.slots = dict(slots or {})
+        self.meta = {k: v for k, v in self.meta.items() if k.startswith("batch_")}
+        self.filling_turns = 0
+        self.tasks_started += 1
+
+    def reset(self) -> None:
+        """Forget the flow, its slots and queue; memory and completed tasks stay (seed rule 6)."""
+        self.flow = self.stage = None
+        self.slots, self.meta, self.task_queue, self.filling_turns = {}, {}, [], 0

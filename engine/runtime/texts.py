@@ -1,0 +1,35 @@
+"""Built-in user-facing texts and progress labels per locale; a service overrides any of them
+by defining a message of the same name (``empty_message``, ``turn_failed``, ...)."""
+
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    "ko": {
+        "empty_message": "질문을 입력해주세요.",
+        "message_too_long": "메시지가 너무 길어요. {limit}자 이내로 입력해 주세요.",
+        "turn_failed": "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요.",
+        "busy": "이전 요청을 처리하고 있어요. 잠시 후 다시 시도해 주세요.",
+        "slot_invalid": "입력하신 값을 사용할 수 없어요.",
+        "ask_slot": "{slot} 값을 알려주세요.",
+        "label_intent": "의도 파악 중",
+        "label_understand": "정보 추출 중",
+        "label_call": "실행 중",
+        "label_agent": "응답 생성 중",
+    },
+    "en": {
+        "empty_message": "Please type a message.",
+        "message_too_long": "That message is too long; please keep it under {limit} characters.",
+        "turn_failed": "Sorry, something went wrong. Please try again in a moment.",
+        "busy": "Still working on your previous message; please try again in a moment.",
+        "slot_invalid": "That value can't be used.",
+        "ask_slot": "Please tell me the {slot}.",
+        "label_intent": "Finding intent",
+        "label_understand": "Reading details",
+        "label_call": "Running",
+        "label_agent": "Writing reply",
+    },
+}
+
+
+def text(locale: str, key: str, **values: object) -> str:
+    return TEXTS.get(locale, TEXTS["en"])[key].format(**values)

@@ -1,0 +1,447 @@
+"""(session_id, message) -> async stream of Events, DONE last; the session saved atomically.
+
+One turn: lock the session, load it, route (a flow in progress keeps the turn), understand
+by rules, apply slot operations with validation in code, fire the runtime trigger
+(``update`` / ``confirm`` / ``cancel``) on the flow's shared stage machine, settle
+(stage steps, actions, terminal bookkeeping, the batch queue), reply, update memory and
+commit. Any failure still ends with a DONE that tells the user something sensible, and
+nothing is saved: the stored session stays as it was before the turn.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+from engine.compiler.compiled import (
+    AgentStep,
+    CallStep,
+    CompiledFlow,
+    CompiledService,
+    CompiledStage,
+    EmitStep,
+    IfStep,
+    SayStep,
+    SetStep,
+    Step,
+    TriggerStep,
+)
+from engine.config import Settings
+from engine.errors import FlowRuntimeError
+from engine.runtime.actions import ActionFailed, run_action
+from engine.runtime.events import AgentDone, AgentStart, Done, Event, LlmDone, TaskProgress
+from engine.runtime.session import SessionState
+from engine.runtime.slots import Rejected, validate
+from engine.runtime.texts import text
+from engine.runtime.understand import Intent, Understanding, detect_intent, understand
+from engine.store.base import SessionStore
+
+log = logging.getLogger("flowctl.turn")
+MAX_HOPS = 32
+Clock = Callable[[], dt.datetime]
+
+
+def system_clock() -> dt.datetime:
+    return dt.datetime.now().astimezone()
+
+
+class Engine:
+    """A compiled service bound to a store, settings and a clock; runs turns."""
+
+    def __init__(self, service: CompiledService, *, store: SessionStore,
+                 settings: Settings | None = None, clock: Clock = system_clock) -> None:
+        self.service = service
+        self.store = store
+        self.settings = (settings or Settings()).with_flow_defaults(service.spec.settings)
+        self.clock = clock
+
+    async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
+        """Run one turn; yields progress events and always ends with ``Done``."""
+        started = time.perf_counter()
+        turn_id = uuid.uuid4().hex[:8]
+        refusal = self._refuse(message)
+        if refusal is not None:
+            record = await self.store.load(session_id)
+            state = SessionState.from_json(record.data if record else None)
+            yield _plain_done(refusal, state, self.service, turn_id, started)
+            return
+        async with self.store.lock(session_id):
+            record = await self.store.load(session_id)
+            version = record.version if record else 0
+            run = TurnRun(self, session_id, message.strip(), turn_id,
+                          SessionState.from_json(record.data if record else None))
+            try:
+                async for event in run.execute():
+                    yield event
+                done = run.done(started)
+                await self.store.commit(session_id, run.state.to_json(),
+                                        expected_version=version, completed=run.completed)
+            except Exception:
+                log.exception("turn %s of session %s failed", turn_id, session_id)
+                before = SessionState.from_json(record.data if record else None)
+                done = _plain_done(self._text("turn_failed"), before, self.service, turn_id,
+                                   started, error=True)
+        yield done
+
+    async def reply(self, session_id: str, message: str) -> Done:
+        """Run a turn and return only its ``Done``."""
+        done: Done | None = None
+        async for event in self.turn(session_id, message):
+            if isinstance(event, Done):
+                done = event
+        assert done is not None
+        return done
+
+    def _refuse(self, message: str) -> str | None:
+        if not isinstance(message, str) or not message.strip():
+            return self._text("empty_message")
+        if len(message) > self.settings.max_message_chars:
+            return self._text("message_too_long", limit=self.settings.max_message_chars)
+        return None
+
+    def _text(self, key: str, **values: Any) -> str:
+        custom = self.service.messages.get(key)
+        if custom is not None:
+            return str(custom.render({**values}))
+        return text(self.service.locale, key, **values)
+
+
+def _plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
+                started: float, *, error: bool = False) -> Done:
+    flow = service.flows.get(state.flow or "")
+    stage = flow.stages.get(state.stage or "") if flow else None
+    return Done(message=message, next_action=stage.next_action if stage else "ASK",
+                ui_hint={"buttons": list(stage.buttons) if stage else []},
+                state_snapshot=snapshot(state, flow),
+                trace={"turn_id": turn_id, "total_elapsed_ms": _ms(started), "agents": [],
+                       **({"error": "turn_failed"} if error else {})})
+
+
+def snapshot(state: SessionState, flow: CompiledFlow | None) -> dict[str, Any]:
+    names = flow.slots if flow else tuple(state.slots)
+    return {"flow": state.flow, "stage": state.stage,
+            "slots": {n: state.slots.get(n) for n in names},
+            "missing_required": _missing(state, flow), "filling_turns": state.filling_turns,
+            "meta": {"slot_errors": {}, **state.meta}, "task_queue": state.task_queue}
+
+
+def _missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
+    if flow is None:
+        return []
+    return [n for n in flow.required if state.slots.get(n) in (None, "")]
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+class TurnRun:
+    """The mutable work of one turn; discarded unless the whole turn succeeds."""
+
+    def __init__(self, engine: Engine, session_id: str, message: str, turn_id: str,
+                 state: SessionState) -> None:
+        self.engine = engine
+        self.service = engine.service
+        self.session_id = session_id
+        self.message = message
+        self.turn_id = turn_id
+        self.state = state
+        self.flow: CompiledFlow = self.service.flows[self.service.default_flow]
+        self.intent = Intent(None, 0.0)
+        self.parts: list[str] = []
+        self.hooks: list[dict[str, Any]] = []
+        self.agents: list[dict[str, Any]] = []
+        self.completed: list[dict[str, Any]] = []
+        self.result: Any = None
+        self._pending: str | None = None
+
+    # -- the turn -------------------------------------------------------------------------
+
+    async def execute(self) -> AsyncIterator[Event]:
+        state = self.state
+        active = self.service.flows.get(state.flow or "")
+        if active is not None and active.in_progress(state.stage):
+            self.flow = active
+        else:
+            async for event in self._route():
+                yield event
+        trigger: str | None = "update"
+        if self.flow.slots:
+            label = self._label("understand")
+            yield AgentStart("understand", label)
+            started = time.perf_counter()
+            trigger = self._apply(self._understand())
+            moved = self._fire(trigger)
+            self._record("understand", started)
+            yield AgentDone("understand", label, True, stage=state.stage)
+        else:
+            moved = self._fire(trigger)
+        async for event in self._settle(moved):
+            yield event
+        self._remember()
+
+    async def _route(self) -> AsyncIterator[Event]:
+        label = self._label("intent")
+        yield AgentStart("intent", label)
+        started = time.perf_counter()
+        self.intent = detect_intent(self.message, self.service)
+        name = self.service.routes.get(self.intent.name or "", self.service.default_flow)
+        self.flow = self.service.flows[name]
+        self.state.task_queue, self.state.meta = [], {}
+        self.state.start_task(name, self.flow.initial)
+        self._record("intent", started)
+        yield AgentDone("intent", label, True, result=self.intent.name)
+
+    def _understand(self) -> Understanding:
+        state, flow = self.state, self.flow
+        missing = _missing(state, flow)
+        return understand(self.message, self.service, flow, state.stage or flow.initial,
+                          asked=missing[0] if missing else None,
+                          batching=flow.batch and not state.meta.get("batch_total"),
+                          today=self.engine.clock().date())
+
+    def _apply(self, u: Understanding) -> str | None:
+        """Apply slot operations (validated) and pick the trigger the runtime fires."""
+        state, flow = self.state, self.flow
+        stage = flow.stages[state.stage or flow.initial]
+        state.meta["slot_errors"] = {}
+        if len(u.tasks) > 1 and flow.batch and not stage.decide:
+            state.task_queue = [dict(t) for t in u.tasks[1:]]
+            state.meta.update(batch_total=len(u.tasks), batch_progress=0)
+        for op in u.ops:
+            if op.op == "clear":
+                state.slots.pop(op.slot, None)
+            else:
+                self._set_slot(op.slot, op.value)
+        if u.decision is not None:
+            return u.decision
+        if stage.decide and not u.ops:
+            return None  # unclear at a confirmation: stay (the safe default)
+        if _missing(state, flow):
+            state.filling_turns += 1
+        return "update"
+
+    def _set_slot(self, name: str, raw: Any) -> None:
+        slot = self.service.slots.get(name)
+        if slot is None or name not in self.flow.slots:
+            return
+        value = validate(slot, raw, self.state.slots)
+        if isinstance(value, Rejected):
+            self.state.meta.setdefault("slot_errors", {})[name] = self._slot_error(name, raw, value)
+        else:
+            self.state.slots[name] = value
+
+    def _slot_error(self, name: str, raw: Any, rejected: Rejected) -> str:
+        if rejected.reason:
+            return rejected.reason
+        message = self.service.slots[name].spec.error
+        if message is None:
+            return self.engine._text("slot_invalid")
+        return str(self.service.messages[message].render({**self.context(), "value": raw}))
+
+    def _fire(self, trigger: str | None) -> bool:
+        if trigger is None:
+            return False
+        state = self.state
+        new = self.flow.machine.fire(state.stage or self.flow.initial, trigger, self.context())
+        if new is None:
+            return False
+        state.stage = new
+        return True
+
+    async def _settle(self, moved: bool) -> AsyncIterator[Event]:
+        """Run the steps of each stage the turn reaches; stop at a stage that keeps it."""
+        for _ in range(MAX_HOPS):
+            stage = self.flow.stages[self.state.stage or self.flow.initial]
+            async for event in self._steps(stage.steps):
+                yield event
+            trigger, self._pending = self._pending, None
+            if stage.terminal:
+                self._count_outcome(stage)
+            self._say(stage.say if moved or not stage.reprompt else stage.reprompt)
+            if trigger is not None:
+                if not self._fire(trigger):
+                    raise FlowRuntimeError(f"trigger `{trigger}` fired in stage {stage.name} "
+                                           f"of flow {self.flow.name} has no transition")
+                moved = True
+                continue
+            if stage.terminal and self._finish_task(stage):
+                moved = self._fire("update")
+                continue
+            return
+        raise FlowRuntimeError(f"flow {self.flow.name} moved more than {MAX_HOPS} times in a turn")
+
+    def _count_outcome(self, stage: CompiledStage) -> None:
+        counts = self.state.meta.setdefault("batch_counts", {})
+        counts[stage.name] = counts.get(stage.name, 0) + 1
+
+    def _finish_task(self, stage: CompiledStage) -> bool:
+        """Store the task; load the next queued one (True) or end the flow (False)."""
+        state = self.state
+        record = {"flow": self.flow.name, "outcome": stage.name,
+                  "slots": {n: state.slots.get(n) for n in self.flow.slots},
+                  "at": self.engine.clock().isoformat(timespec="seconds"),
+                  "task": state.tasks_started, "result": self.result}
+        self.completed.append(record)
+        state.done.append(record)
+        self.result = None
+        if not state.task_queue:
+            state.slots, state.meta, state.filling_turns = {}, {}, 0
+            return False
+        state.meta["batch_progress"] = state.meta.get("batch_progress", 0) + 1
+        state.start_task(self.flow.name, self.flow.initial)
+        for name, value in state.task_queue.pop(0).items():
+            self._set_slot(name, value)
+        if _missing(state, self.flow):
+            state.filling_turns += 1
+        return True
+
+    def _remember(self) -> None:
+        state = self.state
+        keep = max(2, self.service.spec.memory.summarize_threshold) * 2
+        state.raw_history.append({"role": "user", "content": self.message})
+        state.raw_history.append({"role": "assistant", "content": self.reply_text()})
+        del state.raw_history[:-keep]
+        state.turns += 1
+
+    # -- steps ----------------------------------------------------------------------------
+
+    async def _steps(self, steps: tuple[Step, ...]) -> AsyncIterator[Event]:
+        for step in steps:
+            if self._pending is not None:
+                return
+            match step:
+                case SayStep(message):
+                    self._say(message)
+                case SetStep(assignments):
+                    ctx = self.context()
+                    for name, value in assignments:
+                        self._set_slot(name, value.render(ctx))
+                case TriggerStep(trigger):
+                    self._pending = trigger
+                case CallStep():
+                    async for event in self._call(step):
+                        yield event
+                case EmitStep(kind, data):
+                    ctx = self.context()
+                    self.hooks.append({"type": kind, "data": {k: v.render(ctx) for k, v in data}})
+                case AgentStep():
+                    async for event in self._agent(step):
+                        yield event
+                case IfStep(condition, then, otherwise):
+                    branch = then if condition.render(self.context()) else otherwise
+                    async for event in self._steps(branch):
+                        yield event
+
+    async def _call(self, step: CallStep) -> AsyncIterator[Event]:
+        action = self.service.actions[step.action]
+        state = self.state
+        total = state.meta.get("batch_total") or 1
+        if total > 1:
+            index = state.meta.get("batch_progress", 0) + 1
+            yield TaskProgress(index, total, {n: state.slots.get(n) for n in self.flow.slots})
+        label = action.label or self._label("call")
+        yield AgentStart(action.name, label)
+        started = time.perf_counter()
+        ctx = self.context()
+        args = {k: v.render(ctx) for k, v in action.args}
+        key = f"{self.session_id}:{state.tasks_started}:{action.name}"
+        url = headers = None
+        if action.kind == "http":
+            env_ctx = {**ctx, "env": dict(self.engine.settings.env)}
+            url = str(action.url.render(env_ctx)) if action.url else ""
+            headers = {k: str(t.render(env_ctx)) for k, t in action.headers}
+        try:
+            self.result = await run_action(action, args, key, url=url, headers=headers)
+            error = None
+        except ActionFailed as err:
+            self.result, error = {"error": str(err)}, str(err)
+        self._record(action.name, started, error=error)
+        yield AgentDone(action.name, label, error is None, result=self.result)
+        trigger = step.ok if error is None else step.error
+        if error is not None and trigger is None:
+            raise FlowRuntimeError(f"action {action.name} failed ({error}) and its step has no "
+                                   "`error` trigger")
+        self._pending = trigger
+
+    async def _agent(self, step: AgentStep) -> AsyncIterator[Event]:
+        """Offline: the step's fallback template answers; LLM providers plug in here."""
+        label = step.label or self._label("agent")
+        yield AgentStart(step.agent, label)
+        started = time.perf_counter()
+        reply = self._render(step.fallback)
+        self._record(step.agent, started)
+        yield LlmDone({"action": "ASK", "message": reply})
+        self.parts.append(reply)
+        yield AgentDone(step.agent, label, True)
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def context(self) -> dict[str, Any]:
+        state, flow = self.state, self.flow
+        meta = state.meta
+        total = meta.get("batch_total") or 1
+        index = meta.get("batch_progress", 0) + 1
+        counts = {name: 0 for name, st in flow.stages.items() if st.terminal}
+        counts.update(meta.get("batch_counts", {}))
+        return {
+            "slots": {n: state.slots.get(n) for n in flow.slots},
+            "missing": _missing(state, flow), "errors": meta.get("slot_errors", {}),
+            "meta": meta, "filling_turns": state.filling_turns,
+            "max_fill_turns": self._max_fill_turns(),
+            "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
+                      "counts": counts},
+            "progress": f" ({index}/{total})" if total > 1 else "",
+            "turn": {"message": self.message, "intent": self.intent.name,
+                     "confidence": self.intent.confidence},
+            "stage": state.stage, "flow": flow.name, "completed": state.done,
+            "summary": state.summary_text, "result": self.result, "ask": self._ask, "value": None,
+        }
+
+    def _max_fill_turns(self) -> int:
+        settings = self.engine.settings
+        if "MAX_FILL_TURNS" not in settings.env and self.flow.max_fill_turns is not None:
+            return self.flow.max_fill_turns
+        return settings.max_fill_turns
+
+    def _ask(self, name: str) -> str:
+        slot = self.service.slots.get(name)
+        if slot is None or slot.spec.ask is None:
+            return self.engine._text("ask_slot", slot=slot.spec.description if slot and
+                                     slot.spec.description else name)
+        return self._render(slot.spec.ask)
+
+    def _render(self, message: str) -> str:
+        return str(self.service.messages[message].render(self.context()))
+
+    def _say(self, message: str | None) -> None:
+        if message is not None:
+            rendered = self._render(message)
+            if rendered:
+                self.parts.append(rendered)
+
+    def _label(self, kind: str) -> str:
+        return text(self.service.locale, f"label_{kind}")
+
+    def _record(self, agent: str, started: float, *, error: str | None = None,
+                **extra: Any) -> None:
+        self.agents.append({"agent": agent, "elapsed_ms": _ms(started), "success": error is None,
+                            "retries": 0, "error": error, **extra})
+
+    def reply_text(self) -> str:
+        return " ".join(self.parts)
+
+    def done(self, started: float) -> Done:
+        stage = self.flow.stages[self.state.stage or self.flow.initial]
+        return Done(message=self.reply_text(), next_action=stage.next_action,
+                    ui_hint={"buttons": list(stage.buttons)},
+                    state_snapshot=snapshot(self.state, self.flow), hooks=self.hooks,
+                    trace={"turn_id": self.turn_id, "total_elapsed_ms": _ms(started),
+                           "agents": self.agents})
+
+
+__all__ = ["Engine", "Mapping", "TurnRun", "snapshot"]

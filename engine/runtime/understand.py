@@ -1,0 +1,142 @@
+"""(message, flow, stage) -> Understanding: the deterministic rules that settle most turns.
+
+Rules first (seed principle: decide clear branches in code). At a ``decide: confirm``
+stage only yes/no words and corrections count, so no LLM is ever needed there. Slot
+values are found by each slot's type and hints; several tasks in one message (one slot
+given twice, e.g. two recipients) become a task list for the batch queue.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot
+from engine.nlu import (
+    Match,
+    classify,
+    find_dates,
+    find_enum,
+    find_money,
+    find_numbers,
+    find_pattern,
+    split_segments,
+    yes_no,
+)
+
+Decision = Literal["confirm", "cancel"]
+
+
+@dataclass(frozen=True, slots=True)
+class SlotOp:
+    op: Literal["set", "clear"]
+    slot: str
+    value: Any = None
+
+
+@dataclass(slots=True)
+class Understanding:
+    ops: list[SlotOp] = field(default_factory=list)
+    decision: Decision | None = None
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    """Two or more when the message holds several tasks; the first is also in ``ops``."""
+    source: str = "rules"
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    name: str | None
+    confidence: float
+    reason: str = ""
+
+
+def detect_intent(text: str, service: CompiledService) -> Intent:
+    """The best intent over its threshold, or none (the default flow takes the turn)."""
+    for score in classify(text, service.intents):
+        if score.confidence >= service.intent_thresholds.get(score.name, 0.5):
+            return Intent(score.name, score.confidence, score.reason)
+        break
+    return Intent(None, 0.0)
+
+
+def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: str, *,
+               asked: str | None, batching: bool, today: dt.date) -> Understanding:
+    """Slot operations and a yes/no decision for one message, by rules alone."""
+    answer = yes_no(text, service.words)
+    slots = [service.slots[name] for name in flow.slots]
+    deciding = flow.stages[stage].decide == "confirm"
+    segments = split_segments(text) if batching and not deciding else []
+    if len(segments) > 1:
+        tasks = _tasks([extract(str(seg.value), slots, today) for seg in segments])
+    else:
+        tasks = [extract(text, slots, today, asked=None if answer else asked)]
+    result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
+                           tasks=tasks if len(tasks) > 1 else [])
+    if answer == "cancel" and not result.ops:
+        result.decision = "cancel"
+    elif deciding and not result.ops:
+        result.decision = {"confirm": "confirm", "deny": "cancel"}.get(answer or "")  # type: ignore[assignment]
+    return result
+
+
+def _tasks(per_segment: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A segment that repeats a slot the current task already has starts a new task."""
+    tasks: list[dict[str, Any]] = []
+    for values in per_segment:
+        if not values:
+            continue
+        if tasks and not (values.keys() & tasks[-1].keys()):
+            tasks[-1].update(values)
+        else:
+            tasks.append(dict(values))
+    return tasks or [{}]
+
+
+def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,
+            asked: str | None = None) -> dict[str, Any]:
+    """Values for ``slots`` found in ``text``; each span of text feeds at most one slot."""
+    claimed: list[tuple[int, int]] = []
+    values: dict[str, Any] = {}
+    for slot in sorted(slots, key=_priority):
+        finder = _finder(slot, today)
+        if finder is None:
+            continue
+        match = next((m for m in finder(text) if not _overlaps(m, claimed)), None)
+        if match is not None:
+            values[slot.name] = match.value
+            claimed.append((match.start, match.end))
+    if not values and asked is not None:
+        slot = next((s for s in slots if s.name == asked), None)
+        if slot is not None and slot.spec.extract is not None and slot.spec.extract.bare:
+            values[asked] = text.strip()
+    return values
+
+
+_PRIORITY = {"money": 1, "date": 2, "enum": 3, "integer": 4, "number": 4}
+
+
+def _priority(slot: CompiledSlot) -> int:
+    return 0 if slot.patterns else _PRIORITY.get(slot.spec.type, 9)
+
+
+def _finder(slot: CompiledSlot, today: dt.date) -> Callable[[str], list[Match]] | None:
+    if slot.patterns:
+        return lambda text: find_pattern(text, slot.patterns)
+    match slot.spec.type:
+        case "money":
+            return find_money
+        case "date":
+            return lambda text: find_dates(text, today)
+        case "enum":
+            return lambda text: find_enum(text, slot.synonyms)
+        case "integer":
+            return lambda text: [m for m in find_numbers(text) if isinstance(m.value, int)]
+        case "number":
+            return find_numbers
+    return None
+
+
+def _overlaps(match: Match, claimed: Sequence[tuple[int, int]]) -> bool:
+    return any(match.start < end and start < match.end for start, end in claimed)
