@@ -1,0 +1,172 @@
+"""flowctl command line: ``main(argv) -> int``; each command parses, calls the engine, renders.
+
+Exit codes: 0 ok, 1 findings or failing tests, 2 unusable input (invalid flow, bad usage).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.errors import FlowDefinitionError, FlowRuntimeError
+from engine.testing import TEST_SUFFIX, find_test_files, run_file
+from engine.transports import terminal
+
+console = Console(highlight=False, soft_wrap=True)
+errors = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class Exit(Exception):
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="flowctl")
+def app() -> None:
+    """Run, test and lint LLM conversational services written as one YAML file."""
+
+
+@app.command()
+@click.argument("flow", type=click.Path(dir_okay=False))
+@click.option("--store", default="memory://", show_default=True,
+              help="Session store: memory:// or sqlite:///PATH.")
+@click.option("--session", "session_id", default="terminal", show_default=True)
+@click.option("--verbose", "-v", is_flag=True, help="Show agent progress events.")
+def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
+    """Talk to FLOW in the terminal (one line per message; Ctrl-D ends)."""
+    from engine.store import open_store
+    from engine.transports.terminal import show_event
+    from engine.runtime.turn import Engine
+
+    service = _compile(flow)
+    engine = Engine(service, store=open_store(store), settings=load_settings())
+    interactive = sys.stdin.isatty()
+    console.print(f"[bold]{service.name}[/bold] — {service.spec.description or ''}")
+
+    async def loop() -> None:
+        while True:
+            try:
+                line = input("you> ") if interactive else sys.stdin.readline()
+            except EOFError:
+                return
+            if not interactive:
+                if not line:
+                    return
+                console.print(f"[bold]you>[/bold] {line.rstrip()}")
+            async for event in engine.turn(session_id, line.rstrip("\n")):
+                show_event(console, event, verbose=verbose)
+
+    asyncio.run(loop())
+
+
+@app.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+def test(paths: Sequence[str]) -> None:
+    """Run the conversation tests (*.test.yaml) of flows and directories."""
+    files = find_test_files(paths)
+    if not files:
+        errors.print(f"no {TEST_SUFFIX} files found in {', '.join(paths)}")
+        raise Exit(2)
+    passed = failed = 0
+    for path in files:
+        try:
+            results = asyncio.run(run_file(path))
+        except FlowDefinitionError as err:
+            terminal.show_findings(errors, err.findings)
+            raise Exit(2) from None
+        p, f = terminal.show_results(console, results)
+        passed, failed = passed + p, failed + f
+    console.print(f"{passed} passed, {failed} failed")
+    if failed:
+        raise Exit(1)
+
+
+@app.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+def lint(paths: Sequence[str]) -> None:
+    """Load, schema-check and compile flow files; report every finding."""
+    flows = _flow_files(paths)
+    if not flows:
+        errors.print(f"no flow files found in {', '.join(paths)}")
+        raise Exit(2)
+    bad = 0
+    for path in flows:
+        try:
+            compile_file(path)
+        except FlowDefinitionError as err:
+            bad += 1
+            terminal.show_findings(console, err.findings)
+    console.print(f"{len(flows)} flow file(s), {bad} with errors")
+    if bad:
+        raise Exit(1)
+
+
+@app.command()
+@click.option("--check", is_flag=True, help="Fail if schemas/flow.schema.json is out of date.")
+def schema(check: bool) -> None:
+    """Write (or --check) the JSON Schema generated from the spec models."""
+    from engine.dsl.schema import SCHEMA_PATH, render_schema
+
+    text = render_schema()
+    if check:
+        if not SCHEMA_PATH.exists() or SCHEMA_PATH.read_text(encoding="utf-8") != text:
+            errors.print(f"{SCHEMA_PATH} is out of date; run `flowctl schema`")
+            raise Exit(1)
+        return
+    SCHEMA_PATH.write_text(text, encoding="utf-8")
+    console.print(f"wrote {SCHEMA_PATH}")
+
+
+def _compile(flow: str):  # noqa: ANN202 - the compiled service
+    try:
+        return compile_file(flow)
+    except FlowDefinitionError as err:
+        terminal.show_findings(errors, err.findings)
+        raise Exit(2) from None
+
+
+def _flow_files(paths: Sequence[str]) -> list[Path]:
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        candidates = sorted([*path.rglob("*.yaml"), *path.rglob("*.yml")]) if path.is_dir() \
+            else [path]
+        found.extend(p for p in candidates if not p.name.endswith(TEST_SUFFIX))
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run flowctl with ``argv``; return the exit code instead of exiting."""
+    try:
+        app.main(args=list(argv) if argv is not None else None, prog_name="flowctl",
+                 standalone_mode=False)
+    except Exit as done:
+        return done.code
+    except click.exceptions.Abort:
+        return 1
+    except click.ClickException as err:
+        err.show()
+        return 2
+    except FlowRuntimeError as err:
+        errors.print(f"error: {err}")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

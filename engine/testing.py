@@ -1,0 +1,230 @@
+"""Conversation test files (``*.test.yaml`` beside a flow) -> results with readable mismatches.
+
+Each conversation runs on a fresh in-memory store with a fixed clock, turn by turn, and
+every expectation a turn states is compared with what the turn produced. The file format
+is documented in docs/testing.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path as FilePath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.compiler import compile_file
+from engine.compiler.compiled import CompiledService
+from engine.config import load_settings
+from engine.dsl.load import load_file
+from engine.errors import FlowDefinitionError, SourceLocation
+from engine.runtime.events import Done, Event, wire
+from engine.runtime.turn import Engine
+from engine.source import SourceMap
+from engine.store import MemoryStore
+
+TEST_SUFFIX = ".test.yaml"
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TurnSpec(_Spec):
+    user: str = Field(description="What the user says.")
+    stage: str | None = None
+    flow: str | None = None
+    next_action: str | None = None
+    slots: dict[str, Any] | None = Field(None, description="Expected values of these slots.")
+    say: str | list[str] | None = Field(None, description="Substring(s) of the reply.")
+    not_say: str | list[str] | None = Field(None, description="Substring(s) the reply must not have.")
+    buttons: list[str] | None = None
+    missing: list[str] | None = None
+    errors: dict[str, str] | None = Field(None, description="Slot -> substring of its error; {} for none.")
+    events: list[str | dict[str, Any]] | None = Field(None, description="Event names (or {NAME: payload subset}) in order.")
+    hooks: list[str] | None = Field(None, description="Hook types sent in DONE.")
+    queue: int | None = Field(None, description="Tasks waiting in the batch queue.")
+    completed: int | None = Field(None, description="Completed tasks in the session so far.")
+
+
+class ConversationSpec(_Spec):
+    name: str
+    turns: list[TurnSpec]
+
+
+class TestFileSpec(_Spec):
+    flow: str | None = Field(None, description="Flow file, relative to this file; default: same name.")
+    today: dt.date = Field(dt.date(2026, 1, 5), description="The date relative dates resolve against.")
+    env: dict[str, str] = Field(default_factory=dict, description="Settings, as environment variables.")
+    conversations: list[ConversationSpec]
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    turn: int
+    user: str
+    field: str
+    expected: Any
+    actual: Any
+    location: SourceLocation
+
+
+@dataclass(slots=True)
+class ConversationResult:
+    file: str
+    name: str
+    location: SourceLocation
+    mismatches: list[Mismatch] = field(default_factory=list)
+    stages: set[str] = field(default_factory=set)
+
+    @property
+    def passed(self) -> bool:
+        return not self.mismatches
+
+
+def find_test_files(paths: Sequence[str | FilePath]) -> list[FilePath]:
+    """``*.test.yaml`` files in the given files/dirs; a flow file stands for its tests."""
+    found: list[FilePath] = []
+    for raw in paths:
+        path = FilePath(raw)
+        if path.is_dir():
+            found.extend(sorted(path.rglob(f"*{TEST_SUFFIX}")))
+        elif path.name.endswith(TEST_SUFFIX):
+            found.append(path)
+        else:
+            sibling = path.with_name(path.name.removesuffix(".yaml").removesuffix(".yml")
+                                     + TEST_SUFFIX)
+            if sibling.exists():
+                found.append(sibling)
+    return found
+
+
+def load_tests(path: FilePath) -> tuple[TestFileSpec, SourceMap, FilePath]:
+    data, source = load_file(path)
+    try:
+        spec = TestFileSpec.model_validate(data)
+    except ValidationError as err:
+        raise FlowDefinitionError(_finding(source, e) for e in err.errors()) from None
+    flow = path.parent / (spec.flow or path.name.removesuffix(TEST_SUFFIX) + ".yaml")
+    return spec, source, flow
+
+
+def _finding(source: SourceMap, error: Any) -> Any:
+    loc = tuple(error["loc"])
+    if error["type"] == "extra_forbidden":
+        return source.finding(loc, f"unknown key `{loc[-1]}`", code="FL090", key=True,
+                              hint="see docs/testing.md for the keys a turn takes")
+    return source.finding(loc, f"{'.'.join(map(str, loc))}: {error['msg']}", code="FL090")
+
+
+def check_names(spec: TestFileSpec, source: SourceMap, service: CompiledService) -> None:
+    """Stages, slots and flows a test names must exist, or the test could never pass."""
+    stages = {s for f in service.flows.values() for s in f.stages}
+    findings = []
+    for c, conv in enumerate(spec.conversations):
+        for t, turn in enumerate(conv.turns):
+            path = ("conversations", c, "turns", t)
+            if turn.stage is not None and turn.stage not in stages:
+                findings.append(source.finding((*path, "stage"), f"unknown stage `{turn.stage}`",
+                                               code="FL091"))
+            if turn.flow is not None and turn.flow not in service.flows:
+                findings.append(source.finding((*path, "flow"), f"unknown flow `{turn.flow}`",
+                                               code="FL091"))
+            for slot in (turn.slots or {}):
+                if slot not in service.slots:
+                    findings.append(source.finding((*path, "slots", slot),
+                                                   f"unknown slot `{slot}`", code="FL091"))
+    if findings:
+        raise FlowDefinitionError(findings)
+
+
+async def run_file(path: FilePath) -> list[ConversationResult]:
+    spec, source, flow_path = load_tests(path)
+    service = compile_file(flow_path)
+    check_names(spec, source, service)
+    settings = load_settings(spec.env)
+    clock_time = dt.datetime.combine(spec.today, dt.time(9, 0)).astimezone()
+    results = []
+    for c, conversation in enumerate(spec.conversations):
+        store = MemoryStore()
+        engine = Engine(service, store=store, settings=settings, clock=lambda: clock_time)
+        result = ConversationResult(str(path), conversation.name,
+                                    source.locate(("conversations", c)))
+        for t, turn in enumerate(conversation.turns):
+            events = [e async for e in engine.turn(f"test-{c}", turn.user)]
+            done = events[-1]
+            assert isinstance(done, Done)
+            result.stages.add(str(done.state_snapshot.get("stage")))
+            location = source.locate(("conversations", c, "turns", t))
+            completed = len(await store.completed(f"test-{c}"))
+            result.mismatches.extend(Mismatch(t + 1, turn.user, name, want, got, location)
+                                     for name, want, got in compare(turn, events, done, completed))
+        results.append(result)
+    return results
+
+
+def compare(turn: TurnSpec, events: Sequence[Event], done: Done,
+            completed: int) -> Iterator[tuple[str, Any, Any]]:
+    """(field, expected, actual) for every expectation the turn states and the turn missed."""
+    snap = done.state_snapshot
+    plain = {"stage": snap.get("stage"), "flow": snap.get("flow"),
+             "next_action": done.next_action, "buttons": done.ui_hint.get("buttons", []),
+             "missing": snap.get("missing_required"), "queue": len(snap.get("task_queue", [])),
+             "hooks": [h["type"] for h in done.hooks]}
+    for name, actual in plain.items():
+        expected = getattr(turn, name)
+        if expected is not None and expected != actual:
+            yield name, expected, actual
+    if turn.completed is not None and turn.completed != completed:
+        yield "completed", turn.completed, completed
+    for slot, expected in (turn.slots or {}).items():
+        actual = snap.get("slots", {}).get(slot)
+        if expected != actual:
+            yield f"slots.{slot}", expected, actual
+    yield from _compare_text(turn, done.message)
+    yield from _compare_errors(turn, snap.get("meta", {}).get("slot_errors", {}))
+    if turn.events is not None and not _subsequence(turn.events, events):
+        yield "events", turn.events, [wire(e)[0] for e in events]
+
+
+def _compare_text(turn: TurnSpec, message: str) -> Iterator[tuple[str, Any, Any]]:
+    for part in _listify(turn.say):
+        if part not in message:
+            yield "say", part, message
+    for part in _listify(turn.not_say):
+        if part in message:
+            yield "not_say", part, message
+
+
+def _compare_errors(turn: TurnSpec, errors: Mapping[str, str]) -> Iterator[tuple[str, Any, Any]]:
+    if turn.errors is None:
+        return
+    if not turn.errors and errors:
+        yield "errors", {}, dict(errors)
+    for slot, part in turn.errors.items():
+        if part not in errors.get(slot, ""):
+            yield f"errors.{slot}", part, errors.get(slot)
+
+
+def _listify(value: str | list[str] | None) -> list[str]:
+    return [] if value is None else [value] if isinstance(value, str) else value
+
+
+def _subsequence(expected: Sequence[str | Mapping[str, Any]], events: Sequence[Event]) -> bool:
+    """Each expected event appears, in order; a mapping also checks a payload subset."""
+    wired = iter([wire(e) for e in events])
+    for want in expected:
+        name, subset = (want, None) if isinstance(want, str) else next(iter(want.items()))
+        if not any(n == name and _contains(payload, subset) for n, payload in wired):
+            return False
+    return True
+
+
+def _contains(payload: Any, subset: Any) -> bool:
+    if subset is None:
+        return True
+    if isinstance(subset, Mapping) and isinstance(payload, Mapping):
+        return all(k in payload and _contains(payload[k], v) for k, v in subset.items())
+    return bool(payload == subset)
