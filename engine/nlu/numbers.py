@@ -1,0 +1,122 @@
+"""Text -> plain numbers as Match spans ("3개" -> 3, "-5", "1,200", "2.5", "5만" -> 50000, "two").
+
+Also holds the numeral arithmetic money.py builds on: Arabic digits with thousands
+separators, Korean numerals (일이삼사오육칠팔구), the small units 십백천 and the big units
+만억조, in any mix ("3만5천", "2백만", "1,200만", "3.5만").
+
+Rules worth knowing:
+- Korean numeral *syllables* are only read by money.py (next to 원); here a bare "이" or
+  "사" is a word, not a number. Digits followed by units are read ("5만" -> 50000).
+- A minus sign counts only when it does not follow a word character, so the month in
+  "2026-11-22" is never -11; ISO dates and clock times are skipped as a whole.
+- "10k" -> 10000 ("3kg" stays 3: the k must not be followed by a letter).
+- English number words zero..twenty are read as ints.
+- Values are int unless there is a non-zero fractional part ("2.5" -> 2.5, "2.0" -> 2).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from .patterns import Match, non_overlapping
+
+DIGITS = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?"
+KO_DIGIT_CHARS = "일이삼사오육칠팔구"
+KO_SMALL_CHARS = "십백천"
+KO_BIG_CHARS = "만억조"
+
+_KO_DIGITS = {c: i for i, c in enumerate(KO_DIGIT_CHARS, start=1)}
+_KO_SMALL = {"십": 10, "백": 100, "천": 1000}
+_KO_BIG = {"만": 10**4, "억": 10**8, "조": 10**12}
+_KO_TOKEN = re.compile(rf"{DIGITS}|[{KO_DIGIT_CHARS}{KO_SMALL_CHARS}{KO_BIG_CHARS}]")
+
+_EN_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+).split()
+EN_NUMBER_WORDS = {word: value for value, word in enumerate(_EN_WORDS)}
+
+_SIGN = r"(?P<neg>(?<![\w.\-−])[-−]|(?<![가-힣])마이너스\s*|\bminus\s+)?"
+_NUMBER = re.compile(
+    # Dates and clock times are consumed whole so their parts never surface as numbers.
+    r"(?P<skip>(?<![0-9])[0-9]{4}[-./][0-9]{1,2}[-./][0-9]{1,2}(?![0-9])"
+    r"|(?<![0-9])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?![0-9]))"
+    rf"|{_SIGN}(?<![0-9.A-Za-z_])(?P<body>(?:{DIGITS})"
+    rf"(?:[{KO_SMALL_CHARS}{KO_BIG_CHARS}]|(?<=[{KO_BIG_CHARS}])\s(?=[0-9])|(?:{DIGITS}))*)"
+    r"(?P<kilo>[kK](?![A-Za-z]))?"
+    rf"|\b(?P<word>{'|'.join(_EN_WORDS)})\b",
+    re.IGNORECASE,
+)
+
+
+def to_number(value: Decimal) -> int | float:
+    """Decimal -> int when integral, else float (the value type every extractor returns)."""
+    integral = value.to_integral_value()
+    return int(integral) if value == integral else float(value)
+
+
+def parse_numeral(body: str) -> Decimal | None:
+    """Korean/Arabic numeral text -> its value, None when the units are out of order.
+
+    >>> parse_numeral("3만 5천"), parse_numeral("삼만"), parse_numeral("천천")
+    (Decimal('35000'), Decimal('30000'), None)
+    """
+    total, section = Decimal(0), Decimal(0)
+    current: Decimal | None = None
+    last_small, last_big = 10**5, 10**13  # units must descend: "천백" yes, "백천" no
+    for token in _KO_TOKEN.findall(body):
+        if token in _KO_SMALL:
+            unit = _KO_SMALL[token]
+            if unit >= last_small:
+                return None
+            section += (current if current is not None else 1) * unit
+            current, last_small = None, unit
+        elif token in _KO_BIG:
+            unit = _KO_BIG[token]
+            if unit >= last_big:
+                return None
+            section += current if current is not None else 0
+            total += (section or 1) * unit  # a bare "만" means one 만
+            section, current, last_small, last_big = Decimal(0), None, 10**5, unit
+        elif current is not None:
+            return None  # two numbers in a row ("3이천") are not one amount
+        else:
+            current = _digit_value(token)
+    return total + section + (current if current is not None else 0)
+
+
+def _digit_value(token: str) -> Decimal:
+    if token in _KO_DIGITS:
+        return Decimal(_KO_DIGITS[token])
+    try:
+        return Decimal(token.replace(",", ""))
+    except InvalidOperation:  # cannot happen for _KO_TOKEN digits; keeps the type total
+        return Decimal(0)
+
+
+def find_numbers(text: str) -> list[Match]:
+    """All plain numbers in ``text``, sorted by start.
+
+    >>> [m.value for m in find_numbers("사과 3개, -5, 1,200원, 2.5kg, two")]
+    [3, -5, 1200, 2.5, 2]
+    """
+    found: list[Match] = []
+    for match in _NUMBER.finditer(text):
+        if match["skip"]:
+            continue
+        value = _number_value(match)
+        if value is not None:
+            found.append(Match(to_number(value), match.start(), match.end(), match.group()))
+    return non_overlapping(found)
+
+
+def _number_value(match: re.Match[str]) -> Decimal | None:
+    if match["word"]:
+        return Decimal(EN_NUMBER_WORDS[match["word"].lower()])
+    value = parse_numeral(match["body"])
+    if value is None:
+        return None
+    if match["kilo"]:
+        value *= 1000
+    return -value if match["neg"] else value
