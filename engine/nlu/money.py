@@ -1,0 +1,98 @@
+"""Text -> money amounts as Match spans ("3만 5천원", "마이너스 천원", "$1.5k", "5 dollars").
+
+Only the amount is returned (int, or float when it has a fractional part: "$12.50" ->
+12.5); which currency was meant is an enum slot's job (see enums.py).
+
+An amount needs a currency next to it, so "50", "3개", "10시", "1억" and "2026-11-22" are
+not money:
+- Korean: a numeral (digits and/or 일이삼사오육칠팔구 with 십백천 만억조) followed by 원 or
+  달러, a space allowed after 만/억/조 and before the unit ("3만 5천원", "1억 원").
+  A numeral written only in Hangul must start a word and contain a unit character, so
+  "만약", "천천히", "이 원하는" and "엄마한테만원" (no space) are not read; "이만원" is 20000.
+- English: a currency prefix ($, US$, USD, KRW, ₩, €, £, EUR) or suffix (dollar(s), buck(s),
+  usd, won, krw, euro(s), eur), optionally with k/m/bn or thousand/million/billion; a bare
+  "10k" is money too.
+- Negative: "-", "−", "마이너스" or "minus" right before the amount (or before "$").
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from .numbers import DIGITS, KO_BIG_CHARS, KO_DIGIT_CHARS, KO_SMALL_CHARS, parse_numeral, to_number
+from .patterns import Match, non_overlapping
+
+_HANGUL_NUM = KO_DIGIT_CHARS + KO_SMALL_CHARS + KO_BIG_CHARS
+_KO_MONEY = re.compile(
+    r"(?:(?P<neg>(?<![가-힣])마이너스\s*|(?<![\w\-−])[-−]\s?)"
+    # Without a sign a Hangul numeral must start a word; digits may follow anything.
+    rf"|(?<![가-힣0-9.,])(?=[{_HANGUL_NUM}])|(?<![0-9.,])(?=[0-9]))"
+    rf"(?P<body>(?:{DIGITS}|[{_HANGUL_NUM}])(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{KO_BIG_CHARS}])\s)*?)"
+    r"\s?(?:원|달러)"
+)
+
+_EN_NUM = rf"(?:{DIGITS}|\.[0-9]+)"
+_EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"
+_EN_SIGN = r"(?P<neg>(?<![\w\-−])[-−]\s?|\bminus\s+)?"
+_EN_UNIT = r"\s?(?:dollars?|bucks?|usd|won|krw|euros?|eur)(?![a-z])"
+_EN_MONEY = (
+    re.compile(
+        rf"{_EN_SIGN}(?:\$|US\$|₩|€|£|\b(?:usd|krw|eur)\s?)\s?(?P<num>{_EN_NUM}){_EN_MAG}"
+        # "$50 dollars" is one amount, so the sign of "-$50 dollars" is not lost.
+        rf"(?:{_EN_UNIT})?",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_NUM}){_EN_MAG}{_EN_UNIT}",
+        re.IGNORECASE,
+    ),
+    # A bare "10k" reads as money in chat; "10m" or "10b" could be metres or bytes.
+    re.compile(rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_NUM})(?P<mag>k)(?![a-z0-9])", re.IGNORECASE),
+)
+# Every English form needs a currency symbol or a Latin letter; most Korean turns have
+# neither, and this one search is cheaper than the three patterns.
+_EN_HINT = re.compile(r"[$₩€£A-Za-z]")
+_EN_MAGNITUDE = {
+    "k": 10**3,
+    "thousand": 10**3,
+    "m": 10**6,
+    "million": 10**6,
+    "bn": 10**9,
+    "billion": 10**9,
+}
+
+
+def find_money(text: str) -> list[Match]:
+    """All money amounts in ``text``, sorted by start, longest reading kept on overlap.
+
+    >>> [(m.value, m.text) for m in find_money("엄마한테 1만원 보내줘")]
+    [(10000, '1만원')]
+    """
+    found = [m for m in map(_korean, _KO_MONEY.finditer(text)) if m is not None]
+    if _EN_HINT.search(text):
+        found += [_english(m) for pattern in _EN_MONEY for m in pattern.finditer(text)]
+    return non_overlapping(found)
+
+
+def _korean(match: re.Match[str]) -> Match | None:
+    body = match["body"]
+    if not any(c.isdigit() or c in KO_SMALL_CHARS or c in KO_BIG_CHARS for c in body):
+        return None  # "이 원하는": a lone numeral syllable before 원 is a word
+    value = parse_numeral(body)
+    if value is None:
+        return None
+    return _signed(match, value)
+
+
+def _english(match: re.Match[str]) -> Match:
+    value = Decimal(match["num"].replace(",", ""))
+    magnitude = (match["mag"] or "").strip().lower()
+    if magnitude:
+        value *= _EN_MAGNITUDE[magnitude]
+    return _signed(match, value)
+
+
+def _signed(match: re.Match[str], value: Decimal) -> Match:
+    amount = to_number(-value if match["neg"] else value)
+    return Match(value=amount, start=match.start(), end=match.end(), text=match.group())
