@@ -1,0 +1,177 @@
+"""Text + today -> dates as Match spans ("내일", "3일 후", "다음주 월요일", "11/25", "next monday").
+
+Everything is relative to the injected ``today``; nothing reads the clock.
+
+Resolution rules:
+- Words: 오늘 0, 내일 +1, 모레 +2, 글피 +3, 어제 -1, 그저께 -2; today, tomorrow,
+  yesterday, (the) day after tomorrow +2, (the) day before yesterday -2.
+- Offsets: "3일 후/뒤/전", "2주 뒤", 하루/이틀/사흘/나흘/일주일 후; "in 3 days",
+  "in two weeks", "3 days later/from now/ago".
+- Full dates: "2026-11-25", "2026/11/25", "2026.11.25", "2026년 11월 25일".
+- Month and day without a year ("11월 25일", "11/25", month first): the next occurrence on
+  or after today - this year if it has not passed, else next year ("2/29" waits for the
+  next leap year).
+- Weekdays (weeks start on Monday, as in ISO 8601): "다음주 월요일"/"next monday" is that
+  day in next week; "이번주 금요일"/"this friday" is that day in this week, even if it has
+  already passed; "지난주/저번주 X"/"last X" is that day in last week; a bare "금요일",
+  "friday" or "coming friday" is the next occurrence on or after today.
+- Impossible dates ("2026-02-30", "13/45") are skipped, never raised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date, timedelta
+
+from .numbers import EN_NUMBER_WORDS
+from .patterns import Match, non_overlapping
+
+Resolver = Callable[[re.Match[str], date], date | None]
+
+_KO_WORD_DAYS = {"오늘": 0, "내일": 1, "모레": 2, "글피": 3, "어제": -1, "그저께": -2}
+_EN_WORD_DAYS = {"today": 0, "tomorrow": 1, "yesterday": -1, "after": 2, "before": -2}
+_KO_SPAN_DAYS = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7}
+_KO_WEEKDAYS = {c: i for i, c in enumerate("월화수목금토일")}
+_EN_WEEKDAYS = {
+    name: i
+    for i, name in enumerate(
+        ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    )
+}
+_WEEK_SHIFT = {
+    "다음": 1,
+    "담": 1,
+    "next": 1,
+    "이번": 0,
+    "this": 0,
+    "지난": -1,
+    "저번": -1,
+    "last": -1,
+}
+_EN_COUNT = r"[0-9]+|an?|" + "|".join(EN_NUMBER_WORDS)
+_I = re.IGNORECASE
+
+
+def find_dates(text: str, today: date) -> list[Match]:
+    """All dates in ``text`` resolved against ``today``, sorted by start.
+
+    >>> [m.value.isoformat() for m in find_dates("내일 말고 11월 25일", date(2026, 11, 22))]
+    ['2026-11-23', '2026-11-25']
+    """
+    found: list[Match] = []
+    for pattern, resolve in _RULES:
+        for match in pattern.finditer(text):
+            value = resolve(match, today)
+            if value is not None:
+                found.append(Match(value, match.start(), match.end(), match.group()))
+    return non_overlapping(found)
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:  # "2026-02-30": not a date, so not a match
+        return None
+
+
+def _shift(today: date, days: int) -> date | None:
+    try:
+        return today + timedelta(days=days)
+    except OverflowError:  # "99999999일 후" is beyond date.max
+        return None
+
+
+def _full(match: re.Match[str], today: date) -> date | None:
+    return _safe_date(int(match["y"]), int(match["m"]), int(match["d"]))
+
+
+def _month_day(match: re.Match[str], today: date) -> date | None:
+    month, day = int(match["m"]), int(match["d"])
+    # Eight years always reach a leap year, so "2/29" resolves; "13/45" never does.
+    for year in range(today.year, today.year + 9):
+        candidate = _safe_date(year, month, day)
+        if candidate is not None and candidate >= today:
+            return candidate
+    return None
+
+
+def _ko_word(match: re.Match[str], today: date) -> date | None:
+    return _shift(today, _KO_WORD_DAYS[match.group()])
+
+
+def _en_word(match: re.Match[str], today: date) -> date | None:
+    return _shift(today, _EN_WORD_DAYS[match["w"].lower()])
+
+
+def _ko_offset(match: re.Match[str], today: date) -> date | None:
+    days = int(match["n"]) if match["n"] else _KO_SPAN_DAYS[match["span"]]
+    days *= 7 if match["unit"] == "주" else 1
+    return _shift(today, -days if match["dir"] == "전" else days)
+
+
+def _en_offset(match: re.Match[str], today: date) -> date | None:
+    count = match["n"].lower()
+    days = int(count) if count.isdigit() else EN_NUMBER_WORDS.get(count, 1)  # "a"/"an" -> 1
+    days *= 7 if match["unit"].lower().startswith("week") else 1
+    return _shift(today, -days if (match["dir"] or "").lower() == "ago" else days)
+
+
+def _weekday(match: re.Match[str], today: date) -> date | None:
+    name = match["wd"].lower()
+    weekday = _EN_WEEKDAYS[name] if name in _EN_WEEKDAYS else _KO_WEEKDAYS[name]
+    relative = (match["rel"] or "").lower()
+    if relative in _WEEK_SHIFT:
+        monday = today - timedelta(days=today.weekday())
+        return _shift(monday, 7 * _WEEK_SHIFT[relative] + weekday)
+    return _shift(today, (weekday - today.weekday()) % 7)
+
+
+_RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
+    (
+        re.compile(
+            r"(?<![0-9])(?P<y>[0-9]{4})(?P<sep>[-./])(?P<m>[0-9]{1,2})(?P=sep)(?P<d>[0-9]{1,2})"
+            r"(?![0-9])"
+        ),
+        _full,
+    ),
+    (
+        re.compile(
+            r"(?<![0-9])(?P<y>[0-9]{4})\s*년\s*(?P<m>[0-9]{1,2})\s*월\s*(?P<d>[0-9]{1,2})\s*일"
+        ),
+        _full,
+    ),
+    (re.compile(r"(?<![0-9])(?P<m>[0-9]{1,2})\s*월\s*(?P<d>[0-9]{1,2})\s*일"), _month_day),
+    (re.compile(r"(?<![0-9/.\-])(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![0-9/])"), _month_day),
+    (re.compile("|".join(_KO_WORD_DAYS)), _ko_word),
+    (re.compile(r"\b(?:the\s+)?day\s+(?P<w>after)\s+tomorrow\b", _I), _en_word),
+    (re.compile(r"\b(?:the\s+)?day\s+(?P<w>before)\s+yesterday\b", _I), _en_word),
+    (re.compile(r"\b(?P<w>today|tomorrow|yesterday)\b", _I), _en_word),
+    (
+        re.compile(
+            r"(?:(?<![0-9])(?P<n>[0-9]+)\s*(?P<unit>일|주)|(?P<span>하루|이틀|사흘|나흘|일주일))"
+            r"\s*(?P<dir>후|뒤|전|있다가)"
+        ),
+        _ko_offset,
+    ),
+    (re.compile(rf"\bin\s+(?P<n>{_EN_COUNT})\s+(?P<unit>days?|weeks?)\b(?P<dir>)", _I), _en_offset),
+    (
+        re.compile(
+            rf"\b(?P<n>{_EN_COUNT})\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|from\s+now|ago)\b",
+            _I,
+        ),
+        _en_offset,
+    ),
+    (
+        re.compile(r"(?:(?P<rel>다음|담|이번|지난|저번)\s*주\s*)?(?P<wd>[월화수목금토일])요일"),
+        _weekday,
+    ),
+    (
+        re.compile(
+            r"\b(?:(?P<rel>next|this|last|coming)\s+)?"
+            rf"(?P<wd>{'|'.join(_EN_WEEKDAYS)})\b",
+            _I,
+        ),
+        _weekday,
+    ),
+)
