@@ -1,0 +1,99 @@
+"""Text + {canonical: synonyms} -> Match spans whose value is the canonical name.
+
+Matching is case-insensitive. Each canonical name is also one of its own synonyms, so
+{"KRW": ["원"]} reads "krw" as KRW. A synonym that starts or ends with an ASCII letter
+must not touch another letter there ("usda" is not USD; "50usd" is), one that starts or
+ends with a digit not another digit ("10" is not "1"); Hangul and other synonyms match
+anywhere, because Korean glues particles and numbers on ("50달러에").
+Longer synonyms are tried first ("원화" before "원").
+
+Build an ``EnumMatcher`` once with ``compile_enum`` when the same values are used on every
+turn; ``find_enum`` also takes the plain mapping and compiles it on the spot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .patterns import Match
+
+Values = Mapping[str, Sequence[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class EnumMatcher:
+    """A compiled enum: one alternation regex plus the synonym -> canonical table."""
+
+    pattern: re.Pattern[str] | None  # None when there are no synonyms at all
+    canonical: Mapping[str, str]  # lowercased synonym -> canonical name
+
+    def find(self, text: str) -> list[Match]:
+        """Canonical names found in ``text``, sorted by start."""
+        if self.pattern is None:
+            return []
+        return [
+            Match(self.canonical[m.group().lower()], m.start(), m.end(), m.group())
+            for m in self.pattern.finditer(text)
+        ]
+
+
+def _synonyms(values: Values) -> list[tuple[str, str]]:
+    """(lowercased synonym, canonical) pairs, the canonical name included, blanks dropped."""
+    pairs = ((s.strip().lower(), name) for name, syns in values.items() for s in (name, *syns))
+    return [(syn, name) for syn, name in pairs if syn]
+
+
+def compile_enum(values: Values) -> EnumMatcher:
+    """Build the matcher; on a synonym shared by two names the first name listed wins.
+
+    >>> compile_enum({"USD": ["달러"]}).find("50달러")[0].value
+    'USD'
+    """
+    canonical: dict[str, str] = {}
+    for synonym, name in _synonyms(values):
+        canonical.setdefault(synonym, name)
+    if not canonical:
+        return EnumMatcher(pattern=None, canonical={})
+    ordered = sorted(canonical, key=lambda s: (-len(s), s))
+    pattern = re.compile("|".join(map(_alternative, ordered)), re.IGNORECASE)
+    return EnumMatcher(pattern=pattern, canonical=canonical)
+
+
+def _alternative(synonym: str) -> str:
+    # A letter end must not touch another letter, a digit end another digit; so "usda"
+    # is not "usd" and "10" is not "1", while "50usd" and "US$5" still match.
+    head, tail = _boundary(synonym[0]), _boundary(synonym[-1])
+    return (f"(?<!{head})" if head else "") + re.escape(synonym) + (f"(?!{tail})" if tail else "")
+
+
+def _boundary(char: str) -> str:
+    if "a" <= char.lower() <= "z":
+        return "[A-Za-z]"
+    return "[0-9]" if "0" <= char <= "9" else ""
+
+
+def find_enum(text: str, values: Values | EnumMatcher) -> list[Match]:
+    """Canonical names mentioned in ``text``, sorted by start.
+
+    >>> [m.value for m in find_enum("50달러 or 1000 KRW", {"KRW": ["원"], "USD": ["달러"]})]
+    ['USD', 'KRW']
+    """
+    matcher = values if isinstance(values, EnumMatcher) else compile_enum(values)
+    return matcher.find(text)
+
+
+def enum_conflicts(values: Values) -> list[tuple[str, str, str]]:
+    """(synonym, first canonical, other canonical) for every synonym claimed twice.
+
+    >>> enum_conflicts({"KRW": ["원"], "JPY": ["엔", "원"]})
+    [('원', 'KRW', 'JPY')]
+    """
+    owner: dict[str, str] = {}
+    conflicts: list[tuple[str, str, str]] = []
+    for synonym, name in _synonyms(values):
+        first = owner.setdefault(synonym, name)
+        if first != name and (synonym, first, name) not in conflicts:
+            conflicts.append((synonym, first, name))
+    return conflicts

@@ -1,0 +1,53 @@
+"""find_enum and enum_conflicts."""
+
+import pytest
+
+from engine.nlu import Match, compile_enum, enum_conflicts, find_enum
+
+CURRENCY = {"KRW": ["원", "원화"], "USD": ["달러", "dollar", "dollars", "usd"]}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("50달러", [Match("USD", 2, 4, "달러")]),
+        ("50 USD", [Match("USD", 3, 6, "USD")]),
+        ("50usd", [Match("USD", 2, 5, "usd")]),
+        ("5 Dollars", [Match("USD", 2, 9, "Dollars")]),
+        ("usda", []),
+        ("원화로 보내줘", [Match("KRW", 0, 2, "원화")]),
+        ("1000원", [Match("KRW", 4, 5, "원")]),
+        ("krw 100", [Match("KRW", 0, 3, "krw")]),  # the canonical name is a synonym too
+        ("10달러 말고 만원", [Match("USD", 2, 4, "달러"), Match("KRW", 9, 10, "원")]),
+        ("", []),
+    ],
+)
+def test_find_enum(text: str, expected: list[Match]) -> None:
+    assert find_enum(text, CURRENCY) == expected
+    assert compile_enum(CURRENCY).find(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "text", "expected"),
+    [
+        ({"one": ["1"]}, "10 and 1", [Match("one", 7, 8, "1")]),
+        ({"USD": ["US$"]}, "US$5", [Match("USD", 0, 3, "US$")]),
+        ({}, "anything", []),
+        ({"a": ["x"], "b": ["x"]}, "x", [Match("a", 0, 1, "x")]),  # first listed wins
+    ],
+)
+def test_find_enum_edges(values: dict[str, list[str]], text: str, expected: list[Match]) -> None:
+    assert find_enum(text, values) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (CURRENCY, []),
+        ({"KRW": ["원"], "JPY": ["엔", "원"]}, [("원", "KRW", "JPY")]),
+        ({"a": ["x", "X"], "b": ["x"], "c": ["X"]}, [("x", "a", "b"), ("x", "a", "c")]),
+        ({"yes": ["ok"], "ok": []}, [("ok", "yes", "ok")]),
+    ],
+)
+def test_enum_conflicts(values: dict[str, list[str]], expected: list[tuple[str, str, str]]) -> None:
+    assert enum_conflicts(values) == expected
