@@ -1,0 +1,65 @@
+"""Message -> the parts of a multi-task request as Match spans ("엄마한테 만원, 아빠한테 2만원").
+
+Each Match's value is a stripped part and its span points at that part in the message.
+Empty parts are dropped; a message without separators is one part; a blank one is none.
+
+Separators:
+- "," (also "，") unless it sits between digits, so "10,000원" stays whole; ";", "；" and
+  line breaks.
+- The word "그리고"; English " and ", " then ", " and then ".
+- The joining particles 하고, 랑/이랑, 과/와 - but only when whitespace follows and the next
+  word names another target (it contains 한테, 에게 or 께, not 함께), because these
+  particles also join verbs ("송금하고 싶어") and companions ("엄마랑 얘기했어").
+  랑 splits after its 이 ("용걸이랑" keeps the name 용걸이) except right after 원
+  ("만원이랑" -> "만원"). 과 only counts after a final consonant and 와 after a vowel,
+  as Korean spells them, so "사과 엄마한테" is not split.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .patterns import Match
+
+_TARGET_NEXT = r"(?=\S*(?:한테|에게|(?<!함)께))"
+_SEPARATOR = re.compile(
+    r"(?<![0-9])[,，]|[,，](?![0-9])|[;；\n]"
+    r"|(?<![가-힣])그리고(?![가-힣])"
+    r"|(?<=\s)(?:and\s+then|and|then)(?=\s)"
+    rf"|(?<=[가-힣0-9])\s*(?:하고|(?<=원)이랑|랑)\s+{_TARGET_NEXT}"
+    rf"|(?<=[가-힣])(?P<particle>[과와])\s+{_TARGET_NEXT}",
+    re.IGNORECASE,
+)
+
+
+def split_segments(text: str) -> list[Match]:
+    """Split ``text`` at the separators above.
+
+    >>> [m.value for m in split_segments("엄마한테 만원, 용걸이한테 5만원 보내줘")]
+    ['엄마한테 만원', '용걸이한테 5만원 보내줘']
+    """
+    parts: list[Match] = []
+    start = 0
+    for separator in _SEPARATOR.finditer(text):
+        if separator["particle"] and not _particle_fits(text, separator.start()):
+            continue
+        parts += _part(text, start, separator.start())
+        start = separator.end()
+    parts += _part(text, start, len(text))
+    return parts
+
+
+def _part(text: str, start: int, end: int) -> list[Match]:
+    raw = text[start:end]
+    value = raw.strip()
+    if not value:
+        return []
+    start += len(raw) - len(raw.lstrip())
+    return [Match(value=value, start=start, end=start + len(value), text=value)]
+
+
+def _particle_fits(text: str, index: int) -> bool:
+    """과 follows a syllable with a final consonant, 와 one without."""
+    previous = ord(text[index - 1]) - 0xAC00
+    has_final = previous % 28 != 0
+    return has_final if text[index] == "과" else not has_final
