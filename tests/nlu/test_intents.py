@@ -1,0 +1,78 @@
+"""classify: keyword scores, example similarity, ordering."""
+
+import pytest
+
+from engine.nlu import IntentRule, IntentScore, classify
+from engine.nlu.intents import bigrams, dice
+
+TRANSFER = IntentRule(
+    "transfer", keywords=("보내", "이체", "송금"), examples=("엄마한테 만원 보내줘",)
+)
+HISTORY = IntentRule("history", examples=("총 얼마 보냈어", "이체 내역 보여줘"))
+GREET = IntentRule("greet", keywords=("hi", "hello"), examples=("안녕하세요",))
+RULES = (TRANSFER, HISTORY, GREET)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("엄마한테 1만원 보내줘", [IntentScore("transfer", 0.9, "keyword '보내'")]),
+        ("송금 이체", [IntentScore("transfer", 0.95, "keywords '이체', '송금'")]),
+        ("보내줘 이체 송금", [IntentScore("transfer", 0.99, "keywords '보내', '이체', '송금'")]),
+        ("총 얼마 보냈어?", [IntentScore("history", 1.0, "example '총 얼마 보냈어' 1.00")]),
+        # 얼마 마보 보냈 냈지 vs 총얼 얼마 마보 보냈 냈어: 2 * 3 / (4 + 5)
+        ("얼마 보냈지", [IntentScore("history", 0.6667, "example '총 얼마 보냈어' 0.67")]),
+        ("안녕", [IntentScore("greet", 0.4, "example '안녕하세요' 0.40")]),
+        ("Hi there", [IntentScore("greet", 0.9, "keyword 'hi'")]),
+        ("HELLO!", [IntentScore("greet", 0.9, "keyword 'hello'")]),
+        ("this is it", []),  # Latin keywords must start a word
+        ("전혀 관계없는 말", []),
+        ("", []),
+    ],
+)
+def test_classify(text: str, expected: list[IntentScore]) -> None:
+    assert classify(text, RULES) == expected
+
+
+def test_boenaesseo_does_not_hit_bonae() -> None:
+    # 보냈 is its own syllable, so the keyword 보내 is not a substring of 보냈어.
+    assert classify("총 얼마 보냈어?", [TRANSFER]) == []
+
+
+@pytest.mark.parametrize(
+    ("rules", "expected"),
+    [
+        (
+            (IntentRule("a", keywords=("보내",)), IntentRule("b", keywords=("보내",), priority=1)),
+            ["b", "a"],
+        ),
+        ((IntentRule("a", keywords=("보내",)), IntentRule("b", keywords=("보내",))), ["a", "b"]),
+        (
+            (IntentRule("a", keywords=("보내",)), IntentRule("b", keywords=("보내", "줘"))),
+            ["b", "a"],
+        ),
+        ((IntentRule("a", keywords=("x",)), IntentRule("b", keywords=("", " "))), []),
+    ],
+)
+def test_order(rules: tuple[IntentRule, ...], expected: list[str]) -> None:
+    assert [s.name for s in classify("보내줘", rules)] == expected
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("보내줘", "보내줘", 1.0),
+        ("보내줘", "보내", 2 / 3),
+        ("ab", "cd", 0.0),
+        ("a", "a", 1.0),
+        ("", "", 0.0),
+    ],
+)
+def test_dice(a: str, b: str, expected: float) -> None:
+    assert dice(bigrams(a), bigrams(b)) == pytest.approx(expected)
+
+
+def test_rules_from_lists_equal_rules_from_tuples() -> None:
+    from_lists = IntentRule("x", keywords=["보내"], examples=["보내줘"])  # type: ignore[arg-type]
+    from_tuples = IntentRule("x", keywords=("보내",), examples=("보내줘",))
+    assert (from_lists == from_tuples, hash(from_lists) == hash(from_tuples)) == (True, True)
