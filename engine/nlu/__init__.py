@@ -1,1 +1,44 @@
-"""flowctl engine."""
+"""Chat text -> typed values and decisions, offline and deterministic (no model, no I/O).
+
+Each extractor returns ``Match`` spans sorted by start and non-overlapping; the spans
+refer to the text as given, so callers should NFC-normalise a message once before
+extracting (decomposed Hangul is not read).
+
+>>> from datetime import date
+>>> [m.value for m in find_money("엄마한테 만원, 용걸이한테 5만원 보내줘")]
+[10000, 50000]
+>>> yes_no("확인해줘", default_words("ko"))
+'confirm'
+"""
+
+from .dates import find_dates
+from .enums import EnumMatcher, compile_enum, enum_conflicts, find_enum
+from .intents import IntentRule, IntentScore, classify
+from .money import find_money
+from .numbers import find_numbers
+from .patterns import Match, MatchValue, find_pattern, non_overlapping
+from .segments import split_segments
+from .words import Answer, YesNoWords, default_words, normalise, yes_no
+
+__all__ = [
+    "Answer",
+    "EnumMatcher",
+    "IntentRule",
+    "IntentScore",
+    "Match",
+    "MatchValue",
+    "YesNoWords",
+    "classify",
+    "compile_enum",
+    "default_words",
+    "enum_conflicts",
+    "find_dates",
+    "find_enum",
+    "find_money",
+    "find_numbers",
+    "find_pattern",
+    "non_overlapping",
+    "normalise",
+    "split_segments",
+    "yes_no",
+]
