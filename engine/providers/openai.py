@@ -1,0 +1,237 @@
+"""ChatRequest -> OpenAI Chat Completions call -> Completion or stream events.
+
+The only module importing the ``openai`` SDK. Works with api.openai.com and with any
+OpenAI-compatible server (vLLM, Ollama, llama.cpp) through ``base_url``. The SDK's own
+retries are off (``max_retries=0``): ``reliability`` retries, so attempts are counted once.
+
+Mapping of the neutral request:
+
+- the system prompt becomes a leading ``{"role": "system"}`` message;
+- tools are wrapped as ``{"type": "function", "function": {name, description, parameters}}``;
+- ``json_output`` sets ``response_format={"type": "json_object"}``;
+- every SDK exception is raised as ``ProviderError`` with its kind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+from engine.errors import ProviderError
+from engine.providers.base import (
+    ChatMessage,
+    ChatRequest,
+    Completion,
+    Finished,
+    ModelConfig,
+    ProviderSettings,
+    StreamEvent,
+    TextDelta,
+    ToolCall,
+    ToolSpec,
+    Usage,
+    decode_arguments,
+    retry_after_seconds,
+    status_kind,
+    system_for_json,
+)
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class OpenAIProvider:
+    """OpenAI (or OpenAI-compatible) chat completions.
+
+    Example::
+
+        provider = OpenAIProvider(ProviderSettings(api_key="sk-..."))
+        completion = await provider.complete(request, ModelConfig("openai", "gpt-4.1-mini"))
+    """
+
+    supports_streaming = True
+    supports_tools = True
+
+    def __init__(self, settings: ProviderSettings, *, name: str = "openai") -> None:
+        self.name = name
+        # An explicit base_url keeps the SDK from reading OPENAI_BASE_URL from os.environ.
+        self._client = openai.AsyncOpenAI(api_key=settings.api_key,
+                                          base_url=settings.base_url or DEFAULT_BASE_URL,
+                                          max_retries=0)
+        # api.openai.com wants max_completion_tokens; compatible servers know max_tokens.
+        self._max_tokens_key = "max_tokens" if settings.base_url else "max_completion_tokens"
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def complete(self, request: ChatRequest, model: ModelConfig) -> Completion:
+        with _translated(self.name):
+            response = await self._client.chat.completions.create(**self._params(request, model))
+        return _completion(response, self.name)
+
+    async def stream(self, request: ChatRequest, model: ModelConfig) -> AsyncIterator[StreamEvent]:
+        state = _StreamState()
+        params = self._params(request, model)
+        with _translated(self.name):
+            chunks = await self._client.chat.completions.create(
+                **params, stream=True, stream_options={"include_usage": True})
+            async with chunks:
+                async for chunk in chunks:
+                    text = state.add(chunk)
+                    if text:
+                        yield TextDelta(text)
+        yield Finished(state.completion(self.name))
+
+    def _params(self, request: ChatRequest, model: ModelConfig) -> dict[str, object]:
+        params: dict[str, object] = {
+            "model": model.model,
+            "messages": _messages(request),
+            "temperature": model.temperature,
+            "timeout": model.timeout_sec,
+        }
+        if model.max_tokens is not None:
+            params[self._max_tokens_key] = model.max_tokens
+        if request.tools:
+            params["tools"] = [_tool(spec) for spec in request.tools]
+        if request.json_output:
+            params["response_format"] = {"type": "json_object"}
+        return params
+
+
+def _messages(request: ChatRequest) -> list[dict[str, object]]:
+    system = request.system
+    # OpenAI rejects json_object mode unless the word "json" appears in the messages.
+    if request.json_output and "json" not in system.lower():
+        system = system_for_json(system)
+    head: list[dict[str, object]] = [{"role": "system", "content": system}] if system else []
+    return head + [_message(m) for m in request.messages]
+
+
+def _message(message: ChatMessage) -> dict[str, object]:
+    if message.role == "tool":
+        return {"role": "tool", "tool_call_id": message.tool_call_id or "",
+                "content": message.content}
+    if message.role == "assistant" and message.tool_calls:
+        return {"role": "assistant", "content": message.content or None,
+                "tool_calls": [_wire_call(call) for call in message.tool_calls]}
+    return {"role": message.role, "content": message.content}
+
+
+def _wire_call(call: ToolCall) -> dict[str, object]:
+    arguments = json.dumps(dict(call.arguments), ensure_ascii=False)
+    return {"id": call.id, "type": "function",
+            "function": {"name": call.name, "arguments": arguments}}
+
+
+def _tool(spec: ToolSpec) -> dict[str, object]:
+    return {"type": "function", "function": {"name": spec.name, "description": spec.description,
+                                             "parameters": dict(spec.parameters)}}
+
+
+def _completion(response: ChatCompletion, provider: str) -> Completion:
+    if not response.choices:
+        raise ProviderError(f"{provider}: the response has no choices; check the model name "
+                            "and the server's OpenAI compatibility",
+                            provider=provider, kind="malformed")
+    message = response.choices[0].message
+    calls = tuple(
+        _tool_call(call.id, call.function.name, call.function.arguments, provider)
+        for call in message.tool_calls or ()
+        if getattr(call, "function", None) is not None
+    )
+    return Completion(message.content or "", calls, _usage(response.usage))
+
+
+def _tool_call(call_id: str | None, name: str, raw: str | None, provider: str) -> ToolCall:
+    arguments = decode_arguments(raw, provider=provider, tool=name)
+    return ToolCall(call_id or f"call_{name}", name, arguments)
+
+
+def _usage(usage: object) -> Usage:
+    if usage is None:
+        return Usage()
+    return Usage(getattr(usage, "prompt_tokens", 0) or 0,
+                 getattr(usage, "completion_tokens", 0) or 0)
+
+
+@dataclass(slots=True)
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _StreamState:
+    """Accumulates chunks into the same Completion the non-streaming call returns."""
+
+    text: list[str] = field(default_factory=list)
+    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    usage: Usage = Usage()
+    finished: bool = False
+
+    def add(self, chunk: ChatCompletionChunk) -> str:
+        if chunk.usage is not None:
+            self.usage = _usage(chunk.usage)
+        new = ""
+        for choice in chunk.choices[:1]:
+            new = choice.delta.content or ""
+            for delta in choice.delta.tool_calls or ():
+                self._add_call(delta.index, delta.id, delta.function)
+            self.finished = self.finished or choice.finish_reason is not None
+        self.text.append(new)
+        return new
+
+    def _add_call(self, index: int, call_id: str | None, function: object) -> None:
+        partial = self.calls.setdefault(index, _PartialCall())
+        partial.id = call_id or partial.id
+        partial.name = getattr(function, "name", None) or partial.name
+        partial.arguments.append(getattr(function, "arguments", None) or "")
+
+    def completion(self, provider: str) -> Completion:
+        if not self.finished:
+            raise ProviderError(f"{provider}: the stream ended without a finish_reason (cut off or "
+                                "not an OpenAI-compatible stream)", provider=provider,
+                                kind="malformed")
+        calls = tuple(
+            _tool_call(p.id or f"call_{i}", p.name, "".join(p.arguments), provider)
+            for i, p in sorted(self.calls.items())
+        )
+        return Completion("".join(self.text), calls, self.usage)
+
+
+@contextmanager
+def _translated(provider: str) -> Iterator[None]:
+    """Raise every SDK or decoding failure as ProviderError with the right kind."""
+    try:
+        yield
+    except openai.APITimeoutError as exc:
+        raise ProviderError(f"{provider}: request timed out; raise timeout_sec in the models block "
+                            "or check the server", provider=provider, kind="timeout") from exc
+    except openai.APIConnectionError as exc:
+        cause = exc.__cause__ or exc
+        raise ProviderError(f"{provider}: connection failed ({type(cause).__name__}: {cause}); "
+                            "check OPENAI_BASE_URL and that the server is up",
+                            provider=provider, kind="connection") from exc
+    except openai.APIStatusError as exc:
+        raise _status_error(exc, provider) from exc
+    except (openai.APIResponseValidationError, ValueError) as exc:
+        raise ProviderError(f"{provider}: malformed response ({type(exc).__name__}: {exc})",
+                            provider=provider, kind="malformed") from exc
+    except openai.OpenAIError as exc:
+        raise ProviderError(f"{provider}: {exc}", provider=provider, kind="client") from exc
+
+
+def _status_error(exc: openai.APIStatusError, provider: str) -> ProviderError:
+    status = exc.status_code
+    headers: Mapping[str, str] = exc.response.headers
+    hint = {401: "check OPENAI_API_KEY", 403: "check the key's permissions",
+            404: "check the model name and OPENAI_BASE_URL"}.get(status, "")
+    detail = f"; {hint}" if hint else ""
+    return ProviderError(f"{provider}: HTTP {status}: {exc.message}{detail}", provider=provider,
+                         kind=status_kind(status), retry_after=retry_after_seconds(headers),
+                         status=status)

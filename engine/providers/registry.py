@@ -1,0 +1,95 @@
+"""Provider name + settings mapping -> a ready Provider.
+
+The environment is passed in as a mapping (``config.py`` reads ``os.environ`` once); the
+providers themselves never read it. Keys used:
+
+- ``OPENAI_API_KEY``, ``OPENAI_BASE_URL`` (any OpenAI-compatible server: vLLM, Ollama, ...)
+- ``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``
+
+Example::
+
+    provider = build_provider("openai", {"OPENAI_API_KEY": "sk-..."})
+    scripted = build_provider("scripted", {}, fixture="tests/transfer.replies.yaml")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from engine.errors import FlowRuntimeError
+from engine.providers.base import Provider, ProviderSettings
+
+Factory = Callable[[Mapping[str, str], str | Path | None], Provider]
+
+# A key placeholder for OpenAI-compatible local servers, which accept any key.
+LOCAL_SERVER_KEY = "not-needed"
+
+
+def _openai(env: Mapping[str, str], fixture: str | Path | None) -> Provider:
+    from engine.providers.openai import OpenAIProvider
+
+    base_url = env.get("OPENAI_BASE_URL") or None
+    key = env.get("OPENAI_API_KEY") or (LOCAL_SERVER_KEY if base_url else None)
+    if key is None:
+        raise FlowRuntimeError("provider 'openai' needs OPENAI_API_KEY (or OPENAI_BASE_URL for an "
+                               "OpenAI-compatible server); export it, or pick another provider "
+                               "in the models block")
+    return OpenAIProvider(ProviderSettings(api_key=key, base_url=base_url))
+
+
+def _anthropic(env: Mapping[str, str], fixture: str | Path | None) -> Provider:
+    from engine.providers.anthropic import AnthropicProvider
+
+    key = env.get("ANTHROPIC_API_KEY")
+    if not key:
+        raise FlowRuntimeError("provider 'anthropic' needs ANTHROPIC_API_KEY; export it, or pick "
+                               "another provider in the models block")
+    base_url = env.get("ANTHROPIC_BASE_URL") or None
+    return AnthropicProvider(ProviderSettings(api_key=key, base_url=base_url))
+
+
+def _scripted(env: Mapping[str, str], fixture: str | Path | None) -> Provider:
+    from engine.providers.scripted import ScriptedProvider
+
+    if fixture is None:
+        raise ValueError("provider 'scripted' needs a fixture file: "
+                         "build_provider('scripted', env, fixture='path/to/replies.yaml')")
+    return ScriptedProvider(fixture)
+
+
+FACTORIES: Mapping[str, Factory] = {
+    "openai": _openai,
+    "anthropic": _anthropic,
+    "scripted": _scripted,
+}
+
+
+def build_provider(
+    name: str,
+    env: Mapping[str, str],
+    *,
+    fixture: str | Path | None = None,
+    extra: Mapping[str, Factory] | None = None,
+) -> Provider:
+    """Build the provider called ``name``; ``extra`` adds factories (e.g. ``offline``).
+
+    Raises ValueError for an unknown name (listing the known ones) and FlowRuntimeError when
+    a required key is missing from ``env``.
+    """
+    factories = {**FACTORIES, **(extra or {})}
+    factory = factories.get(name)
+    if factory is None:
+        raise ValueError(f"unknown provider {name!r}; known providers: "
+                         f"{', '.join(sorted(factories))}")
+    return factory(env, fixture)
+
+
+def available_providers(env: Mapping[str, str]) -> list[str]:
+    """Vendor providers usable with ``env``: openai (key or base URL), anthropic (key)."""
+    found = []
+    if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
+        found.append("openai")
+    if env.get("ANTHROPIC_API_KEY"):
+        found.append("anthropic")
+    return found
