@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
@@ -72,7 +73,7 @@ class Engine:
         async with self.store.lock(session_id):
             record = await self.store.load(session_id)
             version = record.version if record else 0
-            run = TurnRun(self, session_id, message.strip(), turn_id,
+            run = TurnRun(self, session_id, unicodedata.normalize("NFC", message.strip()), turn_id,
                           SessionState.from_json(record.data if record else None))
             try:
                 async for event in run.execute():

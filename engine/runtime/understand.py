@@ -67,9 +67,9 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     answer = yes_no(text, service.words)
     slots = [service.slots[name] for name in flow.slots]
     deciding = flow.stages[stage].decide == "confirm"
-    segments = split_segments(text) if batching and not deciding else []
+    segments = _segments(text, slots, today) if batching and not deciding else []
     if len(segments) > 1:
-        tasks = _tasks([extract(str(seg.value), slots, today) for seg in segments])
+        tasks = _tasks([extract(seg, slots, today) for seg in segments])
     else:
         tasks = [extract(text, slots, today, asked=None if answer else asked)]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
@@ -79,6 +79,21 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     elif deciding and not result.ops:
         result.decision = {"confirm": "confirm", "deny": "cancel"}.get(answer or "")  # type: ignore[assignment]
     return result
+
+
+def _segments(text: str, slots: Sequence[CompiledSlot], today: dt.date) -> list[str]:
+    """Parts of a multi-task message: at separators, else where a slot's value repeats
+    ("엄마한테 만원 용걸이한테 5만원" has two recipients, so it is two parts)."""
+    parts = [str(m.value) for m in split_segments(text)]
+    if len(parts) > 1:
+        return parts
+    for slot in sorted(slots, key=_priority):
+        finder = _finder(slot, today)
+        starts = [m.start for m in finder(text)] if finder else []
+        if len(starts) > 1:
+            cuts = [0, *starts[1:], len(text)]
+            return [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
+    return parts
 
 
 def _tasks(per_segment: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
