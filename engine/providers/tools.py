@@ -99,8 +99,16 @@ def _eval(node: ast.expr) -> int | float:
             raise CalculatorError("division by zero") from exc
         except OverflowError as exc:
             raise CalculatorError("result too large") from exc
-    raise CalculatorError(f"{type(node).__name__} is not allowed: only numbers, "
+    raise CalculatorError(f"{_describe(node)} is not allowed: only numbers, "
                           "+ - * / // % ** and parentheses")
+
+
+def _describe(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant):
+        return f"a {type(node.value).__name__} constant"
+    if isinstance(node, ast.BinOp | ast.UnaryOp):
+        return f"the operator {type(node.op).__name__}"
+    return f"{type(node).__name__} ({ast.unparse(node)[:40]})"
 
 
 def _check_power(base: float, exponent: float) -> None:
