@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass
 from typing import Literal, TypeVar
@@ -148,13 +148,15 @@ def _finish(error: ProviderError, record: CallRecord, elapsed: float) -> None:
 class ReliableStream:
     """A provider stream with retries before the first token; iterate it once with ``async for``.
 
-    ``record`` is None until the iteration ends (normally, by error, or by ``break``).
+    ``record`` is None until the iteration ends: at the end of the stream, on an error, or
+    when it is closed. Use ``async with`` when you may stop early (``break``, a client that
+    went away): leaving the block closes the provider's HTTP stream and sets ``record``.
 
     Example::
 
-        stream = stream_reliably(provider, request, model, agent="chat")
-        async for event in stream:
-            ...
+        async with stream_reliably(provider, request, model, agent="chat") as stream:
+            async for event in stream:
+                ...
         print(stream.record.elapsed_ms)
     """
 
@@ -164,8 +166,24 @@ class ReliableStream:
         self._provider, self._request, self._model = provider, request, model
         self._agent, self._sleep, self._rng, self._clock = agent, sleep, rng, clock
         self._max_wait_sec = max_wait_sec
+        self._events: AsyncGenerator[StreamEvent, None] | None = None
 
-    async def __aiter__(self) -> AsyncIterator[StreamEvent]:
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        if self._events is None:
+            self._events = self._run()
+        return self._events
+
+    async def aclose(self) -> None:
+        if self._events is not None:
+            await self._events.aclose()
+
+    async def __aenter__(self) -> ReliableStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def _run(self) -> AsyncGenerator[StreamEvent, None]:
         record = CallRecord(self._agent, self._provider.name, self._model.model)
         started = self._clock()
         try:
