@@ -42,9 +42,9 @@ def app() -> None:
 @click.option("--verbose", "-v", is_flag=True, help="Show agent progress events.")
 def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
     """Talk to FLOW in the terminal (one line per message; Ctrl-D ends)."""
+    from engine.runtime.turn import Engine
     from engine.store import open_store
     from engine.transports.terminal import show_event
-    from engine.runtime.turn import Engine
 
     service = _compile(flow)
     engine = Engine(service, store=open_store(store), settings=load_settings())

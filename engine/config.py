@@ -30,7 +30,8 @@ class Settings:
 
     def with_flow_defaults(self, defaults: Mapping[str, Any]) -> Settings:
         """Apply a flow file's ``settings:`` where the environment did not set a value."""
-        known = {k: v for k, v in defaults.items() if k in _ENV_NAMES and _ENV_NAMES[k] not in self.env}
+        known = {k: v for k, v in defaults.items()
+                 if k in _ENV_NAMES and _ENV_NAMES[k] not in self.env}
         return replace(self, **known)
 
 

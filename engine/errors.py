@@ -11,6 +11,7 @@ Retry and hand-off signals are not errors and do not live here.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -46,7 +47,9 @@ class Finding:
         if self.hint:
             text += f" ({self.hint})"
         if with_source and self.source_line is not None:
-            caret = " " * (self.location.column - 1) + "^"
+            before = self.source_line[: self.location.column - 1]
+            caret = " " * sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1
+                              for ch in before) + "^"
             text += f"\n    {self.source_line}\n    {caret}"
         return text
 

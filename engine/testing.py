@@ -39,11 +39,13 @@ class TurnSpec(_Spec):
     next_action: str | None = None
     slots: dict[str, Any] | None = Field(None, description="Expected values of these slots.")
     say: str | list[str] | None = Field(None, description="Substring(s) of the reply.")
-    not_say: str | list[str] | None = Field(None, description="Substring(s) the reply must not have.")
+    not_say: str | list[str] | None = Field(None, description="Substring(s) it must not have.")
     buttons: list[str] | None = None
     missing: list[str] | None = None
-    errors: dict[str, str] | None = Field(None, description="Slot -> substring of its error; {} for none.")
-    events: list[str | dict[str, Any]] | None = Field(None, description="Event names (or {NAME: payload subset}) in order.")
+    errors: dict[str, str] | None = Field(
+        None, description="Slot -> substring of its error; {} for none.")
+    events: list[str | dict[str, Any]] | None = Field(
+        None, description="Event names (or {NAME: payload subset}) in order.")
     hooks: list[str] | None = Field(None, description="Hook types sent in DONE.")
     queue: int | None = Field(None, description="Tasks waiting in the batch queue.")
     completed: int | None = Field(None, description="Completed tasks in the session so far.")
@@ -55,9 +57,9 @@ class ConversationSpec(_Spec):
 
 
 class TestFileSpec(_Spec):
-    flow: str | None = Field(None, description="Flow file, relative to this file; default: same name.")
-    today: dt.date = Field(dt.date(2026, 1, 5), description="The date relative dates resolve against.")
-    env: dict[str, str] = Field(default_factory=dict, description="Settings, as environment variables.")
+    flow: str | None = Field(None, description="Flow file beside this one; default: same name.")
+    today: dt.date = Field(dt.date(2026, 1, 5), description="Relative dates resolve against it.")
+    env: dict[str, str] = Field(default_factory=dict, description="Settings, as env variables.")
     conversations: list[ConversationSpec]
 
 

@@ -68,7 +68,11 @@ class Resolver:
         try:
             compiled = compiler(text)
         except TemplateSyntaxError as err:
-            self.error(path, f"template syntax error: {err.message}", "FL030")
+            kind = "expression" if compiler is compile_expression else "template"
+            reason = _short(err.message)
+            if kind == "expression":
+                reason = reason.replace("end of template", "end of expression")
+            self.error(path, f"{kind} syntax error: {reason}", "FL030")
             return None
         allowed = CONTEXT_NAMES | set(extra)
         for name in undeclared(compiled.names, allowed):
@@ -87,6 +91,12 @@ class Resolver:
             self.error(path, f"invalid regular expression: {err.msg} at position {err.pos}",
                        "FL033")
             return None
+
+
+def _short(message: str | None) -> str:
+    """jinja2's message without its closing 'The innermost block ...' explanation."""
+    sentences = (message or "invalid syntax").strip().split(". ")
+    return ". ".join(s for s in sentences[:2] if not s.startswith("The innermost")).rstrip(".")
 
 
 def _slot_references(text: str, is_expression: bool) -> Iterator[str]:

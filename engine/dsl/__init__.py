@@ -1,4 +1,4 @@
-"""Flow file -> validated ``ServiceSpec`` plus its ``SourceMap``, or a located FlowDefinitionError."""
+"""Flow file -> validated ``ServiceSpec`` plus its ``SourceMap``, or a located error."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from engine.errors import FlowDefinitionError, Finding, SourceLocation
+from engine.errors import Finding, FlowDefinitionError, SourceLocation
 from engine.source import Path, SourceMap
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
@@ -52,7 +52,8 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
     if node is None:
         raise FlowDefinitionError(
             [Finding(SourceLocation(file, 1, 1), "the file is empty; expected a service mapping",
-                     "FL003", hint="start with `service: my_service`")]
+                     "FL003", hint="start with `service: my_service`",
+                     source_line=_line(source, 1))]
         )
     builder = _Builder(source)
     data = builder.build(node, ())
@@ -106,14 +107,16 @@ class _Builder:
             if key_node.tag != _MERGE_TAG:
                 own.append((key_node, value_node))
                 continue
-            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            is_list = isinstance(value_node, yaml.SequenceNode)
+            sources = value_node.value if is_list else [value_node]
             for source in sources:
                 if isinstance(source, yaml.MappingNode):
                     merged.extend(self._pairs(source))
         own_keys = {k.value for k, _ in own if isinstance(k, yaml.ScalarNode)}
         return [(k, v) for k, v in merged if k.value not in own_keys] + own
 
-    def _finding(self, node: yaml.Node, message: str, code: str, hint: str | None = None) -> Finding:
+    def _finding(self, node: yaml.Node, message: str, code: str,
+                 hint: str | None = None) -> Finding:
         line, col = _pos(node)
         return Finding(SourceLocation(self.source.file, line, col), message, code, "error", hint,
                        _line(self.source, line))

@@ -23,15 +23,33 @@ from engine.source import Path, SourceMap, dotted
 
 SCHEMA_ID = "https://flowctl.dev/schemas/flow.schema.json"
 SCHEMA_PATH = FilePath(__file__).resolve().parents[2] / "schemas" / "flow.schema.json"
+_ARTICLE = {"string": "a string", "boolean": "a boolean", "integer": "an integer",
+            "number": "a number", "object": "a mapping", "array": "a list", "null": "empty"}
 _JSON_TYPES = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",
                int: "an integer", float: "a number", type(None): "empty (null)"}
 
 
 def generate_schema() -> dict[str, Any]:
     """The JSON Schema of a flow file, generated from the spec models."""
-    schema = ServiceSpec.model_json_schema(by_alias=True)
+    schema = _names_as_property_names(ServiceSpec.model_json_schema(by_alias=True))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
             "title": "flowctl service", **schema}
+
+
+def _names_as_property_names(node: Any) -> Any:
+    """pydantic writes dict-key patterns as patternProperties, which lets a bad key through;
+    a propertyNames pattern rejects it (and editors underline the key)."""
+    if isinstance(node, dict):
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, dict) and len(patterns) == 1:
+            (pattern, value), = patterns.items()
+            node = {k: v for k, v in node.items() if k != "patternProperties"}
+            node["propertyNames"] = {**node.get("propertyNames", {}), "pattern": pattern}
+            node["additionalProperties"] = value
+        return {k: _names_as_property_names(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_names_as_property_names(v) for v in node]
+    return node
 
 
 def render_schema() -> str:
@@ -52,7 +70,8 @@ def check(data: Any, source: SourceMap) -> list[Finding]:
     return sorted(unique.values(), key=lambda f: (f.location.line, f.location.column))
 
 
-def _explain(error: ValidationError, root: Mapping[str, Any], source: SourceMap) -> Iterator[Finding]:
+def _explain(error: ValidationError, root: Mapping[str, Any],
+             source: SourceMap) -> Iterator[Finding]:
     path: Path = tuple(error.absolute_path)
     where = dotted(path) or "the file"
     kind = error.validator
@@ -62,7 +81,8 @@ def _explain(error: ValidationError, root: Mapping[str, Any], source: SourceMap)
             yield source.finding((*path, key), f"unknown key `{key}` in {where}", code="FL010",
                                  key=True, hint=_suggest(key, allowed, "expected one of"))
     elif kind == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else str(error.validator_value)
+        quoted = error.message.split("'")
+        missing = quoted[1] if len(quoted) > 2 else str(error.validator_value)
         yield source.finding(path, f"{where} is missing the required key `{missing}`", code="FL011",
                              key=True)
     elif kind in ("anyOf", "oneOf"):
@@ -74,16 +94,21 @@ def _explain(error: ValidationError, root: Mapping[str, Any], source: SourceMap)
         yield source.finding(path, f"{where} is {error.instance!r}; expected one of "
                              f"{', '.join(map(repr, options))}", code="FL013",
                              hint=_suggest(str(error.instance), [str(o) for o in options]))
+    elif kind == "pattern" and "propertyNames" in error.schema_path:
+        yield source.finding((*path, error.instance), f"`{error.instance}` in {where} is not a "
+                             "valid name; use letters, digits and _, not starting with a digit",
+                             code="FL014", key=True)
     elif kind == "pattern":
-        yield source.finding(path, f"{where}: {error.instance!r} is not a valid name; use letters, "
-                             "digits and _, not starting with a digit", code="FL014")
+        yield source.finding(path, f"{where}: {error.instance!r} does not match the pattern "
+                             f"{error.validator_value!r}", code="FL014")
     else:
         yield source.finding(path, f"{where}: {error.message}", code="FL019")
 
 
 def _type_finding(error: ValidationError, path: Path, where: str, source: SourceMap) -> Finding:
     expected = error.validator_value
-    expected_text = " or ".join(expected) if isinstance(expected, list) else str(expected)
+    names = expected if isinstance(expected, list) else [expected]
+    expected_text = " or ".join(_ARTICLE.get(n, n) for n in names)
     got = _JSON_TYPES.get(type(error.instance), type(error.instance).__name__)
     hint = None
     if path in source.yaml11_bools:
@@ -107,8 +132,8 @@ def _explain_union(error: ValidationError, root: Mapping[str, Any],
             chosen = present[0]
         elif len(present) > 1:
             names = " and ".join(f"`{kinds[i]}`" for i in present)
-            yield source.finding(path, f"{dotted(path)} mixes {names}; each entry takes exactly one "
-                                 "of them", code="FL015")
+            yield source.finding(path, f"{dotted(path)} mixes {names}; each entry takes exactly "
+                                 "one of them", code="FL015")
             return
         elif any(kinds):
             offered = [k for k in kinds if k]

@@ -1,0 +1,90 @@
+"""The CLI: exit codes 0/1/2, located errors instead of tracebacks, readable test diffs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cli import main
+from tests.conftest import ROOT
+
+
+def test_lint_shipped_flows_is_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", str(ROOT / "flows")]) == 0
+    assert "0 with errors" in capsys.readouterr().out
+
+
+def test_lint_reports_located_findings(capsys: pytest.CaptureFixture[str]) -> None:
+    broken = ROOT / "tests" / "broken_flows" / "12_transition_unknown_dest.yaml"
+    assert main(["lint", str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert "12_transition_unknown_dest.yaml:8:47: unknown stage `REDY`" in out
+    assert "did you mean `READY`?" in out
+    assert "Traceback" not in out
+
+
+def test_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "no/such/dir"]) == 2
+
+
+def test_conversation_tests_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["test", str(ROOT / "flows")]) == 0
+    out = capsys.readouterr().out
+    assert "17 passed, 0 failed" in out
+    assert not [line for line in out.splitlines() if line.startswith("FAIL")]
+
+
+def copy_flows(tmp_path: Path) -> Path:
+    for name in ("transfer.yaml", "transfer.test.yaml"):
+        shutil.copy(ROOT / "flows" / name, tmp_path / name)
+    shutil.copytree(ROOT / "prompts", tmp_path.parent / "prompts", dirs_exist_ok=True)
+    return tmp_path / "transfer.test.yaml"
+
+
+def test_a_failing_expectation_prints_a_diff_and_exits_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tests = copy_flows(tmp_path)
+    text = tests.read_text(encoding="utf-8")
+    tests.write_text(text.replace("stage: READY\n        slots: {target: 엄마, amount: 10000}",
+                                  "stage: FILLING\n        slots: {target: 엄마, amount: 10000}",
+                                  1), encoding="utf-8")
+    assert main(["test", str(tests)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "turn 1" in out
+    assert "- expected: FILLING" in out and "+ actual:   READY" in out
+
+
+def test_a_test_naming_an_unknown_stage_is_invalid_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tests = copy_flows(tmp_path)
+    tests.write_text("conversations:\n  - name: x\n    turns:\n      - {user: 안녕, stage: REDY}\n",
+                     encoding="utf-8")
+    assert main(["test", str(tests)]) == 2
+    assert "transfer.test.yaml:4:27: unknown stage `REDY`" in capsys.readouterr().err
+
+
+def test_schema_check_passes() -> None:
+    assert main(["schema", "--check"]) == 0
+
+
+def test_chat_reads_piped_messages() -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), "chat", str(ROOT / "flows" / "transfer.yaml")],
+        input="엄마한테 만원, 용걸이한테 5만원 보내줘\n확인\n확인\n", capture_output=True,
+        text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    assert "(1/2)" in run.stdout and "2건 이체가 모두 완료됐어요." in run.stdout
+    assert "stage=EXECUTED" in run.stdout
+
+
+def test_chat_on_an_invalid_flow_exits_2_with_the_location() -> None:
+    broken = ROOT / "tests" / "broken_flows" / "06_unknown_stage_key.yaml"
+    run = subprocess.run([sys.executable, str(ROOT / "cli.py"), "chat", str(broken)],
+                         input="", capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert run.returncode == 2
+    assert "06_unknown_stage_key.yaml:7:11: unknown key `sai`" in run.stderr
+    assert "Traceback" not in run.stderr

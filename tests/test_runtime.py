@@ -1,0 +1,273 @@
+"""Runtime: the events of a turn, DONE always last, failures that save nothing, the store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.compiler import compile_file
+from engine.compiler.compiled import CompiledService
+from engine.config import load_settings
+from engine.runtime import actions
+from engine.runtime import turn as turn_module
+from engine.runtime.events import Done, wire
+from engine.runtime.turn import Engine
+from engine.runtime.understand import Understanding
+from engine.store import MemoryStore, SqliteStore
+from engine.store.base import JSON
+from tests.conftest import TODAY
+
+
+async def names(engine: Engine, sid: str, message: str) -> list[str]:
+    return [wire(e)[0] for e in [e async for e in engine.turn(sid, message)]]
+
+
+async def test_first_turn_events_in_seed_order(engine: Engine) -> None:
+    events = [e async for e in engine.turn("s", "엄마한테 1만원 보내줘")]
+    assert [wire(e) for e in events[:-1]] == [
+        ("AGENT_START", {"agent": "intent", "label": "의도 파악 중"}),
+        ("AGENT_DONE", {"agent": "intent", "label": "의도 파악 중", "success": True,
+                        "result": "transfer"}),
+        ("AGENT_START", {"agent": "understand", "label": "정보 추출 중"}),
+        ("AGENT_DONE", {"agent": "understand", "label": "정보 추출 중", "success": True,
+                        "stage": "READY"}),
+    ]
+    done = events[-1]
+    assert isinstance(done, Done)
+    name, payload = wire(done)
+    assert name == "DONE"
+    assert set(payload) == {"message", "next_action", "ui_hint", "state_snapshot", "hooks",
+                            "_trace"}
+    assert payload["next_action"] == "CONFIRM"
+    assert payload["ui_hint"] == {"buttons": ["확인", "취소"]}
+    snap = payload["state_snapshot"]
+    assert snap["stage"] == "READY"
+    assert snap["slots"] == {"target": "엄마", "amount": 10000, "when": None}
+    assert snap["missing_required"] == [] and snap["filling_turns"] == 0
+    assert snap["meta"]["slot_errors"] == {} and snap["task_queue"] == []
+    trace = payload["_trace"]
+    assert len(trace["turn_id"]) == 8 and trace["total_elapsed_ms"] > 0
+    assert [a["agent"] for a in trace["agents"]] == ["intent", "understand"]
+
+
+async def test_mid_flow_turn_skips_intent(engine: Engine) -> None:
+    await engine.reply("s", "엄마한테 보내줘")
+    assert "intent" not in str(await names(engine, "s", "3만원"))
+
+
+async def test_confirm_turn_runs_the_action_with_progress(engine: Engine) -> None:
+    await engine.reply("s", "엄마한테 만원, 용걸이한테 5만원 보내줘")
+    events = [wire(e) for e in [e async for e in engine.turn("s", "확인")]]
+    assert [n for n, _ in events] == ["AGENT_START", "AGENT_DONE", "TASK_PROGRESS",
+                                      "AGENT_START", "AGENT_DONE", "DONE"]
+    assert events[2][1] == {"index": 1, "total": 2,
+                            "slots": {"target": "엄마", "amount": 10000, "when": None}}
+    assert events[4][1]["result"]["transaction_id"].startswith("tx-")
+
+
+async def test_empty_message_changes_nothing(engine: Engine) -> None:
+    done = await engine.reply("s", "   ")
+    assert done.message == "질문을 입력해주세요."
+    assert await engine.store.load("s") is None
+
+
+async def test_oversized_message_is_refused(transfer: CompiledService) -> None:
+    engine = Engine(transfer, store=MemoryStore(),
+                    settings=load_settings({"FLOWCTL_MAX_MESSAGE_CHARS": "10"}))
+    done = await engine.reply("s", "엄마한테 1만원 보내줘 " * 3)
+    assert "10자" in done.message and await engine.store.load("s") is None
+
+
+async def test_a_failure_inside_a_turn_ends_in_done_and_saves_nothing(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    before = await engine.store.load("s")
+
+    async def broken(args: Any, key: str) -> dict[str, Any]:
+        raise RuntimeError("bank SDK bug")
+
+    monkeypatch.setitem(actions.TOOLS, "sandbox_bank", broken)
+    events = [e async for e in engine.turn("s", "확인")]
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.message == "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요."
+    assert done.state_snapshot["stage"] == "READY"
+    assert done.trace["error"] == "turn_failed"
+    assert await engine.store.load("s") == before
+    assert await engine.store.completed("s") == []
+
+
+async def test_no_understanding_can_confirm_outside_ready(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Even a (hypothetical) LLM saying `confirm` at FILLING cannot execute: the machine has
+    no confirm transition there."""
+    await engine.reply("s", "엄마한테 보내줘")
+    monkeypatch.setattr(turn_module, "understand",
+                        lambda *a, **k: Understanding(decision="confirm"))
+    done = await engine.reply("s", "just do it")
+    assert done.state_snapshot["stage"] == "FILLING"
+    assert await engine.store.completed("s") == []
+
+
+async def test_memory_survives_the_reset_after_a_task(engine: Engine) -> None:
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    await engine.reply("s", "확인")
+    record = await engine.store.load("s")
+    assert record is not None
+    assert record.data["slots"] == {}
+    history = record.data["memory"]["raw_history"]
+    said = [h["content"] for h in history if h["role"] == "user"]
+    assert said == ["엄마한테 1만원 보내줘", "확인"]
+    assert record.data["done"][0]["slots"] == {"target": "엄마", "amount": 10000, "when": None}
+
+
+async def test_turns_of_one_session_are_serialised(engine: Engine) -> None:
+    messages = ["엄마한테 보내줘", "3만원", "확인"]
+    await asyncio.gather(*(engine.reply("s", m) for m in messages))
+    record = await engine.store.load("s")
+    assert record is not None and record.version == 3
+    assert len(record.data["memory"]["raw_history"]) == 6
+
+
+async def test_sqlite_sessions_survive_a_restart(transfer: CompiledService, tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    first = Engine(transfer, store=SqliteStore(path), clock=lambda: TODAY)
+    await first.reply("s", "엄마한테 1만원 보내줘")
+    await first.store.close()
+    second = Engine(transfer, store=SqliteStore(path), clock=lambda: TODAY)
+    done = await second.reply("s", "확인")
+    assert done.state_snapshot["stage"] == "EXECUTED"
+    assert [c["outcome"] for c in await second.store.completed("s")] == ["EXECUTED"]
+
+
+class ConflictingStore(MemoryStore):
+    """Another writer commits the session while our turn runs."""
+
+    async def commit(self, session_id: str, data: JSON, *, expected_version: int,
+                     completed: Any = ()) -> int:
+        await MemoryStore.commit(self, session_id, {"stage": "OTHER"},
+                                 expected_version=expected_version)
+        return await MemoryStore.commit(self, session_id, data,
+                                        expected_version=expected_version, completed=completed)
+
+
+async def test_a_stale_commit_is_refused_not_overwritten(transfer: CompiledService) -> None:
+    engine = Engine(transfer, store=ConflictingStore(), clock=lambda: TODAY)
+    done = await engine.reply("s", "엄마한테 1만원 보내줘")
+    assert done.trace.get("error") == "turn_failed"
+    record = await engine.store.load("s")
+    assert record is not None and record.data == {"stage": "OTHER"}
+
+
+async def test_max_fill_turns_from_the_environment_wins(transfer: CompiledService) -> None:
+    engine = Engine(transfer, store=MemoryStore(), settings=load_settings({"MAX_FILL_TURNS": "2"}))
+    stages = [(await engine.reply("s", m)).state_snapshot["stage"]
+              for m in ["엄마한테 보내줘", "음", "음"]]
+    assert stages == ["FILLING", "FILLING", "UNSUPPORTED"]
+
+
+VALIDATED = """
+service: demo
+default_flow: pay
+intents: {pay: {keywords: [pay]}}
+slots:
+  amount: {type: money, required: true, validator: "rules:small_only"}
+flows:
+  pay:
+    slots: [amount]
+    initial: INIT
+    stages:
+      INIT: {}
+      ASKING: {say: ask}
+      OK: {say: ok, terminal: true}
+    transitions:
+      - {trigger: update, source: [INIT, ASKING], dest: OK, when: not missing}
+      - {trigger: update, source: [INIT, ASKING], dest: ASKING}
+messages:
+  ask: "{{ errors.amount if errors.amount else 'how much?' }}"
+  ok: "paying {{ slots.amount }}"
+"""
+
+
+async def test_validator_module_beside_the_flow(tmp_path: Path) -> None:
+    (tmp_path / "rules.py").write_text(
+        "def small_only(value, slots):\n"
+        "    return True if value <= 100 else f'at most $100, not ${value}'\n")
+    (tmp_path / "pay.yaml").write_text(VALIDATED)
+    engine = Engine(compile_file(tmp_path / "pay.yaml"), store=MemoryStore())
+    done = await engine.reply("s", "pay $500")
+    assert (done.state_snapshot["stage"], done.message) == ("ASKING", "at most $100, not $500")
+    assert (await engine.reply("s", "$50")).message == "paying 50"
+
+
+class Bank(BaseHTTPRequestHandler):
+    """A loopback bank API: fails the first attempt of every key with a 503."""
+
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        key = self.headers["Idempotency-Key"]
+        first = all(k != key for k, _ in Bank.seen)
+        Bank.seen.append((key, body))
+        self.send_response(503 if first else 200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"ok": false}' if first else b'{"transaction_id": "b-1"}')
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+HTTP_FLOW = """
+service: demo
+default_flow: pay
+slots:
+  amount: {type: money, required: true}
+actions:
+  bank:
+    http: {url: "{{ env.BANK_URL }}/transfers", json: {amount: slots.amount}}
+    retries: 1
+    timeout_sec: 5
+flows:
+  pay:
+    slots: [amount]
+    initial: INIT
+    stages:
+      INIT: {}
+      ASKING: {}
+      CALL:
+        steps: [{call: bank, ok: paid, error: failed}]
+      PAID: {say: paid, terminal: true}
+      FAILED: {terminal: true}
+    transitions:
+      - {trigger: update, source: [INIT, ASKING], dest: CALL, when: not missing}
+      - {trigger: update, source: [INIT, ASKING], dest: ASKING}
+      - {trigger: paid, source: CALL, dest: PAID}
+      - {trigger: failed, source: CALL, dest: FAILED}
+messages:
+  paid: "paid: {{ result.transaction_id }}"
+"""
+
+
+async def test_http_action_retries_with_one_idempotency_key(tmp_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Bank)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        (tmp_path / "pay.yaml").write_text(HTTP_FLOW)
+        url = f"http://127.0.0.1:{server.server_port}"
+        engine = Engine(compile_file(tmp_path / "pay.yaml"), store=MemoryStore(),
+                        settings=load_settings({"BANK_URL": url}))
+        done = await engine.reply("s", "$20")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.message == "paid: b-1"
+    assert len(Bank.seen) == 2 and Bank.seen[0][0] == Bank.seen[1][0]
+    assert Bank.seen[0][1] == {"amount": 20}
