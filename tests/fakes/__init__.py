@@ -1,0 +1,1 @@
+"""Fakes of external services (LLM wire servers) shared by tests and benchmarks."""

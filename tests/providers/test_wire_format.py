@@ -145,3 +145,17 @@ async def test_env_mapping_wins_over_process_environment(
     for name in ("openai", "anthropic"):
         await _send(server, name, CONVERSATION)
         assert server.requests[-1].api == name  # reached the fake server from the mapping
+
+
+async def test_openai_official_endpoint_uses_max_completion_tokens() -> None:
+    from engine.providers.base import ProviderSettings
+    from engine.providers.openai import OpenAIProvider
+
+    provider = OpenAIProvider(ProviderSettings(api_key="sk-x"))  # no request is sent
+    try:
+        params = provider._params(CONVERSATION, ModelConfig("openai", "m", max_tokens=9))
+    finally:
+        await provider.aclose()
+
+    assert params["max_completion_tokens"] == 9 and "max_tokens" not in params
+    assert str(provider._client.base_url) == "https://api.openai.com/v1/"
