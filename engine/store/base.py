@@ -32,7 +32,10 @@ class VersionConflict(FlowRuntimeError):
 
 class SessionStore(Protocol):
     def lock(self, session_id: str) -> Any:
-        """An async context manager serialising turns of one session."""
+        """An async context manager serialising turns of one session, in arrival order.
+
+        A store that several processes share (SQLite file, Redis) must serialise them too.
+        """
         ...
 
     async def load(self, session_id: str) -> SessionRecord | None: ...

@@ -11,6 +11,14 @@ from engine.store.base import JSON, SessionLocks, SessionRecord, VersionConflict
 
 
 class MemoryStore:
+    """Sessions in a dict of JSON strings; ``lock`` serialises turns inside this process.
+
+    >>> import asyncio
+    >>> store = MemoryStore()
+    >>> asyncio.run(store.commit("user-1", {"stage": "READY"}, expected_version=0))
+    1
+    """
+
     def __init__(self) -> None:
         self._sessions: dict[str, tuple[int, str]] = {}
         self._completed: dict[str, list[str]] = {}

@@ -3,14 +3,26 @@
 Calls are synchronous on purpose: a local WAL commit takes tens of microseconds, less than
 handing the work to a thread would. The version column makes concurrent writers from
 several processes safe: a stale commit raises VersionConflict instead of overwriting.
+
+``lock(session_id)`` serialises turns of one session across every process sharing the
+file, not only inside this one: an asyncio lock queues the turns of this process in
+arrival order, and the head of that queue then takes a *lease* row in the ``leases``
+table. The lease is taken by one atomic upsert (a single write transaction, like
+``BEGIN IMMEDIATE``) that succeeds only when the row is absent, expired or already ours;
+a waiter polls with a short, growing async sleep. A held lease is renewed in the
+background, so a long turn keeps it, and it expires ``lease_seconds`` after its process
+died, so a crash cannot hold a session forever.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +36,38 @@ CREATE TABLE IF NOT EXISTS completed (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, data TEXT NOT NULL,
   created_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS completed_by_session ON completed (session_id, seq);
+CREATE TABLE IF NOT EXISTS leases (
+  session_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at REAL NOT NULL);
 """
+
+# Insert the lease, or take it over when it is ours or has expired; rowcount says which.
+_TAKE_LEASE = """
+INSERT INTO leases (session_id, owner, expires_at) VALUES (?, ?, ?)
+ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+WHERE leases.owner = excluded.owner OR leases.expires_at <= ?
+"""
+
+_FIRST_POLL = 0.001
+_MAX_POLL = 0.025
 
 
 class SqliteStore:
-    def __init__(self, path: str | Path) -> None:
+    """Sessions in one SQLite file; ``lock`` is shared by every process using the file.
+
+    >>> import asyncio
+    >>> store = SqliteStore(":memory:")
+    >>> asyncio.run(store.commit("user-1", {"stage": "READY"}, expected_version=0))
+    1
+    >>> asyncio.run(store.load("user-1")).data
+    {'stage': 'READY'}
+    """
+
+    def __init__(self, path: str | Path, *, lease_seconds: float = 15.0,
+                 lock_timeout: float = 60.0) -> None:
         self.path = str(path)
+        self.lease_seconds = lease_seconds
+        self.lock_timeout = lock_timeout
+        self.owner = uuid.uuid4().hex
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -38,9 +76,61 @@ class SqliteStore:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.executescript(_SCHEMA)
+            self._probe_writable()
         except (OSError, sqlite3.Error) as err:
             raise FlowRuntimeError(f"cannot open session store {self.path}: {err}") from None
-        self.lock = SessionLocks()
+        self._local = SessionLocks()
+
+    def _probe_writable(self) -> None:
+        # CREATE TABLE IF NOT EXISTS writes nothing on an existing file: make sure a write
+        # works now rather than at the first commit (read-only file, full disk, ...).
+        self._db.execute("DELETE FROM leases WHERE owner = ?", (self.owner,))
+
+    # -- the per-session lock ---------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def lock(self, session_id: str) -> AsyncIterator[None]:
+        """Hold the session against turns of this and every other process on the file."""
+        async with self._local(session_id):
+            await self._acquire(session_id)
+            renewer = asyncio.create_task(self._renew(session_id))
+            try:
+                yield
+            finally:
+                renewer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await renewer
+                self._release(session_id)
+
+    def try_lease(self, session_id: str) -> bool:
+        """Take (or renew) the lease on ``session_id`` if nobody else holds it."""
+        now = time.time()
+        cur = self._db.execute(_TAKE_LEASE, (session_id, self.owner,
+                                             now + self.lease_seconds, now))
+        return cur.rowcount == 1
+
+    async def _acquire(self, session_id: str) -> None:
+        deadline = time.monotonic() + self.lock_timeout
+        pause = _FIRST_POLL
+        while not self.try_lease(session_id):
+            if time.monotonic() >= deadline:
+                raise FlowRuntimeError(
+                    f"session {session_id!r} stayed locked by another process for "
+                    f"{self.lock_timeout:g}s; try again later")
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, _MAX_POLL)
+
+    async def _renew(self, session_id: str) -> None:
+        while True:
+            await asyncio.sleep(self.lease_seconds / 3)
+            self._db.execute("UPDATE leases SET expires_at = ? WHERE session_id = ? AND owner = ?",
+                             (time.time() + self.lease_seconds, session_id, self.owner))
+
+    def _release(self, session_id: str) -> None:
+        self._db.execute("DELETE FROM leases WHERE session_id = ? AND owner = ?",
+                         (session_id, self.owner))
+
+    # -- records ----------------------------------------------------------------------------
 
     async def load(self, session_id: str) -> SessionRecord | None:
         row = self._db.execute("SELECT version, data FROM sessions WHERE id = ?",

@@ -1,0 +1,137 @@
+"""SQLite specifics: the file survives restarts, bad paths fail at open, and the lease lock
+serialises one session across connections and processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.errors import FlowRuntimeError
+from engine.store import SqliteStore
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_sessions_survive_reopening_the_file(tmp_path: Path) -> None:
+    first = SqliteStore(tmp_path / "s.db")
+    await first.commit("s", {"stage": "READY"}, expected_version=0, completed=[{"n": 1}])
+    await first.close()
+    again = SqliteStore(tmp_path / "s.db")
+    record = await again.load("s")
+    assert record is not None and (record.version, record.data) == (1, {"stage": "READY"})
+    assert await again.completed("s") == [{"n": 1}]
+    await again.close()
+
+
+def test_missing_parent_directories_are_created(tmp_path: Path) -> None:
+    SqliteStore(tmp_path / "a" / "b" / "sessions.db")
+    assert (tmp_path / "a" / "b" / "sessions.db").exists()
+
+
+@pytest.mark.parametrize("make_path", [
+    pytest.param(lambda tmp: tmp / "file.txt" / "sessions.db", id="parent-is-a-file"),
+    pytest.param(lambda tmp: tmp, id="path-is-a-directory"),
+])
+def test_an_unusable_path_fails_with_one_line(tmp_path: Path, make_path) -> None:  # noqa: ANN001
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(FlowRuntimeError, match="cannot open session store") as caught:
+        SqliteStore(make_path(tmp_path))
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files anyway")
+def test_a_read_only_file_fails_at_open_not_at_first_commit(tmp_path: Path) -> None:
+    SqliteStore(tmp_path / "ro.db")
+    (tmp_path / "ro.db").chmod(0o444)
+    with pytest.raises(FlowRuntimeError, match="cannot open session store"):
+        SqliteStore(tmp_path / "ro.db")
+
+
+async def test_a_lease_blocks_another_connection_until_released(tmp_path: Path) -> None:
+    a, b = SqliteStore(tmp_path / "s.db"), SqliteStore(tmp_path / "s.db")
+    order: list[str] = []
+
+    async def hold() -> None:
+        async with a.lock("s"):
+            order.append("a+")
+            await asyncio.sleep(0.1)
+            order.append("a-")
+
+    async def wait() -> None:
+        await asyncio.sleep(0.02)
+        async with b.lock("s"):
+            order.append("b")
+
+    await asyncio.gather(hold(), wait())
+    assert order == ["a+", "a-", "b"]
+    assert b.try_lease("other-session")
+
+
+async def test_a_held_lease_is_renewed_past_its_lifetime(tmp_path: Path) -> None:
+    a = SqliteStore(tmp_path / "s.db", lease_seconds=0.15)
+    b = SqliteStore(tmp_path / "s.db", lease_seconds=0.15)
+    async with a.lock("s"):
+        for _ in range(10):
+            await asyncio.sleep(0.05)
+            assert not b.try_lease("s")
+    assert b.try_lease("s")
+
+
+async def test_a_crashed_holder_loses_the_lease_when_it_expires(tmp_path: Path) -> None:
+    crashed = SqliteStore(tmp_path / "s.db", lease_seconds=0.3)
+    assert crashed.try_lease("s")  # ...and never releases it
+    alive = SqliteStore(tmp_path / "s.db")
+    started = time.monotonic()
+    async with alive.lock("s"):
+        waited = time.monotonic() - started
+    assert 0.1 < waited < 2.0
+
+
+async def test_waiting_longer_than_lock_timeout_is_an_operator_error(tmp_path: Path) -> None:
+    SqliteStore(tmp_path / "s.db", lease_seconds=60).try_lease("s")
+    late = SqliteStore(tmp_path / "s.db", lock_timeout=0.1)
+    with pytest.raises(FlowRuntimeError, match="stayed locked"):
+        async with late.lock("s"):
+            pass
+    async with late.lock("another"):
+        pass
+
+
+_COUNTER = """
+import asyncio, sys
+from engine.store import SqliteStore
+
+async def main(path: str, turns: int, tag: str) -> None:
+    store = SqliteStore(path)
+    async def turn(i: int) -> None:
+        async with store.lock("shared"):
+            record = await store.load("shared")
+            data = record.data if record else {"log": []}
+            await asyncio.sleep(0)  # let everything else in this process run
+            data["log"].append(f"{tag}{i}")
+            await store.commit("shared", data, expected_version=record.version if record else 0)
+    await asyncio.gather(*(turn(i) for i in range(turns)))
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2]), sys.argv[3]))
+"""
+
+
+def test_two_processes_on_one_file_lose_no_turn(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    SqliteStore(db)
+    procs = [subprocess.Popen([sys.executable, "-c", _COUNTER, str(db), "40", tag], cwd=ROOT,
+                              stderr=subprocess.PIPE, text=True) for tag in "ab"]
+    for proc in procs:
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+    record = asyncio.run(SqliteStore(db).load("shared"))
+    assert record is not None and record.version == 80
+    log = record.data["log"]
+    for tag in "ab":
+        assert [x for x in log if x.startswith(tag)] == [f"{tag}{i}" for i in range(40)]
