@@ -15,10 +15,16 @@ from tests.fakes.llm_servers import FakeLLMServer
 _real_connect = socket.socket.connect
 
 
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 def _loopback_only(self: socket.socket, address: object) -> None:
-    host = address[0] if isinstance(address, tuple) else None
-    if host is not None and host != "localhost" and not ipaddress.ip_address(host).is_loopback:
-        raise OSError(f"network access to {host} is blocked in tests; use tests.fakes")
+    if isinstance(address, tuple) and not _is_loopback(str(address[0])):
+        raise OSError(f"network access to {address[0]} is blocked in tests; use tests.fakes")
     return _real_connect(self, address)  # type: ignore[arg-type]
 
 

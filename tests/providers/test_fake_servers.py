@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import socket
 
 import httpx
+import pytest
 
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply
 
@@ -47,3 +49,8 @@ def test_openai_stream_ends_with_usage_and_done(server: FakeLLMServer) -> None:
     assert json.loads(data[-2])["usage"]["completion_tokens"] == 3
     assert [json.loads(d)["choices"][0]["delta"].get("content") for d in data[1:4]] == [
         "a", " b", " c"]
+
+
+def test_network_beyond_loopback_is_blocked() -> None:
+    with pytest.raises(OSError, match="blocked in tests"):
+        socket.create_connection(("192.0.2.1", 443), timeout=0.1)
