@@ -113,7 +113,7 @@ class ToolAction(Spec):
 class HttpAction(Spec):
     """An action that calls an HTTP endpoint, with an idempotency key per task."""
 
-    http: HttpRequestSpec
+    http: HttpRequestSpec = Field(description="The HTTP request: method, URL, JSON body and headers.")
     label: str | None = Field(None, description="Progress label shown while it runs.")
     irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
@@ -121,7 +121,7 @@ class HttpAction(Spec):
 
 
 class HttpRequestSpec(Spec):
-    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = "POST"
+    method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = Field("POST", description="HTTP method.")
     url: str = Field(description="Template of the URL, e.g. `{{ env.BANK_URL }}/transfers`.")
     json_body: dict[str, Any] | None = Field(None, alias="json", description="Body; strings are expressions.")
     headers: dict[str, str] = Field(default_factory=dict, description="Header templates.")
@@ -162,8 +162,8 @@ class AgentStep(Spec):
 
 class IfStep(Spec):
     if_: Expression = Field(alias="if", description="Condition.")
-    then: list[Step] = Field(default_factory=list)
-    else_: list[Step] = Field(default_factory=list, alias="else")
+    then: list[Step] = Field(default_factory=list, description="Steps run when the condition holds.")
+    else_: list[Step] = Field(default_factory=list, alias="else", description="Steps run when it does not.")
 
 
 Step = SayStep | SetStep | TriggerStep | CallStep | EmitStep | AgentStep | IfStep
@@ -195,32 +195,32 @@ class BatchSpec(Spec):
 
 
 class FlowSpec(Spec):
-    description: str = ""
+    description: str = Field("", description="What the flow does; for people reading the file.")
     slots: list[Name] = Field(default_factory=list, description="Slots this flow fills, in asking order.")
     initial: StageName = Field(description="Stage a new task starts in.")
     batch: bool = Field(False, description="Split several tasks in one message into a queue (seed 001 §4).")
     max_fill_turns: int | None = Field(None, ge=1, description="Turns allowed with required slots missing (MAX_FILL_TURNS).")
     stages: dict[StageName, StageSpec] = Field(description="The stages, by name.")
-    transitions: list[TransitionSpec] = Field(default_factory=list)
+    transitions: list[TransitionSpec] = Field(default_factory=list, description="Stage changes, tried in order; the first whose trigger, source and condition match fires.")
 
 
 class ServiceSpec(Spec):
     """A whole conversational service in one file."""
 
     service: Name = Field(description="Service name.")
-    description: str = ""
+    description: str = Field("", description="What the service does; shown by `flowctl chat`.")
     locale: Literal["ko", "en"] = Field("ko", description="Language of the built-in words and labels.")
-    version: int | str = 1
+    version: int | str = Field(1, description="Version of this service file, for people and deploy tooling.")
     settings: dict[str, int | float | bool | str] = Field(default_factory=dict, description="Defaults for settings such as max_fill_turns; the environment overrides them.")
-    models: dict[Name, ModelSpec] = Field(default_factory=dict)
-    memory: MemorySpec = Field(default_factory=MemorySpec)
-    words: WordsSpec = Field(default_factory=WordsSpec)
-    intents: dict[Name, IntentSpec] = Field(default_factory=dict)
+    models: dict[Name, ModelSpec] = Field(default_factory=dict, description="Named LLM configurations, referenced by agent steps and `memory.summary_model`.")
+    memory: MemorySpec = Field(default_factory=MemorySpec, description="Conversation memory settings.")
+    words: WordsSpec = Field(default_factory=WordsSpec, description="Extra yes/no/cancel words for confirmations.")
+    intents: dict[Name, IntentSpec] = Field(default_factory=dict, description="Intents recognised offline by keywords and examples, by name.")
     routes: dict[Name, Name] = Field(default_factory=dict, description="Intent -> flow; a flow in progress keeps the turn.")
     default_flow: Name = Field(description="Flow used when no intent matches.")
-    slots: dict[Name, SlotSpec] = Field(default_factory=dict)
-    actions: dict[Name, ToolAction | HttpAction] = Field(default_factory=dict)
-    flows: dict[Name, FlowSpec]
+    slots: dict[Name, SlotSpec] = Field(default_factory=dict, description="Typed slots the flows collect, by name.")
+    actions: dict[Name, ToolAction | HttpAction] = Field(default_factory=dict, description="Tool or HTTP actions that `call` steps run, by name.")
+    flows: dict[Name, FlowSpec] = Field(description="The flows of the service, by name; each is one stage machine.")
     messages: dict[Name, str] = Field(default_factory=dict, description="Every user-facing sentence, as a jinja2 template.")
 
 
