@@ -41,7 +41,7 @@ def compile_service(spec: s.ServiceSpec, source: SourceMap, *,
     prompts = _prompts(spec, base, r)
     slots = {name: _slot(name, slot, spec, base, r) for name, slot in spec.slots.items()}
     actions = {name: _action(name, action, r) for name, action in spec.actions.items()}
-    flows = {name: _flow(name, flow, spec, prompts, r) for name, flow in spec.flows.items()}
+    flows = {name: _flow(name, flow, spec, prompts, slots, r) for name, flow in spec.flows.items()}
     _routes(spec, r)
     if r.findings:
         raise FlowDefinitionError(r.findings)
@@ -167,7 +167,7 @@ def _action(name: str, action: s.ToolAction | s.HttpAction, r: Resolver) -> c.Co
 
 
 def _flow(name: str, flow: s.FlowSpec, spec: s.ServiceSpec, prompts: Mapping[str, Compiled],
-          r: Resolver) -> c.CompiledFlow:
+          slots: Mapping[str, c.CompiledSlot], r: Resolver) -> c.CompiledFlow:
     path: Path = ("flows", name)
     stages = list(flow.stages)
     r.exists(flow.initial, stages, (*path, "initial"), "stage", "FL022")
@@ -180,7 +180,9 @@ def _flow(name: str, flow: s.FlowSpec, spec: s.ServiceSpec, prompts: Mapping[str
     machine = StageMachine(stages, flow.initial if flow.initial in stages else stages[0], edges)
     required = tuple(n for n in flow.slots if n in spec.slots and spec.slots[n].required)
     return c.CompiledFlow(name, flow.description, tuple(flow.slots), required, flow.initial,
-                          flow.batch, flow.max_fill_turns, compiled_stages, machine)
+                          flow.batch, flow.max_fill_turns, compiled_stages, machine,
+                          c.extraction_order([slots[n] for n in flow.slots if n in slots]),
+                          tuple(n for n, st in flow.stages.items() if st.terminal))
 
 
 def _edges(flow: s.FlowSpec, path: Path, r: Resolver) -> list[Edge]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,15 @@ class CompiledSlot:
     full_pattern: re.Pattern[str] | None = None
     synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     validator: Validator | None = None
+
+
+_SPECIFICITY = {"money": 1, "date": 2, "enum": 3, "integer": 4, "number": 4}
+
+
+def extraction_order(slots: Sequence[CompiledSlot]) -> tuple[CompiledSlot, ...]:
+    """Most specific slot kinds first (patterns, money, dates, enums, numbers), so a span
+    of text goes to the slot that claims it most precisely."""
+    return tuple(sorted(slots, key=lambda s: 0 if s.patterns else _SPECIFICITY.get(s.spec.type, 9)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +136,9 @@ class CompiledFlow:
     max_fill_turns: int | None
     stages: Mapping[str, CompiledStage]
     machine: StageMachine
+    extraction: tuple[CompiledSlot, ...] = ()
+    """The flow's slots in the order understanding tries them (most specific first)."""
+    terminal_stages: tuple[str, ...] = ()
 
     def in_progress(self, stage: str | None) -> bool:
         """A flow keeps the turn while its stage is neither initial nor terminal."""

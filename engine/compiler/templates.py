@@ -65,20 +65,44 @@ class Compiled:
     render: Callable[[Mapping[str, Any]], Any]
 
 
+def base_context() -> dict[str, Any]:
+    """The environment's globals (range, dict, ...) as a plain dict.
+
+    A turn context starts from a copy of it, so every render can hand jinja2 its context
+    as is (``shared=True``) instead of jinja2 re-merging its globals ChainMap per render.
+    """
+    return dict(environment().globals)
+
+
 def compile_template(source: str) -> Compiled:
-    """Compile a message or prompt template; raises TemplateSyntaxError (with lineno)."""
+    """Compile a message or prompt template; raises TemplateSyntaxError (with lineno).
+
+    The compiled ``render(ctx)`` expects ``ctx`` to include ``base_context()``.
+    """
     env = environment()
     template: Template = env.from_string(source)
     names = frozenset(meta.find_undeclared_variables(env.parse(source)))
-    return Compiled(source, names, lambda ctx: template.render(ctx).strip())
+
+    def render(ctx: Mapping[str, Any]) -> str:
+        context = template.new_context(ctx if isinstance(ctx, dict) else dict(ctx), shared=True)
+        return env.concat(template.root_render_func(context)).strip()  # type: ignore[attr-defined]
+
+    return Compiled(source, names, render)
 
 
 def compile_expression(source: str) -> Compiled:
     """Compile a jinja2 expression (conditions, `set`, `args`); raises TemplateSyntaxError."""
     env = environment()
-    expression = env.compile_expression(source, undefined_to_none=False)
+    template = env.compile_expression(source, undefined_to_none=False)._template
     names = frozenset(meta.find_undeclared_variables(env.parse("{{ (" + source + ") }}")))
-    return Compiled(source, names, lambda ctx: expression(**ctx))
+
+    def evaluate(ctx: Mapping[str, Any]) -> Any:
+        context = template.new_context(ctx if isinstance(ctx, dict) else dict(ctx), shared=True)
+        for _ in template.root_render_func(context):
+            pass
+        return context.vars["result"]
+
+    return Compiled(source, names, evaluate)
 
 
 def undeclared(names: Iterable[str], allowed: Iterable[str] = CONTEXT_NAMES) -> list[str]:
@@ -87,5 +111,5 @@ def undeclared(names: Iterable[str], allowed: Iterable[str] = CONTEXT_NAMES) -> 
     return sorted(n for n in names if n not in allowed_set)
 
 
-__all__ = ["CONTEXT_NAMES", "Compiled", "TemplateSyntaxError", "compile_expression",
+__all__ = ["CONTEXT_NAMES", "Compiled", "TemplateSyntaxError", "base_context", "compile_expression",
            "compile_template", "environment", "money", "undeclared", "won"]

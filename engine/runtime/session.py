@@ -6,7 +6,6 @@ whole turn succeeded, so a failure leaves the session exactly as it was.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +29,9 @@ class SessionState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> SessionState:
+        """Adopt ``data`` (fresh from the store's JSON decoding; it is not copied again)."""
         if not data:
             return cls()
-        data = copy.deepcopy(data)
         memory = data.get("memory", {})
         return cls(flow=data.get("flow"), stage=data.get("stage"), slots=data.get("slots", {}),
                    meta=data.get("meta", {}), task_queue=data.get("task_queue", []),

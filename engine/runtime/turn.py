@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import random
 import time
 import unicodedata
-import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
@@ -31,6 +31,7 @@ from engine.compiler.compiled import (
     Step,
     TriggerStep,
 )
+from engine.compiler.templates import base_context
 from engine.config import Settings
 from engine.errors import FlowRuntimeError
 from engine.runtime.actions import ActionFailed, run_action
@@ -42,6 +43,7 @@ from engine.runtime.understand import Intent, Understanding, detect_intent, unde
 from engine.store.base import SessionStore
 
 log = logging.getLogger("flowctl.turn")
+_GLOBALS = base_context()
 MAX_HOPS = 32
 Clock = Callable[[], dt.datetime]
 
@@ -63,7 +65,7 @@ class Engine:
     async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
         """Run one turn; yields progress events and always ends with ``Done``."""
         started = time.perf_counter()
-        turn_id = uuid.uuid4().hex[:8]
+        turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
         refusal = self._refuse(message)
         if refusal is not None:
             record = await self.store.load(session_id)
@@ -83,6 +85,7 @@ class Engine:
                                         expected_version=version, completed=run.completed)
             except Exception:
                 log.exception("turn %s of session %s failed", turn_id, session_id)
+                record = await self.store.load(session_id)  # the turn mutated its copy
                 before = SessionState.from_json(record.data if record else None)
                 done = _plain_done(self._text("turn_failed"), before, self.service, turn_id,
                                    started, error=True)
@@ -107,7 +110,7 @@ class Engine:
     def _text(self, key: str, **values: Any) -> str:
         custom = self.service.messages.get(key)
         if custom is not None:
-            return str(custom.render({**values}))
+            return str(custom.render({**_GLOBALS, **values}))
         return text(self.service.locale, key, **values)
 
 
@@ -159,6 +162,7 @@ class TurnRun:
         self.completed: list[dict[str, Any]] = []
         self.result: Any = None
         self._pending: str | None = None
+        self._ctx: dict[str, Any] | None = None
 
     # -- the turn -------------------------------------------------------------------------
 
@@ -189,6 +193,7 @@ class TurnRun:
         label = self._label("intent")
         yield AgentStart("intent", label)
         started = time.perf_counter()
+        self._ctx = None
         self.intent = detect_intent(self.message, self.service)
         name = self.service.routes.get(self.intent.name or "", self.service.default_flow)
         self.flow = self.service.flows[name]
@@ -209,6 +214,7 @@ class TurnRun:
         """Apply slot operations (validated) and pick the trigger the runtime fires."""
         state, flow = self.state, self.flow
         stage = flow.stages[state.stage or flow.initial]
+        self._ctx = None
         state.meta["slot_errors"] = {}
         if len(u.tasks) > 1 and flow.batch and not stage.decide:
             state.task_queue = [dict(t) for t in u.tasks[1:]]
@@ -224,6 +230,7 @@ class TurnRun:
             return None  # unclear at a confirmation: stay (the safe default)
         if _missing(state, flow):
             state.filling_turns += 1
+        self._ctx = None
         return "update"
 
     def _set_slot(self, name: str, raw: Any) -> None:
@@ -231,6 +238,7 @@ class TurnRun:
         if slot is None or name not in self.flow.slots:
             return
         value = validate(slot, raw, self.state.slots)
+        self._ctx = None
         if isinstance(value, Rejected):
             self.state.meta.setdefault("slot_errors", {})[name] = self._slot_error(name, raw, value)
         else:
@@ -252,6 +260,7 @@ class TurnRun:
         if new is None:
             return False
         state.stage = new
+        self._ctx = None
         return True
 
     async def _settle(self, moved: bool) -> AsyncIterator[Event]:
@@ -279,10 +288,12 @@ class TurnRun:
     def _count_outcome(self, stage: CompiledStage) -> None:
         counts = self.state.meta.setdefault("batch_counts", {})
         counts[stage.name] = counts.get(stage.name, 0) + 1
+        self._ctx = None
 
     def _finish_task(self, stage: CompiledStage) -> bool:
         """Store the task; load the next queued one (True) or end the flow (False)."""
         state = self.state
+        self._ctx = None
         record = {"flow": self.flow.name, "outcome": stage.name,
                   "slots": {n: state.slots.get(n) for n in self.flow.slots},
                   "at": self.engine.clock().isoformat(timespec="seconds"),
@@ -292,6 +303,7 @@ class TurnRun:
         self.result = None
         if not state.task_queue:
             state.slots, state.meta, state.filling_turns = {}, {}, 0
+            self._ctx = None
             return False
         state.meta["batch_progress"] = state.meta.get("batch_progress", 0) + 1
         state.start_task(self.flow.name, self.flow.initial)
@@ -299,6 +311,7 @@ class TurnRun:
             self._set_slot(name, value)
         if _missing(state, self.flow):
             state.filling_turns += 1
+        self._ctx = None
         return True
 
     def _remember(self) -> None:
@@ -361,6 +374,7 @@ class TurnRun:
             error = None
         except ActionFailed as err:
             self.result, error = {"error": str(err)}, str(err)
+        self._ctx = None
         self._record(action.name, started, error=error)
         yield AgentDone(action.name, label, error is None, result=self.result)
         trigger = step.ok if error is None else step.error
@@ -383,13 +397,24 @@ class TurnRun:
     # -- rendering --------------------------------------------------------------------------
 
     def context(self) -> dict[str, Any]:
+        """The names templates and conditions see; rebuilt only after the state changed.
+
+        Every mutation of the turn's state resets ``self._ctx``; renders never mutate it
+        (jinja2 writes template-local names to its own context, not to this dict).
+        """
+        if self._ctx is None:
+            self._ctx = self._build_context()
+        return self._ctx
+
+    def _build_context(self) -> dict[str, Any]:
         state, flow = self.state, self.flow
         meta = state.meta
         total = meta.get("batch_total") or 1
         index = meta.get("batch_progress", 0) + 1
-        counts = {name: 0 for name, st in flow.stages.items() if st.terminal}
+        counts = dict.fromkeys(flow.terminal_stages, 0)
         counts.update(meta.get("batch_counts", {}))
         return {
+            **_GLOBALS,
             "slots": {n: state.slots.get(n) for n in flow.slots},
             "missing": _missing(state, flow), "errors": meta.get("slot_errors", {}),
             "meta": meta, "filling_turns": state.filling_turns,

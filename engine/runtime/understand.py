@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot, extraction_order
 from engine.nlu import (
     Match,
     classify,
@@ -65,13 +65,14 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
                asked: str | None, batching: bool, today: dt.date) -> Understanding:
     """Slot operations and a yes/no decision for one message, by rules alone."""
     answer = yes_no(text, service.words)
-    slots = [service.slots[name] for name in flow.slots]
+    slots = flow.extraction
     deciding = flow.stages[stage].decide == "confirm"
-    segments = _segments(text, slots, today) if batching and not deciding else []
+    found = _find_all(text, slots, today)
+    segments = _segments(text, found) if batching and not deciding else []
     if len(segments) > 1:
         tasks = _tasks([extract(seg, slots, today) for seg in segments])
     else:
-        tasks = [extract(text, slots, today, asked=None if answer else asked)]
+        tasks = [_pick(text, slots, found, asked=None if answer else asked)]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
                            tasks=tasks if len(tasks) > 1 else [])
     if answer == "cancel" and not result.ops:
@@ -81,17 +82,15 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     return result
 
 
-def _segments(text: str, slots: Sequence[CompiledSlot], today: dt.date) -> list[str]:
+def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[str]:
     """Parts of a multi-task message: at separators, else where a slot's value repeats
     ("엄마한테 만원 용걸이한테 5만원" has two recipients, so it is two parts)."""
     parts = [str(m.value) for m in split_segments(text)]
     if len(parts) > 1:
         return parts
-    for slot in sorted(slots, key=_priority):
-        finder = _finder(slot, today)
-        starts = [m.start for m in finder(text)] if finder else []
-        if len(starts) > 1:
-            cuts = [0, *starts[1:], len(text)]
+    for _, matches in found:
+        if len(matches) > 1:
+            cuts = [0, *(m.start for m in matches[1:]), len(text)]
             return [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
     return parts
 
@@ -112,13 +111,27 @@ def _tasks(per_segment: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,
             asked: str | None = None) -> dict[str, Any]:
     """Values for ``slots`` found in ``text``; each span of text feeds at most one slot."""
+    return _pick(text, slots, _find_all(text, extraction_order(slots), today), asked=asked)
+
+
+def _find_all(text: str, slots: Sequence[CompiledSlot],
+              today: dt.date) -> list[tuple[CompiledSlot, list[Match]]]:
+    """Every slot's candidate matches, in ``slots`` order (see ``extraction_order``)."""
+    out = []
+    for slot in slots:
+        finder = _finder(slot, today)
+        if finder is not None:
+            out.append((slot, finder(text)))
+    return out
+
+
+def _pick(text: str, slots: Sequence[CompiledSlot],
+          found: Sequence[tuple[CompiledSlot, list[Match]]], *,
+          asked: str | None) -> dict[str, Any]:
     claimed: list[tuple[int, int]] = []
     values: dict[str, Any] = {}
-    for slot in sorted(slots, key=_priority):
-        finder = _finder(slot, today)
-        if finder is None:
-            continue
-        match = next((m for m in finder(text) if not _overlaps(m, claimed)), None)
+    for slot, matches in found:
+        match = next((m for m in matches if not _overlaps(m, claimed)), None)
         if match is not None:
             values[slot.name] = match.value
             claimed.append((match.start, match.end))
@@ -127,13 +140,6 @@ def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,
         if slot is not None and slot.spec.extract is not None and slot.spec.extract.bare:
             values[asked] = text.strip()
     return values
-
-
-_PRIORITY = {"money": 1, "date": 2, "enum": 3, "integer": 4, "number": 4}
-
-
-def _priority(slot: CompiledSlot) -> int:
-    return 0 if slot.patterns else _PRIORITY.get(slot.spec.type, 9)
 
 
 def _finder(slot: CompiledSlot, today: dt.date) -> Callable[[str], list[Match]] | None:

@@ -38,7 +38,9 @@ class SessionStore(Protocol):
         """
         ...
 
-    async def load(self, session_id: str) -> SessionRecord | None: ...
+    async def load(self, session_id: str) -> SessionRecord | None:
+        """The stored record, decoded afresh: the caller may mutate its data."""
+        ...
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
                      completed: Sequence[Mapping[str, Any]] = ()) -> int:

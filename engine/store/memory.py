@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -36,7 +35,7 @@ class MemoryStore:
         # serialise now, as SQLite would: later mutation of `data` must not leak in
         self._sessions[session_id] = (current + 1, json.dumps(data, ensure_ascii=False))
         self._completed.setdefault(session_id, []).extend(
-            json.dumps(copy.deepcopy(dict(c)), ensure_ascii=False) for c in completed)
+            json.dumps(c, ensure_ascii=False) for c in completed)
         return current + 1
 
     async def completed(self, session_id: str) -> list[JSON]:

@@ -1,0 +1,229 @@
+"""Per-turn cost of the engine vs the same conversations as hand-written Python.
+
+Replays the transfer conversations (the DESIGN §5 behaviours) many times, in process:
+
+- ``engine+sqlite``: flowctl with the offline provider and the SQLite store (the product)
+- ``engine+memory``: the same with the in-memory store
+- ``plain+sqlite``: the floor — the same conversations coded as plain Python functions that
+  load the session JSON from SQLite and commit it back every turn
+- ``plain+dict``: the same plain functions over a dict (no persistence)
+
+The plain code uses the same extractors (engine.nlu) so the difference is the engine's own
+overhead: routing, the stage machine, templates, validation, events, trace, memory.
+
+Run: python bench/turns.py [--rounds 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import re
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.compiler import compile_file  # noqa: E402
+from engine.config import load_settings  # noqa: E402
+from engine.nlu import default_words, find_money, find_pattern, split_segments, yes_no  # noqa: E402
+from engine.runtime.turn import Engine  # noqa: E402
+from engine.store import MemoryStore, SqliteStore  # noqa: E402
+
+CONVERSATIONS: list[list[str]] = [
+    ["엄마한테 1만원 보내줘", "확인"],
+    ["엄마한테 보내줘", "3만원", "확인"],
+    ["엄마한테 보내줘", "마이너스 천원", "5천원", "취소"],
+    ["엄마한테 1만원 보내줘", "음 글쎄", "아니 3만원으로 해줘", "확인"],
+    ["엄마한테 만원, 용걸이한테 5만원 보내줘", "확인", "확인"],
+    ["엄마한테 만원, 용걸이한테 보내줘", "취소", "3만원", "확인"],
+    ["안녕하세요", "총 얼마 보냈어?"],
+]
+TODAY = dt.datetime(2026, 11, 22, 9, 0).astimezone()
+
+
+# -- the floor: the same conversations as plain functions ----------------------------------
+
+TARGET = [re.compile(r"(?P<value>[가-힣A-Za-z0-9]+?)(?:한테|에게)")]
+WORDS = default_words("ko")
+TRANSFER_WORDS = ("보내", "이체", "송금")
+
+
+def won(n: int) -> str:
+    return f"{n // 10000:,}만원" if n >= 10000 and n % 10000 == 0 else f"{n:,}원"
+
+
+def extract(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    target = find_pattern(text, TARGET)
+    money = find_money(text)
+    if target:
+        out["target"] = target[0].value
+    if money:
+        out["amount"] = money[0].value
+    return out
+
+
+def plain_turn(state: dict[str, Any], text: str) -> str:
+    """The transfer service, hand-written: routing, slots, validation, batch, messages."""
+    stage = state.get("stage")
+    if stage not in ("FILLING", "READY"):
+        if any(w in text for w in TRANSFER_WORDS):
+            state.update(stage="INIT", slots={}, queue=[], errors={}, total=1, done=0)
+        else:
+            if "얼마 보냈" in text:
+                sent = [t for t in state.get("completed", []) if t["outcome"] == "EXECUTED"]
+                total = sum(t["amount"] for t in sent)
+                return f"지금까지 {len(sent)}건, 총 {won(total)}을 보내셨어요"
+            return "무엇을 도와드릴까요?"
+    answer = yes_no(text, WORDS)
+    if state["stage"] == "READY":
+        found = extract(text)
+        if found:
+            return apply(state, found)
+        if answer == "confirm":
+            return execute(state)
+        if answer in ("cancel", "deny"):
+            return finish(state, "CANCELLED", "취소됐어요.")
+        return f"'확인' 또는 '취소'로 답해 주세요. {confirm_text(state)}"
+    if answer == "cancel":
+        return finish(state, "CANCELLED", "취소됐어요.")
+    parts = [extract(s.value) for s in split_segments(text)]  # type: ignore[arg-type]
+    if len(parts) > 1:
+        state["queue"], state["total"] = parts[1:], len(parts)
+        return apply(state, parts[0])
+    return apply(state, extract(text))
+
+
+def apply(state: dict[str, Any], found: dict[str, Any]) -> str:
+    state["errors"] = {}
+    for key, value in found.items():
+        if key == "amount" and value < 1:
+            state["errors"]["amount"] = "이체 금액은 1원 이상이어야 해요."
+        else:
+            state["slots"][key] = value
+    missing = [k for k in ("target", "amount") if k not in state["slots"]]
+    if missing:
+        state["stage"] = "FILLING"
+        if state["errors"]:
+            return f"{state['errors']['amount']} 다시 말씀해 주세요."
+        return "누구에게 보낼까요?" if missing[0] == "target" else \
+            f"{state['slots']['target']}에게 얼마를 보내드릴까요?"
+    state["stage"] = "READY"
+    return confirm_text(state)
+
+
+def confirm_text(state: dict[str, Any]) -> str:
+    s = state["slots"]
+    progress = f" ({state['done'] + 1}/{state['total']})" if state["total"] > 1 else ""
+    return f"{s['target']}에게 {won(s['amount'])}을 이체할까요?{progress}"
+
+
+def execute(state: dict[str, Any]) -> str:
+    s = state["slots"]
+    if s["amount"] > 5_000_000:
+        return finish(state, "FAILED", "이체에 실패했어요.")
+    return finish(state, "EXECUTED", "이체가 완료됐어요.")
+
+
+def finish(state: dict[str, Any], outcome: str, message: str) -> str:
+    state.setdefault("completed", []).append({"outcome": outcome, **state["slots"]})
+    state["done"] += 1
+    if state["queue"]:
+        state["slots"], state["stage"] = {}, "INIT"
+        return message + " " + apply(state, state["queue"].pop(0))
+    state.update(stage=outcome, slots={}, total=1, done=0)
+    return message
+
+
+class PlainSqlite:
+    def __init__(self, path: str) -> None:
+        self.db = sqlite3.connect(path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("CREATE TABLE s (id TEXT PRIMARY KEY, version INT, data TEXT)")
+
+    def turn(self, sid: str, text: str) -> str:
+        row = self.db.execute("SELECT version, data FROM s WHERE id = ?", (sid,)).fetchone()
+        state = json.loads(row[1]) if row else {}
+        reply = plain_turn(state, text)
+        self.db.execute("BEGIN IMMEDIATE")
+        if row:
+            self.db.execute("UPDATE s SET version = version + 1, data = ? WHERE id = ? AND "
+                            "version = ?", (json.dumps(state, ensure_ascii=False), sid, row[0]))
+        else:
+            self.db.execute("INSERT INTO s VALUES (?, 1, ?)",
+                            (sid, json.dumps(state, ensure_ascii=False)))
+        self.db.execute("COMMIT")
+        return reply
+
+
+# -- measurement ------------------------------------------------------------------------------
+
+def measure_sync(turn: Callable[[str, str], Any], rounds: int) -> list[float]:
+    samples = []
+    for r in range(rounds):
+        for c, conversation in enumerate(CONVERSATIONS):
+            for text in conversation:
+                start = time.perf_counter_ns()
+                turn(f"{r}-{c}", text)
+                samples.append((time.perf_counter_ns() - start) / 1000)
+    return samples
+
+
+async def measure_engine(engine: Engine, rounds: int) -> list[float]:
+    samples = []
+    for r in range(rounds):
+        for c, conversation in enumerate(CONVERSATIONS):
+            for text in conversation:
+                start = time.perf_counter_ns()
+                async for _ in engine.turn(f"{r}-{c}", text):
+                    pass
+                samples.append((time.perf_counter_ns() - start) / 1000)
+    return samples
+
+
+def summary(name: str, samples: list[float]) -> dict[str, Any]:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return {"name": name, "turns": len(samples), "median_us": statistics.median(samples),
+            "p99_us": p99, "turns_per_s": len(samples) / (sum(samples) / 1e6)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=300)
+    args = parser.parse_args()
+    service = compile_file(ROOT / "flows" / "transfer.yaml")
+    settings = load_settings({})
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        dicts: dict[str, dict[str, Any]] = {}
+        results.append(summary("plain+dict", measure_sync(
+            lambda sid, text: plain_turn(dicts.setdefault(sid, {}), text), args.rounds)))
+        plain = PlainSqlite(f"{tmp}/plain.db")
+        results.append(summary("plain+sqlite", measure_sync(plain.turn, args.rounds)))
+        for name, store in (("engine+memory", MemoryStore()),
+                            ("engine+sqlite", SqliteStore(f"{tmp}/engine.db"))):
+            engine = Engine(service, store=store, settings=settings, clock=lambda: TODAY)
+            asyncio.run(measure_engine(engine, 5))  # warm-up
+            results.append(summary(name, asyncio.run(measure_engine(engine, args.rounds))))
+    floor = next(r for r in results if r["name"] == "plain+sqlite")["median_us"]
+    print(f"{'variant':<15}{'turns':>8}{'median µs':>12}{'p99 µs':>10}{'turns/s':>10}"
+          f"{'vs floor':>10}")
+    for r in results:
+        print(f"{r['name']:<15}{r['turns']:>8}{r['median_us']:>12.1f}{r['p99_us']:>10.1f}"
+              f"{r['turns_per_s']:>10.0f}{r['median_us'] / floor:>9.2f}x")
+
+
+if __name__ == "__main__":
+    main()
