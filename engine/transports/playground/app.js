@@ -62,7 +62,7 @@ function renderState(snapshot, nextAction) {
   const meta = s.meta || {};
   $("batch").textContent = meta.batch_total
     ? `${(meta.batch_progress || 0) + 1} / ${meta.batch_total}` : "–";
-  const missing = new Set(s.missing_required || []);
+  const missing = new Set(nextAction === "DONE" ? [] : s.missing_required || []);
   const rows = Object.entries(s.slots || {}).map(([name, value]) =>
     el("tr", { className: missing.has(name) ? "missing" : "" },
       el("th", { textContent: name }), el("td", { textContent: show(value) })));

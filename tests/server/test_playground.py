@@ -1,0 +1,148 @@
+"""The playground in a real headless Chromium (Debian's, driven by Playwright; no download).
+
+CI installs chromium (.ci/run), so a missing browser is a failure with a clear message,
+never a skip.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from engine.runtime.events import AgentDone, AgentStart, Event, LlmDone, LlmToken
+from engine.runtime.turn import Engine
+from tests.server.conftest import ALL_DONE, BATCH, MakeServer
+
+CHROMIUM = Path(os.environ.get("FLOWCTL_CHROMIUM", "/usr/bin/chromium"))
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCREENSHOT = os.environ.get("FLOWCTL_PLAYGROUND_SCREENSHOT")  # a path: save one (development)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (`apt-get install "
+                    "chromium`, as .ci/run does) or point FLOWCTL_CHROMIUM at a Chromium binary",
+                    pytrace=False)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+def open_playground(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#service")).to_have_text("transfer")
+
+
+def say(page: Page, text: str) -> None:
+    page.locator("#input").fill(text)
+    page.locator("#input").press("Enter")
+
+
+def test_the_batch_transfer_conversation_in_a_browser(make_server: MakeServer,
+                                                      page: Page) -> None:
+    server = make_server()
+    open_playground(page, server.url)
+    last_reply = page.locator("#messages .msg.assistant").last
+    buttons = page.locator("#buttons button")
+
+    say(page, BATCH)
+    expect(last_reply).to_have_text("총 2건이 요청됐어요. 먼저 엄마에게 1만원 보낼까요? (1/2)")
+    expect(buttons).to_have_text(["확인", "취소"])
+    expect(page.locator("#stage")).to_have_text("READY")
+    expect(page.locator("#slots")).to_contain_text("엄마")
+    expect(page.locator("#task-queue li")).to_have_count(1)
+    expect(page.locator("#task-queue")).to_contain_text("용걸이")
+    expect(page.locator("#timeline .name").last).to_have_text("DONE")
+
+    buttons.get_by_text("확인").click()
+    expect(last_reply).to_have_text("완료! 다음으로 용걸이에게 5만원 보낼까요? (2/2)")
+    expect(page.locator("#timeline .TASK_PROGRESS")).to_have_count(1)
+    expect(page.locator("#batch")).to_have_text("2 / 2")
+
+    buttons.get_by_text("확인").click()
+    expect(last_reply).to_have_text(ALL_DONE)
+    expect(page.locator("#stage")).to_have_text("EXECUTED")
+    expect(page.locator("#next-action")).to_have_text("DONE")
+    expect(buttons).to_have_count(0)
+    expect(page.locator("#task-queue")).to_have_text("empty")
+    names = page.locator("#timeline .name").all_inner_texts()
+    assert names[0] == "AGENT_START" and names[-1] == "DONE" and "TASK_PROGRESS" in names
+    times = [float(t.strip("+ ms")) for t in page.locator("#timeline .at").all_inner_texts()]
+    assert times == sorted(times)
+    if SCREENSHOT:
+        page.screenshot(path=SCREENSHOT, full_page=True)
+
+    session = page.locator("#session-id").inner_text()
+    page.locator("#new-session").click()
+    expect(page.locator("#session-id")).not_to_have_text(session)
+    expect(page.locator("#messages .msg")).to_have_count(0)
+    expect(page.locator("#stage")).to_have_text("–")
+
+
+def test_slot_errors_and_a_blank_message_show(make_server: MakeServer, page: Page) -> None:
+    server = make_server()
+    open_playground(page, server.url)
+    say(page, "엄마한테 보내줘")
+    expect(page.locator("#stage")).to_have_text("FILLING")
+    expect(page.locator("#slots tr.missing")).to_contain_text("amount")
+    say(page, "마이너스 천원")
+    expect(page.locator("#slot-errors")).to_contain_text("amount: 이체 금액은 1원 이상이어야 해요.")
+    say(page, "   ")
+    expect(page.locator("#messages .msg.assistant").last).to_have_text("질문을 입력해주세요.")
+
+
+class TokenEngine(Engine):
+    """Streams a reply token by token (as an LLM agent would) before the real turn."""
+
+    REPLY = "토큰이 하나씩 도착해요"
+
+    async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
+        yield AgentStart("chat", "답변 작성 중")
+        for token in self.REPLY.split(" "):
+            await asyncio.sleep(0.05)
+            yield LlmToken(token + " ")
+        yield LlmDone({"action": "ASK", "message": self.REPLY})
+        yield AgentDone("chat", "답변 작성 중", True)
+        async for event in super().turn(session_id, message):
+            yield event
+
+
+WATCH_STREAMING = """() => {
+  window.seen = [];
+  new MutationObserver(() => {
+    const text = document.querySelector("#messages .msg.assistant.pending .text");
+    if (text && text.textContent !== window.seen.at(-1)) window.seen.push(text.textContent);
+  }).observe(document.getElementById("messages"),
+             {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def test_tokens_are_appended_as_they_arrive(make_server: MakeServer, page: Page) -> None:
+    server = make_server(engine_class=TokenEngine)
+    open_playground(page, server.url)
+    page.evaluate(WATCH_STREAMING)
+    say(page, "안녕")
+    expect(page.locator("#messages .msg.assistant").last).to_have_text(
+        "무엇을 도와드릴까요? 이체는 '엄마한테 1만원 보내줘'처럼 말씀해 주세요.")
+    # The bubble grew token by token before DONE replaced it with the final message.
+    assert page.evaluate("window.seen") == ["", "토큰이 ", "토큰이 하나씩 ",
+                                            "토큰이 하나씩 도착해요 "]
+    expect(page.locator("#timeline .LLM_TOKEN .what")).to_have_text("×3")
