@@ -91,21 +91,30 @@ def test(paths: Sequence[str]) -> None:
 
 @app.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-def lint(paths: Sequence[str]) -> None:
-    """Load, schema-check and compile flow files; report every finding."""
-    flows = _flow_files(paths)
-    if not flows:
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]),
+              default="text", show_default=True, help="How findings are printed.")
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+def lint(paths: Sequence[str], fmt: str, strict: bool) -> None:
+    """Check flow files and their conversation tests; report every finding.
+
+    Exit 0 clean, 1 findings (errors; warnings too with --strict), 2 unusable input.
+    """
+    from rich.markup import escape
+
+    from engine.lint import formats, lint_paths
+
+    report = lint_paths(paths)
+    if not report.files:
         errors.print(f"no flow files found in {', '.join(paths)}")
         raise Exit(2)
-    bad = 0
-    for path in flows:
-        try:
-            compile_file(path)
-        except FlowDefinitionError as err:
-            bad += 1
-            terminal.show_findings(console, err.findings)
-    console.print(f"{len(flows)} flow file(s), {bad} with errors")
-    if bad:
+    if fmt == "text":
+        for line, style in formats.text(report):
+            console.print(escape(line), style=style, highlight=False)
+    else:
+        click.echo(formats.render(report, fmt))
+    if report.unusable:
+        raise Exit(2)
+    if report.failed(strict=strict):
         raise Exit(1)
 
 

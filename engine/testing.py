@@ -17,12 +17,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
+from engine.compiler.resolve import suggest
 from engine.config import load_settings
 from engine.dsl.load import load_file
-from engine.errors import FlowDefinitionError, SourceLocation
+from engine.dsl.spec import AgentStep, EmitStep, IfStep, ServiceSpec
+from engine.errors import Finding, FlowDefinitionError, SourceLocation
 from engine.runtime.events import Done, Event, wire
 from engine.runtime.turn import Engine
-from engine.source import SourceMap
+from engine.source import Path, SourceMap
 from engine.store import MemoryStore
 
 TEST_SUFFIX = ".test.yaml"
@@ -123,23 +125,93 @@ def _finding(source: SourceMap, error: Any) -> Any:
 
 def check_names(spec: TestFileSpec, source: SourceMap, service: CompiledService) -> None:
     """Stages, slots and flows a test names must exist, or the test could never pass."""
-    stages = {s for f in service.flows.values() for s in f.stages}
-    findings = []
-    for c, conv in enumerate(spec.conversations):
-        for t, turn in enumerate(conv.turns):
-            path = ("conversations", c, "turns", t)
-            if turn.stage is not None and turn.stage not in stages:
-                findings.append(source.finding((*path, "stage"), f"unknown stage `{turn.stage}`",
-                                               code="FL091"))
-            if turn.flow is not None and turn.flow not in service.flows:
-                findings.append(source.finding((*path, "flow"), f"unknown flow `{turn.flow}`",
-                                               code="FL091"))
-            for slot in (turn.slots or {}):
-                if slot not in service.slots:
-                    findings.append(source.finding((*path, "slots", slot),
-                                                   f"unknown slot `{slot}`", code="FL091"))
+    findings = name_findings(spec, source, service.spec)
     if findings:
         raise FlowDefinitionError(findings)
+
+
+EVENT_NAMES = ("AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "TASK_PROGRESS", "DONE")
+
+
+def name_findings(spec: TestFileSpec, source: SourceMap, service: ServiceSpec) -> list[Finding]:
+    """FL091 for every stage, flow, slot, intent, agent, hook or event name a test file uses
+    that the service does not define (works on the spec, so lint can run it on a flow that
+    does not compile)."""
+    names = _Names(service)
+    findings: list[Finding] = []
+    for c, conv in enumerate(spec.conversations):
+        for t, turn in enumerate(conv.turns):
+            found = names.turn(turn, turn.flow if turn.flow in service.flows else None)
+            findings += [source.finding(("conversations", c, "turns", t, *where), message,
+                                        code="FL091", hint=hint)
+                         for where, message, hint in found]
+    return findings
+
+
+class _Names:
+    """The names a service defines, and what a turn of a test names that is not among them."""
+
+    def __init__(self, service: ServiceSpec) -> None:
+        self.service = service
+        self.stages = {s for f in service.flows.values() for s in f.stages}
+        self.hooks: set[str] = set()
+        self.agents = {"intent", "understand", *service.actions}
+        for flow in service.flows.values():
+            for stage in flow.stages.values():
+                self._collect(stage.steps)
+
+    def _collect(self, steps: Sequence[Any]) -> None:
+        for step in steps:
+            if isinstance(step, EmitStep):
+                self.hooks.add(step.emit)
+            elif isinstance(step, AgentStep):
+                self.agents.add(step.agent)
+            elif isinstance(step, IfStep):
+                self._collect(step.then)
+                self._collect(step.else_)
+
+    def turn(self, turn: TurnSpec, flow: str | None) -> list[tuple[Path, str, str | None]]:
+        service, out = self.service, []
+        if turn.stage is not None:
+            stages = set(service.flows[flow].stages) if flow else self.stages
+            if turn.stage not in stages:
+                where = f" in flow `{flow}`" if flow and turn.stage in self.stages else ""
+                out.append((("stage",), f"unknown stage `{turn.stage}`{where}",
+                            suggest(turn.stage, stages)))
+        if turn.flow is not None and turn.flow not in service.flows:
+            out.append((("flow",), f"unknown flow `{turn.flow}`", suggest(turn.flow,
+                                                                          service.flows)))
+        slots = [(("slots", n), n) for n in turn.slots or {}]
+        slots += [(("missing", i), n) for i, n in enumerate(turn.missing or [])]
+        slots += [(("errors", n), n) for n in turn.errors or {} if not n.startswith("_")]
+        out += [(where, f"unknown slot `{n}`", suggest(n, service.slots))
+                for where, n in slots if n not in service.slots]
+        out += [(("hooks", i), f"unknown hook `{h}`", suggest(h, self.hooks))
+                for i, h in enumerate(turn.hooks or []) if h not in self.hooks]
+        for i, event in enumerate(turn.events or []):
+            out += [(("events", i, *where), message, hint)
+                    for where, message, hint in self._event(event)]
+        return out
+
+    def _event(self, event: str | dict[str, Any]) -> list[tuple[Path, str, str | None]]:
+        name, payload = (event, None) if isinstance(event, str) else next(iter(event.items()))
+        if name not in EVENT_NAMES:
+            return [((), f"unknown event `{name}`", suggest(name, EVENT_NAMES))]
+        if not isinstance(payload, dict):
+            return []
+        out: list[tuple[Path, str, str | None]] = []
+        agent = payload.get("agent")
+        if agent is not None and agent not in self.agents:
+            out.append(((name, "agent"), f"unknown agent `{agent}`", suggest(str(agent),
+                                                                           self.agents)))
+        result = payload.get("result")
+        if agent == "intent" and isinstance(result, str) and result not in self.service.intents:
+            out.append(((name, "result"), f"unknown intent `{result}`",
+                        suggest(result, self.service.intents)))
+        stage = payload.get("stage")
+        if isinstance(stage, str) and stage not in self.stages:
+            out.append(((name, "stage"), f"unknown stage `{stage}`", suggest(stage, self.stages)))
+        return out
 
 
 async def run_file(path: FilePath) -> list[ConversationResult]:

@@ -1,0 +1,124 @@
+"""The catalogue of finding codes: code -> severity, title and what it catches.
+
+Codes are stable: a code keeps its meaning forever, so CI configurations, SARIF rules and
+docs/lint.md can refer to them. FL001–FL034 come from loading, the schema and the
+compiler; FL040 and up from the lint checks; FL09x from conversation test files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.errors import Severity
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    code: str
+    severity: Severity
+    title: str
+    summary: str
+
+
+def _c(code: str, severity: Severity, title: str, summary: str) -> Code:
+    return Code(code, severity, title, summary)
+
+
+CATALOGUE: tuple[Code, ...] = (
+    _c("FL001", "error", "unreadable-file", "The file cannot be read or is not UTF-8 text."),
+    _c("FL002", "error", "yaml-syntax", "The file is not valid YAML."),
+    _c("FL003", "error", "empty-file", "The file is empty."),
+    _c("FL004", "error", "complex-key", "A mapping key is not a plain name."),
+    _c("FL005", "error", "duplicate-key", "A key appears twice in one mapping (duplicate "
+       "stage, slot, intent, message, route, ...)."),
+    _c("FL010", "error", "unknown-key", "A key the schema does not know (a typo, or a key in "
+       "the wrong place)."),
+    _c("FL011", "error", "missing-key", "A required key is missing."),
+    _c("FL012", "error", "wrong-type", "A value has the wrong type (also YAML's on/off/yes/no "
+       "read as booleans)."),
+    _c("FL013", "error", "not-allowed", "A value is not one of the allowed ones."),
+    _c("FL014", "error", "bad-name", "A name or value does not match its pattern."),
+    _c("FL015", "error", "step-kind", "A step has no kind key, an unknown one, or two."),
+    _c("FL016", "error", "invalid-spec", "A rule the schema cannot express (an enum slot "
+       "without values)."),
+    _c("FL019", "error", "schema", "Any other schema violation."),
+    _c("FL020", "error", "unknown-message", "A message name that `messages` does not define."),
+    _c("FL021", "error", "unknown-tool", "An action names a tool that is not built in."),
+    _c("FL022", "error", "unknown-stage", "A stage name (initial, transition source or dest) "
+       "that the flow does not define."),
+    _c("FL023", "error", "unknown-slot", "A slot name that `slots` does not declare."),
+    _c("FL024", "error", "trigger-without-transition", "A step fires a trigger that no "
+       "transition of the flow handles."),
+    _c("FL025", "error", "unknown-action", "A `call` step names an action that is not "
+       "declared."),
+    _c("FL026", "error", "prompt-missing", "An agent step's prompt file does not exist."),
+    _c("FL027", "error", "unknown-model", "A model name that `models` does not define."),
+    _c("FL028", "error", "unknown-flow", "A route or `default_flow` names an unknown flow."),
+    _c("FL029", "error", "unknown-intent", "A route names an intent that is not declared."),
+    _c("FL030", "error", "template-syntax", "A message, prompt or expression does not parse."),
+    _c("FL031", "error", "undefined-variable", "A template or expression reads a variable "
+       "the turn context does not provide."),
+    _c("FL032", "error", "undeclared-slot", "A template or expression reads `slots.x` of an "
+       "undeclared slot."),
+    _c("FL033", "error", "bad-regex", "A regular expression does not compile."),
+    _c("FL034", "error", "validator-import", "A slot validator `module:function` cannot be "
+       "imported."),
+    _c("FL040", "warning", "unreachable-stage", "No path from the initial stage reaches the "
+       "stage."),
+    _c("FL041", "error", "dead-end", "A non-terminal stage the flow can stop in has no way "
+       "out: the conversation is stuck there."),
+    _c("FL042", "error", "terminal-has-exits", "A terminal stage is the source of a "
+       "transition."),
+    _c("FL043", "error", "trapped", "From the stage no terminal stage (nor the initial one) "
+       "can be reached: the conversation loops forever."),
+    _c("FL044", "error", "no-terminal", "A flow that collects slots has no path from its "
+       "initial stage to a terminal stage."),
+    _c("FL045", "error", "never-fires", "A transition can never fire: its condition is always "
+       "false, an earlier transition shadows it, or its trigger is never fired at its source."),
+    _c("FL046", "error", "unconfirmed-irreversible", "An irreversible action can run without "
+       "passing a `decide: confirm` stage's `confirm` transition."),
+    _c("FL047", "warning", "call-without-error", "A `call` step has no `error` trigger."),
+    _c("FL048", "warning", "implicit-timeout", "An irreversible action relies on the default "
+       "timeout."),
+    _c("FL049", "error", "confirm-without-transition", "A `decide: confirm` stage has no "
+       "`confirm` transition, so a yes does nothing."),
+    _c("FL050", "warning", "read-before-set", "A slot only `set` steps fill is read where no "
+       "step has set it yet on some path."),
+    _c("FL051", "error", "result-before-call", "`result` is read where no `call` step ran "
+       "before it in the same turn."),
+    _c("FL052", "error", "slot-not-in-flow", "A flow reads or sets a slot it does not "
+       "collect (not in its `slots` list)."),
+    _c("FL053", "error", "impossible-comparison", "A slot is compared with a value it can "
+       "never take."),
+    _c("FL054", "error", "set-wrong-type", "A `set` step gives a slot a literal of the wrong "
+       "type or an unknown enum value."),
+    _c("FL055", "warning", "never-asked", "A required slot is never asked for in its flow."),
+    _c("FL056", "error", "enum-synonym-conflict", "One enum synonym maps to two values."),
+    _c("FL060", "warning", "unused-slot", "A declared slot no flow collects or reads."),
+    _c("FL061", "warning", "unused-message", "A message nothing says."),
+    _c("FL062", "warning", "unused-prompt", "A prompt file no agent step uses."),
+    _c("FL063", "warning", "intent-without-route", "An intent with no route that no template "
+       "or condition handles."),
+    _c("FL064", "warning", "intent-collision", "Two intents share a keyword, or an intent's "
+       "example is classified as another intent."),
+    _c("FL065", "warning", "unused-action", "A declared action no `call` step runs."),
+    _c("FL066", "warning", "unused-model", "A declared model nothing uses."),
+    _c("FL067", "warning", "unreachable-flow", "A flow that is neither the default flow nor "
+       "the target of a route."),
+    _c("FL068", "error", "unknown-provider", "A model names an unknown provider."),
+    _c("FL069", "error", "prompt-variable-not-provided", "An agent step's prompt reads a "
+       "variable the step does not provide."),
+    _c("FL070", "warning", "duplicate-agent-id", "Two different agent steps, or an agent step "
+       "and an action or built-in agent, share one name in events and the trace."),
+    _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
+    _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
+       "intent, agent, hook or event that does not exist."),
+)
+
+CODES: dict[str, Code] = {c.code: c for c in CATALOGUE}
+UNUSABLE = frozenset({"FL001"})
+"""Findings that make the input unusable (exit code 2), not merely wrong."""
+
+
+def severity(code: str) -> Severity:
+    return CODES[code].severity if code in CODES else "error"

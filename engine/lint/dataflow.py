@@ -1,0 +1,236 @@
+"""What each stage reads and writes, in order -> FL050 (a ``set``-only slot read before any
+step set it), FL051 (``result`` read where no ``call`` ran earlier in the turn) and FL052
+(a flow reading or setting a slot it does not collect).
+
+A stage runs as a little program: its steps in order (``if`` branches both possible), then
+its ``say``/``reprompt``. Slots persist across turns of a task; ``result`` lives only
+within the turn of the ``call`` that set it, so it survives only step-fired hops. The
+analysis is a must-analysis: at a stage, a value counts as set only if it is set on
+*every* path from the initial stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine.dsl import spec as s
+from engine.lint.context import Context
+from engine.lint.model import FlowModel
+from engine.lint.reads import NOTHING, Reads, reads
+from engine.source import Path
+
+RESULT = "\0result"
+_FILLED_BY_TYPE = frozenset({"money", "date", "enum", "integer", "number"})
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A place the author wrote something that is rendered or evaluated."""
+
+    path: Path
+    reads: Reads
+    what: str
+
+
+Op = tuple[Any, ...]
+"""("read", Site) | ("write", slot, Path) | ("call",) | ("if", Site, then ops, else ops)"""
+
+
+def expression_site(path: Path, raw: Any, what: str) -> Site | None:
+    return Site(path, reads(raw, expression=True), what) if isinstance(raw, str) else None
+
+
+def action_reads(action: s.ToolAction | s.HttpAction) -> Reads:
+    found = NOTHING
+    values = action.args if isinstance(action, s.ToolAction) else (action.http.json_body or {})
+    for raw in values.values():
+        if isinstance(raw, str):
+            found = found | reads(raw, expression=True)
+    if isinstance(action, s.HttpAction):
+        for text in (action.http.url, *action.http.headers.values()):
+            found = found | reads(text)
+    return found
+
+
+def program(ctx: Context, flow: s.FlowSpec, steps: list[s.Step], path: Path) -> list[Op]:
+    ops: list[Op] = []
+    for i, step in enumerate(steps):
+        ops.extend(_step_ops(ctx, flow, step, (*path, i)))
+    return ops
+
+
+def _step_ops(ctx: Context, flow: s.FlowSpec, step: s.Step, path: Path) -> list[Op]:
+    match step:
+        case s.SayStep(say=name):
+            return [("read", Site((*path, "say"), ctx.message_reads(name, flow),
+                                  f"message `{name}`"))]
+        case s.SetStep():
+            ops: list[Op] = []
+            for slot, raw in step.set.items():
+                site = expression_site((*path, "set", slot), raw, f"`set` of `{slot}`")
+                ops += [("read", site)] if site else []
+                ops.append(("write", slot, (*path, "set", slot)))
+            return ops
+        case s.CallStep(call=name):
+            action = ctx.spec.actions.get(name)
+            found = action_reads(action) if action else NOTHING
+            return [("read", Site((*path, "call"), found, f"action `{name}`")), ("call",)]
+        case s.EmitStep():
+            return [("read", site) for k, raw in step.data.items()
+                    if (site := expression_site((*path, "data", k), raw, f"hook data `{k}`"))]
+        case s.AgentStep():
+            return [("read", Site((*path, "fallback"), ctx.message_reads(step.fallback, flow),
+                                  f"message `{step.fallback}`")),
+                    ("read", Site((*path, "prompt"), prompt_reads(ctx, step.prompt),
+                                  f"prompt `{step.prompt}`"))]
+        case s.IfStep():
+            return [("if", Site((*path, "if"), reads(step.if_, expression=True), "condition"),
+                     program(ctx, flow, step.then, (*path, "then")),
+                     program(ctx, flow, step.else_, (*path, "else")))]
+    return []
+
+
+def prompt_reads(ctx: Context, name: str) -> Reads:
+    found = ctx.prompt_file(name)
+    return reads(found.read_text(encoding="utf-8")) if found else NOTHING
+
+
+def stage_program(ctx: Context, m: FlowModel, stage: str) -> list[Op]:
+    spec = m.flow.stages[stage]
+    ops = program(ctx, m.flow, spec.steps, (*m.stage_path(stage), "steps"))
+    for key in ("say", "reprompt"):
+        name = getattr(spec, key)
+        if name is not None:
+            ops.append(("read", Site((*m.stage_path(stage), key),
+                                     ctx.message_reads(name, m.flow), f"message `{name}`")))
+    return ops
+
+
+def condition_sites(m: FlowModel) -> dict[int, Site]:
+    return {i: Site((*m.transition_path(i), "when"), reads(t.when, expression=True),
+                    "condition") for i, t in enumerate(m.flow.transitions) if t.when}
+
+
+# -- FL052: the flow reads or sets a slot it does not collect ------------------------------
+
+def _all_sites(ops: list[Op]) -> list[Site]:
+    out: list[Site] = []
+    for op in ops:
+        if op[0] == "read":
+            out.append(op[1])
+        elif op[0] == "if":
+            out += [op[1], *_all_sites(op[2]), *_all_sites(op[3])]
+    return out
+
+
+def _writes(ops: list[Op]) -> list[tuple[str, Path]]:
+    out: list[tuple[str, Path]] = []
+    for op in ops:
+        if op[0] == "write":
+            out.append((op[1], op[2]))
+        elif op[0] == "if":
+            out += _writes(op[2]) + _writes(op[3])
+    return out
+
+
+def _foreign(ctx: Context, m: FlowModel, programs: dict[str, list[Op]]) -> None:
+    collects, declared = set(m.flow.slots), set(ctx.spec.slots)
+    sites = [site for ops in programs.values() for site in _all_sites(ops)]
+    sites += condition_sites(m).values()
+    sites += [Site(("slots", n, "error"), ctx.message_reads(ctx.spec.slots[n].error, m.flow),
+                   f"message `{ctx.spec.slots[n].error}` (the error of `{n}`)")
+              for n in m.flow.slots if n in declared and ctx.spec.slots[n].error]
+    for site in sites:
+        for slot in sorted((site.reads.slots & declared) - collects):
+            ctx.add(site.path, "FL052", f"{site.what} reads `slots.{slot}`, but flow "
+                    f"`{m.name}` does not collect `{slot}`: the read fails at run time",
+                    hint=f"add `{slot}` to flows.{m.name}.slots, or do not read it here")
+    for ops in programs.values():
+        for slot, path in _writes(ops):
+            if slot in declared and slot not in collects:
+                ctx.add(path, "FL052", f"`set` of `{slot}` does nothing: flow `{m.name}` "
+                        f"does not collect `{slot}`", key=True,
+                        hint=f"add `{slot}` to flows.{m.name}.slots")
+
+
+# -- FL050/FL051: read before set ---------------------------------------------------------
+
+def set_only(ctx: Context, flow: s.FlowSpec) -> frozenset[str]:
+    """Slots of the flow that understanding never fills: only ``set`` steps give them values."""
+    out = set()
+    for name in flow.slots:
+        slot = ctx.spec.slots.get(name)
+        extract = slot.extract if slot else None
+        if slot is not None and slot.type not in _FILLED_BY_TYPE and not (
+                extract and (extract.patterns or extract.bare)):
+            out.add(name)
+    return frozenset(out)
+
+
+def _run(ops: list[Op], state: frozenset[str], visit: Any = None) -> frozenset[str]:
+    """The must-set state after ``ops``; ``visit(site, state)`` sees each read on the way."""
+    for op in ops:
+        if op[0] == "read" and visit:
+            visit(op[1], state)
+        elif op[0] == "write":
+            state = state | {op[1]}
+        elif op[0] == "call":
+            state = state | {RESULT}
+        elif op[0] == "if":
+            if visit:
+                visit(op[1], state)
+            state = _run(op[2], state, visit) & _run(op[3], state, visit)
+    return state
+
+
+def _solve(m: FlowModel, programs: dict[str, list[Op]], universe: frozenset[str]
+           ) -> dict[str, frozenset[str]]:
+    """State on entering each reachable stage (greatest fixpoint of the must-analysis)."""
+    into = {stage: (frozenset() if stage == m.flow.initial else universe)
+            for stage in m.reachable}
+    for _ in range(len(into) * len(universe) + 2):
+        out = {st: _run(programs[st], into[st]) for st in into}
+        new = dict(into)
+        for hop in m.hops:
+            if hop.source in into and hop.dest in into and hop.dest != m.flow.initial:
+                carried = out[hop.source] if hop.by_step else out[hop.source] - {RESULT}
+                new[hop.dest] = new[hop.dest] & carried
+        if new == into:
+            break
+        into = new
+    return into
+
+
+def _before_set(ctx: Context, m: FlowModel, programs: dict[str, list[Op]]) -> None:
+    watched = set_only(ctx, m.flow)
+    universe = frozenset(watched | {RESULT})
+    into = _solve(m, programs, universe)
+
+    def visit(site: Site, state: frozenset[str]) -> None:
+        for slot in sorted((site.reads.slots & watched) - state):
+            ctx.add(site.path, "FL050", f"{site.what} reads `slots.{slot}` before any step "
+                    f"sets it on some path from `{m.flow.initial}`; understanding never fills "
+                    f"`{slot}`, so it is empty here",
+                    hint=f"set `{slot}` in a `set` step on every path before this point")
+        if "result" in site.reads.names and RESULT not in state:
+            ctx.add(site.path, "FL051", f"{site.what} reads `result`, but no `call` step runs "
+                    "before it in the same turn, so `result` is empty here",
+                    hint="read `result` only in the stage of the `call` (after it) or in "
+                    "the stage its `ok`/`error` trigger leads to")
+
+    conditions = condition_sites(m)
+    for stage, state in into.items():
+        after = _run(programs[stage], state, visit)
+        for i, t in enumerate(m.flow.transitions):
+            if i in conditions and stage in dict(m.sources(t)):
+                fired_by_step = any(h.by_step for h in m.hops if h.index == i and
+                                    h.source == stage)
+                visit(conditions[i], after if fired_by_step else after - {RESULT})
+
+
+def check(ctx: Context) -> None:
+    for m in ctx.flows.values():
+        programs = {stage: stage_program(ctx, m, stage) for stage in m.flow.stages}
+        _foreign(ctx, m, programs)
+        _before_set(ctx, m, programs)

@@ -1,0 +1,177 @@
+"""Paths -> ``LintReport``: every finding of every flow file and conversation test file.
+
+A flow file goes through load, schema, compile (all via ``recover.parse_file``) and then
+every semantic check; its conversation tests (``*.test.yaml``) are checked against it in
+the same task, so the flow is parsed once. Many files are linted in worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path as FilePath
+
+from engine.errors import Finding, FlowDefinitionError, SourceLocation
+from engine.lint import dataflow, graph, prompts, usage, values
+from engine.lint.codes import UNUSABLE
+from engine.lint.context import Context
+from engine.lint.recover import Parsed, parse_file
+from engine.testing import TEST_SUFFIX, load_tests, name_findings
+
+CHECKS = (graph.check, dataflow.check, values.check, usage.check)
+PARALLEL_FROM = 16  # files; below this, worker start-up costs more than it saves
+
+
+@dataclass(slots=True)
+class LintReport:
+    files: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(f.severity == "error" for f in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.severity == "warning" for f in self.findings)
+
+    @property
+    def unusable(self) -> bool:
+        return any(f.code in UNUSABLE for f in self.findings)
+
+    def failed(self, *, strict: bool = False) -> bool:
+        return bool(self.errors or (strict and self.warnings))
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    flow: FilePath | None
+    tests: tuple[FilePath, ...] = ()
+
+
+@dataclass(slots=True)
+class TaskResult:
+    files: list[str]
+    findings: list[Finding]
+    prompt_dirs: list[FilePath]
+
+
+def is_test_file(path: FilePath) -> bool:
+    return path.name.endswith(TEST_SUFFIX)
+
+
+def discover(paths: Sequence[str | FilePath]) -> list[Task]:
+    """One task per flow file (with its tests), one per test file whose flow is not linted."""
+    files: list[FilePath] = []
+    for raw in paths:
+        path = FilePath(raw)
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")
+                            and p.is_file())
+        else:
+            files.append(path)
+            sibling = path.with_name(path.name.removesuffix(path.suffix) + TEST_SUFFIX)
+            if not is_test_file(path) and sibling.is_file():
+                files.append(sibling)
+    unique = list(dict.fromkeys(files))
+    flows = [p for p in unique if not is_test_file(p)]
+    tests: dict[FilePath, list[FilePath]] = {p.resolve(): [] for p in flows}
+    orphans = []
+    for test in (p for p in unique if is_test_file(p)):
+        target = _flow_of(test)
+        if target is not None and target.resolve() in tests:
+            tests[target.resolve()].append(test)
+        else:
+            orphans.append(test)
+    return [Task(p, tuple(tests[p.resolve()])) for p in flows] + [Task(None, (t,))
+                                                                   for t in orphans]
+
+
+def _flow_of(test: FilePath) -> FilePath | None:
+    try:
+        return load_tests(test)[2]
+    except FlowDefinitionError:
+        return None
+
+
+def lint_paths(paths: Sequence[str | FilePath], *, jobs: int | None = None) -> LintReport:
+    """Lint every flow and conversation test file under ``paths``."""
+    tasks = discover(paths)
+    workers = jobs if jobs is not None else (os.cpu_count() or 1)
+    if workers > 1 and len(tasks) >= PARALLEL_FROM:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(run_task, tasks, chunksize=max(1, len(tasks) // (4 * workers))))
+    else:
+        results = [run_task(task) for task in tasks]
+    report = LintReport()
+    for result in results:
+        report.files += result.files
+        report.findings += result.findings
+    report.findings += prompts.unused(d for r in results for d in r.prompt_dirs)
+    report.findings = _sorted(report.findings)
+    return report
+
+
+def run_task(task: Task) -> TaskResult:
+    files, findings, dirs = [], [], []
+    parsed: Parsed | None = None
+    if task.flow is not None:
+        files.append(str(task.flow))
+        parsed, found = lint_flow(task.flow)
+        findings += found
+        dirs += prompts.prompt_dirs(task.flow.resolve().parent)
+    for test in task.tests:
+        files.append(str(test))
+        findings += lint_tests(test, parsed)
+    return TaskResult(files, findings, dirs)
+
+
+def lint_flow(path: FilePath) -> tuple[Parsed, list[Finding]]:
+    """All findings of one flow file, sorted; semantic checks run on whatever parsed."""
+    parsed = parse_file(path)
+    findings = list(parsed.findings)
+    if parsed.spec is None or parsed.source is None:
+        return parsed, _sorted(findings + parsed.compile_findings)
+    ctx = Context(parsed.spec, parsed.source, path.resolve().parent, complete=parsed.complete)
+    for check in CHECKS:
+        check(ctx)
+    in_prompts = prompts.check(ctx)
+    compiled = prompts.relocated(parsed.compile_findings, in_prompts)
+    findings += _outside(compiled, parsed.line_spans(parsed.repaired))
+    flows = [("flows", f) for f in parsed.repaired_flows()]
+    findings += _outside(ctx.findings, parsed.line_spans([*parsed.repaired, *flows]))
+    return parsed, _sorted(findings + in_prompts)
+
+
+def _outside(findings: Iterable[Finding], spans: list[tuple[int, int]]) -> list[Finding]:
+    """Findings not inside a repaired part of the file (those are about the placeholder)."""
+    return [f for f in findings if not any(a <= f.location.line <= b for a, b in spans)]
+
+
+def lint_tests(path: FilePath, parsed: Parsed | None = None) -> list[Finding]:
+    """A conversation test file: valid, its flow exists, and every name it uses exists."""
+    try:
+        spec, source, flow_path = load_tests(path)
+    except FlowDefinitionError as err:
+        return list(err.findings)
+    if parsed is None or FilePath(parsed.file).resolve() != flow_path.resolve():
+        if not flow_path.is_file():
+            where = ("flow",) if spec.flow else ()
+            return [source.finding(where, f"flow file `{flow_path.name}` not found beside the "
+                                   "test file", code="FL090",
+                                   hint="name it with `flow: <file>.yaml`")]
+        parsed = parse_file(flow_path)
+    if parsed.spec is None:
+        return []  # the flow's own findings say why; names cannot be checked against nothing
+    return name_findings(spec, source, parsed.spec)
+
+
+def _sorted(findings: Iterable[Finding]) -> list[Finding]:
+    unique = {(f.location, f.code, f.message): f for f in findings}
+    return sorted(unique.values(), key=lambda f: (f.location.file, f.location.line,
+                                                  f.location.column, f.code, f.message))
+
+
+__all__ = ["LintReport", "SourceLocation", "discover", "lint_flow", "lint_paths", "lint_tests"]
