@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -34,7 +35,7 @@ def test_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
 def test_conversation_tests_pass(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["test", str(ROOT / "flows")]) == 0
     out = capsys.readouterr().out
-    assert "17 passed, 0 failed" in out
+    assert re.search(r"\b[1-9]\d* passed, 0 failed", out)
     assert not [line for line in out.splitlines() if line.startswith("FAIL")]
 
 

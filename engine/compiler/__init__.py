@@ -23,6 +23,9 @@ from engine.nlu import IntentRule, YesNoWords, default_words
 from engine.source import Path, SourceMap
 
 BUILTIN_TOOLS = ("sandbox_bank", "calculator")
+# what a prompt sees beyond the turn context (see runtime.turn.TurnRun._agent_llm)
+PROMPT_NAMES = ("message", "history", "instructions", "intents", "tools", "service",
+                "description", "today", "current", "current_intent", "flows")
 
 __all__ = ["compile_file", "compile_service"]
 
@@ -43,6 +46,9 @@ def compile_service(spec: s.ServiceSpec, source: SourceMap, *,
     actions = {name: _action(name, action, r) for name, action in spec.actions.items()}
     flows = {name: _flow(name, flow, spec, prompts, slots, r) for name, flow in spec.flows.items()}
     _routes(spec, r)
+    r.exists(spec.understand.model, spec.models, ("understand", "model"), "model", "FL027")
+    r.exists(spec.memory.summary_model, spec.models, ("memory", "summary_model"), "model",
+             "FL027")
     if r.findings:
         raise FlowDefinitionError(r.findings)
     return c.CompiledService(
@@ -75,13 +81,19 @@ def _messages(spec: s.ServiceSpec, r: Resolver) -> dict[str, Compiled]:
 def _prompts(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> dict[str, Compiled]:
     """Prompt files named by agent steps, looked up in prompts/ beside or above the flow."""
     names = {step.prompt for _, step in _agent_steps(spec)}
+    if spec.understand.prompt:
+        names.add(spec.understand.prompt)
+        if not any(p.is_file() for p in prompt_candidates(base, spec.understand.prompt)):
+            r.error(("understand", "prompt"), f"prompt `{spec.understand.prompt}` not found",
+                    "FL026", hint=f"create prompts/{spec.understand.prompt}.j2 beside or above "
+                    "the flow file")
     out: dict[str, Compiled] = {}
     for name in sorted(names):
         found = next((p for p in prompt_candidates(base, name) if p.is_file()), None)
         if found is None:
             continue  # reported where the step names it
         compiled = r.template(found.read_text(encoding="utf-8"), ("prompts", name),
-                              extra=("message", "history", "instructions", "intents", "tools"))
+                              extra=PROMPT_NAMES)
         if compiled is not None:
             out[name] = compiled
     return out

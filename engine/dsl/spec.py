@@ -48,6 +48,14 @@ class MemorySpec(Spec):
     summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries.")
 
 
+class UnderstandSpec(Spec):
+    """LLM understanding for what the rules cannot settle: ONE call returns the intent, slot
+    operations and tasks together. Without a model (or its key) only the rules run."""
+
+    model: str | None = Field(None, description="Name of a `models` entry; none means rules only.")
+    prompt: str | None = Field(None, description="Prompt file in prompts/ replacing the built-in understanding prompt.")
+
+
 class WordsSpec(Spec):
     """Extra words for the deterministic yes/no decision, merged with the locale's defaults."""
 
@@ -214,6 +222,7 @@ class ServiceSpec(Spec):
     settings: dict[str, int | float | bool | str] = Field(default_factory=dict, description="Defaults for settings such as max_fill_turns; the environment overrides them.")
     models: dict[Name, ModelSpec] = Field(default_factory=dict, description="Named LLM configurations, referenced by agent steps and `memory.summary_model`.")
     memory: MemorySpec = Field(default_factory=MemorySpec, description="Conversation memory settings.")
+    understand: UnderstandSpec = Field(default_factory=UnderstandSpec, description="LLM understanding for turns the rules cannot settle.")
     words: WordsSpec = Field(default_factory=WordsSpec, description="Extra yes/no/cancel words for confirmations.")
     intents: dict[Name, IntentSpec] = Field(default_factory=dict, description="Intents recognised offline by keywords and examples, by name.")
     routes: dict[Name, Name] = Field(default_factory=dict, description="Intent -> flow; a flow in progress keeps the turn.")

@@ -15,6 +15,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "label_understand": "정보 추출 중",
         "label_call": "실행 중",
         "label_agent": "응답 생성 중",
+        "label_memory": "대화 요약 중",
+        "unclear": "이해하지 못했어요. 다시 알려주세요.",
     },
     "en": {
         "empty_message": "Please type a message.",
@@ -27,6 +29,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "label_understand": "Reading details",
         "label_call": "Running",
         "label_agent": "Writing reply",
+        "label_memory": "Summarising",
+        "unclear": "Sorry, I didn't get that. Could you say it again?",
     },
 }
 

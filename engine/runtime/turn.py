@@ -33,9 +33,36 @@ from engine.compiler.compiled import (
 )
 from engine.compiler.templates import base_context
 from engine.config import Settings
-from engine.errors import FlowRuntimeError
+from engine.errors import FlowRuntimeError, ProviderError
+from engine.providers.base import ChatMessage, ChatRequest, TextDelta
+from engine.providers.jsonout import JsonFieldStreamer, extract_json, validate_output
+from engine.providers.reliability import CallRecord, complete_reliably, record_of, stream_reliably
+from engine.providers.tools import BUILTIN_TOOLS, run_tool_loop
 from engine.runtime.actions import ActionFailed, run_action
-from engine.runtime.events import AgentDone, AgentStart, Done, Event, LlmDone, TaskProgress
+from engine.runtime.events import (
+    AgentDone,
+    AgentStart,
+    Done,
+    Event,
+    LlmDone,
+    LlmToken,
+    TaskProgress,
+)
+from engine.runtime.llm import (
+    LlmUnderstanding,
+    agent_request,
+    context_block,
+    understand_with,
+    understanding_request,
+)
+from engine.runtime.memory import (
+    SUMMARY_PROMPT,
+    MemoryPolicy,
+    dialog_text,
+    offline_summary,
+    split_for_folding,
+)
+from engine.runtime.models import LiveModel, ModelPool
 from engine.runtime.session import SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.texts import text
@@ -56,11 +83,17 @@ class Engine:
     """A compiled service bound to a store, settings and a clock; runs turns."""
 
     def __init__(self, service: CompiledService, *, store: SessionStore,
-                 settings: Settings | None = None, clock: Clock = system_clock) -> None:
+                 settings: Settings | None = None, clock: Clock = system_clock,
+                 models: ModelPool | None = None) -> None:
         self.service = service
         self.store = store
         self.settings = (settings or Settings()).with_flow_defaults(service.spec.settings)
         self.clock = clock
+        self.models = models or ModelPool(service, self.settings.env)
+        self.memory = MemoryPolicy.of(service.spec.memory, self.settings)
+        understand = service.spec.understand
+        self.understanding = self.models.get(understand.model)
+        self.understanding_prompt = service.prompts.get(understand.prompt or "")
 
     async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
         """Run one turn; yields progress events and always ends with ``Done``."""
@@ -83,13 +116,19 @@ class Engine:
                 done = run.done(started)
                 await self.store.commit(session_id, run.state.to_json(),
                                         expected_version=version, completed=run.completed)
-            except Exception:
-                log.exception("turn %s of session %s failed", turn_id, session_id)
+            except Exception as err:
+                # one line for operators; the traceback when debugging (never to the user)
+                log.error("turn %s of session %s failed: %s: %s", turn_id, session_id,
+                          type(err).__name__, err, exc_info=log.isEnabledFor(logging.DEBUG))
                 record = await self.store.load(session_id)  # the turn mutated its copy
                 before = SessionState.from_json(record.data if record else None)
                 done = _plain_done(self._text("turn_failed"), before, self.service, turn_id,
                                    started, error=True)
         yield done
+
+    async def aclose(self) -> None:
+        """Close the providers' HTTP clients (the store belongs to the caller)."""
+        await self.models.close()
 
     async def reply(self, session_id: str, message: str) -> Done:
         """Run a turn and return only its ``Done``."""
@@ -143,6 +182,27 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
+def _settled(u: Understanding) -> bool:
+    """Rules settled the turn: a yes/no decision, or slot values, were found."""
+    return u.decision is not None or bool(u.ops) or bool(u.tasks)
+
+
+def _merge(rules: Understanding, llm: LlmUnderstanding | None) -> Understanding:
+    """Rules' values win; the LLM fills what they missed. Only code ever confirms."""
+    if llm is None:
+        return rules
+    if llm.parse_error:
+        rules.unclear = not _settled(rules)
+        return rules
+    have = {op.slot for op in rules.ops}
+    rules.ops.extend(op for op in llm.ops if op.slot not in have)
+    if len(llm.tasks) > 1 and not rules.tasks:
+        rules.tasks = llm.tasks
+    if llm.cancel and rules.decision is None:
+        rules.decision = "cancel"
+    return rules
+
+
 class TurnRun:
     """The mutable work of one turn; discarded unless the whole turn succeeds."""
 
@@ -163,6 +223,8 @@ class TurnRun:
         self.result: Any = None
         self._pending: str | None = None
         self._ctx: dict[str, Any] | None = None
+        self._llm: LlmUnderstanding | None = None
+        self.understanding = engine.understanding
 
     # -- the turn -------------------------------------------------------------------------
 
@@ -179,7 +241,10 @@ class TurnRun:
             label = self._label("understand")
             yield AgentStart("understand", label)
             started = time.perf_counter()
-            trigger = self._apply(self._understand())
+            understanding = self._understand()
+            if self._llm is None and not _settled(understanding) and self.understanding:
+                await self._ask_llm([self.flow], current=self.flow)
+            trigger = self._apply(_merge(understanding, self._llm))
             moved = self._fire(trigger)
             self._record("understand", started)
             yield AgentDone("understand", label, True, stage=state.stage)
@@ -187,7 +252,8 @@ class TurnRun:
             moved = self._fire(trigger)
         async for event in self._settle(moved):
             yield event
-        self._remember()
+        async for event in self._remember():
+            yield event
 
     async def _route(self) -> AsyncIterator[Event]:
         label = self._label("intent")
@@ -195,12 +261,61 @@ class TurnRun:
         started = time.perf_counter()
         self._ctx = None
         self.intent = detect_intent(self.message, self.service)
+        if self.intent.name is None and self.understanding is not None:
+            routed = [self.service.flows[f] for f in dict.fromkeys(self.service.routes.values())]
+            if await self._ask_llm(routed, current=None):
+                self.intent = self._llm_intent()
         name = self.service.routes.get(self.intent.name or "", self.service.default_flow)
         self.flow = self.service.flows[name]
         self.state.task_queue, self.state.meta = [], {}
         self.state.start_task(name, self.flow.initial)
         self._record("intent", started)
         yield AgentDone("intent", label, True, result=self.intent.name)
+
+    async def _ask_llm(self, flows: list[CompiledFlow], *, current: CompiledFlow | None) -> bool:
+        """The turn's one understanding call; a provider failure leaves the rules' answer."""
+        live = self.understanding
+        assert live is not None
+        if not live.breaker.allow():
+            self._trace_llm(None, live, error="circuit open")
+            return False
+        state = self.state
+        request = understanding_request(
+            self.service, flows, current=current, stage=state.stage, slots=state.slots,
+            message=self.message, today=self.engine.clock().date().isoformat(),
+            raw_history=state.raw_history, prompt=self.engine.understanding_prompt)
+        names = [n for f in flows for n in f.slots]
+        try:
+            self._llm, records = await understand_with(live, request, slot_names=names)
+        except ProviderError as err:
+            live.breaker.failure()
+            self._trace_llm(record_of(err), live, error=f"{err.kind}: {err}")
+            return False
+        live.breaker.success()
+        for record in records:
+            self._trace_llm(record, live)
+        return True
+
+    def _llm_intent(self) -> Intent:
+        llm = self._llm
+        if llm is None or llm.intent not in self.service.routes:
+            return Intent(None, 0.0)
+        threshold = self.service.intent_thresholds.get(llm.intent, 0.5)
+        if llm.confidence < threshold:
+            return Intent(None, llm.confidence, f"llm {llm.intent} below threshold")
+        return Intent(llm.intent, llm.confidence, "llm")
+
+    def _trace_llm(self, record: CallRecord | None, live: LiveModel, *,
+                   error: str | None = None) -> None:
+        entry = {"agent": "understand", "provider": live.config.provider,
+                 "model": live.config.model, "elapsed_ms": 0.0, "success": error is None,
+                 "retries": 0, "error": error, "tokens_in": 0, "tokens_out": 0,
+                 "fallback": error is not None}
+        if record is not None:
+            entry.update(elapsed_ms=round(record.elapsed_ms, 3), retries=record.retries,
+                         tokens_in=record.tokens_in, tokens_out=record.tokens_out,
+                         error=error or record.error, success=error is None and not record.error)
+        self.agents.append(entry)
 
     def _understand(self) -> Understanding:
         state, flow = self.state, self.flow
@@ -216,6 +331,8 @@ class TurnRun:
         stage = flow.stages[state.stage or flow.initial]
         self._ctx = None
         state.meta["slot_errors"] = {}
+        if u.unclear:
+            state.meta["slot_errors"]["_unclear"] = self.engine._text("unclear")
         if len(u.tasks) > 1 and flow.batch and not stage.decide:
             state.task_queue = [dict(t) for t in u.tasks[1:]]
             state.meta.update(batch_total=len(u.tasks), batch_progress=0)
@@ -314,13 +431,42 @@ class TurnRun:
         self._ctx = None
         return True
 
-    def _remember(self) -> None:
-        state = self.state
-        keep = max(2, self.service.spec.memory.summarize_threshold) * 2
+    async def _remember(self) -> AsyncIterator[Event]:
+        """Append the turn to raw_history; fold older turns into the summary when due."""
+        state, policy = self.state, self.engine.memory
         state.raw_history.append({"role": "user", "content": self.message})
         state.raw_history.append({"role": "assistant", "content": self.reply_text()})
-        del state.raw_history[:-keep]
         state.turns += 1
+        if not policy.enabled:  # no summary: keep the last `summarize_threshold` turns raw
+            del state.raw_history[:-max(policy.threshold, policy.keep_recent, 1) * 2]
+            return
+        folded, kept = split_for_folding(state.raw_history, policy)
+        if not folded:
+            return
+        live = self.engine.models.get(policy.summary_model)
+        summary = None
+        if live is not None and live.breaker.allow():
+            label = self._label("memory")
+            yield AgentStart("memory", label)
+            summary = await self._summarise(live, folded)
+            yield AgentDone("memory", label, summary is not None)
+        state.summary_text = summary or offline_summary(state.summary_text, folded, state.done)
+        state.raw_history = kept
+
+    async def _summarise(self, live: LiveModel, folded: list[dict[str, str]]) -> str | None:
+        request = ChatRequest(system=SUMMARY_PROMPT, messages=(ChatMessage(
+            role="user", content=dialog_text(self.state.summary_text, folded)),))
+        try:
+            completion, record = await complete_reliably(live.provider, request, live.config,
+                                                         agent="memory")
+        except ProviderError as err:
+            live.breaker.failure()
+            self._trace_llm(record_of(err), live, error=f"{err.kind}: {err}")
+            return None
+        live.breaker.success()
+        self._trace_llm(record, live)
+        self.agents[-1]["agent"] = "memory"
+        return completion.text.strip() or None
 
     # -- steps ----------------------------------------------------------------------------
 
@@ -384,15 +530,99 @@ class TurnRun:
         self._pending = trigger
 
     async def _agent(self, step: AgentStep) -> AsyncIterator[Event]:
-        """Offline: the step's fallback template answers; LLM providers plug in here."""
+        """An LLM reply, streamed token by token; the fallback template when offline or when
+        every retry failed (the user always gets an answer, never a provider error)."""
         label = step.label or self._label("agent")
         yield AgentStart(step.agent, label)
         started = time.perf_counter()
-        reply = self._render(step.fallback)
-        self._record(step.agent, started)
-        yield LlmDone({"action": "ASK", "message": reply})
-        self.parts.append(reply)
+        live = self.engine.models.get(step.model)
+        reply: dict[str, Any] | None = None
+        if live is not None and live.breaker.allow():
+            async for event in self._agent_llm(step, live):
+                if isinstance(event, LlmDone):
+                    reply = event.payload
+                else:
+                    yield event
+        if reply is None:
+            reply = {"action": "ASK", "message": self._render(step.fallback)}
+            if live is None:
+                self._record(step.agent, started)
+        yield LlmDone(reply)
+        self.parts.append(str(reply.get("message", "")))
         yield AgentDone(step.agent, label, True)
+
+    async def _agent_llm(self, step: AgentStep, live: LiveModel) -> AsyncIterator[Event]:
+        """Stream one agent call; ends with an LlmDone, or with nothing on failure."""
+        ctx = self.context()
+        prompt = self.service.prompts[step.prompt].render(
+            {**ctx, "message": self.message, "history": self.state.raw_history,
+             "instructions": "", "intents": list(self.service.spec.intents), "tools": step.tools})
+        request = agent_request(prompt, context_block=context_block(ctx),
+                                summary=self.state.summary_text,
+                                raw_history=self.state.raw_history, message=self.message,
+                                json_output=step.json_output,
+                                tools=tuple(BUILTIN_TOOLS[t].spec for t in step.tools))
+        try:
+            if step.tools:
+                completion, records = await run_tool_loop(
+                    live.provider, request, live.config,
+                    {t: BUILTIN_TOOLS[t] for t in step.tools}, agent=step.agent)
+                for record in records:
+                    self._trace_llm(record, live)
+                text = completion.text
+                if not step.json_output:
+                    yield LlmToken(text)
+            else:
+                text = ""
+                async for event in self._stream(step, live, request):
+                    if isinstance(event, LlmToken):
+                        yield event
+                    else:
+                        text = event.payload["text"]
+        except ProviderError as err:
+            live.breaker.failure()
+            self._trace_llm(record_of(err), live, error=f"{err.kind}: {err}")
+            self.agents[-1]["agent"] = step.agent
+            return
+        live.breaker.success()
+        self.agents[-1]["agent"] = step.agent
+        payload = self._agent_payload(step, live, text)
+        if payload is not None:
+            yield LlmDone(payload)
+
+    async def _stream(self, step: AgentStep, live: LiveModel,
+                      request: ChatRequest) -> AsyncIterator[Event]:
+        """LLM_TOKEN per token; for JSON agents only the `message` field's characters."""
+        streamer = JsonFieldStreamer("message") if step.json_output else None
+        text = ""
+        async with stream_reliably(live.provider, request, live.config,
+                                   agent=step.agent) as stream:
+            async for event in stream:
+                if isinstance(event, TextDelta):
+                    piece = streamer.feed(event.text) if streamer else event.text
+                    if piece:
+                        yield LlmToken(piece)
+                else:
+                    text = event.completion.text
+        self._trace_llm(stream.record, live)
+        yield LlmDone({"text": text})
+
+    def _agent_payload(self, step: AgentStep, live: LiveModel, text: str) -> dict[str, Any] | None:
+        """The reply as the seeds' LLM_DONE payload; None when JSON output is unusable."""
+        if not step.json_output:
+            return {"action": "ASK", "message": text.strip()} if text.strip() else None
+        try:
+            obj = extract_json(text)
+        except ValueError as err:
+            self.agents[-1].update(error=f"malformed: {err}", success=False, fallback=True)
+            return None
+        schema = live.spec.output_schema
+        problems = validate_output(obj, schema) if schema else []
+        if problems or not isinstance(obj.get("message"), str):
+            reason = "; ".join(problems) or "no `message` string"
+            self.agents[-1].update(error=f"malformed: {reason}", success=False, fallback=True)
+            return None
+        return {"action": "ASK", **obj}
 
     # -- rendering --------------------------------------------------------------------------
 

@@ -42,7 +42,8 @@ class Understanding:
     decision: Decision | None = None
     tasks: list[dict[str, Any]] = field(default_factory=list)
     """Two or more when the message holds several tasks; the first is also in ``ops``."""
-    source: str = "rules"
+    unclear: bool = False
+    """The LLM's reply could not be parsed (seed parse_error -> slot_errors._unclear)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 def long_memory_text() -> str:
     """transfer.yaml with a raw history long enough for the concurrency tests."""
     text = TRANSFER.read_text(encoding="utf-8")
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("memory:"))
     return text.replace("\nintents:", f"\n{LONG_MEMORY}\nintents:", 1)
 
 

@@ -1,0 +1,153 @@
+"""Turn state + a live model -> LLM requests and their parsed results.
+
+Two kinds of call: the ONE understanding call of a turn the rules could not settle
+(intent, slot operations and tasks together, JSON, schema-checked; a reply that stays
+unparsable takes the seeds' parse_error path), and agent replies, streamed. Messages follow
+seed 000 §5: instructions + context block + summary as the system prompt, the recent raw
+history, and the user's message last, exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from engine.compiler.compiled import CompiledFlow, CompiledService
+from engine.compiler.templates import Compiled, base_context, compile_template
+from engine.providers.base import ChatMessage, ChatRequest
+from engine.providers.jsonout import extract_json, validate_output
+from engine.providers.reliability import CallRecord, complete_reliably
+from engine.runtime.models import LiveModel
+from engine.runtime.understand import SlotOp
+
+UNDERSTANDING_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "intent": {"type": ["string", "null"]},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "operations": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"op": {"enum": ["set", "clear", "cancel_flow", "confirm"]},
+                           "slot": {"type": "string"}},
+            "required": ["op"]}},
+        "tasks": {"type": "array", "items": {"type": "object"}},
+    },
+    "required": ["operations"],
+}
+HISTORY_MESSAGES = 8
+
+
+@dataclass
+class LlmUnderstanding:
+    intent: str | None = None
+    confidence: float = 0.0
+    ops: list[SlotOp] = field(default_factory=list)
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    cancel: bool = False
+    parse_error: bool = False
+    ignored: list[str] = field(default_factory=list)
+    """Operations the runtime refused (e.g. `confirm`: only code confirms)."""
+
+
+@lru_cache(maxsize=1)
+def _builtin_prompt() -> Compiled:
+    path = Path(__file__).resolve().parents[1] / "data" / "understand.j2"
+    return compile_template(path.read_text(encoding="utf-8"))
+
+
+def history_messages(raw_history: Sequence[Mapping[str, str]]) -> tuple[ChatMessage, ...]:
+    recent = raw_history[-HISTORY_MESSAGES:]
+    return tuple(ChatMessage(role="assistant" if h.get("role") == "assistant" else "user",
+                             content=str(h.get("content", ""))) for h in recent)
+
+
+def understanding_request(service: CompiledService, flows: Sequence[CompiledFlow], *,
+                          current: CompiledFlow | None, stage: str | None,
+                          slots: Mapping[str, Any], message: str, today: str,
+                          raw_history: Sequence[Mapping[str, str]],
+                          prompt: Compiled | None = None) -> ChatRequest:
+    intents = {name: service.spec.intents[name] for name in service.spec.intents}
+    by_flow = {flow: intent for intent, flow in service.routes.items()}
+    ctx = {**base_context(), "service": service.name, "description": service.spec.description,
+           "today": today, "intents": {} if current else intents,
+           "current": current.name if current else None, "stage": stage,
+           "current_intent": by_flow.get(current.name) if current else None,
+           "flows": [_flow_view(service, f, by_flow.get(f.name), slots if f is current else {})
+                     for f in flows]}
+    system = (prompt or _builtin_prompt()).render(ctx)
+    messages = (*history_messages(raw_history), ChatMessage(role="user", content=message))
+    return ChatRequest(system=system, messages=messages, json_output=True)
+
+
+def _flow_view(service: CompiledService, flow: CompiledFlow, intent: str | None,
+               values: Mapping[str, Any]) -> dict[str, Any]:
+    slots = []
+    for name in flow.slots:
+        spec = service.slots[name].spec
+        slots.append({"name": name, "type": spec.type, "description": spec.description,
+                      "choices": list(spec.values or {}), "value": values.get(name)})
+    return {"name": flow.name, "intent": intent, "slots": slots}
+
+
+async def understand_with(live: LiveModel, request: ChatRequest, *,
+                          slot_names: Sequence[str]) -> tuple[LlmUnderstanding, list[CallRecord]]:
+    """One understanding call; a reply that does not parse is asked for once more."""
+    records: list[CallRecord] = []
+    attempts = 1 + min(1, live.config.max_retry)
+    for _ in range(attempts):
+        completion, record = await complete_reliably(live.provider, request, live.config,
+                                                     agent="understand")
+        records.append(record)
+        try:
+            obj = extract_json(completion.text)
+        except ValueError as err:
+            record.error = f"malformed: {err}"
+            continue
+        problems = validate_output(obj, UNDERSTANDING_SCHEMA)
+        if problems:
+            record.error = "malformed: " + "; ".join(problems)
+            continue
+        return parse_understanding(obj, slot_names), records
+    return LlmUnderstanding(parse_error=True), records
+
+
+def parse_understanding(obj: Mapping[str, Any], slot_names: Sequence[str]) -> LlmUnderstanding:
+    known = set(slot_names)
+    result = LlmUnderstanding(intent=obj.get("intent") or None,
+                              confidence=float(obj.get("confidence", 0.9) or 0.0))
+    for op in obj.get("operations", []):
+        kind, slot = op.get("op"), op.get("slot")
+        if kind == "cancel_flow":
+            result.cancel = True
+        elif kind in ("set", "clear") and slot in known:
+            result.ops.append(SlotOp(kind, slot, op.get("value")))
+        else:
+            result.ignored.append(json.dumps(op, ensure_ascii=False))
+    tasks = [{k: v for k, v in t.items() if k in known} for t in obj.get("tasks", [])]
+    result.tasks = [t for t in tasks if t]
+    return result
+
+
+def agent_request(system: str, *, context_block: str, summary: str,
+                  raw_history: Sequence[Mapping[str, str]], message: str,
+                  json_output: bool, tools: tuple[Any, ...] = ()) -> ChatRequest:
+    """Seed 000 §5: instructions + context + summary in system; history; the message last."""
+    parts = [system.strip(), context_block.strip()]
+    if summary:
+        parts.append(f"Summary of earlier conversation:\n{summary}")
+    messages = (*history_messages(raw_history), ChatMessage(role="user", content=message))
+    return ChatRequest(system="\n\n".join(p for p in parts if p), messages=messages,
+                       tools=tools, json_output=json_output)
+
+
+def context_block(ctx: Mapping[str, Any]) -> str:
+    """The turn's state for an agent, as compact JSON lines (data, never template source)."""
+    state = {"flow": ctx.get("flow"), "stage": ctx.get("stage"), "slots": ctx.get("slots"),
+             "missing": ctx.get("missing"), "slot_errors": ctx.get("errors"),
+             "completed": [{"flow": t.get("flow"), "outcome": t.get("outcome"),
+                            "slots": t.get("slots")} for t in (ctx.get("completed") or [])[-10:]]}
+    return "Current state:\n" + json.dumps(state, ensure_ascii=False, default=str)

@@ -1,0 +1,94 @@
+"""A service's ``models:`` + the environment -> live providers, or offline with a reason.
+
+A model whose provider has no key (or is ``offline``) is not an error: its agent steps
+answer from their fallback templates and understanding uses the rules alone, so every
+service runs with no API key. ``FLOWCTL_MODEL_<NAME>=provider[:model]`` (or
+``scripted:path/to/replies.yaml``) swaps a model at deploy or test time without editing
+the flow. Each live model has a circuit breaker shared by all turns.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.compiler.compiled import CompiledService
+from engine.dsl.spec import ModelSpec
+from engine.errors import FlowRuntimeError
+from engine.providers.base import ModelConfig, Provider
+from engine.providers.registry import build_provider
+from engine.providers.reliability import CircuitBreaker
+
+log = logging.getLogger("flowctl.models")
+KNOWN_PROVIDERS = ("openai", "anthropic", "scripted", "offline")
+
+
+@dataclass
+class LiveModel:
+    name: str
+    provider: Provider
+    config: ModelConfig
+    spec: ModelSpec
+    breaker: CircuitBreaker = field(default_factory=lambda: CircuitBreaker(threshold=5,
+                                                                           cooldown_sec=30.0))
+
+
+class ModelPool:
+    """Live models by name; ``get`` returns None for a model that runs offline."""
+
+    def __init__(self, service: CompiledService, env: Mapping[str, str], *,
+                 providers: Mapping[str, Provider] | None = None) -> None:
+        self.live: dict[str, LiveModel] = {}
+        self.offline: dict[str, str] = {}
+        for name, spec in service.models.items():
+            spec = _override(name, spec, env)
+            try:
+                provider = (providers or {}).get(name) or _build(spec, env, service.base_dir)
+            except FlowRuntimeError as err:
+                provider = None
+                self.offline[name] = str(err)
+            if provider is None:
+                self.offline.setdefault(name, "provider `offline`")
+                continue
+            self.live[name] = LiveModel(name, provider, _config(spec), spec)
+        for name, reason in self.offline.items():
+            log.info("model %s runs offline: %s", name, reason)
+
+    def get(self, name: str | None) -> LiveModel | None:
+        return self.live.get(name) if name else None
+
+    async def close(self) -> None:
+        for model in self.live.values():
+            close = getattr(model.provider, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def _override(name: str, spec: ModelSpec, env: Mapping[str, str]) -> ModelSpec:
+    raw = env.get(f"FLOWCTL_MODEL_{name.upper()}")
+    if not raw:
+        return spec
+    provider, _, rest = raw.partition(":")
+    if provider == "scripted":
+        return spec.model_copy(update={"provider": "scripted", "fixture": rest or spec.fixture})
+    return spec.model_copy(update={"provider": provider, "model": rest or spec.model})
+
+
+def _build(spec: ModelSpec, env: Mapping[str, str], base_dir: Path) -> Provider | None:
+    if spec.provider == "offline":
+        return None
+    if spec.provider not in KNOWN_PROVIDERS:
+        raise FlowRuntimeError(f"unknown provider {spec.provider!r}")
+    fixture = base_dir / spec.fixture if spec.fixture else None
+    try:
+        return build_provider(spec.provider, env, fixture=fixture)
+    except ValueError as err:
+        raise FlowRuntimeError(str(err)) from None
+
+
+def _config(spec: ModelSpec) -> ModelConfig:
+    return ModelConfig(provider=spec.provider, model=spec.model, temperature=spec.temperature,
+                       max_tokens=spec.max_tokens, max_retry=spec.max_retry,
+                       backoff_sec=spec.backoff_sec, timeout_sec=spec.timeout_sec)
