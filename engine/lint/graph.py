@@ -21,6 +21,7 @@ def check(ctx: Context) -> None:
         _no_terminal(ctx, model)
         _never_fires(ctx, model)
         _confirm_without_transition(ctx, model)
+        _fired_without_transition(ctx, model)
         _unconfirmed_irreversible(ctx, model)
     _calls(ctx)
 
@@ -100,6 +101,24 @@ def _confirm_without_transition(ctx: Context, m: FlowModel) -> None:
             ctx.add((*m.stage_path(stage), "decide"), "FL049", f"stage `{stage}` decides "
                     "`confirm` but no `confirm` transition leaves it: a yes does nothing",
                     hint=f"add `{{trigger: confirm, source: {stage}, dest: ...}}`")
+
+
+def _fired_without_transition(ctx: Context, m: FlowModel) -> None:
+    """A step fires a trigger that some transition takes, but none from this stage: the
+    runtime fails the turn there. (No transition at all is the compiler's FL024.)"""
+    anywhere = {t.trigger for t in m.flow.transitions}
+    for stage, spec in m.flow.stages.items():
+        for path, step in walk_steps(spec.steps, (*m.stage_path(stage), "steps")):
+            fired = [(k, getattr(step, k)) for k in ("trigger", "ok", "error")
+                     if isinstance(getattr(step, k, None), str)
+                     and isinstance(step, s.TriggerStep | s.CallStep)]
+            for key, trigger in fired:
+                taken = any(t.trigger == trigger and stage in dict(m.sources(t))
+                            for t in m.flow.transitions)
+                if trigger in anywhere and not taken:
+                    ctx.add((*path, key), "FL024", f"trigger `{trigger}` has no transition "
+                            f"from stage `{stage}`: the turn fails when the step fires it",
+                            hint=f"add `{stage}` to the `source` of a `{trigger}` transition")
 
 
 def _is_confirmation(m: FlowModel, hop: Hop) -> bool:

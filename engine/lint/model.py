@@ -160,8 +160,7 @@ class FlowModel:
         for j, other in before:
             if other is None or other == when:
                 kind = "an unconditional" if other is None else "an identical"
-                return (f"{kind} transition before it (transitions[{j}]) takes "
-                        f"`{t.trigger}` from `{source}` first")
+                return f"{kind} transition before it (transitions[{j}]) takes `{t.trigger}` first"
         constant = reads(t.when, expression=True) if t.when else NOTHING
         if constant.is_constant and not constant.constant:
             return f"its condition `{t.when}` is always false"

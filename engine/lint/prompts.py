@@ -28,10 +28,18 @@ RELOCATED = frozenset({"FL030", "FL031", "FL032"})
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def display(file: FilePath) -> str:
+    """The path relative to the working directory when it is below it (as authors type it)."""
+    try:
+        return str(file.resolve().relative_to(FilePath.cwd().resolve()))
+    except ValueError:
+        return str(file)
+
+
 def _finding(file: FilePath, lines: list[str], line: int, column: int, message: str,
              code: str, hint: str | None = None) -> Finding:
     text = lines[line - 1] if 0 < line <= len(lines) else None
-    return Finding(SourceLocation(str(file), line, column), message, code, severity(code),
+    return Finding(SourceLocation(display(file), line, column), message, code, severity(code),
                    hint, text)
 
 
@@ -93,13 +101,21 @@ def check(ctx: Context) -> list[Finding]:
     return out
 
 
-def relocated(compile_findings: list[Finding], prompt_findings: list[Finding]
+def relocated(ctx: Context, compile_findings: list[Finding], prompt_findings: list[Finding]
               ) -> list[Finding]:
-    """Compiler findings without the prompt ones it could only place at the flow's 1:1."""
-    if not any(f.code in RELOCATED for f in prompt_findings):
-        return compile_findings
-    return [f for f in compile_findings if not (
-        f.code in RELOCATED and (f.location.line, f.location.column) == (1, 1))]
+    """Compiler findings without the prompt ones it could only place at the flow's 1:1, and
+    without "prompt not found" for a prompt that exists but did not compile (the relocated
+    syntax error says why)."""
+    out = []
+    for f in compile_findings:
+        at_top = (f.location.line, f.location.column) == (1, 1)
+        if f.code in RELOCATED and at_top and any(p.code in RELOCATED for p in prompt_findings):
+            continue
+        name = f.message.split("`")[1] if f.code == "FL026" and "`" in f.message else None
+        if name is not None and ctx.prompt_file(name) is not None:
+            continue
+        out.append(f)
+    return out
 
 
 # -- FL062: unused prompt files, per prompts/ directory ------------------------------------

@@ -55,12 +55,15 @@ class Parsed:
     spec: ServiceSpec | None = None
     compiled: CompiledService | None = None
     repaired: list[Path] = field(default_factory=list)
+    """Parts replaced by a placeholder or removed whole (a step, a transition, an entry)."""
+    dropped_keys: list[Path] = field(default_factory=list)
+    """Unknown keys removed (they meant nothing to the engine, so nothing else changes)."""
     unusable: bool = False
 
     @property
     def complete(self) -> bool:
         """The spec is exactly what the author wrote (nothing was repaired)."""
-        return self.spec is not None and not self.repaired
+        return self.spec is not None and not self.repaired and not self.dropped_keys
 
     def repaired_flows(self) -> set[str]:
         return {str(p[1]) for p in self.repaired if len(p) > 1 and p[0] == "flows"}
@@ -143,7 +146,9 @@ def _repair_schema(data: Any, source: SourceMap, result: Parsed) -> Any:
     return None
 
 
-Repair = tuple[str, Path, Any]  # ("drop" | "set", path, value)
+Repair = tuple[str, Path, Any]
+"""("drop" | "set", path, value) for structural repairs; ("key" | "text", ...) for an unknown
+key dropped or a YAML 1.1 boolean put back as the text the author wrote."""
 
 
 def _repairs(error: Any, data: Any, source: SourceMap) -> Iterable[Repair | None]:
@@ -151,9 +156,9 @@ def _repairs(error: Any, data: Any, source: SourceMap) -> Iterable[Repair | None
     if error.validator == "additionalProperties":
         allowed = set(error.schema.get("properties", {}))
         instance = error.instance if isinstance(error.instance, dict) else {}
-        yield from (("drop", (*path, k), None) for k in instance if k not in allowed)
+        yield from (("key", (*path, k), None) for k in instance if k not in allowed)
     elif path in source.yaml11_bools:
-        yield "set", path, source.yaml11_bools[path]
+        yield "text", path, source.yaml11_bools[path]
     else:
         yield _repair_at(path, error, data)
 
@@ -193,7 +198,7 @@ def _apply(data: Any, repairs: list[Repair], result: Parsed) -> bool:
         parent = _get(data, path[:-1])
         if parent is None:
             return False
-        if kind == "drop":
+        if kind in ("drop", "key"):
             if isinstance(parent, list) and isinstance(path[-1], int) \
                     and path[-1] < len(parent):
                 del parent[path[-1]]
@@ -201,7 +206,7 @@ def _apply(data: Any, repairs: list[Repair], result: Parsed) -> bool:
                 parent.pop(path[-1], None)
         elif isinstance(parent, dict | list):
             parent[path[-1]] = value  # type: ignore[index]
-        result.repaired.append(path)
+        (result.dropped_keys if kind in ("key", "text") else result.repaired).append(path)
     return True
 
 

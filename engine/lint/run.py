@@ -138,9 +138,11 @@ def lint_flow(path: FilePath) -> tuple[Parsed, list[Finding]]:
     for check in CHECKS:
         check(ctx)
     in_prompts = prompts.check(ctx)
-    compiled = prompts.relocated(parsed.compile_findings, in_prompts)
-    findings += _outside(compiled, parsed.line_spans(parsed.repaired))
+    compiled = prompts.relocated(ctx, parsed.compile_findings, in_prompts)
     flows = [("flows", f) for f in parsed.repaired_flows()]
+    flow_spans = parsed.line_spans(flows)  # a removed transition makes FL024 unreliable there
+    findings += [f for f in _outside(compiled, parsed.line_spans(parsed.repaired))
+                 if f.code != "FL024" or _outside([f], flow_spans)]
     findings += _outside(ctx.findings, parsed.line_spans([*parsed.repaired, *flows]))
     return parsed, _sorted(findings + in_prompts)
 

@@ -123,17 +123,20 @@ def _intent_collisions(ctx: Context) -> None:
                 ctx.add(("intents", name, "keywords", i), "FL064", f"keyword `{keyword}` of "
                         f"intent `{name}` is also a keyword of `{first}`",
                         hint="keep each keyword in one intent")
-    rules = [IntentRule(n, tuple(i.keywords), tuple(i.examples), i.priority)
-             for n, i in intents.items()]
+    keyword_rules = {n: IntentRule(n, tuple(i.keywords)) for n, i in intents.items()}
     for name, intent in intents.items():
         for i, example in enumerate(intent.examples):
-            scores = classify(example, rules)
-            if scores and scores[0].name != name:
-                top = scores[0]
-                ctx.add(("intents", name, "examples", i), "FL064", f"example {example!r} of "
-                        f"intent `{name}` is classified as `{top.name}` ({top.reason})",
-                        hint=f"remove the colliding keyword or example, or raise `{name}`'s "
-                        "priority")
+            if classify(example, [keyword_rules[name]]):
+                continue  # its own keyword settles it
+            for other, rule in keyword_rules.items():
+                hits = classify(example, [rule]) if other != name else []
+                if hits:
+                    ctx.add(("intents", name, "examples", i), "FL064", f"example {example!r} "
+                            f"of intent `{name}` has {hits[0].reason} of intent `{other}`: "
+                            f"messages like it are classified as `{other}`",
+                            hint=f"give `{name}` a keyword found in the example, or remove "
+                            f"the colliding keyword from `{other}`")
+                    break
 
 
 def _agent_ids(ctx: Context) -> None:
