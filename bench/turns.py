@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# bench/http.py would shadow the standard library's `http`: import from the root instead
+sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
 
 from engine.compiler import compile_file  # noqa: E402
 from engine.config import load_settings  # noqa: E402
