@@ -43,13 +43,15 @@ from tests.fakes.llm_servers import FakeLLMServer, FakeReply  # noqa: E402
 
 TODAY = dt.datetime(2026, 11, 22, 9, 0).astimezone()
 PARAPHRASES = [["어머니께 오만 원 부쳐줘", "확인"], ["동생 계좌로 2만 원만 넣어줄래", "확인"]]
+def _transfer(target: str, amount: int) -> dict[str, Any]:
+    return {"intent": "transfer", "confidence": 0.95, "operations": [
+        {"op": "set", "slot": "target", "value": target},
+        {"op": "set", "slot": "amount", "value": amount}]}
+
+
 REPLIES = [
-    {"match": "부쳐", "repeat": True, "json": {"intent": "transfer", "confidence": 0.95, "operations": [
-        {"op": "set", "slot": "target", "value": "어머니"},
-        {"op": "set", "slot": "amount", "value": 50000}]}},
-    {"match": "넣어줄래", "repeat": True, "json": {"intent": "transfer", "confidence": 0.9, "operations": [
-        {"op": "set", "slot": "target", "value": "동생"},
-        {"op": "set", "slot": "amount", "value": 20000}]}},
+    {"match": "부쳐", "repeat": True, "json": _transfer("어머니", 50000)},
+    {"match": "넣어줄래", "repeat": True, "json": _transfer("동생", 20000)},
     {"match": "^안녕", "json": {"intent": None, "confidence": 0.1, "operations": []}},
     {"match": "^안녕", "reply": "안녕하세요! 무엇을 도와드릴까요?"},
 ]
@@ -94,7 +96,8 @@ async def count_calls() -> dict[str, Any]:
                 zero_call_confirms += made == 0
             before = snap["stage"]
     return {"turns": turns, "calls": calls, "seed_calls": seed, "tokens_in": tokens_in,
-            "tokens_out": tokens_out, "confirms": confirms, "zero_call_confirms": zero_call_confirms}
+            "tokens_out": tokens_out, "confirms": confirms,
+            "zero_call_confirms": zero_call_confirms}
 
 
 CHAT_FLOW = """
@@ -114,7 +117,8 @@ messages:
 
 
 async def time_to_first_token(runs: int, interval: float) -> dict[str, float]:
-    reply = FakeReply(text="안녕하세요 오늘은 무엇을 도와드릴까요 " * 4, token_interval_sec=interval)
+    reply = FakeReply(text="안녕하세요 오늘은 무엇을 도와드릴까요 " * 4,
+                      token_interval_sec=interval)
     with tempfile.TemporaryDirectory() as tmp, FakeLLMServer(default=reply) as server:
         (Path(tmp) / "prompts").mkdir()
         (Path(tmp) / "prompts" / "chat.j2").write_text("You are a helpful assistant.")
