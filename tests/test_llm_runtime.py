@@ -141,12 +141,47 @@ async def test_json_agent_streams_its_message_field(json_service: CompiledServic
     assert done_payload == {"action": "ASK", "message": '네, 바로 "확인"해 드릴게요.'}
 
 
-async def test_malformed_json_reply_falls_back_to_the_template(
+async def test_malformed_json_is_asked_again_then_falls_back(
         json_service: CompiledService, server: FakeLLMServer) -> None:
-    server.enqueue(FakeReply(text='{"action": "ASK", "mess'))
-    done = (await run(engine_for(json_service, server.env()), "s", "도와줘"))[-1]
+    server.enqueue(FakeReply(text='{"action": "ASK", "mess'), FakeReply(text="no json here"))
+    engine = engine_for(json_service, {**server.env(), "FLOWCTL_MODEL_M": "openai:test"})
+    engine.models.live["m"].config = dataclasses.replace(engine.models.live["m"].config,
+                                                         max_retry=1)
+    done = (await run(engine, "s", "도와줘"))[-1]
     assert done.message == "잠시 후 다시 시도해 주세요."
-    assert "malformed" in done.trace["agents"][-1]["error"]
+    assert len(server.requests) == 2
+    assert all("malformed" in a["error"] for a in done.trace["agents"] if a.get("provider"))
+
+
+async def test_a_retry_repairs_a_malformed_json_reply(
+        json_service: CompiledService, server: FakeLLMServer) -> None:
+    server.enqueue(FakeReply(text="Sure thing!"), FakeReply(text='{"message": "고쳤어요"}'))
+    engine = engine_for(json_service, server.env())
+    engine.models.live["m"].config = dataclasses.replace(engine.models.live["m"].config,
+                                                         max_retry=1)
+    done = (await run(engine, "s", "도와줘"))[-1]
+    assert done.message == "고쳤어요"
+
+
+TOOL_AGENT = JSON_AGENT.replace("json_output: true", "tools: [calculator]")
+
+
+async def test_agent_tool_loop_with_the_calculator(tmp_path: Path,
+                                                   server: FakeLLMServer) -> None:
+    from tests.fakes.llm_servers import FakeToolCall
+
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "talk.j2").write_text("Use the calculator for arithmetic.")
+    (tmp_path / "helper.yaml").write_text(TOOL_AGENT)
+    server.enqueue(FakeReply(tool_calls=(FakeToolCall(name="calculator",
+                                                      arguments={"expression": "10000 * 3"}),)),
+                   FakeReply(text="3만원이에요."))
+    engine = engine_for(compile_file(tmp_path / "helper.yaml"), server.env())
+    done = (await run(engine, "s", "만원의 세 배는?"))[-1]
+    assert done.message == "3만원이에요."
+    second = server.requests[1].body["messages"]
+    assert second[-1]["role"] == "tool" and second[-1]["content"] == "30000"
+    assert server.requests[0].body["tools"][0]["function"]["name"] == "calculator"
 
 
 async def test_a_timeout_falls_back_and_is_traced(json_service: CompiledService,

@@ -587,8 +587,24 @@ class TurnRun:
         live.breaker.success()
         self.agents[-1]["agent"] = step.agent
         payload = self._agent_payload(step, live, text)
+        if payload is None and step.json_output and live.config.max_retry > 0:
+            payload = await self._agent_retry(step, live, request)
         if payload is not None:
             yield LlmDone(payload)
+
+    async def _agent_retry(self, step: AgentStep, live: LiveModel,
+                           request: ChatRequest) -> dict[str, Any] | None:
+        """One more, non-streamed, attempt after an unusable JSON reply."""
+        try:
+            completion, record = await complete_reliably(live.provider, request, live.config,
+                                                         agent=step.agent)
+        except ProviderError as err:
+            self._trace_llm(record_of(err), live, error=f"{err.kind}: {err}")
+            self.agents[-1]["agent"] = step.agent
+            return None
+        self._trace_llm(record, live)
+        self.agents[-1]["agent"] = step.agent
+        return self._agent_payload(step, live, completion.text)
 
     async def _stream(self, step: AgentStep, live: LiveModel,
                       request: ChatRequest) -> AsyncIterator[Event]:
