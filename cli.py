@@ -119,6 +119,23 @@ def lint(paths: Sequence[str], fmt: str, strict: bool) -> None:
 
 
 @app.command()
+@click.argument("flow", type=click.Path(exists=True, dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["mermaid", "dot"]), default="mermaid",
+              show_default=True, help="Mermaid stateDiagram-v2 (renders on GitHub) or dot.")
+@click.option("--flow", "flow_name", default=None, help="Only this flow (default: every flow).")
+def graph(flow: str, fmt: str, flow_name: str | None) -> None:
+    """Draw the stage machine of FLOW's flows, guards on edges, terminal stages marked."""
+    from engine.lint import diagram
+
+    service = _compile(flow).spec
+    if flow_name is not None and flow_name not in service.flows:
+        errors.print(f"no flow `{flow_name}` in {flow}; flows: {', '.join(service.flows)}")
+        raise Exit(2)
+    names = [flow_name] if flow_name else list(service.flows)
+    click.echo((diagram.dot if fmt == "dot" else diagram.mermaid)(service, names), nl=False)
+
+
+@app.command()
 @click.option("--check", is_flag=True, help="Fail if schemas/flow.schema.json is out of date.")
 def schema(check: bool) -> None:
     """Write (or --check) the JSON Schema generated from the spec models."""
