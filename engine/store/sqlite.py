@@ -93,13 +93,11 @@ class SqliteStore:
         """Hold the session against turns of this and every other process on the file."""
         async with self._local(session_id):
             await self._acquire(session_id)
-            renewer = asyncio.create_task(self._renew(session_id))
+            renewal = _Renewal(self, session_id)
             try:
                 yield
             finally:
-                renewer.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await renewer
+                renewal.cancel()
                 self._release(session_id)
 
     def try_lease(self, session_id: str) -> bool:
@@ -120,11 +118,9 @@ class SqliteStore:
             await asyncio.sleep(pause)
             pause = min(pause * 2, _MAX_POLL)
 
-    async def _renew(self, session_id: str) -> None:
-        while True:
-            await asyncio.sleep(self.lease_seconds / 3)
-            self._db.execute("UPDATE leases SET expires_at = ? WHERE session_id = ? AND owner = ?",
-                             (time.time() + self.lease_seconds, session_id, self.owner))
+    def renew(self, session_id: str) -> None:
+        self._db.execute("UPDATE leases SET expires_at = ? WHERE session_id = ? AND owner = ?",
+                         (time.time() + self.lease_seconds, session_id, self.owner))
 
     def _release(self, session_id: str) -> None:
         self._db.execute("DELETE FROM leases WHERE session_id = ? AND owner = ?",
@@ -141,28 +137,32 @@ class SqliteStore:
                      completed: Sequence[Mapping[str, Any]] = ()) -> int:
         now = time.time()
         text = json.dumps(data, ensure_ascii=False)
+        if not completed:  # one statement is one transaction: no BEGIN/COMMIT round trips
+            self._write_session(session_id, text, now, expected_version)
+            return expected_version + 1
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            if expected_version == 0:
-                cur = db.execute("INSERT OR IGNORE INTO sessions VALUES (?, 1, ?, ?)",
-                                 (session_id, text, now))
-            else:
-                cur = db.execute("UPDATE sessions SET version = version + 1, data = ?, "
-                                 "updated_at = ? WHERE id = ? AND version = ?",
-                                 (text, now, session_id, expected_version))
-            if cur.rowcount != 1:
-                raise VersionConflict(f"session {session_id!r} changed since it was loaded")
-            if completed:
-                db.executemany("INSERT INTO completed (session_id, data, created_at) "
-                               "VALUES (?, ?, ?)",
-                               [(session_id, json.dumps(c, ensure_ascii=False), now)
-                                for c in completed])
+            self._write_session(session_id, text, now, expected_version)
+            db.executemany("INSERT INTO completed (session_id, data, created_at) VALUES (?, ?, ?)",
+                           [(session_id, json.dumps(c, ensure_ascii=False), now)
+                            for c in completed])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         return expected_version + 1
+
+    def _write_session(self, session_id: str, text: str, now: float, expected_version: int) -> None:
+        if expected_version == 0:
+            cur = self._db.execute("INSERT OR IGNORE INTO sessions VALUES (?, 1, ?, ?)",
+                                   (session_id, text, now))
+        else:
+            cur = self._db.execute("UPDATE sessions SET version = version + 1, data = ?, "
+                                   "updated_at = ? WHERE id = ? AND version = ?",
+                                   (text, now, session_id, expected_version))
+        if cur.rowcount != 1:
+            raise VersionConflict(f"session {session_id!r} changed since it was loaded")
 
     async def completed(self, session_id: str) -> list[JSON]:
         rows = self._db.execute("SELECT data FROM completed WHERE session_id = ? ORDER BY seq",
@@ -171,3 +171,19 @@ class SqliteStore:
 
     async def close(self) -> None:
         self._db.close()
+
+
+class _Renewal:
+    """Extends a held lease every third of its lifetime (a timer, not a task: turns are short)."""
+
+    def __init__(self, store: SqliteStore, session_id: str) -> None:
+        self.store, self.session_id = store, session_id
+        self.loop = asyncio.get_running_loop()
+        self.handle = self.loop.call_later(store.lease_seconds / 3, self._fire)
+
+    def _fire(self) -> None:
+        self.store.renew(self.session_id)
+        self.handle = self.loop.call_later(self.store.lease_seconds / 3, self._fire)
+
+    def cancel(self) -> None:
+        self.handle.cancel()

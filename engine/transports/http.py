@@ -25,9 +25,9 @@ import logging
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import uvicorn
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -55,6 +55,7 @@ log = logging.getLogger("flowctl.http")
 PLAYGROUND = Path(__file__).with_name("playground")
 DEFAULT_STORE = "sqlite:///.flowctl/sessions.db"
 SHUTDOWN_GRACE_SECONDS = 30.0
+T = TypeVar("T")
 
 __all__ = ["DEFAULT_STORE", "create_app", "run_server", "serve", "server_config"]
 
@@ -187,24 +188,29 @@ class Turns:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.running: set[asyncio.Task[None]] = set()
+        self.running: set[asyncio.Task[Any]] = set()
 
     def start(self, session_id: str, message: str) -> asyncio.Queue[Event | Exception]:
+        """Begin a turn whose events (or the exception that stopped it) go to a queue."""
         queue: asyncio.Queue[Event | Exception] = asyncio.Queue()
-        task = asyncio.create_task(self._pump(self.engine.turn(session_id, message), queue))
-        self.running.add(task)
-        task.add_done_callback(self.running.discard)
+        self._spawn(self._pump(self.engine.turn(session_id, message), queue))
         return queue
 
     async def reply(self, session_id: str, message: str) -> Done:
         """The DONE of a turn; raises what the engine raised if it could not answer."""
-        queue = self.start(session_id, message)
-        while True:
-            item = await queue.get()
-            if isinstance(item, Exception):
-                raise item
-            if isinstance(item, Done):
-                return item
+        task = self._spawn(_done_of(self.engine.turn(session_id, message)))
+        return await asyncio.shield(task)  # a request cancelled mid-turn leaves it running
+
+    def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        task = asyncio.create_task(work)
+        self.running.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self.running.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: whoever awaited it has logged it, or it is gone
 
     async def drain(self, timeout: float) -> None:
         if self.running:
@@ -218,6 +224,13 @@ class Turns:
                 queue.put_nowait(event)
         except Exception as err:  # the engine could not even answer (its store failed)
             queue.put_nowait(err)  # the consumer logs it: once, with its request
+
+
+async def _done_of(events: AsyncIterator[Event]) -> Done:
+    async for event in events:
+        if isinstance(event, Done):
+            return event
+    raise RuntimeError("the turn ended without its DONE")
 
 
 def failed_done(engine: Engine, stream_id: str, started: float) -> Done:
