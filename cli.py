@@ -136,6 +136,27 @@ def graph(flow: str, fmt: str, flow_name: str | None) -> None:
 
 
 @app.command()
+@click.argument("name")
+@click.option("--shape", type=click.Choice(["chat", "intent", "slots"]), default="chat",
+              show_default=True, help="chat: one agent; intent: routed intents; slots: slot "
+              "filling with confirmation and an action.")
+@click.option("--dir", "directory", default="flows", show_default=True,
+              type=click.Path(file_okay=False), help="Where the flow and its tests go.")
+def new(name: str, shape: str, directory: str) -> None:
+    """Scaffold NAME.yaml, its conversation tests and its prompt; never overwrites."""
+    from engine.lint.scaffold import ScaffoldError, scaffold
+
+    try:
+        written = scaffold(name, shape, Path(directory))
+    except ScaffoldError as err:
+        errors.print(f"error: {err}")
+        raise Exit(2) from None
+    for path in written:
+        console.print(f"created {path}")
+    console.print(f"next: flowctl lint --strict {directory} && flowctl test {directory}")
+
+
+@app.command()
 @click.option("--check", is_flag=True, help="Fail if schemas/flow.schema.json is out of date.")
 def schema(check: bool) -> None:
     """Write (or --check) the JSON Schema generated from the spec models."""

@@ -120,7 +120,10 @@ def _finding(source: SourceMap, error: Any) -> Any:
     if error["type"] == "extra_forbidden":
         return source.finding(loc, f"unknown key `{loc[-1]}`", code="FL090", key=True,
                               hint="see docs/testing.md for the keys a turn takes")
-    return source.finding(loc, f"{'.'.join(map(str, loc))}: {error['msg']}", code="FL090")
+    raw = source.yaml11_bools.get(loc)
+    hint = f"YAML reads an unquoted `{raw}` as a boolean; write '{raw}' in quotes" if raw else None
+    return source.finding(loc, f"{'.'.join(map(str, loc))}: {error['msg']}", code="FL090",
+                          hint=hint)
 
 
 def check_names(spec: TestFileSpec, source: SourceMap, service: CompiledService) -> None:

@@ -1,0 +1,65 @@
+"""(name, shape, directory) -> a new flow file, its conversation tests and its chat prompt.
+
+The three shapes are the seeds' three ways to start a service (seed 000 §3): ``chat``
+(plain chat, one agent), ``intent`` (intents routed to flows, a default chat flow) and
+``slots`` (slot filling, confirmation, an irreversible action). Each passes
+``flowctl lint --strict`` and ``flowctl test`` as generated. Nothing is ever overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from importlib import resources
+from pathlib import Path
+
+from engine.dsl.schema import SCHEMA_PATH
+
+SHAPES = ("chat", "intent", "slots")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class ScaffoldError(Exception):
+    """The scaffold cannot be written (bad name, or a file would be overwritten)."""
+
+
+def _template(name: str) -> str:
+    return resources.files("engine.lint").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def prompts_dir(directory: Path) -> Path:
+    """The prompts/ directory the flow will use: the project's one above, else a new one."""
+    above = directory.resolve().parent / "prompts"
+    return above if above.is_dir() else directory / "prompts"
+
+
+def plan(name: str, shape: str, directory: Path) -> dict[Path, str]:
+    """The files to write, with their text."""
+    if not _NAME.match(name):
+        raise ScaffoldError(f"`{name}` is not a valid service name; use letters, digits and _, "
+                            "not starting with a digit")
+    if shape not in SHAPES:
+        raise ScaffoldError(f"unknown shape `{shape}`; expected one of {', '.join(SHAPES)}")
+    schema = Path(os.path.relpath(SCHEMA_PATH, directory.resolve())).as_posix()
+    values = {"__NAME__": name, "__SCHEMA__": schema, "__DIR__": directory.as_posix()}
+
+    def fill(text: str) -> str:
+        for key, value in values.items():
+            text = text.replace(key, value)
+        return text
+
+    return {directory / f"{name}.yaml": fill(_template(f"{shape}.yaml")),
+            directory / f"{name}.test.yaml": fill(_template(f"{shape}.test.yaml")),
+            prompts_dir(directory) / f"{name}.j2": fill(_template("prompt.j2"))}
+
+
+def scaffold(name: str, shape: str, directory: Path) -> list[Path]:
+    """Write the files of ``plan``; refuse (writing nothing) if any of them exists."""
+    files = plan(name, shape, directory)
+    existing = [p for p in files if p.exists()]
+    if existing:
+        raise ScaffoldError(f"refusing to overwrite {', '.join(map(str, existing))}")
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return list(files)

@@ -1,0 +1,53 @@
+"""`flowctl new`: the seeds' three service shapes, lint-clean and passing their tests at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli import main
+
+
+@pytest.mark.parametrize("shape", ["chat", "intent", "slots"])
+def test_a_new_service_passes_lint_strict_and_its_tests(
+        shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    flows = tmp_path / "flows"
+    assert main(["new", "my_service", "--shape", shape, "--dir", str(flows)]) == 0
+    assert (flows / "my_service.yaml").is_file() and (flows / "my_service.test.yaml").is_file()
+    assert (flows / "prompts" / "my_service.j2").is_file()
+    capsys.readouterr()
+    assert main(["lint", "--strict", str(flows)]) == 0, capsys.readouterr().out
+    assert main(["test", str(flows)]) == 0, capsys.readouterr().out
+    assert " 0 failed" in capsys.readouterr().out
+
+
+def test_the_flow_names_the_schema_for_editors(tmp_path: Path) -> None:
+    assert main(["new", "svc", "--dir", str(tmp_path / "flows")]) == 0
+    first = (tmp_path / "flows" / "svc.yaml").read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# yaml-language-server: $schema=")
+    schema = (tmp_path / "flows" / first.split("=", 1)[1]).resolve()
+    assert schema.name == "flow.schema.json" and schema.is_file()
+
+
+def test_the_prompt_goes_to_the_projects_prompts_directory(tmp_path: Path) -> None:
+    (tmp_path / "prompts").mkdir()
+    assert main(["new", "svc", "--dir", str(tmp_path / "flows")]) == 0
+    assert (tmp_path / "prompts" / "svc.j2").is_file()
+    assert not (tmp_path / "flows" / "prompts").exists()
+
+
+def test_existing_files_are_never_overwritten(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    flows = tmp_path / "flows"
+    flows.mkdir()
+    (flows / "svc.test.yaml").write_text("mine\n", encoding="utf-8")
+    assert main(["new", "svc", "--dir", str(flows)]) == 2
+    assert "refusing to overwrite" in capsys.readouterr().err
+    assert (flows / "svc.test.yaml").read_text(encoding="utf-8") == "mine\n"
+    assert not (flows / "svc.yaml").exists()  # nothing written at all
+
+
+def test_a_name_must_be_an_identifier(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", "2fast", "--dir", str(tmp_path)]) == 2
+    assert "not a valid service name" in capsys.readouterr().err
