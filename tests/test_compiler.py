@@ -99,3 +99,11 @@ FLOW_FILES = [p for p in sorted((ROOT / "flows").glob("*.yaml"))
 def test_shipped_flows_point_editors_at_the_schema(path) -> None:
     assert path.read_text(encoding="utf-8").startswith(
         "# yaml-language-server: $schema=../schemas/flow.schema.json")
+
+
+def test_templates_cannot_change_session_state() -> None:
+    template = compile_template("{{ meta.update({'stage': 'CONFIRMED'}) }}")
+    meta: dict[str, str] = {}
+    with pytest.raises(SecurityError):
+        template.render({"meta": meta})
+    assert meta == {}

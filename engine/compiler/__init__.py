@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.compiler import compiled as c
 from engine.compiler.machine import Edge, StageMachine
-from engine.compiler.resolve import RUNTIME_TRIGGERS, Resolver
+from engine.compiler.resolve import Resolver
 from engine.compiler.templates import Compiled
 from engine.dsl import load_service
 from engine.dsl import spec as s
@@ -223,7 +223,11 @@ def _check_fired_triggers(flow: s.FlowSpec, defined: set[str], path: Path, r: Re
     """A trigger a step fires must have a transition, or the task would silently stall."""
     for sname, stage in flow.stages.items():
         for tpath, trigger in _step_triggers(stage.steps, (*path, "stages", sname, "steps")):
-            if trigger not in defined:
+            if trigger == "confirm":
+                r.error(tpath, "a step cannot fire `confirm`; only the user's own yes at a "
+                        "`decide: confirm` stage confirms", "FL035",
+                        hint="name the step's trigger differently, e.g. `done`")
+            elif trigger not in defined:
                 r.error(tpath, f"trigger `{trigger}` has no transition in flow `{path[1]}`",
                         "FL024", hint=_trigger_hint(trigger, defined))
 
@@ -308,4 +312,3 @@ def _routes(spec: s.ServiceSpec, r: Resolver) -> None:
         r.exists(flow, spec.flows, ("routes", intent), "flow", "FL028")
 
 
-_ = RUNTIME_TRIGGERS  # exported for lint: triggers the runtime fires itself

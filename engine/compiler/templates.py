@@ -1,7 +1,9 @@
 """Message/prompt/expression source -> compiled jinja2 objects in one sandboxed environment.
 
 User text only ever reaches templates as data (a context value), never as template
-source. The environment is a ``SandboxedEnvironment`` with ``StrictUndefined`` so a
+source. The environment is an ``ImmutableSandboxedEnvironment`` (a template can neither reach
+Python internals nor change the session through ``dict.update`` and the like) with
+``StrictUndefined`` so a
 misspelt variable fails loudly at render time and is caught at compile time by
 ``undeclared()``.
 """
@@ -14,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 # Names every message, condition and step expression may use (the turn context).
 CONTEXT_NAMES = frozenset({
@@ -47,9 +49,9 @@ def money(amount: Any, currency: str = "KRW") -> str:
 
 
 @lru_cache(maxsize=1)
-def environment() -> SandboxedEnvironment:
+def environment() -> ImmutableSandboxedEnvironment:
     """The one environment every template and expression is compiled in."""
-    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
+    env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
                                keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
     env.filters["won"] = won
     env.filters["money"] = money
@@ -84,7 +86,7 @@ def compile_template(source: str) -> Compiled:
     names = frozenset(meta.find_undeclared_variables(env.parse(source)))
 
     def render(ctx: Mapping[str, Any]) -> str:
-        context = template.new_context(ctx if isinstance(ctx, dict) else dict(ctx), shared=True)
+        context = _context(env, template, ctx)
         return env.concat(template.root_render_func(context)).strip()  # type: ignore[attr-defined]
 
     return Compiled(source, names, render)
@@ -97,12 +99,19 @@ def compile_expression(source: str) -> Compiled:
     names = frozenset(meta.find_undeclared_variables(env.parse("{{ (" + source + ") }}")))
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
-        context = template.new_context(ctx if isinstance(ctx, dict) else dict(ctx), shared=True)
+        context = _context(env, template, ctx)
         for _ in template.root_render_func(context):
             pass
         return context.vars["result"]
 
     return Compiled(source, names, evaluate)
+
+
+def _context(env: ImmutableSandboxedEnvironment, template: Template, ctx: Mapping[str, Any]) -> Any:
+    """A jinja2 Context over ``ctx`` as is: the globals are already in it (``base_context``),
+    so jinja2 need not copy them (``new_context``) nor list them (``Context(globals=...)``)."""
+    parent = ctx if isinstance(ctx, dict) else dict(ctx)
+    return env.context_class(env, parent, template.name, template.blocks)
 
 
 def undeclared(names: Iterable[str], allowed: Iterable[str] = CONTEXT_NAMES) -> list[str]:

@@ -1,5 +1,8 @@
-"""Built-in user-facing texts and progress labels per locale; a service overrides any of them
-by defining a message of the same name (``empty_message``, ``turn_failed``, ...)."""
+"""Built-in user-facing texts and progress labels per locale.
+
+A service overrides a text (not a ``label_*``) by defining a message of the same name
+(``empty_message``, ``message_too_long``, ``turn_failed``, ``slot_invalid``, ``ask_slot``,
+``unclear``); such a message sees only the values the text takes (``limit``, ``slot``)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "empty_message": "질문을 입력해주세요.",
         "message_too_long": "메시지가 너무 길어요. {limit}자 이내로 입력해 주세요.",
         "turn_failed": "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요.",
-        "busy": "이전 요청을 처리하고 있어요. 잠시 후 다시 시도해 주세요.",
         "slot_invalid": "입력하신 값을 사용할 수 없어요.",
         "ask_slot": "{slot} 값을 알려주세요.",
         "label_intent": "의도 파악 중",
@@ -22,7 +24,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "empty_message": "Please type a message.",
         "message_too_long": "That message is too long; please keep it under {limit} characters.",
         "turn_failed": "Sorry, something went wrong. Please try again in a moment.",
-        "busy": "Still working on your previous message; please try again in a moment.",
         "slot_invalid": "That value can't be used.",
         "ask_slot": "Please tell me the {slot}.",
         "label_intent": "Finding intent",

@@ -147,9 +147,15 @@ class Engine:
         return None
 
     def _text(self, key: str, **values: Any) -> str:
+        """A built-in text, or the service's message of the same name. Such a message sees
+        only ``values`` (e.g. ``limit``); if it cannot render, the built-in text is used."""
         custom = self.service.messages.get(key)
         if custom is not None:
-            return str(custom.render({**_GLOBALS, **values}))
+            try:
+                return str(custom.render({**_GLOBALS, **values}))
+            except Exception as err:  # an author's template must never break the turn
+                log.warning("message %s failed to render (%s); using the built-in text", key,
+                            err)
         return text(self.service.locale, key, **values)
 
 
@@ -252,8 +258,9 @@ class TurnRun:
             moved = self._fire(trigger)
         async for event in self._settle(moved):
             yield event
-        async for event in self._remember():
-            yield event
+        if self._remember():
+            async for event in self._fold_memory():
+                yield event
 
     async def _route(self) -> AsyncIterator[Event]:
         label = self._label("intent")
@@ -384,8 +391,9 @@ class TurnRun:
         """Run the steps of each stage the turn reaches; stop at a stage that keeps it."""
         for _ in range(MAX_HOPS):
             stage = self.flow.stages[self.state.stage or self.flow.initial]
-            async for event in self._steps(stage.steps):
-                yield event
+            if stage.steps:
+                async for event in self._steps(stage.steps):
+                    yield event
             trigger, self._pending = self._pending, None
             if stage.terminal:
                 self._count_outcome(stage)
@@ -431,15 +439,20 @@ class TurnRun:
         self._ctx = None
         return True
 
-    async def _remember(self) -> AsyncIterator[Event]:
-        """Append the turn to raw_history; fold older turns into the summary when due."""
+    def _remember(self) -> bool:
+        """Append the turn to raw_history; True when older turns are due to be folded."""
         state, policy = self.state, self.engine.memory
         state.raw_history.append({"role": "user", "content": self.message})
         state.raw_history.append({"role": "assistant", "content": self.reply_text()})
         state.turns += 1
         if not policy.enabled:  # no summary: keep the last `summarize_threshold` turns raw
             del state.raw_history[:-max(policy.threshold, policy.keep_recent, 1) * 2]
-            return
+            return False
+        return len(state.raw_history) >= policy.threshold * 2
+
+    async def _fold_memory(self) -> AsyncIterator[Event]:
+        """Fold the older turns into summary_text (the summary model, or deterministically)."""
+        state, policy = self.state, self.engine.memory
         folded, kept = split_for_folding(state.raw_history, policy)
         if not folded:
             return
@@ -480,7 +493,12 @@ class TurnRun:
                 case SetStep(assignments):
                     ctx = self.context()
                     for name, value in assignments:
-                        self._set_slot(name, value.render(ctx))
+                        raw = value.render(ctx)
+                        if raw is None:  # `set: {slot: null}` clears it
+                            self.state.slots.pop(name, None)
+                            self._ctx = None
+                        else:
+                            self._set_slot(name, raw)
                 case TriggerStep(trigger):
                     self._pending = trigger
                 case CallStep():

@@ -58,7 +58,6 @@ def detect_intent(text: str, service: CompiledService) -> Intent:
     for score in classify(text, service.intents):
         if score.confidence >= service.intent_thresholds.get(score.name, 0.5):
             return Intent(score.name, score.confidence, score.reason)
-        break
     return Intent(None, 0.0)
 
 
