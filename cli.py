@@ -36,6 +36,25 @@ def app() -> None:
 
 @app.command()
 @click.argument("flow", type=click.Path(dir_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--store", "store_url", default="sqlite:///.flowctl/sessions.db", show_default=True,
+              help="Session store: sqlite:///PATH (relative to here) or memory://.")
+def serve(flow: str, host: str, port: int, store_url: str) -> None:
+    """Serve FLOW over HTTP/SSE with the playground at / (no API key needed)."""
+    import os
+
+    from engine.transports.http import run_server
+
+    try:
+        run_server(flow, host=host, port=port, store_url=store_url, env=os.environ)
+    except FlowDefinitionError as err:
+        terminal.show_findings(errors, err.findings)
+        raise Exit(2) from None
+
+
+@app.command()
+@click.argument("flow", type=click.Path(dir_okay=False))
 @click.option("--store", default="memory://", show_default=True,
               help="Session store: memory:// or sqlite:///PATH.")
 @click.option("--session", "session_id", default="terminal", show_default=True)
@@ -69,21 +88,33 @@ def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
 
 @app.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
-def test(paths: Sequence[str]) -> None:
+@click.option("--coverage", "show_coverage", is_flag=True,
+              help="Report the stages, transitions and slot branches the tests exercised.")
+def test(paths: Sequence[str], show_coverage: bool) -> None:
     """Run the conversation tests (*.test.yaml) of flows and directories."""
     files = find_test_files(paths)
     if not files:
         errors.print(f"no {TEST_SUFFIX} files found in {', '.join(paths)}")
         raise Exit(2)
     passed = failed = 0
+    everything = []
     for path in files:
         try:
             results = asyncio.run(run_file(path))
         except FlowDefinitionError as err:
             terminal.show_findings(errors, err.findings)
             raise Exit(2) from None
+        everything += results
         p, f = terminal.show_results(console, results)
         passed, failed = passed + p, failed + f
+    if show_coverage:
+        from rich.markup import escape
+
+        from engine.lint.coverage import coverage, render
+
+        for line in render(coverage(everything)):
+            console.print(escape(line), style="red" if line.endswith("MISSED") else None,
+                          highlight=False, emoji=False)
     console.print(f"{passed} passed, {failed} failed")
     if failed:
         raise Exit(1)
@@ -109,7 +140,7 @@ def lint(paths: Sequence[str], fmt: str, strict: bool) -> None:
         raise Exit(2)
     if fmt == "text":
         for line, style in formats.text(report):
-            console.print(escape(line), style=style, highlight=False)
+            console.print(escape(line), style=style, highlight=False, emoji=False)
     else:
         click.echo(formats.render(report, fmt))
     if report.unusable:
