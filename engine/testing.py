@@ -7,6 +7,7 @@ is documented in docs/testing.md.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -82,6 +83,14 @@ class ConversationResult:
     location: SourceLocation
     mismatches: list[Mismatch] = field(default_factory=list)
     stages: set[str] = field(default_factory=set)
+    flow_file: str = ""
+    """The flow file the conversation ran against (coverage groups results by it)."""
+    visited: set[tuple[str, str]] = field(default_factory=set)
+    """(flow, stage) pairs the conversation entered or left."""
+    transitions: set[tuple[str, int]] = field(default_factory=set)
+    """(flow, index in the flow's ``transitions``) of every transition that fired."""
+    slot_branches: set[tuple[str, str, str]] = field(default_factory=set)
+    """(flow, slot, "filled" | "rejected" | "corrected") the conversation exercised."""
 
     @property
     def passed(self) -> bool:
@@ -223,23 +232,90 @@ async def run_file(path: FilePath) -> list[ConversationResult]:
     check_names(spec, source, service)
     settings = load_settings(spec.env)
     clock_time = dt.datetime.combine(spec.today, dt.time(9, 0)).astimezone()
+    fired: list[tuple[str, int, str, str]] = []
+    observed = _observed(service, fired)
     results = []
     for c, conversation in enumerate(spec.conversations):
         store = MemoryStore()
-        engine = Engine(service, store=store, settings=settings, clock=lambda: clock_time)
+        engine = Engine(observed, store=store, settings=settings, clock=lambda: clock_time)
         result = ConversationResult(str(path), conversation.name,
-                                    source.locate(("conversations", c)))
+                                    source.locate(("conversations", c)), flow_file=str(flow_path))
+        before: Mapping[str, Any] = {}
         for t, turn in enumerate(conversation.turns):
+            fired.clear()
             events = [e async for e in engine.turn(f"test-{c}", turn.user)]
             done = events[-1]
             assert isinstance(done, Done)
             result.stages.add(str(done.state_snapshot.get("stage")))
             location = source.locate(("conversations", c, "turns", t))
-            completed = len(await store.completed(f"test-{c}"))
+            records = await store.completed(f"test-{c}")
+            completed = len(records)
             result.mismatches.extend(Mismatch(t + 1, turn.user, name, want, got, location)
                                      for name, want, got in compare(turn, events, done, completed))
+            finished = records[before.get("completed", 0):]
+            _note_coverage(result, fired, before, done.state_snapshot, finished)
+            before = {**done.state_snapshot, "completed": completed}
         results.append(result)
     return results
+
+
+class _ObservedMachine:
+    """A flow's stage machine that notes which transition fired (test runs only).
+
+    The runtime is untouched: the test runner hands it a copy of the compiled service whose
+    machines are wrapped. The transition that fired is the first one, in file order, whose
+    trigger and source match and whose condition holds — the rule the machine itself uses.
+    """
+
+    def __init__(self, flow: str, machine: Any, log: list[tuple[str, int, str, str]]) -> None:
+        self._flow, self._machine, self._log = flow, machine, log
+
+    def fire(self, stage: str, trigger: str, ctx: Mapping[str, Any]) -> str | None:
+        new = self._machine.fire(stage, trigger, ctx)
+        if new is not None:
+            self._log.append((self._flow, self._which(stage, trigger, ctx, new), stage, new))
+        return new
+
+    def _which(self, stage: str, trigger: str, ctx: Mapping[str, Any], new: str) -> int:
+        for i, edge in enumerate(self._machine.edges):
+            if edge.trigger == trigger and stage in edge.sources and edge.dest == new and (
+                    edge.condition is None or edge.condition(ctx)):
+                return i
+        return -1
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._machine, name)
+
+
+def _observed(service: CompiledService, log: list[tuple[str, int, str, str]]) -> CompiledService:
+    flows = {name: dataclasses.replace(flow, machine=_ObservedMachine(name, flow.machine, log))
+             for name, flow in service.flows.items()}
+    return dataclasses.replace(service, flows=flows)
+
+
+def _note_coverage(result: ConversationResult, fired: Sequence[tuple[str, int, str, str]],
+                   before: Mapping[str, Any], after: Mapping[str, Any],
+                   finished: Sequence[Mapping[str, Any]]) -> None:
+    """Record what one turn exercised; ``finished`` are the tasks it completed (their slots
+    count too: a task that ends in the turn that filled it leaves no slots behind)."""
+    flow = str(after.get("flow"))
+    for name, index, source, dest in fired:
+        result.transitions.add((name, index))
+        result.visited.update({(name, source), (name, dest)})
+    result.visited.add((flow, str(after.get("stage"))))
+    errors = after.get("meta", {}).get("slot_errors") or {}
+    result.slot_branches.update((flow, slot, "rejected") for slot in errors
+                                if not slot.startswith("_"))
+    old = before.get("slots", {}) if before.get("flow") == flow else {}
+    for values in [*(task.get("slots") or {} for task in finished), after.get("slots") or {}]:
+        for slot, value in values.items():
+            if value is None or slot in errors:
+                continue
+            if old.get(slot) is None:
+                result.slot_branches.add((flow, slot, "filled"))
+            elif old[slot] != value:
+                result.slot_branches.add((flow, slot, "corrected"))
+        old = {}  # each finished task, then the one now open, started empty
 
 
 def compare(turn: TurnSpec, events: Sequence[Event], done: Done,
