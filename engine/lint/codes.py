@@ -1,7 +1,7 @@
 """The catalogue of finding codes: code -> severity, title and what it catches.
 
 Codes are stable: a code keeps its meaning forever, so CI configurations, SARIF rules and
-docs/lint.md can refer to them. FL001–FL034 come from loading, the schema and the
+docs/lint.md can refer to them. FL001–FL035 come from loading, the schema and the
 compiler; FL040 and up from the lint checks; FL09x from conversation test files.
 """
 
@@ -63,6 +63,8 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL033", "error", "bad-regex", "A regular expression does not compile."),
     _c("FL034", "error", "validator-import", "A slot validator `module:function` cannot be "
        "imported."),
+    _c("FL035", "error", "step-fires-confirm", "A step fires `confirm`; only the user's own yes "
+       "at a `decide: confirm` stage may confirm."),
     _c("FL040", "warning", "unreachable-stage", "No path from the initial stage reaches the "
        "stage."),
     _c("FL041", "error", "dead-end", "A non-terminal stage the flow can stop in has no way "

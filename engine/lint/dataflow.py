@@ -70,7 +70,8 @@ def _step_ops(ctx: Context, flow: s.FlowSpec, step: s.Step, path: Path) -> list[
             for slot, raw in step.set.items():
                 site = expression_site((*path, "set", slot), raw, f"`set` of `{slot}`")
                 ops += [("read", site)] if site else []
-                ops.append(("write", slot, (*path, "set", slot)))
+                if raw is not None:  # `set: {slot: null}` clears it: that sets nothing
+                    ops.append(("write", slot, (*path, "set", slot)))
             return ops
         case s.CallStep(call=name):
             action = ctx.spec.actions.get(name)

@@ -121,10 +121,9 @@ def _sets(ctx: Context) -> None:
         for name, raw in step.set.items():
             slot = ctx.spec.slots.get(name)
             known, value = _literal(raw)
-            if slot is None or not known or slot.type == "list":
-                continue
-            why = "validation rejects an empty value" if value is None else (
-                rejects(slot, value) or _bounds(slot, value))
+            if slot is None or not known or value is None or slot.type == "list":
+                continue  # `set: {slot: null}` clears the slot
+            why = rejects(slot, value) or _bounds(slot, value)
             if why is not None:
                 ctx.add((*path, "set", name), "FL054", f"`set` gives `{name}` ({slot.type}) "
                         f"the value {value!r}, which it can never hold: {why}",
