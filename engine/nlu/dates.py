@@ -59,6 +59,8 @@ def find_dates(text: str, today: date) -> list[Match]:
     >>> [m.value.isoformat() for m in find_dates("내일 말고 11월 25일", date(2026, 11, 22))]
     ['2026-11-23', '2026-11-25']
     """
+    if not _MAYBE_DATE.search(text):
+        return []  # most messages name no date; skip the rules below
     found: list[Match] = []
     for pattern, resolve in _RULES:
         for match in pattern.finditer(text):
@@ -126,6 +128,10 @@ def _weekday(match: re.Match[str], today: date) -> date | None:
         return _shift(monday, 7 * _WEEK_SHIFT[relative] + weekday)
     return _shift(today, (weekday - today.weekday()) % 7)
 
+
+# Every rule below needs one of these; checking it first keeps date-free messages cheap.
+_MAYBE_DATE = re.compile(
+    r"[0-9]|오늘|내일|모레|글피|어제|그저께|하루|이틀|사흘|나흘|일주일|요일|day|week|tomorrow", _I)
 
 _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (

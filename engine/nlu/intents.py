@@ -128,4 +128,8 @@ def bigrams(normalised: str) -> Counter[str]:
 def dice(a: Counter[str], b: Counter[str]) -> float:
     """Dice coefficient of two bigram multisets (0.0 when both are empty)."""
     total = a.total() + b.total()
-    return 2 * (a & b).total() / total if total else 0.0
+    if not total:
+        return 0.0
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    common = sum(min(count, large.get(gram, 0)) for gram, count in small.items())
+    return 2 * common / total

@@ -229,6 +229,8 @@ class TurnRun:
         self.result: Any = None
         self._pending: str | None = None
         self._ctx: dict[str, Any] | None = None
+        self._constants: dict[str, Any] = {}
+        self._constants_key: tuple[str, Intent] | None = None
         self._llm: LlmUnderstanding | None = None
         self.understanding = engine.understanding
 
@@ -678,19 +680,29 @@ class TurnRun:
         counts = dict.fromkeys(flow.terminal_stages, 0)
         counts.update(meta.get("batch_counts", {}))
         return {
-            **_GLOBALS,
+            **self._turn_constants(),
             "slots": {n: state.slots.get(n) for n in flow.slots},
             "missing": _missing(state, flow), "errors": meta.get("slot_errors", {}),
             "meta": meta, "filling_turns": state.filling_turns,
-            "max_fill_turns": self._max_fill_turns(),
             "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
                       "counts": counts},
             "progress": f" ({index}/{total})" if total > 1 else "",
-            "turn": {"message": self.message, "intent": self.intent.name,
-                     "confidence": self.intent.confidence},
-            "stage": state.stage, "flow": flow.name, "completed": state.done,
-            "summary": state.summary_text, "result": self.result, "ask": self._ask, "value": None,
+            "stage": state.stage, "result": self.result,
         }
+
+    def _turn_constants(self) -> dict[str, Any]:
+        """The part of the context that only changes when routing picks a flow or intent."""
+        key = (self.flow.name, self.intent)
+        if self._constants_key != key:
+            self._constants_key = key
+            self._constants = {
+                **_GLOBALS, "max_fill_turns": self._max_fill_turns(),
+                "turn": {"message": self.message, "intent": self.intent.name,
+                         "confidence": self.intent.confidence},
+                "flow": self.flow.name, "completed": self.state.done,
+                "summary": self.state.summary_text, "ask": self._ask, "value": None,
+            }
+        return self._constants
 
     def _max_fill_turns(self) -> int:
         settings = self.engine.settings
