@@ -69,6 +69,8 @@ def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
     engine = Engine(service, store=open_store(store), settings=load_settings())
     interactive = sys.stdin.isatty()
     console.print(f"[bold]{service.name}[/bold] — {service.spec.description or ''}")
+    for name, reason in engine.models.offline.items():
+        console.print(f"[dim]model {name} runs offline: {reason}[/dim]")
 
     async def loop() -> None:
         while True:
