@@ -81,7 +81,7 @@ def sarif(report: LintReport, *, version: str = "0.1.0") -> str:
     """A SARIF 2.1.0 log with one run; every code is a rule, every finding a result."""
     index = {c.code: i for i, c in enumerate(CATALOGUE)}
     rules = [{"id": c.code, "name": c.title, "shortDescription": {"text": c.summary},
-              "helpUri": f"{DOCS_URL}#{c.code.lower()}",
+              "helpUri": f"{DOCS_URL}#{c.code.lower()}--{c.title}-{c.severity}",
               "defaultConfiguration": {"level": c.severity}} for c in CATALOGUE]
     results = [_result(f, index) for f in report.findings]
     run = {"tool": {"driver": {"name": "flowctl", "version": version,
