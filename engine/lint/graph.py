@@ -125,17 +125,28 @@ def _is_confirmation(m: FlowModel, hop: Hop) -> bool:
     return hop.trigger == "confirm" and m.flow.stages[hop.source].decide == "confirm"
 
 
+def _irreversible_calls(ctx: Context, m: FlowModel, stage: str
+                        ) -> list[tuple[tuple[str | int, ...], s.CallStep]]:
+    return [(path, step) for path, step in walk_steps(m.flow.stages[stage].steps,
+                                                      (*m.stage_path(stage), "steps"))
+            if isinstance(step, s.CallStep) and (action := ctx.spec.actions.get(step.call))
+            is not None and action.irreversible]
+
+
 def _unconfirmed_irreversible(ctx: Context, m: FlowModel) -> None:
     unconfirmed = m.reach(m.flow.initial, allow=lambda h: not _is_confirmation(m, h))
-    for stage in unconfirmed:
-        for path, step in walk_steps(m.flow.stages[stage].steps,
-                                     (*m.stage_path(stage), "steps")):
-            action = ctx.spec.actions.get(step.call) if isinstance(step, s.CallStep) else None
-            if action is not None and action.irreversible:
-                ctx.add((*path, "call"), "FL046", f"irreversible action `{step.call}` can run "  # type: ignore[union-attr]
+    for stage in m.flow.stages:
+        for path, step in _irreversible_calls(ctx, m, stage):
+            if stage in unconfirmed:
+                ctx.add((*path, "call"), "FL046", f"irreversible action `{step.call}` can run "
                         f"without a confirmation: {m.route(unconfirmed, stage)}",
                         hint="reach this stage only through the `confirm` transition of a "
                         "`decide: confirm` stage")
+            elif step.ok is None and not m.flow.stages[stage].terminal:
+                ctx.add((*path, "call"), "FL046", f"irreversible action `{step.call}` runs "
+                        f"again on every turn that ends in `{stage}`: its `call` has no `ok` "
+                        "trigger, so the task stays there after it succeeds", hint="add "
+                        "`ok: <trigger>` and a transition that leaves the stage")
 
 
 def _calls(ctx: Context) -> None:
