@@ -213,16 +213,6 @@ def _compile(flow: str):  # noqa: ANN202 - the compiled service
         raise Exit(2) from None
 
 
-def _flow_files(paths: Sequence[str]) -> list[Path]:
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        candidates = sorted([*path.rglob("*.yaml"), *path.rglob("*.yml")]) if path.is_dir() \
-            else [path]
-        found.extend(p for p in candidates if not p.name.endswith(TEST_SUFFIX))
-    return found
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run flowctl with ``argv``; return the exit code instead of exiting."""
     try:

@@ -14,11 +14,17 @@ from typing import Any
 
 from engine.compiler import compiled as c
 from engine.compiler.machine import Edge, StageMachine
-from engine.compiler.resolve import Resolver
-from engine.compiler.templates import Compiled
+from engine.compiler.resolve import Resolver, suggest
+from engine.compiler.templates import (
+    CONTEXT_NAMES,
+    Compiled,
+    TemplateSyntaxError,
+    compile_template,
+    undeclared,
+)
 from engine.dsl import load_service
 from engine.dsl import spec as s
-from engine.errors import FlowDefinitionError
+from engine.errors import Finding, FlowDefinitionError, SourceLocation
 from engine.nlu import IntentRule, YesNoWords, default_words
 from engine.source import Path, SourceMap
 
@@ -57,7 +63,8 @@ def compile_service(spec: s.ServiceSpec, source: SourceMap, *,
         intents=tuple(IntentRule(n, tuple(i.keywords), tuple(i.examples), i.priority)
                       for n, i in spec.intents.items()),
         intent_thresholds={n: i.threshold for n, i in spec.intents.items()},
-        slots=slots, messages=messages, actions=actions, prompts=prompts,  # type: ignore[arg-type]
+        slots=slots, messages=messages, actions=actions,
+        prompts={k: v for k, v in prompts.items() if v is not None},
         models=dict(spec.models), words=_words(spec),
     )
 
@@ -78,8 +85,10 @@ def _messages(spec: s.ServiceSpec, r: Resolver) -> dict[str, Compiled]:
     return out
 
 
-def _prompts(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> dict[str, Compiled]:
-    """Prompt files named by agent steps, looked up in prompts/ beside or above the flow."""
+def _prompts(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> dict[str, Compiled | None]:
+    """Prompt files named by agent steps (and `understand.prompt`), looked up in prompts/
+    beside or above the flow. A file that fails to compile maps to None; a missing one is
+    absent (reported where it is named)."""
     names = {step.prompt for _, step in _agent_steps(spec)}
     if spec.understand.prompt:
         names.add(spec.understand.prompt)
@@ -87,16 +96,47 @@ def _prompts(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> dict[str, Comp
             r.error(("understand", "prompt"), f"prompt `{spec.understand.prompt}` not found",
                     "FL026", hint=f"create prompts/{spec.understand.prompt}.j2 beside or above "
                     "the flow file")
-    out: dict[str, Compiled] = {}
+    out: dict[str, Compiled | None] = {}
     for name in sorted(names):
         found = next((p for p in prompt_candidates(base, name) if p.is_file()), None)
-        if found is None:
-            continue  # reported where the step names it
-        compiled = r.template(found.read_text(encoding="utf-8"), ("prompts", name),
-                              extra=PROMPT_NAMES)
-        if compiled is not None:
-            out[name] = compiled
+        if found is not None:
+            out[name] = _prompt(found, r)
     return out
+
+
+def _prompt(path: FilePath, r: Resolver) -> Compiled | None:
+    """Compile one prompt file; its problems are located in that file."""
+    text = path.read_text(encoding="utf-8")
+    source = SourceMap(str(path), text.splitlines())
+    try:
+        compiled = compile_template(text)
+    except TemplateSyntaxError as err:
+        line = err.lineno or 1
+        r.findings.append(Finding(SourceLocation(str(path), line, 1),
+                                  f"template syntax error: {err.message}", "FL030",
+                                  source_line=_line_of(source, line)))
+        return None
+    allowed = CONTEXT_NAMES | set(PROMPT_NAMES)
+    for name in undeclared(compiled.names, allowed):
+        line = _first_line(text, name)
+        r.findings.append(Finding(SourceLocation(str(path), line, 1),
+                                  f"`{name}` is not defined in a prompt", "FL031",
+                                  hint=suggest(name, allowed), source_line=_line_of(source, line)))
+    for slot in sorted(compiled.slot_refs - r.slot_names):
+        line = _first_line(text, slot)
+        r.findings.append(Finding(SourceLocation(str(path), line, 1),
+                                  f"slot `{slot}` is not declared", "FL032",
+                                  hint=suggest(slot, r.slot_names),
+                                  source_line=_line_of(source, line)))
+    return compiled
+
+
+def _first_line(text: str, word: str) -> int:
+    return next((i for i, line in enumerate(text.splitlines(), 1) if word in line), 1)
+
+
+def _line_of(source: SourceMap, line: int) -> str | None:
+    return source.lines[line - 1] if 0 < line <= len(source.lines) else None
 
 
 def prompt_candidates(base: FilePath, name: str) -> list[FilePath]:
@@ -233,7 +273,6 @@ def _check_fired_triggers(flow: s.FlowSpec, defined: set[str], path: Path, r: Re
 
 
 def _trigger_hint(trigger: str, defined: set[str]) -> str:
-    from engine.compiler.resolve import suggest
     return suggest(trigger, defined) or f"add a transition with `trigger: {trigger}`"
 
 
@@ -294,9 +333,9 @@ def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled], pa
     raise AssertionError(f"unhandled step {step!r}")
 
 
-def _agent_step(step: s.AgentStep, spec: s.ServiceSpec, prompts: Mapping[str, Compiled],
+def _agent_step(step: s.AgentStep, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | None],
                 path: Path, r: Resolver) -> c.AgentStep:
-    if step.prompt not in prompts:
+    if step.prompt not in prompts:  # None: the file exists and its own problems are reported
         r.error((*path, "prompt"), f"prompt `{step.prompt}` not found",
                 "FL026", hint=f"create prompts/{step.prompt}.j2 beside or above the flow file")
     r.exists(step.model, spec.models, (*path, "model"), "model", "FL027")

@@ -61,16 +61,6 @@ class StageMachine:
         holder = _Holder(stage)
         return holder.state if event.trigger(holder, ctx=ctx) else None
 
-    def mermaid(self, terminal: Sequence[str] = ()) -> str:
-        """The stage graph as a Mermaid stateDiagram-v2, guards on edges, terminals marked."""
-        lines = ["stateDiagram-v2", f"    [*] --> {self.initial}"]
-        for edge in self.edges:
-            label = edge.trigger + (f" [{edge.when}]" if edge.when else "")
-            label = label.replace(":", "#colon;")
-            lines += [f"    {src} --> {edge.dest}: {label}" for src in edge.sources]
-        lines += [f"    {name} --> [*]" for name in terminal]
-        return "\n".join(lines) + "\n"
-
 
 def _adapt(condition: Condition) -> Callable[[Any], bool]:
     return lambda event: bool(condition(event.kwargs["ctx"]))

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-
-from jinja2 import nodes
 
 from engine.compiler.templates import (
     CONTEXT_NAMES,
@@ -19,7 +17,6 @@ from engine.compiler.templates import (
     TemplateSyntaxError,
     compile_expression,
     compile_template,
-    environment,
     undeclared,
 )
 from engine.errors import Finding
@@ -78,7 +75,7 @@ class Resolver:
         for name in undeclared(compiled.names, allowed):
             self.error(path, f"`{name}` is not defined here", "FL031",
                        hint=suggest(name, allowed) or f"available: {', '.join(sorted(allowed))}")
-        for slot in _slot_references(text, compiler is compile_expression):
+        for slot in sorted(compiled.slot_refs):
             if slot not in self.slot_names:
                 self.error(path, f"slot `{slot}` is not declared", "FL032",
                            hint=suggest(slot, self.slot_names))
@@ -97,15 +94,3 @@ def _short(message: str | None) -> str:
     """jinja2's message without its closing 'The innermost block ...' explanation."""
     sentences = (message or "invalid syntax").strip().split(". ")
     return ". ".join(s for s in sentences[:2] if not s.startswith("The innermost")).rstrip(".")
-
-
-def _slot_references(text: str, is_expression: bool) -> Iterator[str]:
-    """Attribute names read from ``slots`` (``slots.amount``, ``slots['amount']``)."""
-    source = "{{ (" + text + ") }}" if is_expression else text
-    tree = environment().parse(source)
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
-        if isinstance(node.node, nodes.Name) and node.node.name == "slots":
-            if isinstance(node, nodes.Getattr):
-                yield node.attr
-            elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-                yield node.arg.value

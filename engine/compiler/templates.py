@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta
+from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 # Names every message, condition and step expression may use (the turn context).
@@ -60,11 +60,13 @@ def environment() -> ImmutableSandboxedEnvironment:
 
 @dataclass(frozen=True, slots=True)
 class Compiled:
-    """A compiled template or expression, with the names it reads and its source."""
+    """A compiled template or expression: its source, the names and slots it reads."""
 
     source: str
     names: frozenset[str]
     render: Callable[[Mapping[str, Any]], Any]
+    slot_refs: frozenset[str] = frozenset()
+    """Names read from ``slots`` (``slots.amount``, ``slots['amount']``)."""
 
 
 def base_context() -> dict[str, Any]:
@@ -76,27 +78,32 @@ def base_context() -> dict[str, Any]:
     return dict(environment().globals)
 
 
+@lru_cache(maxsize=4096)
 def compile_template(source: str) -> Compiled:
     """Compile a message or prompt template; raises TemplateSyntaxError (with lineno).
 
-    The compiled ``render(ctx)`` expects ``ctx`` to include ``base_context()``.
+    The text is parsed once: the tree gives the names it reads, then becomes code. The
+    compiled ``render(ctx)`` expects ``ctx`` to include ``base_context()``.
     """
     env = environment()
-    template: Template = env.from_string(source)
-    names = frozenset(meta.find_undeclared_variables(env.parse(source)))
+    tree = env.parse(source)
+    names, slots = _reads(tree)
+    template: Template = env.template_class.from_code(
+        env, env.compile(tree), env.make_globals(None), None)
 
     def render(ctx: Mapping[str, Any]) -> str:
         context = _context(env, template, ctx)
         return env.concat(template.root_render_func(context)).strip()  # type: ignore[attr-defined]
 
-    return Compiled(source, names, render)
+    return Compiled(source, names, render, slots)
 
 
+@lru_cache(maxsize=4096)
 def compile_expression(source: str) -> Compiled:
     """Compile a jinja2 expression (conditions, `set`, `args`); raises TemplateSyntaxError."""
     env = environment()
     template = env.compile_expression(source, undefined_to_none=False)._template
-    names = frozenset(meta.find_undeclared_variables(env.parse("{{ (" + source + ") }}")))
+    names, slots = _reads(env.parse("{{ (" + source + ") }}"))
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
         context = _context(env, template, ctx)
@@ -104,7 +111,20 @@ def compile_expression(source: str) -> Compiled:
             pass
         return context.vars["result"]
 
-    return Compiled(source, names, evaluate)
+    return Compiled(source, names, evaluate, slots)
+
+
+def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str]]:
+    """The undeclared names a tree reads, and the attributes it reads from ``slots``."""
+    names = frozenset(meta.find_undeclared_variables(tree))
+    slots = set()
+    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+        if isinstance(node.node, nodes.Name) and node.node.name == "slots":
+            if isinstance(node, nodes.Getattr):
+                slots.add(node.attr)
+            elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+                slots.add(node.arg.value)
+    return names, frozenset(slots)
 
 
 def _context(env: ImmutableSandboxedEnvironment, template: Template, ctx: Mapping[str, Any]) -> Any:

@@ -1,7 +1,7 @@
 """Prompt files (``prompts/*.j2``) -> findings located in the prompt file itself.
 
-The compiler checks prompts too, but can only point at the flow file (1:1); lint reports
-the same syntax errors and undefined names at ``prompts/x.j2:line:col`` instead, plus
+The compiler checks prompts too (at ``prompts/x.j2:line:1``); lint reports the same
+syntax errors and undefined names with exact columns instead, plus
 FL069 (the prompt reads ``tools``/``intents`` the step or service does not provide) and
 FL062 (a prompt file no flow that can see the directory uses).
 """
@@ -108,8 +108,10 @@ def relocated(ctx: Context, compile_findings: list[Finding], prompt_findings: li
     syntax error says why)."""
     out = []
     for f in compile_findings:
+        in_prompt = f.location.file.endswith(".j2")  # lint's own check has exact columns
         at_top = (f.location.line, f.location.column) == (1, 1)
-        if f.code in RELOCATED and at_top and any(p.code in RELOCATED for p in prompt_findings):
+        if f.code in RELOCATED and (in_prompt or at_top) and \
+                any(p.code in RELOCATED for p in prompt_findings):
             continue
         name = f.message.split("`")[1] if f.code == "FL026" and "`" in f.message else None
         if name is not None and ctx.prompt_file(name) is not None:

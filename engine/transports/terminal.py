@@ -53,7 +53,7 @@ def show_findings(console: Console, findings: Sequence[Finding]) -> None:
     for finding in findings:
         colour = "red" if finding.severity == "error" else "yellow"
         console.print(f"[{colour}]{escape(finding.render(with_source=True))}[/{colour}]",
-                      highlight=False)
+                      highlight=False, emoji=False)
 
 
 def show_results(console: Console, results: Sequence[ConversationResult]) -> tuple[int, int]:
