@@ -13,11 +13,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from engine.compiler import compile_file
-from engine.config import load_settings
 from engine.errors import FlowDefinitionError, FlowRuntimeError
-from engine.testing import TEST_SUFFIX, find_test_files, run_file
-from engine.transports import terminal
 
 console = Console(highlight=False, soft_wrap=True)
 errors = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -44,6 +40,7 @@ def serve(flow: str, host: str, port: int, store_url: str) -> None:
     """Serve FLOW over HTTP/SSE with the playground at / (no API key needed)."""
     import os
 
+    from engine.transports import terminal
     from engine.transports.http import run_server
 
     try:
@@ -61,6 +58,7 @@ def serve(flow: str, host: str, port: int, store_url: str) -> None:
 @click.option("--verbose", "-v", is_flag=True, help="Show agent progress events.")
 def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
     """Talk to FLOW in the terminal (one line per message; Ctrl-D ends)."""
+    from engine.config import load_settings
     from engine.runtime.turn import Engine
     from engine.store import open_store
     from engine.transports.terminal import show_event
@@ -94,6 +92,9 @@ def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
               help="Report the stages, transitions and slot branches the tests exercised.")
 def test(paths: Sequence[str], show_coverage: bool) -> None:
     """Run the conversation tests (*.test.yaml) of flows and directories."""
+    from engine.testing import TEST_SUFFIX, find_test_files, run_file
+    from engine.transports import terminal
+
     files = find_test_files(paths)
     if not files:
         errors.print(f"no {TEST_SUFFIX} files found in {', '.join(paths)}")
@@ -206,6 +207,9 @@ def schema(check: bool) -> None:
 
 
 def _compile(flow: str):  # noqa: ANN202 - the compiled service
+    from engine.compiler import compile_file
+    from engine.transports import terminal
+
     try:
         return compile_file(flow)
     except FlowDefinitionError as err:

@@ -11,15 +11,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from engine.compiler.compiled import CompiledAction
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class ActionFailed(Exception):
     """The action ran and did not succeed; the flow takes its `error` trigger."""
+
+
+class _Transient(Exception):
+    """A transport fault or 5xx: worth a retry with the same idempotency key."""
 
 
 async def sandbox_bank(args: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -65,23 +70,27 @@ async def run_action(action: CompiledAction, args: Mapping[str, Any], key: str, 
             last = err
             if action.kind == "tool":
                 break  # a tool's refusal is final; retries are for transport faults
-        except (TimeoutError, httpx.TransportError) as err:
-            last = ActionFailed(f"{type(err).__name__}: {err}" if str(err) else "timed out")
+        except (TimeoutError, _Transient) as err:
+            last = ActionFailed(str(err) or "timed out")
     raise last if isinstance(last, ActionFailed) else ActionFailed(str(last))
 
 
 async def _http(action: CompiledAction, body: Mapping[str, Any], key: str, url: str,
                 headers: Mapping[str, str], client: httpx.AsyncClient | None) -> dict[str, Any]:
+    import httpx  # only services with http actions pay for the import
+
     own = client is None
     http = client or httpx.AsyncClient()
     try:
         response = await http.request(action.method, url, json=dict(body) or None,
                                       headers={**headers, "Idempotency-Key": key})
+    except httpx.TransportError as err:
+        raise _Transient(f"{type(err).__name__}: {err}") from None
     finally:
         if own:
             await http.aclose()
     if response.status_code >= 500:
-        raise httpx.TransportError(f"HTTP {response.status_code}")  # retryable
+        raise _Transient(f"HTTP {response.status_code}")
     if response.status_code >= 400:
         raise ActionFailed(f"HTTP {response.status_code}: {response.text[:200]}")
     try:
