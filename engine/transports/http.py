@@ -506,12 +506,16 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
         raise
     try:
         engine = Engine(service, store=store, settings=settings)
-        app = create_app(engine, settings=settings)
-        server = uvicorn.Server(server_config(app, host=host, port=sock.getsockname()[1],
-                                              max_message_chars=engine.settings.max_message_chars))
-        log.info("serving %s from %s with store %s; playground at http://%s:%d/",
-                 service.name, flow_path, store_url, host, sock.getsockname()[1])
-        await server.serve(sockets=[sock])
+        try:
+            app = create_app(engine, settings=settings)
+            port = sock.getsockname()[1]
+            server = uvicorn.Server(server_config(
+                app, host=host, port=port, max_message_chars=engine.settings.max_message_chars))
+            log.info("serving %s from %s with store %s; playground at http://%s:%d/",
+                     service.name, flow_path, store_url, host, port)
+            await server.serve(sockets=[sock])
+        finally:
+            await engine.aclose()  # the providers' HTTP clients
     finally:
         sock.close()
         await store.close()
