@@ -10,6 +10,7 @@ misspelt variable fails loudly at render time and is caught at compile time by
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -98,12 +99,18 @@ def compile_template(source: str) -> Compiled:
     return Compiled(source, names, render, slots)
 
 
+_DOTTED = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*)\s*")
+
+
 @lru_cache(maxsize=4096)
 def compile_expression(source: str) -> Compiled:
     """Compile a jinja2 expression (conditions, `set`, `args`); raises TemplateSyntaxError."""
     env = environment()
     template = env.compile_expression(source, undefined_to_none=False)._template
     names, slots = _reads(env.parse("{{ (" + source + ") }}"))
+    dotted = _DOTTED.fullmatch(source)
+    if dotted:  # `slots.amount`: walk it with the sandbox's own lookup, no template run
+        return Compiled(source, names, _path_reader(env, dotted.group(1).split(".")), slots)
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
         context = _context(env, template, ctx)
@@ -112,6 +119,21 @@ def compile_expression(source: str) -> Compiled:
         return context.vars["result"]
 
     return Compiled(source, names, evaluate, slots)
+
+
+def _path_reader(env: ImmutableSandboxedEnvironment,
+                 parts: list[str]) -> Callable[[Mapping[str, Any]], Any]:
+    """``a.b.c`` as jinja2 evaluates it: ``env.getattr`` per step (attribute, then item,
+    sandbox-checked); a missing name is StrictUndefined, which fails when used."""
+    head, rest = parts[0], parts[1:]
+
+    def read(ctx: Mapping[str, Any]) -> Any:
+        value = ctx[head] if head in ctx else env.undefined(name=head)
+        for part in rest:
+            value = env.getattr(value, part)
+        return value
+
+    return read
 
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str]]:
