@@ -29,9 +29,13 @@ class Settings:
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     def with_flow_defaults(self, defaults: Mapping[str, Any]) -> Settings:
-        """Apply a flow file's ``settings:`` where the environment did not set a value."""
+        """Apply a flow file's ``settings:`` where the environment did not set a value.
+
+        Only ``FLOW_SETTINGS`` may come from a flow file: nothing security-relevant (such as
+        ``dev_mode``, which opens the debug endpoint) is switchable from YAML.
+        """
         known = {k: v for k, v in defaults.items()
-                 if k in _ENV_NAMES and _ENV_NAMES[k] not in self.env}
+                 if k in FLOW_SETTINGS and _ENV_NAMES[k] not in self.env}
         return replace(self, **known)
 
 
@@ -45,6 +49,7 @@ _ENV_NAMES = {
     "max_message_chars": "FLOWCTL_MAX_MESSAGE_CHARS",
 }
 SETTING_NAMES = tuple(_ENV_NAMES)
+FLOW_SETTINGS = ("max_fill_turns", "max_message_chars")
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:

@@ -271,3 +271,33 @@ async def test_http_action_retries_with_one_idempotency_key(tmp_path: Path) -> N
     assert done.message == "paid: b-1"
     assert len(Bank.seen) == 2 and Bank.seen[0][0] == Bank.seen[1][0]
     assert Bank.seen[0][1] == {"amount": 20}
+
+
+async def test_a_flow_file_cannot_switch_on_dev_mode(transfer: CompiledService) -> None:
+    settings = load_settings({}).with_flow_defaults({"dev_mode": True, "max_fill_turns": 3})
+    assert settings.dev_mode is False and settings.max_fill_turns == 3
+
+
+class BrokenStore(MemoryStore):
+    async def load(self, session_id: str) -> Any:
+        raise OSError("disk gone")
+
+
+async def test_a_store_that_cannot_load_still_ends_in_done(transfer: CompiledService) -> None:
+    engine = Engine(transfer, store=BrokenStore(), clock=lambda: TODAY)
+    events = [e async for e in engine.turn("s", "엄마한테 1만원 보내줘")]
+    assert len(events) == 1 and isinstance(events[0], Done)
+    assert events[0].trace["error"] == "turn_failed"
+
+
+async def test_a_consumer_that_leaves_mid_turn_still_gets_the_turn_committed(
+        engine: Engine) -> None:
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    stream = engine.turn("s", "확인")
+    async for event in stream:
+        if wire(event)[0] == "AGENT_START" and wire(event)[1]["agent"] == "send_money":
+            break  # the action is about to run; the listener goes away
+    await stream.aclose()
+    assert [c["outcome"] for c in await engine.store.completed("s")] == ["EXECUTED"]
+    record = await engine.store.load("s")
+    assert record is not None and record.data["stage"] == "EXECUTED"

@@ -96,34 +96,60 @@ class Engine:
         self.understanding_prompt = service.prompts.get(understand.prompt or "")
 
     async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
-        """Run one turn; yields progress events and always ends with ``Done``."""
+        """Run one turn; yields progress events and always ends with ``Done``.
+
+        A consumer that stops listening mid-turn (``aclose``) does not stop the turn: it
+        finishes unseen and commits, so an action that already ran is always recorded.
+        """
         started = time.perf_counter()
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
         refusal = self._refuse(message)
-        if refusal is not None:
-            record = await self.store.load(session_id)
-            state = SessionState.from_json(record.data if record else None)
-            yield _plain_done(refusal, state, self.service, turn_id, started)
-            return
-        async with self.store.lock(session_id):
-            record = await self.store.load(session_id)
-            version = record.version if record else 0
-            run = TurnRun(self, session_id, unicodedata.normalize("NFC", message.strip()), turn_id,
-                          SessionState.from_json(record.data if record else None))
-            try:
-                async for event in run.execute():
-                    yield event
-                done = run.done(started)
-                await self.store.commit(session_id, run.state.to_json(),
-                                        expected_version=version, completed=run.completed)
-            except Exception as err:
-                # one line for operators; the traceback when debugging (never to the user)
-                log.error("turn %s of session %s failed: %s: %s", turn_id, session_id,
-                          type(err).__name__, err, exc_info=log.isEnabledFor(logging.DEBUG))
-                record = await self.store.load(session_id)  # the turn mutated its copy
-                before = SessionState.from_json(record.data if record else None)
-                done = _plain_done(self._text("turn_failed"), before, self.service, turn_id,
-                                   started, error=True)
+        sent_done = False
+        try:
+            if refusal is not None:
+                record = await self.store.load(session_id)
+                state = SessionState.from_json(record.data if record else None)
+                sent_done = True
+                yield _plain_done(refusal, state, self.service, turn_id, started)
+                return
+            async with self.store.lock(session_id):
+                events = self._locked_turn(session_id, message, turn_id, started)
+                try:
+                    async for event in events:
+                        sent_done = isinstance(event, Done)
+                        yield event
+                except GeneratorExit:
+                    async for _ in events:  # finish unseen; it commits
+                        pass
+                    raise
+        except Exception as err:  # the store could not lock or load: still a DONE
+            if sent_done:
+                raise
+            log.error("turn %s of session %s failed before it ran: %s: %s", turn_id,
+                      session_id, type(err).__name__, err)
+            yield _plain_done(self.text("turn_failed"), SessionState(), self.service, turn_id,
+                              started, error=True)
+
+    async def _locked_turn(self, session_id: str, message: str, turn_id: str,
+                           started: float) -> AsyncIterator[Event]:
+        record = await self.store.load(session_id)
+        version = record.version if record else 0
+        run = TurnRun(self, session_id, unicodedata.normalize("NFC", message.strip()), turn_id,
+                      SessionState.from_json(record.data if record else None))
+        try:
+            async for event in run.execute():
+                yield event
+            done = run.done(started)
+            await self.store.commit(session_id, run.state.to_json(),
+                                    expected_version=version, completed=run.completed)
+        except Exception as err:
+            # one line for operators; the traceback when debugging (never to the user)
+            log.error("turn %s of session %s failed: %s: %s", turn_id, session_id,
+                      type(err).__name__, err, exc_info=log.isEnabledFor(logging.DEBUG))
+            record = await self.store.load(session_id)  # the turn mutated its copy
+            before = SessionState.from_json(record.data if record else None)
+            done = _plain_done(self.text("turn_failed"), before, self.service, turn_id,
+                               started, error=True)
         yield done
 
     async def aclose(self) -> None:
@@ -141,12 +167,12 @@ class Engine:
 
     def _refuse(self, message: str) -> str | None:
         if not isinstance(message, str) or not message.strip():
-            return self._text("empty_message")
+            return self.text("empty_message")
         if len(message) > self.settings.max_message_chars:
-            return self._text("message_too_long", limit=self.settings.max_message_chars)
+            return self.text("message_too_long", limit=self.settings.max_message_chars)
         return None
 
-    def _text(self, key: str, **values: Any) -> str:
+    def text(self, key: str, **values: Any) -> str:
         """A built-in text, or the service's message of the same name. Such a message sees
         only ``values`` (e.g. ``limit``); if it cannot render, the built-in text is used."""
         custom = self.service.messages.get(key)
@@ -341,7 +367,7 @@ class TurnRun:
         self._ctx = None
         state.meta["slot_errors"] = {}
         if u.unclear:
-            state.meta["slot_errors"]["_unclear"] = self.engine._text("unclear")
+            state.meta["slot_errors"]["_unclear"] = self.engine.text("unclear")
         if len(u.tasks) > 1 and flow.batch and not stage.decide:
             state.task_queue = [dict(t) for t in u.tasks[1:]]
             state.meta.update(batch_total=len(u.tasks), batch_progress=0)
@@ -375,7 +401,7 @@ class TurnRun:
             return rejected.reason
         message = self.service.slots[name].spec.error
         if message is None:
-            return self.engine._text("slot_invalid")
+            return self.engine.text("slot_invalid")
         return str(self.service.messages[message].render({**self.context(), "value": raw}))
 
     def _fire(self, trigger: str | None) -> bool:
@@ -713,7 +739,7 @@ class TurnRun:
     def _ask(self, name: str) -> str:
         slot = self.service.slots.get(name)
         if slot is None or slot.spec.ask is None:
-            return self.engine._text("ask_slot", slot=slot.spec.description if slot and
+            return self.engine.text("ask_slot", slot=slot.spec.description if slot and
                                      slot.spec.description else name)
         return self._render(slot.spec.ask)
 

@@ -45,7 +45,6 @@ from engine.dsl.spec import NextAction
 from engine.errors import FlowRuntimeError
 from engine.runtime.events import Done, Event
 from engine.runtime.session import SessionState
-from engine.runtime.texts import text
 from engine.runtime.turn import Engine, snapshot
 from engine.store import SessionStore, open_store
 from engine.transports.sse import frame
@@ -236,7 +235,7 @@ async def _done_of(events: AsyncIterator[Event]) -> Done:
 
 def failed_done(engine: Engine, stream_id: str, started: float) -> Done:
     """The DONE a stream ends with when the engine raised instead of answering."""
-    return Done(message=text(engine.service.locale, "turn_failed"), next_action="ASK",
+    return Done(message=engine.text("turn_failed"), next_action="ASK",
                 ui_hint={"buttons": []}, state_snapshot=snapshot(SessionState(), None),
                 trace={"turn_id": stream_id, "agents": [], "error": "server_error",
                        "total_elapsed_ms": round((time.perf_counter() - started) * 1000, 3)})
@@ -304,7 +303,7 @@ def agent_routes(app: FastAPI, engine: Engine, turns: Turns, ping_seconds: float
 
     def too_long(message: str) -> JSONResponse | None:
         if message.strip() and len(message) > limit:
-            return error(413, "message_too_long", text(engine.service.locale, "message_too_long",
+            return error(413, "message_too_long", engine.text("message_too_long",
                                                        limit=limit), limit=limit)
         return None
 

@@ -117,9 +117,18 @@ async def broken(make_server: MakeServer) -> Running:
     return make_server(store=BrokenStore())
 
 
+@pytest.mark.parametrize("message", ["엄마한테 1만원 보내줘", ""])
+async def test_a_failing_store_ends_a_chat_turn_with_a_failed_done(broken: Running,
+                                                                  message: str) -> None:
+    async with broken.client() as client:
+        response = await client.post(CHAT, json={"session_id": "u", "message": message})
+        assert_clean(response)
+        done = response.json()["interaction"]
+        assert response.status_code == 200 and done["_trace"]["error"] == "turn_failed"
+        assert done["message"] == "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요."
+
+
 @pytest.mark.parametrize("method, path, kw", [
-    ("POST", CHAT, {"json": {"session_id": "u", "message": "엄마한테 1만원 보내줘"}}),
-    ("POST", CHAT, {"json": {"session_id": "u", "message": ""}}),
     ("GET", COMPLETED, {"params": {"session_id": "u"}}),
     ("GET", "/v1/agent/debug/u", {}),
 ])
@@ -144,5 +153,5 @@ async def test_a_failing_store_ends_a_stream_with_a_failed_done(broken: Running,
     assert [name for name, _ in events] == ["DONE"]
     done = events[0][1]
     assert done["message"] == "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요."
-    assert done["_trace"]["error"] == "server_error"
+    assert done["_trace"]["error"] == "turn_failed"
     assert "Traceback" not in str(done)
