@@ -10,7 +10,7 @@ misspelt variable fails loudly at render time and is caught at compile time by
 
 from __future__ import annotations
 
-import re
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -99,18 +99,16 @@ def compile_template(source: str) -> Compiled:
     return Compiled(source, names, render, slots)
 
 
-_DOTTED = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*)\s*")
-
-
 @lru_cache(maxsize=4096)
 def compile_expression(source: str) -> Compiled:
     """Compile a jinja2 expression (conditions, `set`, `args`); raises TemplateSyntaxError."""
     env = environment()
     template = env.compile_expression(source, undefined_to_none=False)._template
-    names, slots = _reads(env.parse("{{ (" + source + ") }}"))
-    dotted = _DOTTED.fullmatch(source)
-    if dotted:  # `slots.amount`: walk it with the sandbox's own lookup, no template run
-        return Compiled(source, names, _path_reader(env, dotted.group(1).split(".")), slots)
+    tree = env.parse("{{ (" + source + ") }}")
+    names, slots = _reads(tree)
+    fast = _fast_expression(env, tree)
+    if fast is not None:  # simple names, paths, comparisons: no template run per call
+        return Compiled(source, names, fast, slots)
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
         context = _context(env, template, ctx)
@@ -121,19 +119,51 @@ def compile_expression(source: str) -> Compiled:
     return Compiled(source, names, evaluate, slots)
 
 
-def _path_reader(env: ImmutableSandboxedEnvironment,
-                 parts: list[str]) -> Callable[[Mapping[str, Any]], Any]:
-    """``a.b.c`` as jinja2 evaluates it: ``env.getattr`` per step (attribute, then item,
-    sandbox-checked); a missing name is StrictUndefined, which fails when used."""
-    head, rest = parts[0], parts[1:]
+Reader = Callable[[Mapping[str, Any]], Any]
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "lteq": operator.le,
+    "gt": operator.gt, "gteq": operator.ge,
+    "in": lambda a, b: a in b, "notin": lambda a, b: a not in b,
+}
 
-    def read(ctx: Mapping[str, Any]) -> Any:
-        value = ctx[head] if head in ctx else env.undefined(name=head)
-        for part in rest:
-            value = env.getattr(value, part)
-        return value
 
-    return read
+def _fast_expression(env: ImmutableSandboxedEnvironment, tree: nodes.Template) -> Reader | None:
+    """A closure for the expressions flows use most — names, ``a.b`` paths, literals,
+    comparisons, ``and``/``or``/``not`` — that evaluates them exactly as jinja2 does (paths
+    go through the sandbox's ``env.getattr``; a missing name is StrictUndefined, which
+    fails when used). None for anything else, which keeps the full template."""
+    body = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(body, nodes.Output) or len(body.nodes) != 1:
+        return None
+    return _fast(env, body.nodes[0])
+
+
+def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None:
+    match node:
+        case nodes.Const(value=value):
+            return lambda ctx: value
+        case nodes.Name(name=name, ctx="load"):
+            return lambda ctx: ctx[name] if name in ctx else env.undefined(name=name)
+        case nodes.Getattr(node=inner, attr=attr, ctx="load"):
+            read = _fast(env, inner)
+            return None if read is None else (lambda ctx: env.getattr(read(ctx), attr))
+        case nodes.Not(node=inner):
+            read = _fast(env, inner)
+            return None if read is None else (lambda ctx: not read(ctx))
+        case nodes.And(left=a, right=b) | nodes.Or(left=a, right=b):
+            left, right = _fast(env, a), _fast(env, b)
+            if left is None or right is None:
+                return None
+            if isinstance(node, nodes.And):
+                return lambda ctx: left(ctx) and right(ctx)
+            return lambda ctx: left(ctx) or right(ctx)
+        case nodes.Compare(expr=first, ops=[nodes.Operand(op=op, expr=second)]) \
+                if op in _COMPARE:
+            left, right, compare = _fast(env, first), _fast(env, second), _COMPARE[op]
+            if left is None or right is None:
+                return None
+            return lambda ctx: compare(left(ctx), right(ctx))
+    return None
 
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str]]:

@@ -119,9 +119,9 @@ def _find_all(text: str, slots: Sequence[CompiledSlot],
     """Every slot's candidate matches, in ``slots`` order (see ``extraction_order``)."""
     out = []
     for slot in slots:
-        finder = _finder(slot, today)
+        finder = _PATTERN if slot.patterns else _FINDERS.get(slot.spec.type)
         if finder is not None:
-            out.append((slot, finder(text)))
+            out.append((slot, finder(slot, text, today)))
     return out
 
 
@@ -142,21 +142,16 @@ def _pick(text: str, slots: Sequence[CompiledSlot],
     return values
 
 
-def _finder(slot: CompiledSlot, today: dt.date) -> Callable[[str], list[Match]] | None:
-    if slot.patterns:
-        return lambda text: find_pattern(text, slot.patterns)
-    match slot.spec.type:
-        case "money":
-            return find_money
-        case "date":
-            return lambda text: find_dates(text, today)
-        case "enum":
-            return lambda text: find_enum(text, slot.synonyms)
-        case "integer":
-            return lambda text: [m for m in find_numbers(text) if isinstance(m.value, int)]
-        case "number":
-            return find_numbers
-    return None
+Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
+_PATTERN: Finder = lambda slot, text, today: find_pattern(text, slot.patterns)  # noqa: E731
+_FINDERS: dict[str, Finder] = {
+    "money": lambda slot, text, today: find_money(text),
+    "date": lambda slot, text, today: find_dates(text, today),
+    "enum": lambda slot, text, today: find_enum(text, slot.synonyms),
+    "integer": lambda slot, text, today: [m for m in find_numbers(text)
+                                          if isinstance(m.value, int)],
+    "number": lambda slot, text, today: find_numbers(text),
+}
 
 
 def _overlaps(match: Match, claimed: Sequence[tuple[int, int]]) -> bool:

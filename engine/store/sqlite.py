@@ -6,18 +6,16 @@ several processes safe: a stale commit raises VersionConflict instead of overwri
 
 ``lock(session_id)`` serialises turns of one session across every process sharing the
 file, not only inside this one. An asyncio lock queues the turns of this process in
-arrival order; the head of that queue then takes the session's *lease*: two columns of its
-row (``lease_owner``, ``lease_until``), set by one atomic upsert (a single write
-transaction, like ``BEGIN IMMEDIATE``) that succeeds only when the lease is free, expired
-or already ours. A waiter polls with a short, growing async sleep. A held lease is renewed
-by a timer, so a long turn keeps it, and it expires ``lease_seconds`` after its process
-died, so a crash cannot hold a session forever.
+arrival order; the head of that queue then takes the session's *lease*: a row of the small
+``leases`` table, set by one atomic upsert that succeeds only when the lease is free,
+expired or already ours. A waiter polls with a short, growing async sleep. A held lease is
+renewed by a timer, so a long turn keeps it, and it expires ``lease_seconds`` after its
+process died, so a crash cannot hold a session forever.
 
-The lease lives in the session row so that a turn costs two writes, not three: taking the
-lease, then ``commit``, which writes the new version *and* ends the lease in one
-statement. A turn that does not commit (it failed) ends the lease when the lock is left.
-A row at version 0 is only a lease on a session that has not been committed yet;
-``load`` does not see it.
+The lease has its own table so that taking it writes a few bytes, not the session's whole
+row (history and completed tasks make that row several pages long). ``commit`` writes the
+new version and ends the lease in one transaction; a turn that does not commit (it failed)
+ends the lease when the lock is left.
 """
 
 from __future__ import annotations
@@ -37,35 +35,25 @@ from engine.store.base import JSON, SessionLocks, SessionRecord, VersionConflict
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY, version INTEGER NOT NULL, data TEXT NOT NULL, updated_at REAL NOT NULL,
-  lease_owner TEXT, lease_until REAL NOT NULL DEFAULT 0);
+  id TEXT PRIMARY KEY, version INTEGER NOT NULL, data TEXT NOT NULL, updated_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (
+  id TEXT PRIMARY KEY, owner TEXT NOT NULL, until REAL NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS completed (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, data TEXT NOT NULL,
   created_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS completed_by_session ON completed (session_id, seq);
 """
-_LEASE_COLUMNS = ("ALTER TABLE sessions ADD COLUMN lease_owner TEXT",
-                  "ALTER TABLE sessions ADD COLUMN lease_until REAL NOT NULL DEFAULT 0")
 
-# Take the lease when it is free, expired or ours (a new session gets a version-0 row).
+# Take the lease when it is free, expired or ours.
 _TAKE = """
-INSERT INTO sessions (id, version, data, updated_at, lease_owner, lease_until)
-VALUES (:id, 0, '{}', :now, :me, :until)
-ON CONFLICT (id) DO UPDATE SET lease_owner = :me, lease_until = :until
-WHERE sessions.lease_owner IS :me OR sessions.lease_until <= :now
+INSERT INTO leases (id, owner, until) VALUES (:id, :me, :until)
+ON CONFLICT (id) DO UPDATE SET owner = :me, until = :until
+WHERE leases.owner = :me OR leases.until <= :now
 """
-# Commit ends our lease in the same statement (and leaves anybody else's alone).
-_END_OURS = ("lease_owner = CASE WHEN lease_owner IS :me THEN NULL ELSE lease_owner END, "
-             "lease_until = CASE WHEN lease_owner IS :me THEN 0 ELSE lease_until END")
-_CREATE = f"""
-INSERT INTO sessions (id, version, data, updated_at) VALUES (:id, 1, :data, :now)
-ON CONFLICT (id) DO UPDATE SET version = 1, data = :data, updated_at = :now, {_END_OURS}
-WHERE sessions.version = 0
-"""
-_UPDATE = f"""
-UPDATE sessions SET version = version + 1, data = :data, updated_at = :now, {_END_OURS}
-WHERE id = :id AND version = :expected
-"""
+_END = "DELETE FROM leases WHERE id = ? AND owner = ?"
+_CREATE = "INSERT OR IGNORE INTO sessions (id, version, data, updated_at) VALUES (?, 1, ?, ?)"
+_UPDATE = ("UPDATE sessions SET version = version + 1, data = ?, updated_at = ? "
+           "WHERE id = ? AND version = ?")
 
 _FIRST_POLL = 0.001
 _MAX_POLL = 0.025
@@ -103,16 +91,12 @@ class SqliteStore:
         self._local = SessionLocks()
 
     def _migrate(self) -> None:
-        """Add the lease columns to a file from before them; prove the file is writable.
+        """Prove the file is writable, and drop leases a previous run of ours left behind.
 
         ``CREATE TABLE IF NOT EXISTS`` writes nothing on an existing file, so without the
         probe a read-only file or a full disk would only show at the first commit.
         """
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(sessions)")}
-        for statement in _LEASE_COLUMNS if "lease_owner" not in columns else ():
-            self._db.execute(statement)
-        self._db.execute("UPDATE sessions SET lease_owner = NULL WHERE lease_owner = ?",
-                         (self.owner,))
+        self._db.execute("DELETE FROM leases WHERE owner = ?", (self.owner,))
 
     # -- the per-session lock ---------------------------------------------------------------
 
@@ -139,7 +123,7 @@ class SqliteStore:
         return False
 
     def renew(self, session_id: str) -> None:
-        self._db.execute("UPDATE sessions SET lease_until = ? WHERE id = ? AND lease_owner = ?",
+        self._db.execute("UPDATE leases SET until = ? WHERE id = ? AND owner = ?",
                          (time.time() + self.lease_seconds, session_id, self.owner))
 
     async def _acquire(self, session_id: str) -> None:
@@ -156,43 +140,41 @@ class SqliteStore:
     def _release(self, session_id: str) -> None:
         if session_id in self._held:  # not already ended by commit
             self._held.discard(session_id)
-            self._db.execute("UPDATE sessions SET lease_owner = NULL, lease_until = 0 "
-                             "WHERE id = ? AND lease_owner = ?", (session_id, self.owner))
+            self._db.execute(_END, (session_id, self.owner))
 
     # -- records ----------------------------------------------------------------------------
 
     async def load(self, session_id: str) -> SessionRecord | None:
-        row = self._db.execute("SELECT version, data FROM sessions WHERE id = ? AND version > 0",
+        row = self._db.execute("SELECT version, data FROM sessions WHERE id = ?",
                                (session_id,)).fetchone()
         return SessionRecord(session_id, row[0], json.loads(row[1])) if row else None
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
                      completed: Sequence[Mapping[str, Any]] = ()) -> int:
-        """Write the new version and end our lease on the session, in one transaction."""
+        """Write the new version, store completed tasks and end our lease, in one transaction."""
         now = time.time()
-        values = {"id": session_id, "data": json.dumps(data, ensure_ascii=False), "now": now,
-                  "me": self.owner, "expected": expected_version}
-        statement = _CREATE if expected_version == 0 else _UPDATE
-        if not completed:  # one statement is one transaction: no BEGIN/COMMIT round trips
-            self._write(session_id, statement, values)
-            return expected_version + 1
+        text = json.dumps(data, ensure_ascii=False)
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            self._write(session_id, statement, values)
-            db.executemany("INSERT INTO completed (session_id, data, created_at) VALUES (?, ?, ?)",
-                           [(session_id, json.dumps(c, ensure_ascii=False), now)
-                            for c in completed])
+            if expected_version == 0:
+                cur = db.execute(_CREATE, (session_id, text, now))
+            else:
+                cur = db.execute(_UPDATE, (text, now, session_id, expected_version))
+            if cur.rowcount != 1:
+                raise VersionConflict(f"session {session_id!r} changed since it was loaded")
+            if completed:
+                db.executemany("INSERT INTO completed (session_id, data, created_at) "
+                               "VALUES (?, ?, ?)", [(session_id, json.dumps(c, ensure_ascii=False),
+                                                     now) for c in completed])
+            if session_id in self._held:
+                db.execute(_END, (session_id, self.owner))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        return expected_version + 1
-
-    def _write(self, session_id: str, statement: str, values: dict[str, Any]) -> None:
-        if self._db.execute(statement, values).rowcount != 1:
-            raise VersionConflict(f"session {session_id!r} changed since it was loaded")
         self._held.discard(session_id)
+        return expected_version + 1
 
     async def completed(self, session_id: str) -> list[JSON]:
         rows = self._db.execute("SELECT data FROM completed WHERE session_id = ? ORDER BY seq",
