@@ -301,3 +301,13 @@ async def test_a_consumer_that_leaves_mid_turn_still_gets_the_turn_committed(
     assert [c["outcome"] for c in await engine.store.completed("s")] == ["EXECUTED"]
     record = await engine.store.load("s")
     assert record is not None and record.data["stage"] == "EXECUTED"
+
+
+async def test_a_service_can_reword_a_builtin_text(tmp_path: Path) -> None:
+    (tmp_path / "f.yaml").write_text(
+        "service: d\ndefault_flow: main\nflows:\n  main:\n    initial: A\n    stages:\n"
+        "      A: {say: hi}\nmessages:\n  hi: 안녕\n"
+        "  message_too_long: '{{ limit }}자까지만 돼요.'\n")
+    engine = Engine(compile_file(tmp_path / "f.yaml"), store=MemoryStore(),
+                    settings=load_settings({"FLOWCTL_MAX_MESSAGE_CHARS": "5"}))
+    assert (await engine.reply("s", "안녕하세요 반가워요")).message == "5자까지만 돼요."

@@ -29,6 +29,11 @@ from engine.nlu import IntentRule, YesNoWords, default_words
 from engine.source import Path, SourceMap
 
 BUILTIN_TOOLS = ("sandbox_bank", "calculator")
+# messages that replace a built-in text (engine/runtime/texts.py), and the values each sees
+BUILTIN_TEXTS: dict[str, tuple[str, ...]] = {
+    "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
+    "message_too_long": ("limit",), "ask_slot": ("slot",),
+}
 # what a prompt sees beyond the turn context (see runtime.turn.TurnRun._agent_llm)
 PROMPT_NAMES = ("message", "history", "instructions", "intents", "tools", "service",
                 "description", "today", "current", "current_intent", "flows")
@@ -79,7 +84,11 @@ def _words(spec: s.ServiceSpec) -> YesNoWords:
 def _messages(spec: s.ServiceSpec, r: Resolver) -> dict[str, Compiled]:
     out = {}
     for name, text in spec.messages.items():
-        compiled = r.template(text, ("messages", name), extra=("value",))
+        path = ("messages", name)
+        if name in BUILTIN_TEXTS:  # replaces a built-in text: sees only that text's values
+            compiled = r.template(text, path, only=BUILTIN_TEXTS[name])
+        else:
+            compiled = r.template(text, path, extra=("value",))
         if compiled is not None:
             out[name] = compiled
     return out

@@ -55,13 +55,16 @@ class Resolver:
         self.error(path, f"unknown {what} `{name}`", code, hint=hint)
         return False
 
-    def template(self, text: str, path: Path, extra: Iterable[str] = ()) -> Compiled | None:
-        return self._compile(text, path, compile_template, extra)
+    def template(self, text: str, path: Path, extra: Iterable[str] = (), *,
+                 only: Iterable[str] | None = None) -> Compiled | None:
+        """Compile a template; ``only`` replaces the turn context as the names it may read."""
+        return self._compile(text, path, compile_template, extra, only)
 
     def expression(self, text: str, path: Path, extra: Iterable[str] = ()) -> Compiled | None:
         return self._compile(text, path, compile_expression, extra)
 
-    def _compile(self, text: str, path: Path, compiler, extra: Iterable[str]) -> Compiled | None:
+    def _compile(self, text: str, path: Path, compiler, extra: Iterable[str],
+                 only: Iterable[str] | None = None) -> Compiled | None:
         try:
             compiled = compiler(text)
         except TemplateSyntaxError as err:
@@ -71,10 +74,15 @@ class Resolver:
                 reason = reason.replace("end of template", "end of expression")
             self.error(path, f"{kind} syntax error: {reason}", "FL030")
             return None
-        allowed = CONTEXT_NAMES | set(extra)
+        allowed = set(only) if only is not None else CONTEXT_NAMES | set(extra)
         for name in undeclared(compiled.names, allowed):
-            self.error(path, f"`{name}` is not defined here", "FL031",
-                       hint=suggest(name, allowed) or f"available: {', '.join(sorted(allowed))}")
+            if only is not None:
+                names = ", ".join(f"`{n}`" for n in sorted(allowed))
+                hint = ("a message that replaces a built-in text sees "
+                        + (f"only {names}" if names else "no variables"))
+            else:
+                hint = suggest(name, allowed) or f"available: {', '.join(sorted(allowed))}"
+            self.error(path, f"`{name}` is not defined here", "FL031", hint=hint)
         for slot in sorted(compiled.slot_refs):
             if slot not in self.slot_names:
                 self.error(path, f"slot `{slot}` is not declared", "FL032",
