@@ -37,15 +37,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-CONVERSATIONS: list[list[str]] = [
-    ["엄마한테 1만원 보내줘", "확인"],
-    ["엄마한테 보내줘", "3만원", "확인"],
-    ["엄마한테 보내줘", "마이너스 천원", "5천원", "취소"],
-    ["엄마한테 1만원 보내줘", "음 글쎄", "아니 3만원으로 해줘", "확인"],
-    ["엄마한테 만원, 용걸이한테 5만원 보내줘", "확인", "확인"],
-    ["엄마한테 만원, 용걸이한테 보내줘", "취소", "3만원", "확인"],
-    ["안녕하세요", "총 얼마 보냈어?"],
-]
+from bench.conversations import CONVERSATIONS  # noqa: E402
+
 WARMUP_TURNS = 300
 HOST = "127.0.0.1"
 

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # bench/http.py would shadow the standard library's `http`: import from the root instead
 sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
 
-from bench.turns import CONVERSATIONS  # noqa: E402
+from bench.conversations import CONVERSATIONS  # noqa: E402
 from engine.compiler import compile_file  # noqa: E402
 from engine.config import load_settings  # noqa: E402
 from engine.providers.base import ChatMessage, ChatRequest, ModelConfig, TextDelta  # noqa: E402

@@ -34,21 +34,13 @@ ROOT = Path(__file__).resolve().parents[1]
 # bench/http.py would shadow the standard library's `http`: import from the root instead
 sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
 
+from bench.conversations import CONVERSATIONS  # noqa: E402
 from engine.compiler import compile_file  # noqa: E402
 from engine.config import load_settings  # noqa: E402
 from engine.nlu import default_words, find_money, find_pattern, split_segments, yes_no  # noqa: E402
 from engine.runtime.turn import Engine  # noqa: E402
 from engine.store import MemoryStore, SqliteStore  # noqa: E402
 
-CONVERSATIONS: list[list[str]] = [
-    ["엄마한테 1만원 보내줘", "확인"],
-    ["엄마한테 보내줘", "3만원", "확인"],
-    ["엄마한테 보내줘", "마이너스 천원", "5천원", "취소"],
-    ["엄마한테 1만원 보내줘", "음 글쎄", "아니 3만원으로 해줘", "확인"],
-    ["엄마한테 만원, 용걸이한테 5만원 보내줘", "확인", "확인"],
-    ["엄마한테 만원, 용걸이한테 보내줘", "취소", "3만원", "확인"],
-    ["안녕하세요", "총 얼마 보냈어?"],
-]
 TODAY = dt.datetime(2026, 11, 22, 9, 0).astimezone()
 
 
