@@ -8,8 +8,10 @@ Replays the transfer conversations (the DESIGN §5 behaviours) many times, in pr
   load the session JSON from SQLite and commit it back every turn
 - ``plain+dict``: the same plain functions over a dict (no persistence)
 
-The plain code uses the same extractors (engine.nlu) so the difference is the engine's own
-overhead: routing, the stage machine, templates, validation, events, trace, memory.
+The plain code does the same understanding with the same extractors (engine.nlu): the
+flow's intents by keywords and examples, its confirm words, its three slots (recipient,
+amount, date), batch splitting. So the difference is the engine's own overhead: the stage
+machine, templates, validation, events, trace, memory.
 
 Run: python bench/turns.py [--rounds 300]
 """
@@ -37,7 +39,17 @@ sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != R
 from bench.conversations import CONVERSATIONS  # noqa: E402
 from engine.compiler import compile_file  # noqa: E402
 from engine.config import load_settings  # noqa: E402
-from engine.nlu import default_words, find_money, find_pattern, split_segments, yes_no  # noqa: E402
+from engine.nlu import (  # noqa: E402
+    IntentRule,
+    YesNoWords,
+    classify,
+    default_words,
+    find_dates,
+    find_money,
+    find_pattern,
+    split_segments,
+    yes_no,
+)
 from engine.runtime.turn import Engine  # noqa: E402
 from engine.store import MemoryStore, SqliteStore  # noqa: E402
 
@@ -46,9 +58,18 @@ TODAY = dt.datetime(2026, 11, 22, 9, 0).astimezone()
 
 # -- the floor: the same conversations as plain functions ----------------------------------
 
+# The same understanding as flows/transfer.yaml: its intents (keywords and examples), its
+# extra confirm words, and its three slots (target by pattern, amount, the `when` date).
 TARGET = [re.compile(r"(?P<value>[가-힣A-Za-z0-9]+?)(?:한테|에게)")]
-WORDS = default_words("ko")
-TRANSFER_WORDS = ("보내", "이체", "송금")
+WORDS = default_words("ko").merge(YesNoWords(confirm=("보내줘", "이체해줘", "진행해"),
+                                             cancel=(), deny=()))
+INTENTS = [
+    IntentRule("transfer", ("보내", "이체", "송금"),
+               ("엄마한테 1만원 보내줘", "용걸이한테 5만원 이체해줘", "아빠에게 3만원 송금"), 10),
+    IntentRule("history", ("얼마 보냈", "보낸 내역", "이체 내역", "누구한테 보냈"),
+               ("총 얼마 보냈어?", "오늘 보낸 거 알려줘")),
+]
+TODAY_DATE = dt.date(2026, 11, 22)
 
 
 def won(n: int) -> str:
@@ -59,10 +80,13 @@ def extract(text: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     target = find_pattern(text, TARGET)
     money = find_money(text)
+    when = find_dates(text, TODAY_DATE)
     if target:
         out["target"] = target[0].value
     if money:
         out["amount"] = money[0].value
+    if when:
+        out["when"] = when[0].value.isoformat()
     return out
 
 
@@ -70,10 +94,12 @@ def plain_turn(state: dict[str, Any], text: str) -> str:
     """The transfer service, hand-written: routing, slots, validation, batch, messages."""
     stage = state.get("stage")
     if stage not in ("FILLING", "READY"):
-        if any(w in text for w in TRANSFER_WORDS):
+        scores = classify(text, INTENTS)
+        intent = scores[0].name if scores and scores[0].confidence >= 0.5 else None
+        if intent == "transfer":
             state.update(stage="INIT", slots={}, queue=[], errors={}, total=1, done=0)
         else:
-            if "얼마 보냈" in text:
+            if intent == "history":
                 sent = [t for t in state.get("completed", []) if t["outcome"] == "EXECUTED"]
                 total = sum(t["amount"] for t in sent)
                 return f"지금까지 {len(sent)}건, 총 {won(total)}을 보내셨어요"
