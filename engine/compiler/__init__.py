@@ -10,7 +10,7 @@ import importlib
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path as FilePath
-from typing import Any
+from typing import Any, TypedDict
 
 from engine.compiler import compiled as c
 from engine.compiler.machine import Edge, StageMachine
@@ -210,10 +210,20 @@ def _values(items: Mapping[str, Any], path: Path, r: Resolver) -> tuple[tuple[st
     return tuple(out)
 
 
+class _ActionCommon(TypedDict):
+    """The fields of a CompiledAction that tool and http actions share."""
+
+    name: str
+    label: str | None
+    irreversible: bool
+    timeout_sec: float
+    retries: int
+
+
 def _action(name: str, action: s.ToolAction | s.HttpAction, r: Resolver) -> c.CompiledAction:
     path = ("actions", name)
-    common = dict(name=name, label=action.label, irreversible=action.irreversible,
-                  timeout_sec=action.timeout_sec, retries=action.retries)
+    common: _ActionCommon = dict(name=name, label=action.label, irreversible=action.irreversible,
+                                 timeout_sec=action.timeout_sec, retries=action.retries)
     if isinstance(action, s.ToolAction):
         r.exists(action.tool, BUILTIN_TOOLS, (*path, "tool"), "tool", "FL021")
         return c.CompiledAction(kind="tool", tool=action.tool,
@@ -227,8 +237,9 @@ def _action(name: str, action: s.ToolAction | s.HttpAction, r: Resolver) -> c.Co
                             **common)
 
 
-def _flow(name: str, flow: s.FlowSpec, spec: s.ServiceSpec, prompts: Mapping[str, Compiled],
-          slots: Mapping[str, c.CompiledSlot], r: Resolver) -> c.CompiledFlow:
+def _flow(name: str, flow: s.FlowSpec, spec: s.ServiceSpec,
+          prompts: Mapping[str, Compiled | None], slots: Mapping[str, c.CompiledSlot],
+          r: Resolver) -> c.CompiledFlow:
     path: Path = ("flows", name)
     stages = list(flow.stages)
     r.exists(flow.initial, stages, (*path, "initial"), "stage", "FL022")
@@ -298,8 +309,8 @@ def _step_triggers(steps: list[s.Step], path: Path) -> Iterable[tuple[Path, str]
             yield from _step_triggers(step.else_, (*path, i, "else"))
 
 
-def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec, prompts: Mapping[str, Compiled],
-           path: Path, r: Resolver) -> c.CompiledStage:
+def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,
+           prompts: Mapping[str, Compiled | None], path: Path, r: Resolver) -> c.CompiledStage:
     r.exists(stage.say, spec.messages, (*path, "say"), "message", "FL020")
     r.exists(stage.reprompt, spec.messages, (*path, "reprompt"), "message", "FL020")
     default_action = "DONE" if stage.terminal else ("CONFIRM" if stage.decide else "ASK")
@@ -309,14 +320,14 @@ def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec, prompts: Mapping[
                            stage.decide, steps)
 
 
-def _steps(steps: list[s.Step], spec: s.ServiceSpec, prompts: Mapping[str, Compiled],
+def _steps(steps: list[s.Step], spec: s.ServiceSpec, prompts: Mapping[str, Compiled | None],
            path: Path, r: Resolver) -> tuple[c.Step, ...]:
     return tuple(out for i, step in enumerate(steps)
                  if (out := _step(step, spec, prompts, (*path, i), r)) is not None)
 
 
-def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled], path: Path,
-          r: Resolver) -> c.Step | None:
+def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | None],
+          path: Path, r: Resolver) -> c.Step | None:
     match step:
         case s.SayStep(say=message):
             r.exists(message, spec.messages, (*path, "say"), "message", "FL020")

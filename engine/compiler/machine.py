@@ -11,9 +11,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transitions import Machine
+
+if TYPE_CHECKING:
+    from transitions.core import CallbacksArg  # a name of the library's stubs only
 
 Condition = Callable[[Mapping[str, Any]], Any]
 logging.getLogger("transitions").setLevel(logging.WARNING)
@@ -48,7 +51,7 @@ class StageMachine:
                                 auto_transitions=False, send_event=True,
                                 ignore_invalid_triggers=True)
         for edge in edges:
-            conditions = [_adapt(edge.condition)] if edge.condition else None
+            conditions: CallbacksArg = [_adapt(edge.condition)] if edge.condition else None
             self._machine.add_transition(edge.trigger, list(edge.sources), edge.dest,
                                          conditions=conditions)
         self.triggers = frozenset(edge.trigger for edge in edges)

@@ -11,7 +11,7 @@ misspelt variable fails loudly at render time and is caught at compile time by
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -94,7 +94,7 @@ def compile_template(source: str) -> Compiled:
 
     def render(ctx: Mapping[str, Any]) -> str:
         context = _context(env, template, ctx)
-        return env.concat(template.root_render_func(context)).strip()  # type: ignore[attr-defined]
+        return env.concat(template.root_render_func(context)).strip()
 
     return Compiled(source, names, render, slots)
 
@@ -139,24 +139,26 @@ def _fast_expression(env: ImmutableSandboxedEnvironment, tree: nodes.Template) -
 
 
 def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None:
+    # Each name a closure reads is bound once in this function: a closure keeps the
+    # `is None` narrowing of a name only if nothing re-binds it later.
     match node:
         case nodes.Const(value=value):
             return lambda ctx: value
         case nodes.Name(name=name, ctx="load"):
             return lambda ctx: ctx[name] if name in ctx else env.undefined(name=name)
         case nodes.Getattr(node=inner, attr=attr, ctx="load"):
-            read = _fast(env, inner)
-            return None if read is None else (lambda ctx: env.getattr(read(ctx), attr))
+            obj = _fast(env, inner)
+            return None if obj is None else (lambda ctx: env.getattr(obj(ctx), attr))
         case nodes.Not(node=inner):
             read = _fast(env, inner)
             return None if read is None else (lambda ctx: not read(ctx))
         case nodes.And(left=a, right=b) | nodes.Or(left=a, right=b):
-            left, right = _fast(env, a), _fast(env, b)
-            if left is None or right is None:
+            lhs, rhs = _fast(env, a), _fast(env, b)
+            if lhs is None or rhs is None:
                 return None
             if isinstance(node, nodes.And):
-                return lambda ctx: left(ctx) and right(ctx)
-            return lambda ctx: left(ctx) or right(ctx)
+                return lambda ctx: lhs(ctx) and rhs(ctx)
+            return lambda ctx: lhs(ctx) or rhs(ctx)
         case nodes.Compare(expr=first, ops=[nodes.Operand(op=op, expr=second)]) \
                 if op in _COMPARE:
             left, right, compare = _fast(env, first), _fast(env, second), _COMPARE[op]
@@ -170,7 +172,8 @@ def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str]]:
     """The undeclared names a tree reads, and the attributes it reads from ``slots``."""
     names = frozenset(meta.find_undeclared_variables(tree))
     slots = set()
-    for node in tree.find_all((nodes.Getattr, nodes.Getitem)):
+    found: Iterator[nodes.Getattr | nodes.Getitem] = tree.find_all((nodes.Getattr, nodes.Getitem))
+    for node in found:
         if isinstance(node.node, nodes.Name) and node.node.name == "slots":
             if isinstance(node, nodes.Getattr):
                 slots.add(node.attr)
