@@ -107,7 +107,7 @@ def _explain(error: ValidationError, root: Mapping[str, Any],
 
 def _type_finding(error: ValidationError, path: Path, where: str, source: SourceMap) -> Finding:
     expected = error.validator_value
-    names = expected if isinstance(expected, list) else [expected]
+    names: list[str] = expected if isinstance(expected, list) else [expected]
     expected_text = " or ".join(_ARTICLE.get(n, n) for n in names)
     got = _JSON_TYPES.get(type(error.instance), type(error.instance).__name__)
     hint = None

@@ -109,15 +109,16 @@ def _asks(tree: nodes.Node) -> list[str | None]:
 def _literals(node: nodes.Node) -> list[Any] | None:
     if isinstance(node, nodes.Const):
         return [node.value]
-    if isinstance(node, nodes.List | nodes.Tuple) and all(
-            isinstance(i, nodes.Const) for i in node.items):
-        return [i.value for i in node.items]
+    if isinstance(node, nodes.List | nodes.Tuple):
+        consts = [i for i in node.items if isinstance(i, nodes.Const)]
+        if len(consts) == len(node.items):
+            return [i.value for i in consts]
     return None
 
 
-def _pairs(tree: nodes.Node) -> list[tuple[nodes.Node, str, nodes.Node, int]]:
+def _pairs(tree: nodes.Node) -> list[tuple[nodes.Expr, str, nodes.Expr, int]]:
     """(left, op, right, lineno) of every single comparison ``a <op> b``."""
-    out = []
+    out: list[tuple[nodes.Expr, str, nodes.Expr, int]] = []
     for compare in tree.find_all(nodes.Compare):
         left = compare.expr
         for operand in compare.ops:
@@ -130,7 +131,7 @@ _FLIPPED = {"eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt", "lteq": "gteq", "gte
 
 
 def _comparisons(tree: nodes.Node) -> list[Comparison]:
-    out = []
+    out: list[Comparison] = []
     for left, op, right, line in _pairs(tree):
         slot, literal = _slot_of(left), _literals(right)
         if slot is None and op in _FLIPPED:
@@ -152,7 +153,7 @@ def _is_turn_intent(node: nodes.Node) -> bool:
 
 
 def _intents(tree: nodes.Node) -> list[str]:
-    out = []
+    out: list[str] = []
     for left, _, right, _ in _pairs(tree):
         for side, other in ((left, right), (right, left)):
             if _is_turn_intent(side):

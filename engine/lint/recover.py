@@ -68,7 +68,7 @@ class Parsed:
     def repaired_flows(self) -> set[str]:
         return {str(p[1]) for p in self.repaired if len(p) > 1 and p[0] == "flows"}
 
-    def line_spans(self, paths: list[Path]) -> list[tuple[int, int]]:
+    def line_spans(self, paths: Iterable[Path]) -> list[tuple[int, int]]:
         """First and last line of the YAML written under each of ``paths``."""
         if self.source is None:
             return []
@@ -139,7 +139,9 @@ def _load(text: str, file: str, result: Parsed) -> tuple[Any, SourceMap] | None:
             return None
     source = SourceMap(file, text.splitlines())
     builder = _Builder(source)
-    return builder.build(yaml.compose(text, Loader=yaml.SafeLoader), ()), source
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    assert node is not None  # load_text got as far as building it: only key findings
+    return builder.build(node, ()), source
 
 
 @lru_cache(maxsize=1)
