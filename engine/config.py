@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 _TRUE = {"1", "true", "yes", "on"}
+_Key = TypeVar("_Key", bound=str)  # any str keys: the spec's are a Literal of FLOW_SETTINGS
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,7 @@ class Settings:
     max_message_chars: int = 4000
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
-    def with_flow_defaults(self, defaults: Mapping[str, Any]) -> Settings:
+    def with_flow_defaults(self, defaults: Mapping[_Key, Any]) -> Settings:
         """Apply a flow file's ``settings:`` where the environment did not set a value.
 
         Only ``FLOW_SETTINGS`` may come from a flow file: nothing security-relevant (such as

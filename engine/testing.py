@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
+from engine.compiler.machine import StageMachine
 from engine.compiler.resolve import suggest
 from engine.config import load_settings
 from engine.dsl.load import load_file
@@ -183,7 +184,8 @@ class _Names:
                 self._collect(step.else_)
 
     def turn(self, turn: TurnSpec, flow: str | None) -> list[tuple[Path, str, str | None]]:
-        service, out = self.service, []
+        service = self.service
+        out: list[tuple[Path, str, str | None]] = []
         if turn.stage is not None:
             stages = set(service.flows[flow].stages) if flow else self.stages
             if turn.stage not in stages:
@@ -193,7 +195,7 @@ class _Names:
         if turn.flow is not None and turn.flow not in service.flows:
             out.append((("flow",), f"unknown flow `{turn.flow}`", suggest(turn.flow,
                                                                           service.flows)))
-        slots = [(("slots", n), n) for n in turn.slots or {}]
+        slots: list[tuple[Path, str]] = [(("slots", n), n) for n in turn.slots or {}]
         slots += [(("missing", i), n) for i, n in enumerate(turn.missing or [])]
         slots += [(("errors", n), n) for n in turn.errors or {} if not n.startswith("_")]
         out += [(where, f"unknown slot `{n}`", suggest(n, service.slots))
@@ -259,7 +261,7 @@ async def run_file(path: FilePath) -> list[ConversationResult]:
     return results
 
 
-class _ObservedMachine:
+class _ObservedMachine(StageMachine):
     """A flow's stage machine that notes which transition fired (test runs only).
 
     The runtime is untouched: the test runner hands it a copy of the compiled service whose
@@ -267,24 +269,26 @@ class _ObservedMachine:
     trigger and source match and whose condition holds — the rule the machine itself uses.
     """
 
-    def __init__(self, flow: str, machine: Any, log: list[tuple[str, int, str, str]]) -> None:
-        self._flow, self._machine, self._log = flow, machine, log
+    def __init__(self, flow: str, machine: StageMachine,
+                 log: list[tuple[str, int, str, str]]) -> None:
+        # no super().__init__(): it wraps `machine`, whose attributes __getattr__ hands out
+        self._flow, self._inner, self._log = flow, machine, log
 
     def fire(self, stage: str, trigger: str, ctx: Mapping[str, Any]) -> str | None:
-        new = self._machine.fire(stage, trigger, ctx)
+        new = self._inner.fire(stage, trigger, ctx)
         if new is not None:
             self._log.append((self._flow, self._which(stage, trigger, ctx, new), stage, new))
         return new
 
     def _which(self, stage: str, trigger: str, ctx: Mapping[str, Any], new: str) -> int:
-        for i, edge in enumerate(self._machine.edges):
+        for i, edge in enumerate(self._inner.edges):
             if edge.trigger == trigger and stage in edge.sources and edge.dest == new and (
                     edge.condition is None or edge.condition(ctx)):
                 return i
         return -1
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._machine, name)
+        return getattr(self._inner, name)
 
 
 def _observed(service: CompiledService, log: list[tuple[str, int, str, str]]) -> CompiledService:

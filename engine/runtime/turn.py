@@ -333,7 +333,7 @@ class TurnRun:
 
     def _llm_intent(self) -> Intent:
         llm = self._llm
-        if llm is None or llm.intent not in self.service.routes:
+        if llm is None or llm.intent is None or llm.intent not in self.service.routes:
             return Intent(None, 0.0)
         threshold = self.service.intent_thresholds.get(llm.intent, 0.5)
         if llm.confidence < threshold:
@@ -653,7 +653,7 @@ class TurnRun:
         return self._agent_payload(step, live, completion.text)
 
     async def _stream(self, step: AgentStep, live: LiveModel,
-                      request: ChatRequest) -> AsyncIterator[Event]:
+                      request: ChatRequest) -> AsyncIterator[LlmToken | LlmDone]:
         """LLM_TOKEN per token; for JSON agents only the `message` field's characters."""
         streamer = JsonFieldStreamer("message") if step.json_output else None
         text = ""

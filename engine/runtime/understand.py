@@ -136,8 +136,8 @@ def _pick(text: str, slots: Sequence[CompiledSlot],
             values[slot.name] = match.value
             claimed.append((match.start, match.end))
     if not values and asked is not None:
-        slot = next((s for s in slots if s.name == asked), None)
-        if slot is not None and slot.spec.extract is not None and slot.spec.extract.bare:
+        bare = next((s for s in slots if s.name == asked), None)
+        if bare is not None and bare.spec.extract is not None and bare.spec.extract.bare:
             values[asked] = text.strip()
     return values
 
