@@ -197,7 +197,7 @@ class ReliableStream:
             record.elapsed_ms = (self._clock() - started) * 1000
             self.record = record
 
-    async def _attempts(self, record: CallRecord) -> AsyncIterator[StreamEvent]:
+    async def _attempts(self, record: CallRecord) -> AsyncGenerator[StreamEvent, None]:
         attempt = 0
         while True:
             started_text = False
@@ -217,7 +217,7 @@ class ReliableStream:
                 attempt += 1
                 record.retries = attempt
 
-    async def _one_attempt(self) -> AsyncIterator[StreamEvent]:
+    async def _one_attempt(self) -> AsyncGenerator[StreamEvent, None]:
         provider, model = self._provider, self._model
         if not provider.supports_streaming:
             completion = await _bounded(provider.complete(self._request, model), model,
@@ -249,7 +249,7 @@ async def _closing(events: AsyncIterator[StreamEvent]) -> AsyncIterator[AsyncIte
 
 
 async def _with_idle_timeout(events: AsyncIterator[StreamEvent], model: ModelConfig,
-                             provider: str) -> AsyncIterator[StreamEvent]:
+                             provider: str) -> AsyncGenerator[StreamEvent, None]:
     """Re-yield ``events``, bounding the wait for each one by ``model.timeout_sec``."""
     while True:
         try:
