@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 import anthropic
 import httpx2
@@ -44,6 +45,10 @@ from engine.providers.base import (
     status_kind,
     system_for_json,
 )
+
+if TYPE_CHECKING:  # the SDK's request TypedDicts, for mypy only
+    from anthropic.types import ContentBlockParam, MessageParam, ToolParam
+    from anthropic.types.message_create_params import MessageCreateParamsBase
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MAX_TOKENS = 1024
@@ -75,13 +80,15 @@ class AnthropicProvider:
 
     async def complete(self, request: ChatRequest, model: ModelConfig) -> Completion:
         with _translated(self.name):
-            message = await self._client.messages.create(**_params(request, model))
+            message = await self._client.messages.create(**_params(request, model),
+                                                         timeout=model.timeout_sec)
         return _completion(message, self.name)
 
     async def stream(self, request: ChatRequest, model: ModelConfig) -> AsyncIterator[StreamEvent]:
         state = _StreamState()
         with _translated(self.name):
-            events = await self._client.messages.create(**_params(request, model), stream=True)
+            events = await self._client.messages.create(**_params(request, model), stream=True,
+                                                        timeout=model.timeout_sec)
             async with events:
                 async for event in events:
                     text = state.add(event)
@@ -90,12 +97,12 @@ class AnthropicProvider:
         yield Finished(state.completion(self.name))
 
 
-def _params(request: ChatRequest, model: ModelConfig) -> dict[str, object]:
-    params: dict[str, object] = {
+def _params(request: ChatRequest, model: ModelConfig) -> MessageCreateParamsBase:
+    """The request's body; ``timeout`` (and ``stream``) go to each call."""
+    params: MessageCreateParamsBase = {
         "model": model.model,
         "max_tokens": model.max_tokens or DEFAULT_MAX_TOKENS,
         "messages": _messages(request.messages),
-        "timeout": model.timeout_sec,
     }
     system = system_for_json(request.system) if request.json_output else request.system
     if system:
@@ -105,33 +112,34 @@ def _params(request: ChatRequest, model: ModelConfig) -> dict[str, object]:
     return params
 
 
-def _tool(spec: ToolSpec) -> dict[str, object]:
+def _tool(spec: ToolSpec) -> ToolParam:
     return {"name": spec.name, "description": spec.description,
             "input_schema": dict(spec.parameters)}
 
 
-def _messages(messages: tuple[ChatMessage, ...]) -> list[dict[str, object]]:
+def _messages(messages: tuple[ChatMessage, ...]) -> list[MessageParam]:
     """Neutral messages -> alternating user/assistant messages of content blocks."""
-    wire: list[dict[str, object]] = []
+    turns: list[tuple[Literal["user", "assistant"], list[ContentBlockParam]]] = []
     for message in messages:
-        role = "assistant" if message.role == "assistant" else "user"
+        role: Literal["user", "assistant"] = "assistant" if message.role == "assistant" else "user"
         blocks = _blocks(message)
         if not blocks:
             continue  # the API rejects empty content
-        if wire and wire[-1]["role"] == role:
-            previous = wire[-1]["content"]
-            assert isinstance(previous, list)
-            previous.extend(blocks)
+        if turns and turns[-1][0] == role:
+            turns[-1][1].extend(blocks)
         else:
-            wire.append({"role": role, "content": blocks})
-    return wire
+            turns.append((role, blocks))
+    return [{"role": "assistant", "content": content} if who == "assistant"
+            else {"role": "user", "content": content} for who, content in turns]
 
 
-def _blocks(message: ChatMessage) -> list[Block]:
+def _blocks(message: ChatMessage) -> list[ContentBlockParam]:
     if message.role == "tool":
         return [{"type": "tool_result", "tool_use_id": message.tool_call_id or "",
                  "content": message.content}]
-    blocks: list[Block] = [{"type": "text", "text": message.content}] if message.content else []
+    blocks: list[ContentBlockParam] = []
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
     blocks += [{"type": "tool_use", "id": call.id, "name": call.name,
                 "input": dict(call.arguments)} for call in message.tool_calls]
     return blocks

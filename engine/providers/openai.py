@@ -18,6 +18,7 @@ import json
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -40,6 +41,14 @@ from engine.providers.base import (
     status_kind,
     system_for_json,
 )
+
+if TYPE_CHECKING:  # the SDK's request TypedDicts, for mypy only
+    from openai.types.chat import (
+        ChatCompletionFunctionToolParam,
+        ChatCompletionMessageFunctionToolCallParam,
+        ChatCompletionMessageParam,
+    )
+    from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -70,15 +79,17 @@ class OpenAIProvider:
 
     async def complete(self, request: ChatRequest, model: ModelConfig) -> Completion:
         with _translated(self.name):
-            response = await self._client.chat.completions.create(**self._params(request, model))
+            response = await self._client.chat.completions.create(
+                **self._params(request, model), timeout=model.timeout_sec)
         return _completion(response, self.name)
 
     async def stream(self, request: ChatRequest, model: ModelConfig) -> AsyncIterator[StreamEvent]:
         state = _StreamState()
         params = self._params(request, model)
+        params["stream_options"] = {"include_usage": True}
         with _translated(self.name):
             chunks = await self._client.chat.completions.create(
-                **params, stream=True, stream_options={"include_usage": True})
+                **params, stream=True, timeout=model.timeout_sec)
             async with chunks:
                 async for chunk in chunks:
                     text = state.add(chunk)
@@ -86,15 +97,18 @@ class OpenAIProvider:
                         yield TextDelta(text)
         yield Finished(state.completion(self.name))
 
-    def _params(self, request: ChatRequest, model: ModelConfig) -> dict[str, object]:
-        params: dict[str, object] = {
+    def _params(self, request: ChatRequest, model: ModelConfig) -> CompletionCreateParamsBase:
+        """The request's body; ``timeout`` (and ``stream``) go to each call."""
+        params: CompletionCreateParamsBase = {
             "model": model.model,
             "messages": _messages(request),
             "temperature": model.temperature,
-            "timeout": model.timeout_sec,
         }
-        if model.max_tokens is not None:
-            params[self._max_tokens_key] = model.max_tokens
+        if model.max_tokens is not None:  # a TypedDict takes literal keys only
+            if self._max_tokens_key == "max_tokens":
+                params["max_tokens"] = model.max_tokens
+            else:
+                params["max_completion_tokens"] = model.max_tokens
         if request.tools:
             params["tools"] = [_tool(spec) for spec in request.tools]
         if request.json_output:
@@ -102,32 +116,36 @@ class OpenAIProvider:
         return params
 
 
-def _messages(request: ChatRequest) -> list[dict[str, object]]:
+def _messages(request: ChatRequest) -> list[ChatCompletionMessageParam]:
     system = request.system
     # OpenAI rejects json_object mode unless the word "json" appears in the messages.
     if request.json_output and "json" not in system.lower():
         system = system_for_json(system)
-    head: list[dict[str, object]] = [{"role": "system", "content": system}] if system else []
+    head: list[ChatCompletionMessageParam] = []
+    if system:
+        head.append({"role": "system", "content": system})
     return head + [_message(m) for m in request.messages]
 
 
-def _message(message: ChatMessage) -> dict[str, object]:
+def _message(message: ChatMessage) -> ChatCompletionMessageParam:
     if message.role == "tool":
         return {"role": "tool", "tool_call_id": message.tool_call_id or "",
                 "content": message.content}
     if message.role == "assistant" and message.tool_calls:
         return {"role": "assistant", "content": message.content or None,
                 "tool_calls": [_wire_call(call) for call in message.tool_calls]}
-    return {"role": message.role, "content": message.content}
+    if message.role == "assistant":
+        return {"role": "assistant", "content": message.content}
+    return {"role": "user", "content": message.content}
 
 
-def _wire_call(call: ToolCall) -> dict[str, object]:
+def _wire_call(call: ToolCall) -> ChatCompletionMessageFunctionToolCallParam:
     arguments = json.dumps(dict(call.arguments), ensure_ascii=False)
     return {"id": call.id, "type": "function",
             "function": {"name": call.name, "arguments": arguments}}
 
 
-def _tool(spec: ToolSpec) -> dict[str, object]:
+def _tool(spec: ToolSpec) -> ChatCompletionFunctionToolParam:
     return {"type": "function", "function": {"name": spec.name, "description": spec.description,
                                              "parameters": dict(spec.parameters)}}
 
@@ -139,9 +157,11 @@ def _completion(response: ChatCompletion, provider: str) -> Completion:
                             provider=provider, kind="malformed")
     message = response.choices[0].message
     calls = tuple(
-        _tool_call(call.id, call.function.name, call.function.arguments, provider)
+        _tool_call(call.id, function.name, function.arguments, provider)
         for call in message.tool_calls or ()
-        if getattr(call, "function", None) is not None
+        # by attribute, not by class: the call classes differ across SDK versions, and
+        # custom tool calls have no `function`
+        if (function := getattr(call, "function", None)) is not None
     )
     return Completion(message.content or "", calls, _usage(response.usage))
 
