@@ -298,7 +298,6 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
 
 
 def agent_routes(app: FastAPI, engine: Engine, turns: Turns, ping_seconds: float) -> None:
-    api = {"tags": ["agent"], "responses": ERRORS}
     limit = engine.settings.max_message_chars
 
     def too_long(message: str) -> JSONResponse | None:
@@ -307,7 +306,7 @@ def agent_routes(app: FastAPI, engine: Engine, turns: Turns, ping_seconds: float
                                                        limit=limit), limit=limit)
         return None
 
-    @app.post(f"{PREFIX}/chat", response_model=ChatResponse, **api)
+    @app.post(f"{PREFIX}/chat", response_model=ChatResponse, tags=["agent"], responses=ERRORS)
     async def chat(body: ChatRequest) -> Response:
         """Run one turn; answer with its DONE payload as `interaction` and its hooks."""
         refused = too_long(body.message)
@@ -346,7 +345,8 @@ def agent_routes(app: FastAPI, engine: Engine, turns: Turns, ping_seconds: float
         """The same, with `session_id` and `message` as query parameters (`EventSource`)."""
         return stream(request, query)
 
-    @app.get(f"{PREFIX}/completed", response_model=CompletedResponse, **api)
+    @app.get(f"{PREFIX}/completed", response_model=CompletedResponse, tags=["agent"],
+             responses=ERRORS)
     async def completed(session_id: Annotated[SessionId, Query()]) -> Response:
         """Finished tasks of a session (executed, cancelled, failed...), oldest first."""
         return JSONResponse({"session_id": session_id,
