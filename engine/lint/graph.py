@@ -8,6 +8,8 @@ stage leaves the flow, so its initial stage is its end and it needs no terminal 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from engine.dsl import spec as s
 from engine.lint.context import Context
 from engine.lint.model import FlowModel, Hop, walk_steps
@@ -52,8 +54,8 @@ def _dead_ends_and_traps(ctx: Context, m: FlowModel) -> None:
                     hint="add a way out, e.g. a `cancel` transition to a terminal stage")
 
 
-def _names(stages: object) -> str:
-    return ", ".join(f"`{n}`" for n in sorted(stages))  # type: ignore[call-overload]
+def _names(stages: Iterable[str]) -> str:
+    return ", ".join(f"`{n}`" for n in sorted(stages))
 
 
 def _terminal_exits(ctx: Context, m: FlowModel) -> None:

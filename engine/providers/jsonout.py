@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from jsonschema import Draft202012Validator
 
@@ -95,8 +95,8 @@ def validate_output(obj: object, schema: Mapping[str, object]) -> list[str]:
     return [f"{_path(error.absolute_path)}: {error.message}" for error in errors]
 
 
-def _path(parts: object) -> str:
-    text = "/".join(str(p) for p in parts)  # type: ignore[attr-defined]
+def _path(parts: Iterable[object]) -> str:
+    text = "/".join(str(p) for p in parts)
     return text or "(root)"
 
 

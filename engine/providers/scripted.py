@@ -25,7 +25,7 @@ import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import get_args
+from typing import TypeGuard, get_args
 
 import yaml
 
@@ -114,9 +114,13 @@ def _pattern(value: object, where: str) -> re.Pattern[str] | None:
 def _error(value: object, where: str) -> ErrorKind | None:
     if value is None:
         return None
-    if value not in ERROR_KINDS:
+    if not _is_error_kind(value):
         raise ValueError(f"{where}: unknown error {value!r}; use one of {', '.join(ERROR_KINDS)}")
-    return value  # type: ignore[return-value]
+    return value
+
+
+def _is_error_kind(value: object) -> TypeGuard[ErrorKind]:
+    return value in ERROR_KINDS
 
 
 def _number(value: object, where: str, key: str) -> float | None:

@@ -27,6 +27,7 @@ from engine.nlu import (
 )
 
 Decision = Literal["confirm", "cancel"]
+_DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "cancel"}  # by yes_no answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +79,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     if answer == "cancel" and not result.ops:
         result.decision = "cancel"
     elif deciding and not result.ops:
-        result.decision = {"confirm": "confirm", "deny": "cancel"}.get(answer or "")  # type: ignore[assignment]
+        result.decision = _DECISIONS.get(answer or "")
     return result
 
 
