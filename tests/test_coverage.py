@@ -77,7 +77,7 @@ def test_the_cli_prints_coverage_before_the_closing_line(
     assert main(["test", "--coverage", str(ROOT / "flows" / "transfer.test.yaml")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "coverage of flow `transfer` (transfer.yaml): stages 8/8, transitions 7/7, " \
-           "slot branches 5/9" in lines
+           "slot branches 8/9" in lines
     assert any(line.endswith("flows/transfer.yaml:60: slot when rejected — MISSED")
                for line in lines)
     assert lines[-1].endswith("passed, 0 failed")
