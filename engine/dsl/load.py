@@ -44,16 +44,18 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
     try:
         try:
             node = yaml.compose(text, Loader=_COMPOSER)
-        except yaml.MarkedYAMLError:
+        except yaml.YAMLError:
             node = yaml.compose(text, Loader=yaml.SafeLoader)  # its messages, for the author
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = err.problem or err.context or "invalid YAML"
+    except yaml.YAMLError as err:
+        line, col, problem = _where(err, text)
         raise FlowDefinitionError(
             [Finding(SourceLocation(file, line, col), f"YAML syntax error: {problem}", "FL002",
                      source_line=_line(source, line))]
         ) from None
+    except RecursionError:
+        raise FlowDefinitionError([Finding(SourceLocation(file, 1, 1),
+                                           "the YAML is nested too deeply to read", "FL002")]
+                                  ) from None
     if node is None:
         raise FlowDefinitionError(
             [Finding(SourceLocation(file, 1, 1), "the file is empty; expected a service mapping",
@@ -67,17 +69,62 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
     return data, source
 
 
+def _where(err: yaml.YAMLError, text: str) -> tuple[int, int, str]:
+    """Line, column and wording of any YAML error (marked, or a reader's bad character)."""
+    if isinstance(err, yaml.MarkedYAMLError):
+        mark = err.problem_mark or err.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        return line, col, err.problem or err.context or "invalid YAML"
+    if isinstance(err, yaml.reader.ReaderError):
+        before = text[: err.position]
+        line = before.count("\n") + 1
+        return line, err.position - (before.rfind("\n") + 1) + 1, \
+            f"character #x{err.character:04x} is not allowed in YAML ({err.reason})"
+    return 1, 1, str(err) or "invalid YAML"
+
+
+MAX_DEPTH = 100
+MAX_VALUES = 100_000
+"""A flow file is small; more values than this means aliases expanding aliases."""
+
+
 class _Builder:
     def __init__(self, source: SourceMap) -> None:
         self.source = source
         self.findings: list[Finding] = []
+        self._open: set[int] = set()  # collections being built: an alias back to one loops
+        self._count = 0
+        self._stopped = False
 
     def build(self, node: yaml.Node, path: Path) -> Any:
+        if self._stopped:
+            return None
+        self._count += 1
+        if len(path) > MAX_DEPTH:
+            self._stopped = True
+            self.findings.append(self._finding(
+                node, f"the YAML is nested more than {MAX_DEPTH} levels deep", "FL006"))
+            return None
+        if self._count > MAX_VALUES:
+            self._stopped = True
+            self.findings.append(self._finding(
+                node, f"the file expands to more than {MAX_VALUES:,} values", "FL006",
+                "aliases (*name) that repeat other aliases multiply; write the values out"))
+            return None
         self.source.values.setdefault(path, _pos(node))
-        if isinstance(node, yaml.MappingNode):
-            return self._mapping(node, path)
-        if isinstance(node, yaml.SequenceNode):
-            return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode):
+            if id(node) in self._open:
+                self.findings.append(self._finding(node, "an alias refers to a collection "
+                                                   "that contains it", "FL006",
+                                                   "remove the recursive *alias"))
+                return None
+            self._open.add(id(node))
+            try:
+                if isinstance(node, yaml.MappingNode):
+                    return self._mapping(node, path)
+                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            finally:
+                self._open.discard(id(node))
         return self._scalar(node, path)
 
     def _scalar(self, node: yaml.Node, path: Path) -> Any:

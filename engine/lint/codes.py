@@ -31,6 +31,9 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL004", "error", "complex-key", "A mapping key is not a plain name."),
     _c("FL005", "error", "duplicate-key", "A key appears twice in one mapping (duplicate "
        "stage, slot, intent, message, route, ...)."),
+    _c("FL006", "error", "yaml-expansion", "The YAML loops or explodes: an alias inside the "
+       "collection it names, aliases multiplying past 100,000 values, or nesting over 100 "
+       "levels."),
     _c("FL010", "error", "unknown-key", "A key the schema does not know (a typo, or a key in "
        "the wrong place)."),
     _c("FL011", "error", "missing-key", "A required key is missing."),
