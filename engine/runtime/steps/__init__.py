@@ -1,1 +1,0 @@
-"""flowctl engine."""
