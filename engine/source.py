@@ -47,8 +47,11 @@ class SourceMap:
     ) -> Finding:
         """A ``Finding`` located at ``path``, carrying the source line for display."""
         location = self.locate(path, key=key)
-        line = self.lines[location.line - 1] if 0 < location.line <= len(self.lines) else None
-        return Finding(location, message, code, severity, hint, line)
+        return Finding(location, message, code, severity, hint, self.line(location.line))
+
+    def line(self, number: int) -> str | None:
+        """The text of line ``number`` (1-based), or None past the end."""
+        return self.lines[number - 1] if 0 < number <= len(self.lines) else None
 
 
 def dotted(path: Path) -> str:

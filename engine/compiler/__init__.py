@@ -123,29 +123,26 @@ def _prompt(path: FilePath, r: Resolver) -> Compiled | None:
         line = err.lineno or 1
         r.findings.append(Finding(SourceLocation(str(path), line, 1),
                                   f"template syntax error: {err.message}", "FL030",
-                                  source_line=_line_of(source, line)))
+                                  source_line=source.line(line)))
         return None
     allowed = CONTEXT_NAMES | set(PROMPT_NAMES)
     for name in undeclared(compiled.names, allowed):
         line = _first_line(text, name)
         r.findings.append(Finding(SourceLocation(str(path), line, 1),
                                   f"`{name}` is not defined in a prompt", "FL031",
-                                  hint=suggest(name, allowed), source_line=_line_of(source, line)))
+                                  hint=suggest(name, allowed), source_line=source.line(line)))
     for slot in sorted(compiled.slot_refs - r.slot_names):
         line = _first_line(text, slot)
         r.findings.append(Finding(SourceLocation(str(path), line, 1),
                                   f"slot `{slot}` is not declared", "FL032",
                                   hint=suggest(slot, r.slot_names),
-                                  source_line=_line_of(source, line)))
+                                  source_line=source.line(line)))
     return compiled
 
 
 def _first_line(text: str, word: str) -> int:
     return next((i for i, line in enumerate(text.splitlines(), 1) if word in line), 1)
 
-
-def _line_of(source: SourceMap, line: int) -> str | None:
-    return source.lines[line - 1] if 0 < line <= len(source.lines) else None
 
 
 def prompt_candidates(base: FilePath, name: str) -> list[FilePath]:

@@ -50,7 +50,7 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
         line, col, problem = _where(err, text)
         raise FlowDefinitionError(
             [Finding(SourceLocation(file, line, col), f"YAML syntax error: {problem}", "FL002",
-                     source_line=_line(source, line))]
+                     source_line=source.line(line))]
         ) from None
     except RecursionError:
         raise FlowDefinitionError([Finding(SourceLocation(file, 1, 1),
@@ -60,7 +60,7 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
         raise FlowDefinitionError(
             [Finding(SourceLocation(file, 1, 1), "the file is empty; expected a service mapping",
                      "FL003", hint="start with `service: my_service`",
-                     source_line=_line(source, 1))]
+                     source_line=source.line(1))]
         )
     builder = _Builder(source)
     data = builder.build(node, ())
@@ -171,12 +171,9 @@ class _Builder:
                  hint: str | None = None) -> Finding:
         line, col = _pos(node)
         return Finding(SourceLocation(self.source.file, line, col), message, code, "error", hint,
-                       _line(self.source, line))
+                       self.source.line(line))
 
 
 def _pos(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
-
-def _line(source: SourceMap, line: int) -> str | None:
-    return source.lines[line - 1] if 0 < line <= len(source.lines) else None
