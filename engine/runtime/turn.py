@@ -15,7 +15,7 @@ import logging
 import random
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from engine.compiler.compiled import (
@@ -312,7 +312,7 @@ class TurnRun:
         live = self.understanding
         assert live is not None
         if not live.breaker.allow():
-            self._trace_llm(None, live, error="circuit open")
+            self._trace_llm("understand", None, live, error="circuit open")
             return False
         state = self.state
         request = understanding_request(
@@ -324,11 +324,11 @@ class TurnRun:
             self._llm, records = await understand_with(live, request, slot_names=names)
         except ProviderError as err:
             live.breaker.failure()
-            self._trace_llm(record_of(err), live, error=f"{err.kind}: {err}")
+            self._trace_llm("understand", record_of(err), live, error=f"{err.kind}: {err}")
             return False
         live.breaker.success()
         for record in records:
-            self._trace_llm(record, live)
+            self._trace_llm("understand", record, live)
         return True
 
     def _llm_intent(self) -> Intent:
@@ -340,9 +340,9 @@ class TurnRun:
             return Intent(None, llm.confidence, f"llm {llm.intent} below threshold")
         return Intent(llm.intent, llm.confidence, "llm")
 
-    def _trace_llm(self, record: CallRecord | None, live: LiveModel, *,
+    def _trace_llm(self, agent: str, record: CallRecord | None, live: LiveModel, *,
                    error: str | None = None) -> None:
-        entry = {"agent": "understand", "provider": live.config.provider,
+        entry = {"agent": agent, "provider": live.config.provider,
                  "model": live.config.model, "elapsed_ms": 0.0, "success": error is None,
                  "retries": 0, "error": error, "tokens_in": 0, "tokens_out": 0,
                  "fallback": error is not None}
@@ -502,11 +502,10 @@ class TurnRun:
                                                          agent="memory")
         except ProviderError as err:
             live.breaker.failure()
-            self._trace_llm(record_of(err), live, error=f"{err.kind}: {err}")
+            self._trace_llm("memory", record_of(err), live, error=f"{err.kind}: {err}")
             return None
         live.breaker.success()
-        self._trace_llm(record, live)
-        self.agents[-1]["agent"] = "memory"
+        self._trace_llm("memory", record, live)
         return completion.text.strip() or None
 
     # -- steps ----------------------------------------------------------------------------
@@ -614,7 +613,7 @@ class TurnRun:
                     live.provider, request, live.config,
                     {t: BUILTIN_TOOLS[t] for t in step.tools}, agent=step.agent)
                 for record in records:
-                    self._trace_llm(record, live)
+                    self._trace_llm(step.agent, record, live)
                 text = completion.text
                 if not step.json_output:
                     yield LlmToken(text)
@@ -627,11 +626,9 @@ class TurnRun:
                         text = event.payload["text"]
         except ProviderError as err:
             live.breaker.failure()
-            self._trace_llm(record_of(err), live, error=f"{err.kind}: {err}")
-            self.agents[-1]["agent"] = step.agent
+            self._trace_llm(step.agent, record_of(err), live, error=f"{err.kind}: {err}")
             return
         live.breaker.success()
-        self.agents[-1]["agent"] = step.agent
         payload = self._agent_payload(step, live, text)
         if payload is None and step.json_output and live.config.max_retry > 0:
             payload = await self._agent_retry(step, live, request)
@@ -645,11 +642,9 @@ class TurnRun:
             completion, record = await complete_reliably(live.provider, request, live.config,
                                                          agent=step.agent)
         except ProviderError as err:
-            self._trace_llm(record_of(err), live, error=f"{err.kind}: {err}")
-            self.agents[-1]["agent"] = step.agent
+            self._trace_llm(step.agent, record_of(err), live, error=f"{err.kind}: {err}")
             return None
-        self._trace_llm(record, live)
-        self.agents[-1]["agent"] = step.agent
+        self._trace_llm(step.agent, record, live)
         return self._agent_payload(step, live, completion.text)
 
     async def _stream(self, step: AgentStep, live: LiveModel,
@@ -666,7 +661,7 @@ class TurnRun:
                         yield LlmToken(piece)
                 else:
                     text = event.completion.text
-        self._trace_llm(stream.record, live)
+        self._trace_llm(step.agent, stream.record, live)
         yield LlmDone({"text": text})
 
     def _agent_payload(self, step: AgentStep, live: LiveModel, text: str) -> dict[str, Any] | None:
@@ -772,4 +767,4 @@ class TurnRun:
                            "agents": self.agents})
 
 
-__all__ = ["Engine", "Mapping", "TurnRun", "snapshot"]
+__all__ = ["Engine", "TurnRun", "snapshot"]
