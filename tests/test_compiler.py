@@ -34,11 +34,19 @@ def compile_text(when: str = "false", message: str = "hi") -> CompiledService:
     return compile_service(spec, source)
 
 
-def test_one_machine_per_flow_built_at_compile_time(transfer: CompiledService) -> None:
+async def test_one_machine_per_flow_shared_by_every_session(transfer: CompiledService) -> None:
+    from engine.runtime.turn import Engine
+    from engine.store import MemoryStore
+
     machine = transfer.flows["transfer"].machine
-    assert machine.fire("READY", "confirm", {}) == "CONFIRMED"
-    assert transfer.flows["transfer"].machine is machine
-    assert machine._machine.models == []  # sessions are never added as models
+    inner = machine._machine
+    engine = Engine(transfer, store=MemoryStore())
+    for session in ("a", "b", "c"):
+        await engine.reply(session, "엄마한테 1만원 보내줘")
+        await engine.reply(session, "확인")
+    assert transfer.flows["transfer"].machine is machine and machine._machine is inner
+    assert inner.models == []  # sessions carry only their stage string; none is a model
+    assert [c["outcome"] for c in await engine.store.completed("b")] == ["EXECUTED"]
 
 
 @pytest.mark.parametrize("stage", ["INIT", "FILLING", "CONFIRMED", "EXECUTED", "CANCELLED"])
