@@ -14,7 +14,7 @@ from engine.dsl import spec as s
 from engine.lint.context import Context
 from engine.lint.reads import reads
 from engine.nlu import IntentRule, classify, normalise
-from engine.runtime.texts import TEXTS
+from engine.texts import TEXTS
 
 PROVIDERS = ("openai", "anthropic", "scripted", "offline")
 BUILTIN_AGENTS = ("intent", "understand")

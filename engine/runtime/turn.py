@@ -65,7 +65,7 @@ from engine.runtime.memory import (
 from engine.runtime.models import LiveModel, ModelPool
 from engine.runtime.session import SessionState
 from engine.runtime.slots import Rejected, validate
-from engine.runtime.texts import text
+from engine.texts import text
 from engine.runtime.understand import Intent, Understanding, detect_intent, understand
 from engine.store.base import SessionStore
 

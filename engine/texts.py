@@ -1,4 +1,4 @@
-"""Built-in user-facing texts and progress labels per locale.
+"""Built-in user-facing texts and progress labels per locale (defined once, below everything).
 
 A service overrides a text (not a ``label_*``) by defining a message of the same name
 (``empty_message``, ``message_too_long``, ``turn_failed``, ``slot_invalid``, ``ask_slot``,
@@ -33,6 +33,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "label_memory": "Summarising",
         "unclear": "Sorry, I didn't get that. Could you say it again?",
     },
+}
+
+
+# texts a service may replace with a message of the same name, and the values each one sees
+OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
+    "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
+    "message_too_long": ("limit",), "ask_slot": ("slot",),
 }
 
 

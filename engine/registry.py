@@ -1,0 +1,33 @@
+"""The fixed names of the flow language: built-in tools, texts, prompt variables, events,
+providers. Defined once, below the compiler, the runtime and lint, so they cannot disagree.
+
+Everything that checks a flow (the compiler) and everything that runs one (the runtime, the
+providers, the test runner) reads these tuples; an implementation table keyed by them
+(``providers.tools.BUILTIN_TOOLS``, ``runtime.actions.TOOLS``, ``providers.registry``) is
+checked against them by the test suite.
+"""
+
+from __future__ import annotations
+
+from engine.texts import OVERRIDABLE_TEXTS
+
+# tools an agent step may offer the model (engine/providers/tools.py implements them)
+AGENT_TOOLS: tuple[str, ...] = ("calculator",)
+# tools a `call` action may run (engine/runtime/actions.py implements them)
+ACTION_TOOLS: tuple[str, ...] = ("sandbox_bank", "calculator")
+# built-in texts a service may replace with a message of the same name, and the values each sees
+BUILTIN_TEXTS: dict[str, tuple[str, ...]] = dict(OVERRIDABLE_TEXTS)
+# what an agent step's prompt sees beyond the turn context (runtime/agent.py provides them)
+AGENT_PROMPT_NAMES: tuple[str, ...] = ("message", "history", "instructions", "intents", "tools")
+# what the understanding prompt sees (runtime/llm.py provides them)
+UNDERSTAND_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "today", "intents",
+                                            "current", "stage", "current_intent", "flows")
+PROMPT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(AGENT_PROMPT_NAMES + UNDERSTAND_PROMPT_NAMES))
+# the seed wire protocol's event names (engine/runtime/events.py emits them)
+EVENT_NAMES: tuple[str, ...] = ("AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE",
+                                "TASK_PROGRESS", "DONE")
+# model providers (engine/providers/registry.py builds them; `offline` means no model)
+PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted", "offline")
+
+__all__ = ["ACTION_TOOLS", "AGENT_PROMPT_NAMES", "AGENT_TOOLS", "BUILTIN_TEXTS", "EVENT_NAMES",
+           "PROMPT_NAMES", "PROVIDERS", "UNDERSTAND_PROMPT_NAMES"]
