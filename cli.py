@@ -59,7 +59,7 @@ def serve(flow: str, host: str, port: int, store_url: str) -> None:
 def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
     """Talk to FLOW in the terminal (one line per message; Ctrl-D ends)."""
     from engine.config import load_settings
-    from engine.runtime.turn import Engine
+    from engine.runtime.engine import Engine
     from engine.store import open_store
     from engine.transports.terminal import show_event
 

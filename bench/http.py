@@ -66,7 +66,7 @@ def bare_app():  # noqa: ANN201 - a FastAPI app
 def flowctl_app(store_path: str):  # noqa: ANN201 - a FastAPI app
     from engine.compiler import compile_file
     from engine.config import load_settings
-    from engine.runtime.turn import Engine
+    from engine.runtime.engine import Engine
     from engine.store import SqliteStore
     from engine.transports.http import create_app
 

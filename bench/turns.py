@@ -50,7 +50,7 @@ from engine.nlu import (  # noqa: E402
     split_segments,
     yes_no,
 )
-from engine.runtime.turn import Engine  # noqa: E402
+from engine.runtime.engine import Engine  # noqa: E402
 from engine.store import MemoryStore, SqliteStore  # noqa: E402
 
 TODAY = dt.datetime(2026, 11, 22, 9, 0).astimezone()

@@ -24,8 +24,8 @@ from engine.config import load_settings
 from engine.dsl.load import load_file
 from engine.dsl.spec import AgentStep, EmitStep, IfStep, ServiceSpec
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
+from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Event, wire
-from engine.runtime.turn import Engine
 from engine.source import Path, SourceMap
 from engine.store import MemoryStore
 

@@ -10,7 +10,7 @@ import pytest
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
-from engine.runtime.turn import Engine
+from engine.runtime.engine import Engine
 from engine.store import MemoryStore
 
 ROOT = Path(__file__).resolve().parents[1]

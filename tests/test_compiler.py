@@ -35,7 +35,7 @@ def compile_text(when: str = "false", message: str = "hi") -> CompiledService:
 
 
 async def test_one_machine_per_flow_shared_by_every_session(transfer: CompiledService) -> None:
-    from engine.runtime.turn import Engine
+    from engine.runtime.engine import Engine
     from engine.store import MemoryStore
 
     machine = transfer.flows["transfer"].machine

@@ -16,8 +16,8 @@ from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
 from engine.runtime import actions
 from engine.runtime import turn as turn_module
+from engine.runtime.engine import Engine
 from engine.runtime.events import Done, wire
-from engine.runtime.turn import Engine
 from engine.runtime.understand import Understanding
 from engine.store import MemoryStore, SqliteStore
 from engine.store.base import JSON

@@ -10,19 +10,15 @@ nothing is saved: the stored session stays as it was before the turn.
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
-import random
 import time
-import unicodedata
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from engine.compiler.compiled import (
     AgentStep,
     CallStep,
     CompiledFlow,
-    CompiledService,
     CompiledStage,
     EmitStep,
     IfStep,
@@ -32,7 +28,6 @@ from engine.compiler.compiled import (
     TriggerStep,
 )
 from engine.compiler.templates import base_context
-from engine.config import Settings
 from engine.errors import FlowRuntimeError, ProviderError
 from engine.providers.base import ChatMessage, ChatRequest, TextDelta
 from engine.providers.jsonout import JsonFieldStreamer, extract_json, validate_output
@@ -57,160 +52,37 @@ from engine.runtime.llm import (
 )
 from engine.runtime.memory import (
     SUMMARY_PROMPT,
-    MemoryPolicy,
     dialog_text,
     offline_summary,
     split_for_folding,
 )
-from engine.runtime.models import LiveModel, ModelPool
+from engine.runtime.models import LiveModel
 from engine.runtime.session import SessionState
 from engine.runtime.slots import Rejected, validate
-from engine.texts import text
 from engine.runtime.understand import Intent, Understanding, detect_intent, understand
-from engine.store.base import SessionStore
+from engine.texts import text
+
+if TYPE_CHECKING:
+    from engine.runtime.engine import Engine
 
 log = logging.getLogger("flowctl.turn")
 _GLOBALS = base_context()
 MAX_HOPS = 32
-Clock = Callable[[], dt.datetime]
-
-
-def system_clock() -> dt.datetime:
-    return dt.datetime.now().astimezone()
-
-
-class Engine:
-    """A compiled service bound to a store, settings and a clock; runs turns."""
-
-    def __init__(self, service: CompiledService, *, store: SessionStore,
-                 settings: Settings | None = None, clock: Clock = system_clock,
-                 models: ModelPool | None = None) -> None:
-        self.service = service
-        self.store = store
-        self.settings = (settings or Settings()).with_flow_defaults(service.spec.settings)
-        self.clock = clock
-        self.models = models or ModelPool(service, self.settings.env)
-        self.memory = MemoryPolicy.of(service.spec.memory, self.settings)
-        understand = service.spec.understand
-        self.understanding = self.models.get(understand.model)
-        self.understanding_prompt = service.prompts.get(understand.prompt or "")
-
-    async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
-        """Run one turn; yields progress events and always ends with ``Done``.
-
-        A consumer that stops listening mid-turn (``aclose``) does not stop the turn: it
-        finishes unseen and commits, so an action that already ran is always recorded.
-        """
-        started = time.perf_counter()
-        turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
-        refusal = self._refuse(message)
-        sent_done = False
-        try:
-            if refusal is not None:
-                record = await self.store.load(session_id)
-                state = SessionState.from_json(record.data if record else None)
-                sent_done = True
-                yield _plain_done(refusal, state, self.service, turn_id, started)
-                return
-            async with self.store.lock(session_id):
-                events = self._locked_turn(session_id, message, turn_id, started)
-                try:
-                    async for event in events:
-                        sent_done = isinstance(event, Done)
-                        yield event
-                except GeneratorExit:
-                    async for _ in events:  # finish unseen; it commits
-                        pass
-                    raise
-        except Exception as err:  # the store could not lock or load: still a DONE
-            if sent_done:
-                raise
-            log.error("turn %s of session %s failed before it ran: %s: %s", turn_id,
-                      session_id, type(err).__name__, err)
-            yield _plain_done(self.text("turn_failed"), SessionState(), self.service, turn_id,
-                              started, error=True)
-
-    async def _locked_turn(self, session_id: str, message: str, turn_id: str,
-                           started: float) -> AsyncIterator[Event]:
-        record = await self.store.load(session_id)
-        version = record.version if record else 0
-        run = TurnRun(self, session_id, unicodedata.normalize("NFC", message.strip()), turn_id,
-                      SessionState.from_json(record.data if record else None))
-        try:
-            async for event in run.execute():
-                yield event
-            done = run.done(started)
-            await self.store.commit(session_id, run.state.to_json(),
-                                    expected_version=version, completed=run.completed)
-        except Exception as err:
-            # one line for operators; the traceback when debugging (never to the user)
-            log.error("turn %s of session %s failed: %s: %s", turn_id, session_id,
-                      type(err).__name__, err, exc_info=log.isEnabledFor(logging.DEBUG))
-            record = await self.store.load(session_id)  # the turn mutated its copy
-            before = SessionState.from_json(record.data if record else None)
-            done = _plain_done(self.text("turn_failed"), before, self.service, turn_id,
-                               started, error=True)
-        yield done
-
-    async def aclose(self) -> None:
-        """Close the providers' HTTP clients (the store belongs to the caller)."""
-        await self.models.close()
-
-    async def reply(self, session_id: str, message: str) -> Done:
-        """Run a turn and return only its ``Done``."""
-        done: Done | None = None
-        async for event in self.turn(session_id, message):
-            if isinstance(event, Done):
-                done = event
-        assert done is not None
-        return done
-
-    def _refuse(self, message: str) -> str | None:
-        if not isinstance(message, str) or not message.strip():
-            return self.text("empty_message")
-        if len(message) > self.settings.max_message_chars:
-            return self.text("message_too_long", limit=self.settings.max_message_chars)
-        return None
-
-    def text(self, key: str, **values: Any) -> str:
-        """A built-in text, or the service's message of the same name. Such a message sees
-        only ``values`` (e.g. ``limit``); if it cannot render, the built-in text is used."""
-        custom = self.service.messages.get(key)
-        if custom is not None:
-            try:
-                return str(custom.render({**_GLOBALS, **values}))
-            except Exception as err:  # an author's template must never break the turn
-                log.warning("message %s failed to render (%s); using the built-in text", key,
-                            err)
-        return text(self.service.locale, key, **values)
-
-
-def _plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
-                started: float, *, error: bool = False) -> Done:
-    flow = service.flows.get(state.flow or "")
-    stage = flow.stages.get(state.stage or "") if flow else None
-    return Done(message=message, next_action=stage.next_action if stage else "ASK",
-                ui_hint={"buttons": list(stage.buttons) if stage else []},
-                state_snapshot=snapshot(state, flow),
-                trace={"turn_id": turn_id, "total_elapsed_ms": _ms(started), "agents": [],
-                       **({"error": "turn_failed"} if error else {})})
-
-
 def snapshot(state: SessionState, flow: CompiledFlow | None) -> dict[str, Any]:
     names = flow.slots if flow else tuple(state.slots)
     return {"flow": state.flow, "stage": state.stage,
             "slots": {n: state.slots.get(n) for n in names},
-            "missing_required": _missing(state, flow), "filling_turns": state.filling_turns,
+            "missing_required": missing(state, flow), "filling_turns": state.filling_turns,
             "meta": {"slot_errors": {}, **state.meta}, "task_queue": state.task_queue}
 
 
-def _missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
+def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
     if flow is None:
         return []
     return [n for n in flow.required if state.slots.get(n) in (None, "")]
 
 
-def _ms(started: float) -> float:
+def ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
@@ -354,9 +226,9 @@ class TurnRun:
 
     def _understand(self) -> Understanding:
         state, flow = self.state, self.flow
-        missing = _missing(state, flow)
+        unfilled = missing(state, flow)
         return understand(self.message, self.service, flow, state.stage or flow.initial,
-                          asked=missing[0] if missing else None,
+                          asked=unfilled[0] if unfilled else None,
                           batching=flow.batch and not state.meta.get("batch_total"),
                           today=self.engine.clock().date())
 
@@ -380,7 +252,7 @@ class TurnRun:
             return u.decision
         if stage.decide and not u.ops:
             return None  # unclear at a confirmation: stay (the safe default)
-        if _missing(state, flow):
+        if missing(state, flow):
             state.filling_turns += 1
         self._ctx = None
         return "update"
@@ -462,7 +334,7 @@ class TurnRun:
         state.start_task(self.flow.name, self.flow.initial)
         for name, value in state.task_queue.pop(0).items():
             self._set_slot(name, value)
-        if _missing(state, self.flow):
+        if missing(state, self.flow):
             state.filling_turns += 1
         self._ctx = None
         return True
@@ -703,7 +575,7 @@ class TurnRun:
         return {
             **self._turn_constants(),
             "slots": {n: state.slots.get(n) for n in flow.slots},
-            "missing": _missing(state, flow), "errors": meta.get("slot_errors", {}),
+            "missing": missing(state, flow), "errors": meta.get("slot_errors", {}),
             "meta": meta, "filling_turns": state.filling_turns,
             "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
                       "counts": counts},
@@ -752,7 +624,7 @@ class TurnRun:
 
     def _record(self, agent: str, started: float, *, error: str | None = None,
                 **extra: Any) -> None:
-        self.agents.append({"agent": agent, "elapsed_ms": _ms(started), "success": error is None,
+        self.agents.append({"agent": agent, "elapsed_ms": ms(started), "success": error is None,
                             "retries": 0, "error": error, **extra})
 
     def reply_text(self) -> str:
@@ -763,8 +635,8 @@ class TurnRun:
         return Done(message=self.reply_text(), next_action=stage.next_action,
                     ui_hint={"buttons": list(stage.buttons)},
                     state_snapshot=snapshot(self.state, self.flow), hooks=self.hooks,
-                    trace={"turn_id": self.turn_id, "total_elapsed_ms": _ms(started),
+                    trace={"turn_id": self.turn_id, "total_elapsed_ms": ms(started),
                            "agents": self.agents})
 
 
-__all__ = ["Engine", "TurnRun", "snapshot"]
+__all__ = ["MAX_HOPS", "TurnRun", "missing", "ms", "snapshot"]

@@ -43,9 +43,10 @@ from engine.compiler import compile_file
 from engine.config import Settings, load_settings
 from engine.dsl.spec import NextAction
 from engine.errors import FlowRuntimeError
+from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Event
 from engine.runtime.session import SessionState
-from engine.runtime.turn import Engine, snapshot
+from engine.runtime.turn import snapshot
 from engine.store import SessionStore, open_store
 from engine.transports.sse import frame
 

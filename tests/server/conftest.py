@@ -28,7 +28,7 @@ from engine.compiler import compile_service
 from engine.compiler.compiled import CompiledService
 from engine.config import Settings
 from engine.dsl import load_service_text
-from engine.runtime.turn import Engine
+from engine.runtime.engine import Engine
 from engine.store import SessionStore, SqliteStore
 from engine.transports.http import bind, create_app, server_config
 

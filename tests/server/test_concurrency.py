@@ -11,8 +11,8 @@ from typing import Any
 
 import httpx
 
+from engine.runtime.engine import Engine
 from engine.runtime.events import Event
-from engine.runtime.turn import Engine
 from engine.store import SqliteStore
 from engine.transports.http import DEFAULT_STORE
 from tests.server.conftest import (

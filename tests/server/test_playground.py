@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from engine.runtime.engine import Engine
 from engine.runtime.events import AgentDone, AgentStart, Event, LlmDone, LlmToken
-from engine.runtime.turn import Engine
 from tests.server.conftest import ALL_DONE, BATCH, MakeServer
 
 CHROMIUM = Path(os.environ.get("FLOWCTL_CHROMIUM", "/usr/bin/chromium"))

@@ -1,0 +1,156 @@
+"""(session_id, message) -> async stream of Events, DONE last; the session saved atomically.
+
+The engine owns what surrounds a turn: refusing empty or oversized messages, the session's
+lock, loading the stored state, committing it with a version check, and turning any failure
+into a DONE that tells the user something sensible while nothing is saved (the stored
+session stays as it was before the turn). ``turn.TurnRun`` does the turn's own work.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import random
+import time
+import unicodedata
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from engine.compiler.compiled import CompiledService
+from engine.compiler.templates import base_context
+from engine.config import Settings
+from engine.runtime.events import Done, Event
+from engine.runtime.memory import MemoryPolicy
+from engine.runtime.models import ModelPool
+from engine.runtime.session import SessionState
+from engine.runtime.turn import TurnRun, ms, snapshot
+from engine.store.base import SessionStore
+from engine.texts import text
+
+log = logging.getLogger("flowctl.turn")
+_GLOBALS = base_context()
+Clock = Callable[[], dt.datetime]
+
+
+def system_clock() -> dt.datetime:
+    return dt.datetime.now().astimezone()
+
+
+class Engine:
+    """A compiled service bound to a store, settings and a clock; runs turns."""
+
+    def __init__(self, service: CompiledService, *, store: SessionStore,
+                 settings: Settings | None = None, clock: Clock = system_clock,
+                 models: ModelPool | None = None) -> None:
+        self.service = service
+        self.store = store
+        self.settings = (settings or Settings()).with_flow_defaults(service.spec.settings)
+        self.clock = clock
+        self.models = models or ModelPool(service, self.settings.env)
+        self.memory = MemoryPolicy.of(service.spec.memory, self.settings)
+        understand = service.spec.understand
+        self.understanding = self.models.get(understand.model)
+        self.understanding_prompt = service.prompts.get(understand.prompt or "")
+
+    async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
+        """Run one turn; yields progress events and always ends with ``Done``.
+
+        A consumer that stops listening mid-turn (``aclose``) does not stop the turn: it
+        finishes unseen and commits, so an action that already ran is always recorded.
+        """
+        started = time.perf_counter()
+        turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
+        refusal = self._refuse(message)
+        sent_done = False
+        try:
+            if refusal is not None:
+                record = await self.store.load(session_id)
+                state = SessionState.from_json(record.data if record else None)
+                sent_done = True
+                yield _plain_done(refusal, state, self.service, turn_id, started)
+                return
+            async with self.store.lock(session_id):
+                events = self._locked_turn(session_id, message, turn_id, started)
+                try:
+                    async for event in events:
+                        sent_done = isinstance(event, Done)
+                        yield event
+                except GeneratorExit:
+                    async for _ in events:  # finish unseen; it commits
+                        pass
+                    raise
+        except Exception as err:  # the store could not lock or load: still a DONE
+            if sent_done:
+                raise
+            log.error("turn %s of session %s failed before it ran: %s: %s", turn_id,
+                      session_id, type(err).__name__, err)
+            yield _plain_done(self.text("turn_failed"), SessionState(), self.service, turn_id,
+                              started, error=True)
+
+    async def _locked_turn(self, session_id: str, message: str, turn_id: str,
+                           started: float) -> AsyncIterator[Event]:
+        record = await self.store.load(session_id)
+        version = record.version if record else 0
+        run = TurnRun(self, session_id, unicodedata.normalize("NFC", message.strip()), turn_id,
+                      SessionState.from_json(record.data if record else None))
+        try:
+            async for event in run.execute():
+                yield event
+            done = run.done(started)
+            await self.store.commit(session_id, run.state.to_json(),
+                                    expected_version=version, completed=run.completed)
+        except Exception as err:
+            # one line for operators; the traceback when debugging (never to the user)
+            log.error("turn %s of session %s failed: %s: %s", turn_id, session_id,
+                      type(err).__name__, err, exc_info=log.isEnabledFor(logging.DEBUG))
+            record = await self.store.load(session_id)  # the turn mutated its copy
+            before = SessionState.from_json(record.data if record else None)
+            done = _plain_done(self.text("turn_failed"), before, self.service, turn_id,
+                               started, error=True)
+        yield done
+
+    async def aclose(self) -> None:
+        """Close the providers' HTTP clients (the store belongs to the caller)."""
+        await self.models.close()
+
+    async def reply(self, session_id: str, message: str) -> Done:
+        """Run a turn and return only its ``Done``."""
+        done: Done | None = None
+        async for event in self.turn(session_id, message):
+            if isinstance(event, Done):
+                done = event
+        assert done is not None
+        return done
+
+    def _refuse(self, message: str) -> str | None:
+        if not isinstance(message, str) or not message.strip():
+            return self.text("empty_message")
+        if len(message) > self.settings.max_message_chars:
+            return self.text("message_too_long", limit=self.settings.max_message_chars)
+        return None
+
+    def text(self, key: str, **values: Any) -> str:
+        """A built-in text, or the service's message of the same name. Such a message sees
+        only ``values`` (e.g. ``limit``); if it cannot render, the built-in text is used."""
+        custom = self.service.messages.get(key)
+        if custom is not None:
+            try:
+                return str(custom.render({**_GLOBALS, **values}))
+            except Exception as err:  # an author's template must never break the turn
+                log.warning("message %s failed to render (%s); using the built-in text", key,
+                            err)
+        return text(self.service.locale, key, **values)
+
+
+def _plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
+                started: float, *, error: bool = False) -> Done:
+    flow = service.flows.get(state.flow or "")
+    stage = flow.stages.get(state.stage or "") if flow else None
+    return Done(message=message, next_action=stage.next_action if stage else "ASK",
+                ui_hint={"buttons": list(stage.buttons) if stage else []},
+                state_snapshot=snapshot(state, flow),
+                trace={"turn_id": turn_id, "total_elapsed_ms": ms(started), "agents": [],
+                       **({"error": "turn_failed"} if error else {})})
+
+
+__all__ = ["Clock", "Engine", "system_clock"]
