@@ -1,8 +1,10 @@
-"""Environment mapping -> Settings; the only module that reads the environment.
+"""Environment mapping (+ a flow file's defaults) -> Settings; the only module that reads the
+environment, and the one place where the precedence of a setting is decided.
 
-Precedence for each setting: the environment, then the flow file's ``settings:`` block,
-then the built-in default. Callers pass the mapping in (``os.environ`` by default only at
-the CLI edge), so tests and embedders inject their own.
+Precedence for each setting: the environment, then the flow file (``settings:`` and
+``memory:``, and a flow's own ``max_fill_turns``), then the built-in default. Callers pass
+the mapping in (``os.environ`` by default only at the CLI edge), so tests and embedders
+inject their own. A value that does not parse is a ``SettingsError`` naming the variable.
 """
 
 from __future__ import annotations
@@ -12,8 +14,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-_TRUE = {"1", "true", "yes", "on"}
+from engine.dsl.spec import MemorySpec
+from engine.errors import FlowRuntimeError
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
 _Key = TypeVar("_Key", bound=str)  # any str keys: the spec's are a Literal of FLOW_SETTINGS
+
+
+class SettingsError(FlowRuntimeError):
+    """A setting in the environment has a value flowctl cannot use."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,16 +38,29 @@ class Settings:
     memory_summary_model: str | None = None
     max_message_chars: int = 4000
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    from_env: frozenset[str] = frozenset()
+    """The settings the environment set; a flow file's defaults do not replace these."""
 
-    def with_flow_defaults(self, defaults: Mapping[_Key, Any]) -> Settings:
-        """Apply a flow file's ``settings:`` where the environment did not set a value.
+    def with_flow_defaults(self, defaults: Mapping[_Key, Any],
+                           memory: MemorySpec | None = None) -> Settings:
+        """Apply a flow file's ``settings:`` and ``memory:`` where the environment is silent.
 
         Only ``FLOW_SETTINGS`` may come from a flow file: nothing security-relevant (such as
         ``dev_mode``, which opens the debug endpoint) is switchable from YAML.
         """
-        known = {k: v for k, v in defaults.items()
-                 if k in FLOW_SETTINGS and _ENV_NAMES[k] not in self.env}
-        return replace(self, **known)
+        values: dict[str, Any] = {k: v for k, v in defaults.items() if k in FLOW_SETTINGS}
+        if memory is not None:
+            values.update(memory_enable_summary=memory.enabled,
+                          memory_summarize_threshold=memory.summarize_threshold,
+                          memory_keep_recent_turns=memory.keep_recent_turns,
+                          memory_summary_model=memory.summary_model)
+        return replace(self, **{k: v for k, v in values.items() if k not in self.from_env})
+
+    def fill_turns(self, flow_value: int | None) -> int:
+        """A flow's own ``max_fill_turns`` beats the file's default, not the environment."""
+        if flow_value is not None and "max_fill_turns" not in self.from_env:
+            return flow_value
+        return self.max_fill_turns
 
 
 _ENV_NAMES = {
@@ -49,27 +72,37 @@ _ENV_NAMES = {
     "memory_summary_model": "MEMORY_SUMMARY_MODEL",
     "max_message_chars": "FLOWCTL_MAX_MESSAGE_CHARS",
 }
+_MINIMUM = {"memory_keep_recent_turns": 0}  # every other whole number must be at least 1
 SETTING_NAMES = tuple(_ENV_NAMES)
 FLOW_SETTINGS = ("max_fill_turns", "max_message_chars")
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
-    """Read settings from ``env`` (``os.environ`` when None); bad numbers raise ValueError."""
+    """Read settings from ``env`` (``os.environ`` when None); a bad value is a SettingsError."""
     env = dict(os.environ if env is None else env)
     values: dict[str, Any] = {}
     defaults = Settings()
     for name, var in _ENV_NAMES.items():
-        if var not in env:
-            continue
-        current = getattr(defaults, name)
-        raw = env[var].strip()
-        if isinstance(current, bool):
-            values[name] = raw.lower() in _TRUE
-        elif isinstance(current, int):
-            try:
-                values[name] = int(raw)
-            except ValueError:
-                raise ValueError(f"{var}={raw!r} is not a whole number") from None
-        else:
-            values[name] = raw or None
-    return Settings(**values, env=env)
+        if var in env:
+            values[name] = _parse(var, env[var].strip(), getattr(defaults, name),
+                                  _MINIMUM.get(name, 1))
+    return Settings(**values, env=env, from_env=frozenset(values))
+
+
+def _parse(var: str, raw: str, default: object, minimum: int) -> Any:
+    if isinstance(default, bool):
+        if raw.lower() in _TRUE | _FALSE:
+            return raw.lower() in _TRUE
+        raise SettingsError(f"{var}={raw!r} is not a yes/no value; use true or false")
+    if isinstance(default, int):
+        try:
+            number = int(raw)
+        except ValueError:
+            raise SettingsError(f"{var}={raw!r} is not a whole number") from None
+        if number < minimum:
+            raise SettingsError(f"{var}={raw!r} must be at least {minimum}")
+        return number
+    return raw or None
+
+
+__all__ = ["FLOW_SETTINGS", "SETTING_NAMES", "Settings", "SettingsError", "load_settings"]

@@ -70,7 +70,9 @@ def compile_service(spec: s.ServiceSpec, source: SourceMap, *,
         intent_thresholds={n: i.threshold for n, i in spec.intents.items()},
         slots=slots, messages=messages, actions=actions,
         prompts={k: v for k, v in prompts.items() if v is not None},
-        models=dict(spec.models), words=_words(spec),
+        models=dict(spec.models), words=_words(spec), description=spec.description,
+        settings={str(k): v for k, v in spec.settings.items()}, memory=spec.memory,
+        understanding_model=spec.understand.model, understanding_prompt=spec.understand.prompt,
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.compiler.machine import StageMachine
 from engine.compiler.templates import Compiled
-from engine.dsl.spec import ModelSpec, ServiceSpec, SlotSpec
+from engine.dsl.spec import MemorySpec, ModelSpec, ServiceSpec, SlotSpec
 from engine.nlu import IntentRule, YesNoWords
 from engine.source import SourceMap
 
@@ -164,3 +164,13 @@ class CompiledService:
     prompts: Mapping[str, Compiled]
     models: Mapping[str, ModelSpec]
     words: YesNoWords
+    description: str = ""
+    settings: Mapping[str, int] = field(default_factory=dict)
+    """The file's defaults for FLOW_SETTINGS (``config.Settings.with_flow_defaults``)."""
+    memory: MemorySpec = field(default_factory=MemorySpec)
+    understanding_model: str | None = None
+    understanding_prompt: str | None = None
+
+    @property
+    def intent_names(self) -> tuple[str, ...]:
+        return tuple(rule.name for rule in self.intents)

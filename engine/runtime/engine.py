@@ -19,7 +19,7 @@ from typing import Any
 from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import base_context
 from engine.config import Settings
-from engine.runtime.events import Done, Event
+from engine.runtime.events import Done, Event, Trace, UiHint
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
 from engine.runtime.session import SessionState
@@ -44,13 +44,13 @@ class Engine:
                  models: ModelPool | None = None) -> None:
         self.service = service
         self.store = store
-        self.settings = (settings or Settings()).with_flow_defaults(service.spec.settings)
+        self.settings = (settings or Settings()).with_flow_defaults(service.settings,
+                                                                    service.memory)
         self.clock = clock
         self.models = models or ModelPool(service, self.settings.env)
-        self.memory = MemoryPolicy.of(service.spec.memory, self.settings)
-        understand = service.spec.understand
-        self.understanding = self.models.get(understand.model)
-        self.understanding_prompt = service.prompts.get(understand.prompt or "")
+        self.memory = MemoryPolicy.of(self.settings)
+        self.understanding = self.models.get(service.understanding_model)
+        self.understanding_prompt = service.prompts.get(service.understanding_prompt or "")
 
     async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
         """Run one turn; yields progress events and always ends with ``Done``.
@@ -67,7 +67,7 @@ class Engine:
                 record = await self.store.load(session_id)
                 state = SessionState.from_json(record.data if record else None)
                 sent_done = True
-                yield _plain_done(refusal, state, self.service, turn_id, started)
+                yield plain_done(refusal, state, self.service, turn_id, started)
                 return
             async with self.store.lock(session_id):
                 events = self._locked_turn(session_id, message, turn_id, started)
@@ -84,7 +84,7 @@ class Engine:
                 raise
             log.error("turn %s of session %s failed before it ran: %s: %s", turn_id,
                       session_id, type(err).__name__, err)
-            yield _plain_done(self.text("turn_failed"), SessionState(), self.service, turn_id,
+            yield plain_done(self.text("turn_failed"), SessionState(), self.service, turn_id,
                               started, error=True)
 
     async def _locked_turn(self, session_id: str, message: str, turn_id: str,
@@ -97,7 +97,7 @@ class Engine:
             async for event in run.execute():
                 yield event
             done = run.done(started)
-            await self.store.commit(session_id, run.state.to_json(),
+            await self.store.commit(session_id, run.state.session.to_json(),
                                     expected_version=version, completed=run.completed)
         except Exception as err:
             # one line for operators; the traceback when debugging (never to the user)
@@ -105,7 +105,7 @@ class Engine:
                       type(err).__name__, err, exc_info=log.isEnabledFor(logging.DEBUG))
             record = await self.store.load(session_id)  # the turn mutated its copy
             before = SessionState.from_json(record.data if record else None)
-            done = _plain_done(self.text("turn_failed"), before, self.service, turn_id,
+            done = plain_done(self.text("turn_failed"), before, self.service, turn_id,
                                started, error=True)
         yield done
 
@@ -142,15 +142,17 @@ class Engine:
         return text(self.service.locale, key, **values)
 
 
-def _plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
-                started: float, *, error: bool = False) -> Done:
+def plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
+               started: float, *, error: bool = False) -> Done:
+    """A DONE for a turn that did no work: a refusal, or a failure (``error``)."""
     flow = service.flows.get(state.flow or "")
     stage = flow.stages.get(state.stage or "") if flow else None
+    trace = Trace(turn_id=turn_id, total_elapsed_ms=ms(started), agents=[])
+    if error:
+        trace["error"] = "turn_failed"
     return Done(message=message, next_action=stage.next_action if stage else "ASK",
-                ui_hint={"buttons": list(stage.buttons) if stage else []},
-                state_snapshot=snapshot(state, flow),
-                trace={"turn_id": turn_id, "total_elapsed_ms": ms(started), "agents": [],
-                       **({"error": "turn_failed"} if error else {})})
+                ui_hint=UiHint(buttons=list(stage.buttons) if stage else []),
+                state_snapshot=snapshot(state, flow), trace=trace)
 
 
-__all__ = ["Clock", "Engine", "system_clock"]
+__all__ = ["Clock", "Engine", "plain_done", "system_clock"]

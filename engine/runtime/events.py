@@ -7,7 +7,58 @@ names and DONE fields are the seeds' wire protocol (DESIGN §4) and must not cha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, assert_never
+from typing import Any, NotRequired, TypedDict, assert_never
+
+from engine.runtime.session import Meta, QueuedTask
+
+
+class UiHint(TypedDict):
+    """What the client may show besides the message."""
+
+    buttons: list[str]
+
+
+class Hook(TypedDict):
+    """A server-side hook an `emit` step raised (seed 000 §7)."""
+
+    type: str
+    data: dict[str, Any]
+
+
+class StateSnapshot(TypedDict):
+    """The session after the turn, as the client sees it."""
+
+    flow: str | None
+    stage: str | None
+    slots: dict[str, Any]
+    missing_required: list[str]
+    filling_turns: int
+    meta: Meta
+    task_queue: list[QueuedTask]
+
+
+class TraceEntry(TypedDict):
+    """One agent, model call or action of the turn."""
+
+    agent: str
+    elapsed_ms: float
+    success: bool
+    retries: int
+    error: str | None
+    provider: NotRequired[str]
+    model: NotRequired[str]
+    tokens_in: NotRequired[int]
+    tokens_out: NotRequired[int]
+    fallback: NotRequired[bool]
+
+
+class Trace(TypedDict):
+    """DONE's ``_trace``: the turn's id, its time and every agent that ran."""
+
+    turn_id: str
+    total_elapsed_ms: float
+    agents: list[TraceEntry]
+    error: NotRequired[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +99,11 @@ class Done:
 
     message: str
     next_action: str
-    ui_hint: dict[str, Any]
-    state_snapshot: dict[str, Any]
-    hooks: list[dict[str, Any]] = field(default_factory=list)
-    trace: dict[str, Any] = field(default_factory=dict)
+    ui_hint: UiHint
+    state_snapshot: StateSnapshot
+    hooks: list[Hook] = field(default_factory=list)
+    trace: Trace = field(default_factory=lambda: Trace(turn_id="", total_elapsed_ms=0.0,
+                                                       agents=[]))
 
     def payload(self) -> dict[str, Any]:
         return {"message": self.message, "next_action": self.next_action,

@@ -19,9 +19,6 @@ from typing import Any
 from engine.compiler.compiled import CompiledFlow, CompiledService
 from engine.compiler.templates import Compiled, base_context, compile_template
 from engine.providers.base import ChatMessage, ChatRequest
-from engine.providers.jsonout import extract_json, validate_output
-from engine.providers.reliability import CallRecord, complete_reliably
-from engine.runtime.models import LiveModel
 from engine.runtime.understand import SlotOp
 
 UNDERSTANDING_SCHEMA: dict[str, Any] = {
@@ -70,9 +67,9 @@ def understanding_request(service: CompiledService, flows: Sequence[CompiledFlow
                           slots: Mapping[str, Any], message: str, today: str,
                           raw_history: Sequence[Mapping[str, str]],
                           prompt: Compiled | None = None) -> ChatRequest:
-    intents = {name: service.spec.intents[name] for name in service.spec.intents}
+    intents = {name: service.spec.intents[name] for name in service.intent_names}
     by_flow = {flow: intent for intent, flow in service.routes.items()}
-    ctx = {**base_context(), "service": service.name, "description": service.spec.description,
+    ctx = {**base_context(), "service": service.name, "description": service.description,
            "today": today, "intents": {} if current else intents,
            "current": current.name if current else None, "stage": stage,
            "current_intent": by_flow.get(current.name) if current else None,
@@ -91,28 +88,6 @@ def _flow_view(service: CompiledService, flow: CompiledFlow, intent: str | None,
         slots.append({"name": name, "type": spec.type, "description": spec.description,
                       "choices": list(spec.values or {}), "value": values.get(name)})
     return {"name": flow.name, "intent": intent, "slots": slots}
-
-
-async def understand_with(live: LiveModel, request: ChatRequest, *,
-                          slot_names: Sequence[str]) -> tuple[LlmUnderstanding, list[CallRecord]]:
-    """One understanding call; a reply that does not parse is asked for once more."""
-    records: list[CallRecord] = []
-    attempts = 1 + min(1, live.config.max_retry)
-    for _ in range(attempts):
-        completion, record = await complete_reliably(live.provider, request, live.config,
-                                                     agent="understand")
-        records.append(record)
-        try:
-            obj = extract_json(completion.text)
-        except ValueError as err:
-            record.error = f"malformed: {err}"
-            continue
-        problems = validate_output(obj, UNDERSTANDING_SCHEMA)
-        if problems:
-            record.error = "malformed: " + "; ".join(problems)
-            continue
-        return parse_understanding(obj, slot_names), records
-    return LlmUnderstanding(parse_error=True), records
 
 
 def parse_understanding(obj: Mapping[str, Any], slot_names: Sequence[str]) -> LlmUnderstanding:

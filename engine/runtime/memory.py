@@ -10,12 +10,17 @@ survives flow resets; ``MEMORY_ENABLE_SUMMARY=false`` writes no summary and keep
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from engine.config import Settings
-from engine.dsl.spec import MemorySpec
+from engine.errors import ProviderError
+from engine.providers.base import ChatMessage, ChatRequest
+from engine.runtime.agent import ModelCall
+from engine.runtime.events import AgentDone, AgentStart, Event
+from engine.runtime.models import LiveModel, ModelPool
+from engine.runtime.session import SessionState
 
 SUMMARY_PROMPT = (
     "Summarise the earlier conversation below for an assistant that will continue it. "
@@ -32,18 +37,54 @@ class MemoryPolicy:
     summary_model: str | None
 
     @classmethod
-    def of(cls, spec: MemorySpec, settings: Settings) -> MemoryPolicy:
-        """The environment wins over the flow file's ``memory:`` block."""
-        env = settings.env
-        return cls(
-            enabled=settings.memory_enable_summary if "MEMORY_ENABLE_SUMMARY" in env
-            else spec.enabled,
-            threshold=settings.memory_summarize_threshold if "MEMORY_SUMMARIZE_THRESHOLD" in env
-            else spec.summarize_threshold,
-            keep_recent=settings.memory_keep_recent_turns if "MEMORY_KEEP_RECENT_TURNS" in env
-            else spec.keep_recent_turns,
-            summary_model=settings.memory_summary_model or spec.summary_model,
-        )
+    def of(cls, settings: Settings) -> MemoryPolicy:
+        """The policy the resolved settings give (``config.resolve_settings``)."""
+        return cls(enabled=settings.memory_enable_summary,
+                   threshold=settings.memory_summarize_threshold,
+                   keep_recent=settings.memory_keep_recent_turns,
+                   summary_model=settings.memory_summary_model)
+
+
+def remember(state: SessionState, message: str, reply: str, policy: MemoryPolicy) -> bool:
+    """Append the turn to raw_history; True when older turns are due to be folded."""
+    state.raw_history.append({"role": "user", "content": message})
+    state.raw_history.append({"role": "assistant", "content": reply})
+    state.turns += 1
+    if not policy.enabled:  # no summary: keep the last `summarize_threshold` turns raw
+        del state.raw_history[:-max(policy.threshold, policy.keep_recent, 1) * 2]
+        return False
+    return len(state.raw_history) >= policy.threshold * 2
+
+
+async def fold(state: SessionState, policy: MemoryPolicy, models: ModelPool,
+               call_of: Callable[[LiveModel], ModelCall],
+               label: str) -> AsyncIterator[Event]:
+    """Fold the older turns into summary_text (the summary model, or deterministically).
+
+    ``call_of(live)`` gives the traced ``ModelCall`` for the summary model."""
+    folded, kept = split_for_folding(state.raw_history, policy)
+    if not folded:
+        return
+    live = models.get(policy.summary_model)
+    summary = None
+    if live is not None and live.breaker.allow():
+        yield AgentStart("memory", label)
+        summary = await _summarise(call_of(live), state.summary_text, folded)
+        yield AgentDone("memory", label, summary is not None)
+    state.summary_text = summary or offline_summary(state.summary_text, folded, state.done)
+    state.raw_history = kept
+
+
+async def _summarise(call: ModelCall, previous: str, folded: list[dict[str, str]]) -> str | None:
+    request = ChatRequest(system=SUMMARY_PROMPT, messages=(ChatMessage(
+        role="user", content=dialog_text(previous, folded)),))
+    try:
+        text = await call.text(request)
+    except ProviderError as err:
+        call.failed(err)
+        return None
+    call.live.breaker.success()
+    return text.strip() or None
 
 
 def turns_of(history: Sequence[Mapping[str, str]]) -> int:

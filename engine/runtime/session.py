@@ -7,9 +7,25 @@ whole turn succeeded, so a failure leaves the session exactly as it was.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 MAX_DONE_KEPT = 50
+
+QueuedTask = dict[str, Any]
+"""A task waiting in the batch queue: the slot values the user gave for it."""
+
+
+class Meta(TypedDict, total=False):
+    """The per-task bookkeeping a turn keeps (templates read it as ``meta``).
+
+    ``slot_errors`` holds this turn's validation messages by slot (``_unclear`` when the
+    message could not be understood); the ``batch_*`` keys exist while a batch runs.
+    """
+
+    slot_errors: dict[str, str]
+    batch_total: int
+    batch_progress: int
+    batch_counts: dict[str, int]
 
 
 @dataclass(slots=True)
@@ -17,8 +33,8 @@ class SessionState:
     flow: str | None = None
     stage: str | None = None
     slots: dict[str, Any] = field(default_factory=dict)
-    meta: dict[str, Any] = field(default_factory=dict)
-    task_queue: list[dict[str, Any]] = field(default_factory=list)
+    meta: Meta = field(default_factory=Meta)
+    task_queue: list[QueuedTask] = field(default_factory=list)
     filling_turns: int = 0
     raw_history: list[dict[str, str]] = field(default_factory=list)
     summary_text: str = ""
@@ -51,11 +67,22 @@ class SessionState:
         """Begin a new task of ``flow``; memory and the batch queue are kept."""
         self.flow, self.stage = flow, initial
         self.slots = dict(slots or {})
-        self.meta = {k: v for k, v in self.meta.items() if k.startswith("batch_")}
+        self.meta = _batch_only(self.meta)
         self.filling_turns = 0
         self.tasks_started += 1
 
     def reset(self) -> None:
         """Forget the flow, its slots and queue; memory and completed tasks stay (seed rule 6)."""
         self.flow = self.stage = None
-        self.slots, self.meta, self.task_queue, self.filling_turns = {}, {}, [], 0
+        self.slots, self.meta, self.task_queue, self.filling_turns = {}, Meta(), [], 0
+
+
+def _batch_only(meta: Meta) -> Meta:
+    kept = Meta()
+    if "batch_total" in meta:
+        kept["batch_total"] = meta["batch_total"]
+    if "batch_progress" in meta:
+        kept["batch_progress"] = meta["batch_progress"]
+    if "batch_counts" in meta:
+        kept["batch_counts"] = meta["batch_counts"]
+    return kept

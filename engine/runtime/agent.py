@@ -1,0 +1,179 @@
+"""(a live model, a request) -> the model's reply: streamed tokens, tool rounds, and JSON that
+is checked against its schema and asked for once more when unusable.
+
+Both kinds of model call of a turn go through here: the understanding call (JSON, not
+streamed) and agent steps (streamed; JSON agents stream only their ``message`` field). A
+provider failure trips the model's circuit breaker and returns nothing: the caller answers
+from its fallback, so the user never sees a provider error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import ProviderError
+from engine.providers.base import ChatRequest, TextDelta
+from engine.providers.jsonout import JsonFieldStreamer, extract_json, validate_output
+from engine.providers.reliability import (
+    CallRecord,
+    complete_reliably,
+    record_of,
+    stream_reliably,
+)
+from engine.providers.tools import BUILTIN_TOOLS, run_tool_loop
+from engine.runtime.events import LlmToken, TraceEntry
+from engine.runtime.models import LiveModel
+from engine.runtime.trace import Tracer, mark_unusable
+
+
+@dataclass(frozen=True, slots=True)
+class JsonCheck:
+    """What makes a JSON reply usable: its schema, and whether it must carry a `message`."""
+
+    schema: Mapping[str, Any] | None = None
+    needs_message: bool = False
+
+    def problem(self, text: str) -> tuple[dict[str, Any] | None, str]:
+        """The reply's object, or None and why it cannot be used."""
+        try:
+            obj = extract_json(text)
+        except ValueError as err:
+            return None, str(err)
+        problems = validate_output(obj, dict(self.schema)) if self.schema else []
+        if problems or (self.needs_message and not isinstance(obj.get("message"), str)):
+            return None, "; ".join(problems) or "no `message` string"
+        return obj, ""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """An agent's answer as the seeds' LLM_DONE payload (``action``, ``message``, ...)."""
+
+    payload: dict[str, Any]
+
+
+class ModelCall:
+    """Calls of one live model on behalf of one agent of a turn, traced."""
+
+    __slots__ = ("live", "agent", "tracer", "last")
+
+    def __init__(self, live: LiveModel, agent: str, tracer: Tracer) -> None:
+        self.live, self.agent, self.tracer = live, agent, tracer
+        self.last: TraceEntry | None = None
+        """The trace entry of the latest call, which a caller may mark unusable."""
+
+    def traced(self, record: CallRecord | None, *, error: str | None = None) -> TraceEntry:
+        self.last = self.tracer.llm(self.agent, record, self.live, error=error)
+        return self.last
+
+    def failed(self, err: ProviderError, *, trip: bool = True) -> None:
+        """The provider gave no reply; ``trip`` counts it against the circuit breaker."""
+        if trip:
+            self.live.breaker.failure()
+        self.traced(record_of(err), error=f"{err.kind}: {err}")
+
+    async def text(self, request: ChatRequest) -> str:
+        """One non-streamed call; raises ProviderError when the provider gives no reply."""
+        live = self.live
+        completion, record = await complete_reliably(live.provider, request, live.config,
+                                                     agent=self.agent)
+        self.traced(record)
+        return completion.text
+
+    async def json(self, request: ChatRequest, check: JsonCheck, *,
+                   attempts: int) -> dict[str, Any] | None:
+        """Non-streamed calls until one reply passes ``check`` (at most ``attempts``).
+
+        Raises ProviderError when the provider gives no reply at all."""
+        live = self.live
+        for _ in range(attempts):
+            completion, record = await complete_reliably(live.provider, request, live.config,
+                                                         agent=self.agent)
+            entry = self.traced(record)
+            obj, problem = check.problem(completion.text)
+            if obj is not None:
+                return obj
+            mark_unusable(entry, problem)
+        return None
+
+    async def stream(self, request: ChatRequest, *,
+                     field: str | None) -> AsyncIterator[LlmToken | str]:
+        """LLM_TOKEN per token (only ``field``'s characters for JSON); the whole text last."""
+        streamer = JsonFieldStreamer(field) if field else None
+        text = ""
+        live = self.live
+        async with stream_reliably(live.provider, request, live.config,
+                                   agent=self.agent) as stream:
+            async for event in stream:
+                if isinstance(event, TextDelta):
+                    piece = streamer.feed(event.text) if streamer else event.text
+                    if piece:
+                        yield LlmToken(piece)
+                else:
+                    text = event.completion.text
+        self.traced(stream.record)
+        yield text
+
+
+async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: tuple[str, ...],
+                      json_output: bool) -> AsyncIterator[LlmToken | Reply]:
+    """Stream one agent's answer; ends with a Reply, or with nothing when none is usable."""
+    live = call.live
+    try:
+        if tools:
+            text = await _with_tools(call, request, tools)
+            if not json_output:
+                yield LlmToken(text)
+        else:
+            text = ""
+            async for piece in call.stream(request, field="message" if json_output else None):
+                if isinstance(piece, LlmToken):
+                    yield piece
+                else:
+                    text = piece
+    except ProviderError as err:
+        call.failed(err)
+        return
+    live.breaker.success()
+    payload = _payload(call, text, json_output)
+    if payload is None and json_output and live.config.max_retry > 0:
+        payload = await _retry(call, request)
+    if payload is not None:
+        yield Reply(payload)
+
+
+async def _with_tools(call: ModelCall, request: ChatRequest, tools: tuple[str, ...]) -> str:
+    live = call.live
+    completion, records = await run_tool_loop(live.provider, request, live.config,
+                                              {t: BUILTIN_TOOLS[t] for t in tools},
+                                              agent=call.agent)
+    for record in records:
+        call.traced(record)
+    return completion.text
+
+
+def _payload(call: ModelCall, text: str, json_output: bool) -> dict[str, Any] | None:
+    if not json_output:
+        return {"action": "ASK", "message": text.strip()} if text.strip() else None
+    obj, problem = JsonCheck(call.live.spec.output_schema, needs_message=True).problem(text)
+    if obj is None:
+        if call.last is not None:
+            mark_unusable(call.last, problem)
+        return None
+    return {"action": "ASK", **obj}
+
+
+async def _retry(call: ModelCall, request: ChatRequest) -> dict[str, Any] | None:
+    """One more, non-streamed, attempt after an unusable JSON reply."""
+    check = JsonCheck(call.live.spec.output_schema, needs_message=True)
+    try:
+        obj = await call.json(request, check, attempts=1)
+    except ProviderError as err:
+        call.failed(err, trip=False)
+        return None
+    return None if obj is None else {"action": "ASK", **obj}
+
+
+__all__ = ["JsonCheck", "ModelCall", "Reply", "agent_reply"]

@@ -1,0 +1,161 @@
+"""A turn's working state -> the names templates and conditions see, rebuilt only when stale.
+
+Every change a turn makes to what a template can read (slots, errors, stage, batch, result,
+the routed flow and intent) goes through a method of ``TurnState``, and each such method
+marks the view stale; nothing outside this class resets the cache. Renders never mutate the
+view (jinja2 writes template-local names to its own context, not to this dict).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
+from engine.compiler.templates import base_context
+from engine.runtime.session import Meta, QueuedTask, SessionState
+from engine.runtime.understand import Intent
+
+_GLOBALS = base_context()
+
+
+def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
+    """The flow's required slots that have no value yet, in declaration order."""
+    if flow is None:
+        return []
+    return [n for n in flow.required if state.slots.get(n) in (None, "")]
+
+
+class TurnState:
+    """The session a turn works on, the flow and intent it is routed to, the last result."""
+
+    __slots__ = ("service", "session", "message", "flow", "intent", "result", "_fill_turns",
+                 "_ask", "_view", "_constants", "_constants_key")
+
+    def __init__(self, service: CompiledService, session: SessionState, message: str,
+                 flow: CompiledFlow, *, fill_turns: Callable[[int | None], int],
+                 ask: Callable[[str], str]) -> None:
+        self.service, self.session, self.message = service, session, message
+        self.flow, self.intent = flow, Intent(None, 0.0)
+        self.result: Any = None
+        self._fill_turns, self._ask = fill_turns, ask
+        self._view: dict[str, Any] | None = None
+        self._constants: dict[str, Any] = {}
+        self._constants_key: tuple[str, Intent] | None = None
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def stage(self) -> CompiledStage:
+        return self.flow.stages[self.session.stage or self.flow.initial]
+
+    def missing(self) -> list[str]:
+        return missing(self.session, self.flow)
+
+    def slot_values(self) -> dict[str, Any]:
+        return {n: self.session.slots.get(n) for n in self.flow.slots}
+
+    def view(self) -> dict[str, Any]:
+        """The template context (see docs/dsl.md, "What templates see")."""
+        if self._view is None:
+            self._view = {**self._turn_constants(), **self._state_view()}
+        return self._view
+
+    def _state_view(self) -> dict[str, Any]:
+        state, meta = self.session, self.session.meta
+        total = meta.get("batch_total") or 1
+        index = meta.get("batch_progress", 0) + 1
+        counts = dict.fromkeys(self.flow.terminal_stages, 0)
+        counts.update(meta.get("batch_counts", {}))
+        return {
+            "slots": self.slot_values(), "missing": self.missing(),
+            "errors": meta.get("slot_errors", {}), "meta": meta,
+            "filling_turns": state.filling_turns,
+            "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
+                      "counts": counts},
+            "progress": f" ({index}/{total})" if total > 1 else "",
+            "stage": state.stage, "result": self.result,
+        }
+
+    def _turn_constants(self) -> dict[str, Any]:
+        """The part of the view that changes only when routing picks a flow or an intent."""
+        key = (self.flow.name, self.intent)
+        if self._constants_key != key:
+            self._constants_key = key
+            self._constants = {
+                **_GLOBALS, "max_fill_turns": self._fill_turns(self.flow.max_fill_turns),
+                "turn": {"message": self.message, "intent": self.intent.name,
+                         "confidence": self.intent.confidence},
+                "flow": self.flow.name, "completed": self.session.done,
+                "summary": self.session.summary_text, "ask": self._ask, "value": None,
+            }
+        return self._constants
+
+    # -- changes ---------------------------------------------------------------------------
+
+    def _changed(self) -> None:
+        self._view = None
+
+    def route(self, flow: CompiledFlow, intent: Intent) -> None:
+        """Start a new task of ``flow`` for ``intent``; a queued batch is dropped."""
+        self.flow, self.intent = flow, intent
+        self.session.task_queue, self.session.meta = [], Meta()
+        self.session.start_task(flow.name, flow.initial)
+        self._changed()
+
+    def put(self, name: str, value: Any) -> None:
+        self.session.slots[name] = value
+        self._changed()
+
+    def clear(self, name: str) -> None:
+        self.session.slots.pop(name, None)
+        self._changed()
+
+    def reject(self, name: str, message: str) -> None:
+        self.session.meta.setdefault("slot_errors", {})[name] = message
+        self._changed()
+
+    def clear_errors(self, *, unclear: str | None = None) -> None:
+        """A new turn's errors start empty; ``unclear`` when the message was not understood."""
+        self.session.meta["slot_errors"] = {"_unclear": unclear} if unclear else {}
+        self._changed()
+
+    def count_filling(self) -> None:
+        self.session.filling_turns += 1
+        self._changed()
+
+    def move(self, stage: str) -> None:
+        self.session.stage = stage
+        self._changed()
+
+    def set_result(self, result: Any) -> None:
+        self.result = result
+        self._changed()
+
+    # -- the batch queue -------------------------------------------------------------------
+
+    def queue(self, tasks: list[QueuedTask]) -> None:
+        """The first task runs now; the rest wait, and each is confirmed in turn."""
+        self.session.task_queue = [dict(t) for t in tasks[1:]]
+        self.session.meta["batch_total"], self.session.meta["batch_progress"] = len(tasks), 0
+        self._changed()
+
+    def count_outcome(self, stage: str) -> None:
+        counts = self.session.meta.setdefault("batch_counts", {})
+        counts[stage] = counts.get(stage, 0) + 1
+        self._changed()
+
+    def next_task(self) -> QueuedTask | None:
+        """Load the next queued task (its values still to be validated), or end the flow."""
+        state = self.session
+        self.result = None
+        self._changed()
+        if not state.task_queue:
+            state.slots, state.meta, state.filling_turns = {}, Meta(), 0
+            return None
+        state.meta["batch_progress"] = state.meta.get("batch_progress", 0) + 1
+        state.start_task(self.flow.name, self.flow.initial)
+        return state.task_queue.pop(0)
+
+
+__all__ = ["TurnState", "missing"]

@@ -1,0 +1,160 @@
+"""A stage's compiled steps -> their effects on the turn, and the events they emit.
+
+One handler per step kind, dispatched by a ``match`` that ends in ``assert_never`` so a new
+step kind cannot be forgotten. Steps never write the store and never fire triggers
+themselves: a ``trigger`` (or a ``call``'s outcome) is left pending for the turn to fire
+once the stage's steps are done.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, assert_never
+
+from engine.compiler.compiled import (
+    AgentStep,
+    CallStep,
+    EmitStep,
+    IfStep,
+    SayStep,
+    SetStep,
+    Step,
+    TriggerStep,
+    Value,
+)
+from engine.errors import FlowRuntimeError
+from engine.providers.base import ChatRequest
+from engine.providers.tools import BUILTIN_TOOLS
+from engine.runtime.actions import ActionFailed, run_action
+from engine.runtime.agent import ModelCall, Reply, agent_reply
+from engine.runtime.events import (
+    AgentDone,
+    AgentStart,
+    Event,
+    Hook,
+    LlmDone,
+    TaskProgress,
+)
+from engine.runtime.llm import agent_request, context_block
+
+if TYPE_CHECKING:
+    from engine.runtime.turn import TurnRun
+
+
+async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Event]:
+    """Run ``steps`` in order until one leaves a trigger pending."""
+    for step in steps:
+        if run.pending is not None:
+            return
+        match step:
+            case SayStep(message):
+                run.say(message)
+            case SetStep(assignments):
+                _assign(run, assignments)
+            case TriggerStep(trigger):
+                run.pending = trigger
+            case EmitStep(kind, data):
+                view = run.state.view()
+                run.hooks.append(Hook(type=kind, data={k: v.render(view) for k, v in data}))
+            case CallStep():
+                async for event in _call(run, step):
+                    yield event
+            case AgentStep():
+                async for event in _agent(run, step):
+                    yield event
+            case IfStep(condition, then, otherwise):
+                branch = then if condition.render(run.state.view()) else otherwise
+                async for event in run_steps(run, branch):
+                    yield event
+            case _:
+                assert_never(step)
+
+
+def _assign(run: TurnRun, assignments: tuple[tuple[str, Value], ...]) -> None:
+    view = run.state.view()  # every value sees the state before the step
+    for name, value in assignments:
+        raw = value.render(view)
+        if raw is None:  # `set: {slot: null}` clears it
+            run.state.clear(name)
+        else:
+            run.set_slot(name, raw)
+
+
+async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
+    """Run an action; its outcome picks the step's ``ok`` or ``error`` trigger."""
+    action = run.service.actions[step.action]
+    state = run.state
+    total = state.session.meta.get("batch_total") or 1
+    if total > 1:
+        index = state.session.meta.get("batch_progress", 0) + 1
+        yield TaskProgress(index, total, state.slot_values())
+    label = action.label or run.label("call")
+    yield AgentStart(action.name, label)
+    started = time.perf_counter()
+    view = state.view()
+    args = {k: v.render(view) for k, v in action.args}
+    key = f"{run.session_id}:{state.session.tasks_started}:{action.name}"
+    url = headers = None
+    if action.kind == "http":
+        with_env = {**view, "env": dict(run.engine.settings.env)}
+        url = str(action.url.render(with_env)) if action.url else ""
+        headers = {k: str(t.render(with_env)) for k, t in action.headers}
+    error = None
+    try:
+        result: Any = await run_action(action, args, key, url=url, headers=headers)
+    except ActionFailed as err:
+        result, error = {"error": str(err)}, str(err)
+    state.set_result(result)
+    run.tracer.step(action.name, started, error=error)
+    yield AgentDone(action.name, label, error is None, result=result)
+    trigger = step.ok if error is None else step.error
+    if error is not None and trigger is None:
+        raise FlowRuntimeError(f"action {action.name} failed ({error}) and its step has no "
+                               "`error` trigger")
+    run.pending = trigger
+
+
+async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
+    """An LLM reply, streamed token by token; the fallback template when offline or when
+    every retry failed (the user always gets an answer, never a provider error)."""
+    label = step.label or run.label("agent")
+    yield AgentStart(step.agent, label)
+    started = time.perf_counter()
+    live = run.engine.models.get(step.model)
+    reply: dict[str, Any] | None = None
+    if live is not None and live.breaker.allow():
+        call = ModelCall(live, step.agent, run.tracer)
+        async for item in agent_reply(call, _request(run, step), tools=step.tools,
+                                      json_output=step.json_output):
+            if isinstance(item, Reply):
+                reply = item.payload
+            else:
+                yield item
+    if reply is None:
+        reply = {"action": "ASK", "message": run.render(step.fallback)}
+        if live is None:
+            run.tracer.step(step.agent, started)
+    yield LlmDone(reply)
+    run.parts.append(str(reply.get("message", "")))
+    yield AgentDone(step.agent, label, True)
+
+
+def prompt_values(run: TurnRun, step: AgentStep) -> dict[str, Any]:
+    """What an agent's prompt sees beyond the turn context (``registry.AGENT_PROMPT_NAMES``)."""
+    session = run.state.session
+    return {"message": run.state.message, "history": session.raw_history, "instructions": "",
+            "intents": list(run.service.intent_names), "tools": step.tools}
+
+
+def _request(run: TurnRun, step: AgentStep) -> ChatRequest:
+    view = run.state.view()
+    prompt = run.service.prompts[step.prompt].render({**view, **prompt_values(run, step)})
+    session = run.state.session
+    return agent_request(prompt, context_block=context_block(view),
+                         summary=session.summary_text, raw_history=session.raw_history,
+                         message=run.state.message, json_output=step.json_output,
+                         tools=tuple(BUILTIN_TOOLS[t].spec for t in step.tools))
+
+
+__all__ = ["prompt_values", "run_steps"]

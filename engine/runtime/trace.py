@@ -1,0 +1,56 @@
+"""What ran in a turn -> DONE's ``_trace`` entries, one typed entry per agent, call or action.
+
+Entries are appended as each piece of work finishes and never edited by position: a caller
+that must amend an entry (a model reply that turned out unusable) holds the entry it got.
+"""
+
+from __future__ import annotations
+
+import time
+
+from engine.providers.reliability import CallRecord
+from engine.runtime.events import TraceEntry
+from engine.runtime.models import LiveModel
+
+
+def ms(started: float) -> float:
+    """Milliseconds since ``started`` (a ``time.perf_counter()`` reading), rounded to µs."""
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+class Tracer:
+    """Collects a turn's trace entries."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: list[TraceEntry] = []
+
+    def step(self, agent: str, started: float, *, error: str | None = None) -> TraceEntry:
+        """A built-in agent (intent, understand) or an action that took since ``started``."""
+        entry = TraceEntry(agent=agent, elapsed_ms=ms(started), success=error is None,
+                           retries=0, error=error)
+        self.entries.append(entry)
+        return entry
+
+    def llm(self, agent: str, record: CallRecord | None, live: LiveModel, *,
+            error: str | None = None) -> TraceEntry:
+        """One logical model call (all its attempts); ``error`` when it gave no answer."""
+        entry = TraceEntry(agent=agent, provider=live.config.provider, model=live.config.model,
+                           elapsed_ms=0.0, success=error is None, retries=0, error=error,
+                           tokens_in=0, tokens_out=0, fallback=error is not None)
+        if record is not None:
+            entry["elapsed_ms"] = round(record.elapsed_ms, 3)
+            entry["retries"], entry["error"] = record.retries, error or record.error
+            entry["tokens_in"], entry["tokens_out"] = record.tokens_in, record.tokens_out
+            entry["success"] = error is None and not record.error
+        self.entries.append(entry)
+        return entry
+
+
+def mark_unusable(entry: TraceEntry, reason: str) -> None:
+    """The call answered, but its reply could not be used: the fallback answers instead."""
+    entry["error"], entry["success"], entry["fallback"] = f"malformed: {reason}", False, True
+
+
+__all__ = ["Tracer", "mark_unusable", "ms"]
