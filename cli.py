@@ -9,6 +9,7 @@ import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 import click
 from rich.console import Console
@@ -40,14 +41,12 @@ def serve(flow: str, host: str, port: int, store_url: str) -> None:
     """Serve FLOW over HTTP/SSE with the playground at / (no API key needed)."""
     import os
 
-    from engine.transports import terminal
     from engine.transports.http import run_server
 
     try:
         run_server(flow, host=host, port=port, store_url=store_url, env=os.environ)
     except FlowDefinitionError as err:
-        terminal.show_findings(errors, err.findings)
-        raise Exit(2) from None
+        refuse(err)
 
 
 @app.command()
@@ -63,10 +62,11 @@ def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
     from engine.store import open_store
     from engine.transports.terminal import show_event
 
+    settings = load_settings()  # a bad setting is one line before anything else is done
     service = _compile(flow)
-    engine = Engine(service, store=open_store(store), settings=load_settings())
+    engine = Engine(service, store=open_store(store), settings=settings)
     interactive = sys.stdin.isatty()
-    console.print(f"[bold]{service.name}[/bold] — {service.spec.description or ''}")
+    console.print(f"[bold]{service.name}[/bold] — {service.description}")
     for name, reason in engine.models.offline.items():
         console.print(f"[dim]model {name} runs offline: {reason}[/dim]")
 
@@ -95,6 +95,9 @@ def test(paths: Sequence[str], show_coverage: bool) -> None:
     from engine.testing import TEST_SUFFIX, find_test_files, run_file
     from engine.transports import terminal
 
+    for named in paths:  # a flow named directly is refused when invalid, tests or not
+        if Path(named).is_file() and not named.endswith(TEST_SUFFIX):
+            _compile(named)
     files = find_test_files(paths)
     if not files:
         errors.print(f"no {TEST_SUFFIX} files found in {', '.join(paths)}")
@@ -105,8 +108,7 @@ def test(paths: Sequence[str], show_coverage: bool) -> None:
         try:
             results = asyncio.run(run_file(path))
         except FlowDefinitionError as err:
-            terminal.show_findings(errors, err.findings)
-            raise Exit(2) from None
+            refuse(err)
         everything += results
         p, f = terminal.show_results(console, results)
         passed, failed = passed + p, failed + f
@@ -208,13 +210,22 @@ def schema(check: bool) -> None:
 
 def _compile(flow: str):  # noqa: ANN202 - the compiled service
     from engine.compiler import compile_file
-    from engine.transports import terminal
 
     try:
         return compile_file(flow)
     except FlowDefinitionError as err:
-        terminal.show_findings(errors, err.findings)
-        raise Exit(2) from None
+        refuse(err)
+
+
+def refuse(err: FlowDefinitionError) -> NoReturn:
+    """An invalid flow: its findings exactly as `flowctl lint` prints them, then exit 2."""
+    from rich.markup import escape
+
+    from engine.lint.formats import findings_text
+
+    for line, style in findings_text(err.findings):
+        errors.print(escape(line), style=style, highlight=False, emoji=False)
+    raise Exit(2)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

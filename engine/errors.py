@@ -54,6 +54,13 @@ class Finding:
         return text
 
 
+def sorted_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings in file order, each reported once."""
+    unique = {(f.location, f.code, f.message): f for f in findings}
+    return sorted(unique.values(), key=lambda f: (f.location.file, f.location.line,
+                                                  f.location.column, f.code, f.message))
+
+
 class FlowctlError(Exception):
     """Base of every error flowctl raises on purpose."""
 

@@ -8,6 +8,7 @@ import pytest
 
 from engine.compiler import compile_file
 from engine.errors import FlowDefinitionError
+from engine.lint import lint_paths
 
 CORPUS = Path(__file__).parent / "broken_flows"
 CASES = sorted(CORPUS.glob("*.yaml"))
@@ -34,3 +35,10 @@ def test_findings_carry_the_source_line(path: Path) -> None:
         assert 1 <= finding.location.line <= max(1, len(lines))
         if lines:
             assert finding.source_line == lines[finding.location.line - 1]
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_compile_refuses_with_exactly_what_lint_reports(path: Path) -> None:
+    with pytest.raises(FlowDefinitionError) as caught:
+        compile_file(path)
+    assert list(caught.value.findings) == lint_paths([path]).findings

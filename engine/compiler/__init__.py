@@ -1,372 +1,44 @@
-"""ServiceSpec -> CompiledService: names resolved, templates and machines built once.
+"""Flow file -> CompiledService, or every located finding: the one front end of flowctl.
 
-Every mistake an author can make that would break a conversation surfaces here, with a
-location, before any turn runs. ``compile_file`` is the one call the CLI and server use.
+``compile_file`` is what ``serve``, ``chat`` and ``test`` call, and what ``lint`` reports
+from: load, schema, names, templates, graph safety, data flow and values are all checked
+here, so a flow that lint calls wrong never runs. ``build.py`` turns a parsed spec into the
+compiled form; ``checks/`` are the semantic checks; ``front.py`` ties them together.
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterable, Mapping
 from pathlib import Path as FilePath
-from typing import Any, TypedDict
 
 from engine.compiler import compiled as c
-from engine.compiler.machine import Edge, StageMachine
-from engine.compiler.resolve import Resolver, suggest
-from engine.compiler.templates import (
-    CONTEXT_NAMES,
-    Compiled,
-    TemplateSyntaxError,
-    compile_template,
-    undeclared,
-)
-from engine.dsl import load_service
+from engine.compiler.build import build_service, prompt_candidates
+from engine.compiler.checks import prompts, run_checks
+from engine.compiler.checks.context import Context
+from engine.compiler.front import analyse_file
 from engine.dsl import spec as s
-from engine.errors import Finding, FlowDefinitionError, SourceLocation
-from engine.nlu import IntentRule, YesNoWords, default_words
-from engine.source import Path, SourceMap
-
-BUILTIN_TOOLS = ("sandbox_bank", "calculator")
-# messages that replace a built-in text (engine/runtime/texts.py), and the values each sees
-BUILTIN_TEXTS: dict[str, tuple[str, ...]] = {
-    "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
-    "message_too_long": ("limit",), "ask_slot": ("slot",),
-}
-# what a prompt sees beyond the turn context (see runtime.turn.TurnRun._agent_llm)
-PROMPT_NAMES = ("message", "history", "instructions", "intents", "tools", "service",
-                "description", "today", "current", "current_intent", "flows")
-
-__all__ = ["compile_file", "compile_service"]
+from engine.errors import FlowDefinitionError
+from engine.source import SourceMap
 
 
 def compile_file(path: str | FilePath) -> c.CompiledService:
-    """Load and compile a flow file; raise FlowDefinitionError with every finding."""
-    spec, source = load_service(path)
-    return compile_service(spec, source, base_dir=FilePath(path).resolve().parent)
+    """Load, check and compile a flow file; raise FlowDefinitionError with every finding
+    (warnings included, as lint shows them) when any of them is an error."""
+    parsed, findings = analyse_file(FilePath(path))
+    if parsed.compiled is None or any(f.severity == "error" for f in findings):
+        raise FlowDefinitionError(findings)
+    return parsed.compiled
 
 
 def compile_service(spec: s.ServiceSpec, source: SourceMap, *,
                     base_dir: FilePath | None = None) -> c.CompiledService:
-    base = base_dir or FilePath.cwd()
-    r = Resolver(source, frozenset(spec.slots))
-    messages = _messages(spec, r)
-    prompts = _prompts(spec, base, r)
-    slots = {name: _slot(name, slot, spec, base, r) for name, slot in spec.slots.items()}
-    actions = {name: _action(name, action, r) for name, action in spec.actions.items()}
-    flows = {name: _flow(name, flow, spec, prompts, slots, r) for name, flow in spec.flows.items()}
-    _routes(spec, r)
-    r.exists(spec.understand.model, spec.models, ("understand", "model"), "model", "FL027")
-    r.exists(spec.memory.summary_model, spec.models, ("memory", "summary_model"), "model",
-             "FL027")
-    if r.findings:
-        raise FlowDefinitionError(r.findings)
-    return c.CompiledService(
-        spec=spec, source=source, base_dir=base, name=spec.service, locale=spec.locale,
-        flows=flows, default_flow=spec.default_flow, routes=dict(spec.routes),
-        intents=tuple(IntentRule(n, tuple(i.keywords), tuple(i.examples), i.priority)
-                      for n, i in spec.intents.items()),
-        intent_thresholds={n: i.threshold for n, i in spec.intents.items()},
-        slots=slots, messages=messages, actions=actions,
-        prompts={k: v for k, v in prompts.items() if v is not None},
-        models=dict(spec.models), words=_words(spec), description=spec.description,
-        settings={str(k): v for k, v in spec.settings.items()}, memory=spec.memory,
-        understanding_model=spec.understand.model, understanding_prompt=spec.understand.prompt,
-    )
-
-
-def _words(spec: s.ServiceSpec) -> YesNoWords:
-    base = default_words(spec.locale)
-    return YesNoWords(confirm=(*spec.words.confirm, *base.confirm),
-                      cancel=(*spec.words.cancel, *base.cancel),
-                      deny=(*spec.words.deny, *base.deny))
-
-
-def _messages(spec: s.ServiceSpec, r: Resolver) -> dict[str, Compiled]:
-    out = {}
-    for name, text in spec.messages.items():
-        path = ("messages", name)
-        if name in BUILTIN_TEXTS:  # replaces a built-in text: sees only that text's values
-            compiled = r.template(text, path, only=BUILTIN_TEXTS[name])
-        else:
-            compiled = r.template(text, path, extra=("value",))
-        if compiled is not None:
-            out[name] = compiled
-    return out
-
-
-def _prompts(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> dict[str, Compiled | None]:
-    """Prompt files named by agent steps (and `understand.prompt`), looked up in prompts/
-    beside or above the flow. A file that fails to compile maps to None; a missing one is
-    absent (reported where it is named)."""
-    names = {step.prompt for _, step in _agent_steps(spec)}
-    if spec.understand.prompt:
-        names.add(spec.understand.prompt)
-        if not any(p.is_file() for p in prompt_candidates(base, spec.understand.prompt)):
-            r.error(("understand", "prompt"), f"prompt `{spec.understand.prompt}` not found",
-                    "FL026", hint=f"create prompts/{spec.understand.prompt}.j2 beside or above "
-                    "the flow file")
-    out: dict[str, Compiled | None] = {}
-    for name in sorted(names):
-        found = next((p for p in prompt_candidates(base, name) if p.is_file()), None)
-        if found is not None:
-            out[name] = _prompt(found, r)
-    return out
-
-
-def _prompt(path: FilePath, r: Resolver) -> Compiled | None:
-    """Compile one prompt file; its problems are located in that file."""
-    text = path.read_text(encoding="utf-8")
-    source = SourceMap(str(path), text.splitlines())
-    try:
-        compiled = compile_template(text)
-    except TemplateSyntaxError as err:
-        line = err.lineno or 1
-        r.findings.append(Finding(SourceLocation(str(path), line, 1),
-                                  f"template syntax error: {err.message}", "FL030",
-                                  source_line=source.line(line)))
-        return None
-    allowed = CONTEXT_NAMES | set(PROMPT_NAMES)
-    for name in undeclared(compiled.names, allowed):
-        line = _first_line(text, name)
-        r.findings.append(Finding(SourceLocation(str(path), line, 1),
-                                  f"`{name}` is not defined in a prompt", "FL031",
-                                  hint=suggest(name, allowed), source_line=source.line(line)))
-    for slot in sorted(compiled.slot_refs - r.slot_names):
-        line = _first_line(text, slot)
-        r.findings.append(Finding(SourceLocation(str(path), line, 1),
-                                  f"slot `{slot}` is not declared", "FL032",
-                                  hint=suggest(slot, r.slot_names),
-                                  source_line=source.line(line)))
+    """Compile an already parsed spec with the same checks as ``compile_file``."""
+    compiled = build_service(spec, source, base_dir=base_dir)
+    ctx = Context(spec, source, compiled.base_dir)
+    run_checks(ctx)
+    findings = [*ctx.findings, *prompts.check(ctx)]
+    if any(f.severity == "error" for f in findings):
+        raise FlowDefinitionError(findings)
     return compiled
 
 
-def _first_line(text: str, word: str) -> int:
-    return next((i for i, line in enumerate(text.splitlines(), 1) if word in line), 1)
-
-
-
-def prompt_candidates(base: FilePath, name: str) -> list[FilePath]:
-    return [base / "prompts" / f"{name}.j2", base.parent / "prompts" / f"{name}.j2"]
-
-
-def _agent_steps(spec: s.ServiceSpec) -> Iterable[tuple[Path, s.AgentStep]]:
-    for fname, flow in spec.flows.items():
-        for sname, stage in flow.stages.items():
-            yield from _walk_agent(stage.steps, ("flows", fname, "stages", sname, "steps"))
-
-
-def _walk_agent(steps: list[s.Step], path: Path) -> Iterable[tuple[Path, s.AgentStep]]:
-    for i, step in enumerate(steps):
-        if isinstance(step, s.AgentStep):
-            yield (*path, i), step
-        elif isinstance(step, s.IfStep):
-            yield from _walk_agent(step.then, (*path, i, "then"))
-            yield from _walk_agent(step.else_, (*path, i, "else"))
-
-
-def _slot(name: str, slot: s.SlotSpec, spec: s.ServiceSpec, base: FilePath,
-          r: Resolver) -> c.CompiledSlot:
-    path = ("slots", name)
-    r.exists(slot.ask, spec.messages, (*path, "ask"), "message", "FL020")
-    r.exists(slot.error, spec.messages, (*path, "error"), "message", "FL020")
-    patterns = tuple(p for i, text in enumerate(slot.extract.patterns if slot.extract else [])
-                     if (p := r.regex(text, (*path, "extract", "patterns", i))) is not None)
-    full = r.regex(f"(?:{slot.pattern})\\Z", (*path, "pattern")) if slot.pattern else None
-    synonyms = {value: tuple(words) for value, words in (slot.values or {}).items()}
-    validator = _import_validator(slot.validator, base, (*path, "validator"), r)
-    return c.CompiledSlot(name, slot, patterns, full, synonyms, validator)
-
-
-def _import_validator(target: str | None, base: FilePath, path: Path, r: Resolver) -> Any:
-    """Import ``module:function``, looking beside the flow file first."""
-    if target is None:
-        return None
-    module_name, func_name = target.split(":")
-    sys.path.insert(0, str(base))
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as err:  # any import-time failure is the author's to fix
-        r.error(path, f"cannot import validator module `{module_name}`: {err}", "FL034")
-        return None
-    finally:
-        sys.path.remove(str(base))
-    func = getattr(module, func_name, None)
-    if not callable(func):
-        r.error(path, f"`{module_name}` has no function `{func_name}`", "FL034")
-        return None
-    return func
-
-
-def _values(items: Mapping[str, Any], path: Path, r: Resolver) -> tuple[tuple[str, c.Value], ...]:
-    """Strings are expressions; other YAML values are literals."""
-    out: list[tuple[str, c.Value]] = []
-    for key, raw in items.items():
-        value = r.expression(raw, (*path, key)) if isinstance(raw, str) else c.Const(raw)
-        if value is not None:
-            out.append((key, value))
-    return tuple(out)
-
-
-class _ActionCommon(TypedDict):
-    """The fields of a CompiledAction that tool and http actions share."""
-
-    name: str
-    label: str | None
-    irreversible: bool
-    timeout_sec: float
-    retries: int
-
-
-def _action(name: str, action: s.ToolAction | s.HttpAction, r: Resolver) -> c.CompiledAction:
-    path = ("actions", name)
-    common: _ActionCommon = dict(name=name, label=action.label, irreversible=action.irreversible,
-                                 timeout_sec=action.timeout_sec, retries=action.retries)
-    if isinstance(action, s.ToolAction):
-        r.exists(action.tool, BUILTIN_TOOLS, (*path, "tool"), "tool", "FL021")
-        return c.CompiledAction(kind="tool", tool=action.tool,
-                                args=_values(action.args, (*path, "args"), r), **common)
-    http = action.http
-    url = r.template(http.url, (*path, "http", "url"), extra=("env",))
-    headers = tuple((k, t) for k, v in http.headers.items()
-                    if (t := r.template(v, (*path, "http", "headers", k), extra=("env",))))
-    return c.CompiledAction(kind="http", tool=None, method=http.method, url=url, headers=headers,
-                            args=_values(http.json_body or {}, (*path, "http", "json"), r),
-                            **common)
-
-
-def _flow(name: str, flow: s.FlowSpec, spec: s.ServiceSpec,
-          prompts: Mapping[str, Compiled | None], slots: Mapping[str, c.CompiledSlot],
-          r: Resolver) -> c.CompiledFlow:
-    path: Path = ("flows", name)
-    stages = list(flow.stages)
-    r.exists(flow.initial, stages, (*path, "initial"), "stage", "FL022")
-    for i, slot in enumerate(flow.slots):
-        r.exists(slot, spec.slots, (*path, "slots", i), "slot", "FL023")
-    compiled_stages = {sname: _stage(sname, stage, spec, prompts, (*path, "stages", sname), r)
-                       for sname, stage in flow.stages.items()}
-    edges = _edges(flow, (*path, "transitions"), r)
-    _check_fired_triggers(flow, {e.trigger for e in edges}, path, r)
-    machine = StageMachine(stages, flow.initial if flow.initial in stages else stages[0], edges)
-    required = tuple(n for n in flow.slots if n in spec.slots and spec.slots[n].required)
-    return c.CompiledFlow(name, flow.description, tuple(flow.slots), required, flow.initial,
-                          flow.batch, flow.max_fill_turns, compiled_stages, machine,
-                          c.extraction_order([slots[n] for n in flow.slots if n in slots]),
-                          tuple(n for n, st in flow.stages.items() if st.terminal))
-
-
-def _edges(flow: s.FlowSpec, path: Path, r: Resolver) -> list[Edge]:
-    stages = list(flow.stages)
-    open_stages = tuple(n for n, st in flow.stages.items() if not st.terminal)
-    edges = []
-    for i, t in enumerate(flow.transitions):
-        tpath = (*path, i)
-        raw = [t.source] if isinstance(t.source, str) else t.source
-        sources: list[str] = []
-        for j, src in enumerate(raw):
-            if src == "*":
-                sources.extend(open_stages)
-            elif r.exists(src, stages, (*tpath, "source") if isinstance(t.source, str)
-                          else (*tpath, "source", j), "stage", "FL022"):
-                sources.append(src)
-        if not r.exists(t.dest, stages, (*tpath, "dest"), "stage", "FL022"):
-            continue
-        cond = r.expression(t.when, (*tpath, "when")) if t.when else None
-        edges.append(Edge(t.trigger, tuple(dict.fromkeys(sources)), t.dest,
-                          cond.render if cond else None, t.when))
-    return edges
-
-
-def _check_fired_triggers(flow: s.FlowSpec, defined: set[str], path: Path, r: Resolver) -> None:
-    """A trigger a step fires must have a transition, or the task would silently stall."""
-    for sname, stage in flow.stages.items():
-        for tpath, trigger in _step_triggers(stage.steps, (*path, "stages", sname, "steps")):
-            if trigger == "confirm":
-                r.error(tpath, "a step cannot fire `confirm`; only the user's own yes at a "
-                        "`decide: confirm` stage confirms", "FL035",
-                        hint="name the step's trigger differently, e.g. `done`")
-            elif trigger not in defined:
-                r.error(tpath, f"trigger `{trigger}` has no transition in flow `{path[1]}`",
-                        "FL024", hint=_trigger_hint(trigger, defined))
-
-
-def _trigger_hint(trigger: str, defined: set[str]) -> str:
-    return suggest(trigger, defined) or f"add a transition with `trigger: {trigger}`"
-
-
-def _step_triggers(steps: list[s.Step], path: Path) -> Iterable[tuple[Path, str]]:
-    for i, step in enumerate(steps):
-        if isinstance(step, s.TriggerStep):
-            yield (*path, i, "trigger"), step.trigger
-        elif isinstance(step, s.CallStep):
-            for key in ("ok", "error"):
-                if (value := getattr(step, key)) is not None:
-                    yield (*path, i, key), value
-        elif isinstance(step, s.IfStep):
-            yield from _step_triggers(step.then, (*path, i, "then"))
-            yield from _step_triggers(step.else_, (*path, i, "else"))
-
-
-def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,
-           prompts: Mapping[str, Compiled | None], path: Path, r: Resolver) -> c.CompiledStage:
-    r.exists(stage.say, spec.messages, (*path, "say"), "message", "FL020")
-    r.exists(stage.reprompt, spec.messages, (*path, "reprompt"), "message", "FL020")
-    default_action = "DONE" if stage.terminal else ("CONFIRM" if stage.decide else "ASK")
-    steps = _steps(stage.steps, spec, prompts, (*path, "steps"), r)
-    return c.CompiledStage(name, stage.terminal, stage.say, stage.reprompt,
-                           stage.next_action or default_action, tuple(stage.buttons),
-                           stage.decide, steps)
-
-
-def _steps(steps: list[s.Step], spec: s.ServiceSpec, prompts: Mapping[str, Compiled | None],
-           path: Path, r: Resolver) -> tuple[c.Step, ...]:
-    return tuple(out for i, step in enumerate(steps)
-                 if (out := _step(step, spec, prompts, (*path, i), r)) is not None)
-
-
-def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | None],
-          path: Path, r: Resolver) -> c.Step | None:
-    match step:
-        case s.SayStep(say=message):
-            r.exists(message, spec.messages, (*path, "say"), "message", "FL020")
-            return c.SayStep(message)
-        case s.SetStep():
-            for slot in step.set:
-                r.exists(slot, spec.slots, (*path, "set", slot), "slot", "FL023")
-            return c.SetStep(_values(step.set, (*path, "set"), r))
-        case s.TriggerStep(trigger=trigger):
-            return c.TriggerStep(trigger)
-        case s.CallStep():
-            r.exists(step.call, spec.actions, (*path, "call"), "action", "FL025")
-            return c.CallStep(step.call, step.ok, step.error)
-        case s.EmitStep():
-            return c.EmitStep(step.emit, _values(step.data, (*path, "data"), r))
-        case s.AgentStep():
-            return _agent_step(step, spec, prompts, path, r)
-        case s.IfStep():
-            cond = r.expression(step.if_, (*path, "if"))
-            then = _steps(step.then, spec, prompts, (*path, "then"), r)
-            otherwise = _steps(step.else_, spec, prompts, (*path, "else"), r)
-            return c.IfStep(cond, then, otherwise) if cond else None
-    raise AssertionError(f"unhandled step {step!r}")
-
-
-def _agent_step(step: s.AgentStep, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | None],
-                path: Path, r: Resolver) -> c.AgentStep:
-    if step.prompt not in prompts:  # None: the file exists and its own problems are reported
-        r.error((*path, "prompt"), f"prompt `{step.prompt}` not found",
-                "FL026", hint=f"create prompts/{step.prompt}.j2 beside or above the flow file")
-    r.exists(step.model, spec.models, (*path, "model"), "model", "FL027")
-    r.exists(step.fallback, spec.messages, (*path, "fallback"), "message", "FL020")
-    return c.AgentStep(step.agent, step.prompt, step.model, step.label, step.fallback,
-                       step.json_output, tuple(step.tools))
-
-
-def _routes(spec: s.ServiceSpec, r: Resolver) -> None:
-    r.exists(spec.default_flow, spec.flows, ("default_flow",), "flow", "FL028")
-    for intent, flow in spec.routes.items():
-        r.exists(intent, spec.intents, ("routes", intent), "intent", "FL029")
-        r.exists(flow, spec.flows, ("routes", intent), "flow", "FL028")
-
-
+__all__ = ["compile_file", "compile_service", "prompt_candidates"]

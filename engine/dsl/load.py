@@ -62,7 +62,7 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
                      "FL003", hint="start with `service: my_service`",
                      source_line=source.line(1))]
         )
-    builder = _Builder(source)
+    builder = NodeBuilder(source)
     data = builder.build(node, ())
     if builder.findings:
         raise FlowDefinitionError(builder.findings)
@@ -88,7 +88,11 @@ MAX_VALUES = 100_000
 """A flow file is small; more values than this means aliases expanding aliases."""
 
 
-class _Builder:
+class NodeBuilder:
+    """Composed YAML nodes -> Python values, recording every node's position in the source
+    map; reader problems (aliases that loop or explode, deep nesting) become findings.
+    The compiler's front end builds with it too when it repairs a file to keep checking."""
+
     def __init__(self, source: SourceMap) -> None:
         self.source = source
         self.findings: list[Finding] = []

@@ -1,15 +1,19 @@
-"""Flow files -> every finding an author must act on: load, schema, compile and semantic
-checks, each with a stable code, severity, ``file:line:col`` and a fix hint.
+"""Flow files and their conversation tests -> a report of every finding, in any format.
+
+Lint adds nothing the compiler does not check: each flow goes through the compiler's front
+end (``engine.compiler.front.analyse_file``: load, schema, compile, semantic checks), which
+also reports the warnings; lint adds the checks of ``*.test.yaml`` files and of prompt files
+no flow uses, and renders the report as text, JSON, GitHub annotations or SARIF.
 
 >>> from engine.lint import lint_paths
 >>> report = lint_paths(["flows/"])      # doctest: +SKIP
 >>> report.failed(strict=True)           # doctest: +SKIP
 False
 
-The checks and their codes are listed in ``engine.lint.codes`` and docs/lint.md.
+The codes are listed in ``engine.codes`` and docs/lint.md.
 """
 
-from engine.lint.codes import CATALOGUE, CODES, Code
-from engine.lint.run import LintReport, lint_flow, lint_paths, lint_tests
+from engine.codes import CATALOGUE, CODES, Code
+from engine.lint.run import LintReport, lint_paths, lint_tests
 
-__all__ = ["CATALOGUE", "CODES", "Code", "LintReport", "lint_flow", "lint_paths", "lint_tests"]
+__all__ = ["CATALOGUE", "CODES", "Code", "LintReport", "lint_paths", "lint_tests"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from engine.compiler.checks.model import FlowModel
 from engine.dsl import spec as s
-from engine.lint.model import FlowModel
 
 # Mermaid 11 shows entity codes (#59;) in state diagram labels literally; every character a
 # guard may hold renders as is except ";", which ends the statement: show a full-width one.

@@ -8,12 +8,12 @@ the code, severity, ``file:line:col``, message and hint of each finding.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path as FilePath
 from typing import Any
 
+from engine.codes import CATALOGUE, CODES
 from engine.errors import Finding
-from engine.lint.codes import CATALOGUE, CODES
 from engine.lint.run import LintReport
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -26,13 +26,18 @@ def line(finding: Finding) -> str:
     return f"{finding.render()} [{finding.severity} {finding.code}]"
 
 
-def text(report: LintReport) -> Iterator[tuple[str, str | None]]:
-    """(line, style) pairs: each finding with its source line and a caret, then a summary."""
-    for finding in report.findings:
+def findings_text(findings: Iterable[Finding]) -> Iterator[tuple[str, str | None]]:
+    """(line, style) pairs: each finding with its source line and a caret."""
+    for finding in findings:
         style = "red" if finding.severity == "error" else "yellow"
         yield line(finding), style
         for extra in finding.render(with_source=True).split("\n")[1:]:
             yield extra, None
+
+
+def text(report: LintReport) -> Iterator[tuple[str, str | None]]:
+    """``findings_text`` of every finding, then a summary line."""
+    yield from findings_text(report.findings)
     bad = len({f.location.file for f in report.findings if f.severity == "error"})
     yield (f"{len(report.files)} file(s) checked, {bad} with errors; "
            f"{report.errors} error(s), {report.warnings} warning(s)"), "bold"

@@ -8,19 +8,17 @@ the same task, so the flow is parsed once. Many files are linted in worker proce
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
-from engine.errors import Finding, FlowDefinitionError, SourceLocation
-from engine.lint import dataflow, graph, prompts, usage, values
-from engine.lint.codes import UNUSABLE
-from engine.lint.context import Context
-from engine.lint.recover import Parsed, parse_file
+from engine.codes import UNUSABLE
+from engine.compiler.checks import prompts
+from engine.compiler.front import Parsed, analyse_file, parse_file
+from engine.errors import Finding, FlowDefinitionError, SourceLocation, sorted_findings
 from engine.testing import TEST_SUFFIX, load_tests, name_findings
 
-CHECKS = (graph.check, dataflow.check, values.check, usage.check)
 PARALLEL_FROM = 200  # files; below this, worker start-up costs more than it saves (bench/lint.py)
 
 
@@ -110,7 +108,7 @@ def lint_paths(paths: Sequence[str | FilePath], *, jobs: int | None = None) -> L
         report.files += result.files
         report.findings += result.findings
     report.findings += prompts.unused(d for r in results for d in r.prompt_dirs)
-    report.findings = _sorted(report.findings)
+    report.findings = sorted_findings(report.findings)
     return report
 
 
@@ -119,37 +117,13 @@ def run_task(task: Task) -> TaskResult:
     parsed: Parsed | None = None
     if task.flow is not None:
         files.append(str(task.flow))
-        parsed, found = lint_flow(task.flow)
+        parsed, found = analyse_file(task.flow)
         findings += found
         dirs += prompts.prompt_dirs(task.flow.resolve().parent)
     for test in task.tests:
         files.append(str(test))
         findings += lint_tests(test, parsed)
     return TaskResult(files, findings, dirs)
-
-
-def lint_flow(path: FilePath) -> tuple[Parsed, list[Finding]]:
-    """All findings of one flow file, sorted; semantic checks run on whatever parsed."""
-    parsed = parse_file(path)
-    findings = list(parsed.findings)
-    if parsed.spec is None or parsed.source is None:
-        return parsed, _sorted(findings + parsed.compile_findings)
-    ctx = Context(parsed.spec, parsed.source, path.resolve().parent, complete=parsed.complete)
-    for check in CHECKS:
-        check(ctx)
-    in_prompts = prompts.check(ctx)
-    compiled = prompts.relocated(ctx, parsed.compile_findings, in_prompts)
-    flows = [("flows", f) for f in parsed.repaired_flows()]
-    flow_spans = parsed.line_spans(flows)  # a removed transition makes FL024 unreliable there
-    findings += [f for f in _outside(compiled, parsed.line_spans(parsed.repaired))
-                 if f.code != "FL024" or _outside([f], flow_spans)]
-    findings += _outside(ctx.findings, parsed.line_spans([*parsed.repaired, *flows]))
-    return parsed, _sorted(findings + in_prompts)
-
-
-def _outside(findings: Iterable[Finding], spans: list[tuple[int, int]]) -> list[Finding]:
-    """Findings not inside a repaired part of the file (those are about the placeholder)."""
-    return [f for f in findings if not any(a <= f.location.line <= b for a, b in spans)]
 
 
 def lint_tests(path: FilePath, parsed: Parsed | None = None) -> list[Finding]:
@@ -170,10 +144,4 @@ def lint_tests(path: FilePath, parsed: Parsed | None = None) -> list[Finding]:
     return name_findings(spec, source, parsed.spec)
 
 
-def _sorted(findings: Iterable[Finding]) -> list[Finding]:
-    unique = {(f.location, f.code, f.message): f for f in findings}
-    return sorted(unique.values(), key=lambda f: (f.location.file, f.location.line,
-                                                  f.location.column, f.code, f.message))
-
-
-__all__ = ["LintReport", "SourceLocation", "discover", "lint_flow", "lint_paths", "lint_tests"]
+__all__ = ["LintReport", "SourceLocation", "discover", "lint_paths", "lint_tests"]

@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path as FilePath
 
-from engine.compiler import prompt_candidates
+from engine.codes import severity
+from engine.compiler.build import prompt_candidates
+from engine.compiler.checks.model import FlowModel, flow_models, walk_steps
+from engine.compiler.checks.reads import NOTHING, Reads, reads
 from engine.dsl import spec as s
 from engine.errors import Finding
-from engine.lint.codes import severity
-from engine.lint.model import FlowModel, flow_models, walk_steps
-from engine.lint.reads import NOTHING, Reads, reads
 from engine.source import Path, SourceMap
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from engine.compiler.checks.context import Context
+from engine.compiler.checks.reads import reads
 from engine.compiler.resolve import suggest
 from engine.dsl import spec as s
-from engine.lint.context import Context
-from engine.lint.reads import reads
 from engine.nlu import IntentRule, classify, normalise
 from engine.texts import TEXTS
 

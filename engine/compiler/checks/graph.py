@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.compiler.checks.context import Context
+from engine.compiler.checks.model import FlowModel, Hop, walk_steps
 from engine.dsl import spec as s
-from engine.lint.context import Context
-from engine.lint.model import FlowModel, Hop, walk_steps
 
 
 def check(ctx: Context) -> None:

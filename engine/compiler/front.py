@@ -1,12 +1,15 @@
-"""Flow file -> every load/schema/compile finding plus the best ``ServiceSpec`` that parsed.
+"""Flow file -> every finding (load, schema, names, graph safety, data flow, values, usage)
+and the compiled service when there is no error: the compiler's one front end.
 
-The loader and the compiler stop at the first stage that has errors; lint must report all
-of them and still run its semantic checks. So when the schema rejects part of the file,
-that part is *repaired* on a copy — an unknown key dropped, a broken step or transition
-removed, a broken slot/action/model/flow replaced by a placeholder under the same name —
-and the repaired spec goes on to the compiler and the checks. Findings located inside a
-repaired part would be about the placeholder, not the author's text, and are dropped;
-checks that need the whole file (unused names) are skipped after any repair.
+``compile_file`` (serve, chat, test) and ``flowctl lint`` both go through ``analyse_file``,
+so they report exactly the same findings. The loader stops at the first stage that has
+errors, but an author wants all of them at once, and the semantic checks still run. So
+when the schema rejects part of the file, that part is *repaired* on a copy — an unknown
+key dropped, a broken step or transition removed, a broken slot/action/model/flow replaced
+by a placeholder under the same name — and the repaired spec goes on to the compiler and
+the checks. Findings located inside a repaired part would be about the placeholder, not
+the author's text, and are dropped; checks that need the whole file (unused names) are
+skipped after any repair.
 """
 
 from __future__ import annotations
@@ -22,13 +25,15 @@ import yaml
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from engine.compiler import compile_service
+from engine.compiler.build import build_service
+from engine.compiler.checks import prompts, run_checks
+from engine.compiler.checks.context import Context
 from engine.compiler.compiled import CompiledService
 from engine.dsl import parse
-from engine.dsl.load import _Builder, load_text  # lint keeps going where the loader stops
+from engine.dsl.load import NodeBuilder, load_text
 from engine.dsl.schema import check, generate_schema
 from engine.dsl.spec import ServiceSpec
-from engine.errors import Finding, FlowDefinitionError, SourceLocation
+from engine.errors import Finding, FlowDefinitionError, SourceLocation, sorted_findings
 from engine.source import Path, SourceMap
 
 _KEY_ONLY = frozenset({"FL004", "FL005"})
@@ -106,10 +111,33 @@ def parse_text(text: str, file: str, *, base_dir: FilePath) -> Parsed:
     result.spec = _parse_spec(data, source, result)
     if result.spec is not None:
         try:
-            result.compiled = compile_service(result.spec, source, base_dir=base_dir)
+            result.compiled = build_service(result.spec, source, base_dir=base_dir)
         except FlowDefinitionError as err:
             result.compile_findings.extend(err.findings)
     return result
+
+
+def analyse_file(path: FilePath) -> tuple[Parsed, list[Finding]]:
+    """All findings of one flow file, sorted; semantic checks run on whatever parsed."""
+    parsed = parse_file(path)
+    findings = list(parsed.findings)
+    if parsed.spec is None or parsed.source is None:
+        return parsed, sorted_findings(findings + parsed.compile_findings)
+    ctx = Context(parsed.spec, parsed.source, path.resolve().parent, complete=parsed.complete)
+    run_checks(ctx)
+    in_prompts = prompts.check(ctx)
+    compiled = prompts.relocated(ctx, parsed.compile_findings, in_prompts)
+    flows = [("flows", f) for f in parsed.repaired_flows()]
+    flow_spans = parsed.line_spans(flows)  # a removed transition makes FL024 unreliable there
+    findings += [f for f in _outside(compiled, parsed.line_spans(parsed.repaired))
+                 if f.code != "FL024" or _outside([f], flow_spans)]
+    findings += _outside(ctx.findings, parsed.line_spans([*parsed.repaired, *flows]))
+    return parsed, sorted_findings(findings + in_prompts)
+
+
+def _outside(findings: Iterable[Finding], spans: list[tuple[int, int]]) -> list[Finding]:
+    """Findings not inside a repaired part of the file (those are about the placeholder)."""
+    return [f for f in findings if not any(a <= f.location.line <= b for a, b in spans)]
 
 
 _FAST_LOADER = getattr(yaml, "CSafeLoader", None)
@@ -127,7 +155,7 @@ def _load(text: str, file: str, result: Parsed) -> tuple[Any, SourceMap] | None:
             node = None
         if node is not None:
             source = SourceMap(file, text.splitlines())
-            builder = _Builder(source)
+            builder = NodeBuilder(source)
             data = builder.build(node, ())
             result.findings.extend(builder.findings)
             return data, source
@@ -138,7 +166,7 @@ def _load(text: str, file: str, result: Parsed) -> tuple[Any, SourceMap] | None:
         if not {f.code for f in err.findings} <= _KEY_ONLY:
             return None
     source = SourceMap(file, text.splitlines())
-    builder = _Builder(source)
+    builder = NodeBuilder(source)
     node = yaml.compose(text, Loader=yaml.SafeLoader)
     assert node is not None  # load_text got as far as building it: only key findings
     return builder.build(node, ()), source

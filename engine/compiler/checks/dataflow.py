@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.compiler.checks.context import Context
+from engine.compiler.checks.model import FlowModel
+from engine.compiler.checks.reads import NOTHING, Reads, reads
 from engine.dsl import spec as s
-from engine.lint.context import Context
-from engine.lint.model import FlowModel
-from engine.lint.reads import NOTHING, Reads, reads
 from engine.source import Path
 
 RESULT = "\0result"

@@ -15,13 +15,13 @@ from typing import Any
 
 import yaml
 
+from engine.codes import severity
+from engine.compiler.checks.context import Context
+from engine.compiler.checks.reads import reads
 from engine.compiler.resolve import _short, suggest  # the compiler's own wording
 from engine.compiler.templates import CONTEXT_NAMES, TemplateSyntaxError, compile_template
 from engine.dsl import spec as s
 from engine.errors import Finding, SourceLocation
-from engine.lint.codes import severity
-from engine.lint.context import Context
-from engine.lint.reads import reads
 
 PROMPT_NAMES = CONTEXT_NAMES | {"message", "history", "instructions", "intents", "tools"}
 RELOCATED = frozenset({"FL030", "FL031", "FL032"})

@@ -13,11 +13,17 @@ import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
+from engine.compiler.checks.context import Context
+from engine.compiler.checks.dataflow import (
+    Site,
+    action_reads,
+    condition_sites,
+    program,
+    stage_program,
+)
+from engine.compiler.checks.reads import Reads, reads
 from engine.compiler.resolve import suggest
 from engine.dsl import spec as s
-from engine.lint.context import Context
-from engine.lint.dataflow import Site, action_reads, condition_sites, program, stage_program
-from engine.lint.reads import Reads, reads
 from engine.nlu import enum_conflicts
 
 

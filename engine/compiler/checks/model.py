@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from engine.compiler.checks.reads import NOTHING, reads
 from engine.compiler.resolve import RUNTIME_TRIGGERS
 from engine.dsl import spec as s
-from engine.lint.reads import NOTHING, reads
 from engine.source import Path
 
 TURN_TRIGGERS = frozenset(RUNTIME_TRIGGERS)

@@ -1,0 +1,23 @@
+"""A parsed service -> the findings of every semantic check, errors and warnings alike.
+
+Graph safety (reachability, dead ends, traps, transitions that never fire, irreversible
+actions without a confirmation: FL040–FL049), data flow (FL050–FL052), values (FL053–FL056),
+usage (FL060–FL070) and prompts. Each check reports into the shared ``Context``; an
+error-severity finding stops a flow from compiling, a warning only shows in lint.
+"""
+
+from __future__ import annotations
+
+from engine.compiler.checks import dataflow, graph, usage, values
+from engine.compiler.checks.context import Context
+
+CHECKS = (graph.check, dataflow.check, values.check, usage.check)
+
+
+def run_checks(ctx: Context) -> None:
+    """Run every check over ``ctx`` (prompt files are checked separately: ``prompts.check``)."""
+    for check in CHECKS:
+        check(ctx)
+
+
+__all__ = ["CHECKS", "Context", "run_checks"]
