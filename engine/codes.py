@@ -46,7 +46,8 @@ CATALOGUE: tuple[Code, ...] = (
        "without values)."),
     _c("FL019", "error", "schema", "Any other schema violation."),
     _c("FL020", "error", "unknown-message", "A message name that `messages` does not define."),
-    _c("FL021", "error", "unknown-tool", "An action names a tool that is not built in."),
+    _c("FL021", "error", "unknown-tool", "An action or an agent step names a tool that is not "
+       "built in."),
     _c("FL022", "error", "unknown-stage", "A stage name (initial, transition source or dest) "
        "that the flow does not define."),
     _c("FL023", "error", "unknown-slot", "A slot name that `slots` does not declare."),
@@ -68,6 +69,8 @@ CATALOGUE: tuple[Code, ...] = (
        "imported."),
     _c("FL035", "error", "step-fires-confirm", "A step fires `confirm`; only the user's own yes "
        "at a `decide: confirm` stage may confirm."),
+    _c("FL036", "error", "model-fixture", "A scripted model has no replies file, or it does "
+       "not exist."),
     _c("FL040", "warning", "unreachable-stage", "No path from the initial stage reaches the "
        "stage."),
     _c("FL041", "error", "dead-end", "A non-terminal stage the flow can stop in has no way "

@@ -26,8 +26,14 @@ PROMPT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(AGENT_PROMPT_NAMES + UNDERST
 # the seed wire protocol's event names (engine/runtime/events.py emits them)
 EVENT_NAMES: tuple[str, ...] = ("AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE",
                                 "TASK_PROGRESS", "DONE")
+# the fields of the turn context's fixed-shape values (runtime/context.py builds them)
+CONTEXT_FIELDS: dict[str, tuple[str, ...]] = {
+    "turn": ("message", "intent", "confidence"),
+    "batch": ("index", "total", "remaining", "counts"),
+}
 # model providers (engine/providers/registry.py builds them; `offline` means no model)
 PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted", "offline")
 
-__all__ = ["ACTION_TOOLS", "AGENT_PROMPT_NAMES", "AGENT_TOOLS", "BUILTIN_TEXTS", "EVENT_NAMES",
+__all__ = ["ACTION_TOOLS", "AGENT_PROMPT_NAMES", "AGENT_TOOLS", "BUILTIN_TEXTS", "CONTEXT_FIELDS",
+           "EVENT_NAMES",
            "PROMPT_NAMES", "PROVIDERS", "UNDERSTAND_PROMPT_NAMES"]

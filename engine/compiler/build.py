@@ -21,23 +21,26 @@ from engine.compiler.templates import (
     CONTEXT_NAMES,
     Compiled,
     TemplateSyntaxError,
+    base_context,
     compile_template,
     undeclared,
 )
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
 from engine.nlu import IntentRule, YesNoWords, default_words
+from engine.registry import (
+    ACTION_TOOLS,
+    AGENT_PROMPT_NAMES,
+    AGENT_TOOLS,
+    BUILTIN_TEXTS,
+    UNDERSTAND_PROMPT_NAMES,
+)
 from engine.source import Path, SourceMap
 
-BUILTIN_TOOLS = ("sandbox_bank", "calculator")
-# messages that replace a built-in text (engine/runtime/texts.py), and the values each sees
-BUILTIN_TEXTS: dict[str, tuple[str, ...]] = {
-    "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
-    "message_too_long": ("limit",), "ask_slot": ("slot",),
-}
-# what a prompt sees beyond the turn context (see runtime.turn.TurnRun._agent_llm)
-PROMPT_NAMES = ("message", "history", "instructions", "intents", "tools", "service",
-                "description", "today", "current", "current_intent", "flows")
+# what a prompt may read: an agent's sees the turn context, the understanding prompt does not
+AGENT_PROMPT = CONTEXT_NAMES | frozenset(AGENT_PROMPT_NAMES)
+UNDERSTAND_PROMPT = frozenset(base_context()) | frozenset(UNDERSTAND_PROMPT_NAMES)
+
 
 __all__ = ["build_service", "prompt_candidates"]
 
@@ -52,6 +55,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
     actions = {name: _action(name, action, r) for name, action in spec.actions.items()}
     flows = {name: _flow(name, flow, spec, prompts, slots, r) for name, flow in spec.flows.items()}
     _routes(spec, r)
+    _fixtures(spec, base, r)
     r.exists(spec.understand.model, spec.models, ("understand", "model"), "model", "FL027")
     r.exists(spec.memory.summary_model, spec.models, ("memory", "summary_model"), "model",
              "FL027")
@@ -95,9 +99,11 @@ def _prompts(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> dict[str, Comp
     """Prompt files named by agent steps (and `understand.prompt`), looked up in prompts/
     beside or above the flow. A file that fails to compile maps to None; a missing one is
     absent (reported where it is named)."""
-    names = {step.prompt for _, step in _agent_steps(spec)}
+    names = {step.prompt: AGENT_PROMPT for _, step in _agent_steps(spec)}
     if spec.understand.prompt:
-        names.add(spec.understand.prompt)
+        allowed = names.get(spec.understand.prompt)
+        names[spec.understand.prompt] = UNDERSTAND_PROMPT & allowed if allowed else \
+            UNDERSTAND_PROMPT
         if not any(p.is_file() for p in prompt_candidates(base, spec.understand.prompt)):
             r.error(("understand", "prompt"), f"prompt `{spec.understand.prompt}` not found",
                     "FL026", hint=f"create prompts/{spec.understand.prompt}.j2 beside or above "
@@ -106,11 +112,11 @@ def _prompts(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> dict[str, Comp
     for name in sorted(names):
         found = next((p for p in prompt_candidates(base, name) if p.is_file()), None)
         if found is not None:
-            out[name] = _prompt(found, r)
+            out[name] = _prompt(found, names[name], r)
     return out
 
 
-def _prompt(path: FilePath, r: Resolver) -> Compiled | None:
+def _prompt(path: FilePath, allowed: frozenset[str], r: Resolver) -> Compiled | None:
     """Compile one prompt file; its problems are located in that file."""
     text = path.read_text(encoding="utf-8")
     source = SourceMap(str(path), text.splitlines())
@@ -122,7 +128,6 @@ def _prompt(path: FilePath, r: Resolver) -> Compiled | None:
                                   f"template syntax error: {err.message}", "FL030",
                                   source_line=source.line(line)))
         return None
-    allowed = CONTEXT_NAMES | set(PROMPT_NAMES)
     for name in undeclared(compiled.names, allowed):
         line = _first_line(text, name)
         r.findings.append(Finding(SourceLocation(str(path), line, 1),
@@ -219,7 +224,7 @@ def _action(name: str, action: s.ToolAction | s.HttpAction, r: Resolver) -> c.Co
     common: _ActionCommon = dict(name=name, label=action.label, irreversible=action.irreversible,
                                  timeout_sec=action.timeout_sec, retries=action.retries)
     if isinstance(action, s.ToolAction):
-        r.exists(action.tool, BUILTIN_TOOLS, (*path, "tool"), "tool", "FL021")
+        r.exists(action.tool, ACTION_TOOLS, (*path, "tool"), "tool", "FL021")
         return c.CompiledAction(kind="tool", tool=action.tool,
                                 args=_values(action.args, (*path, "args"), r), **common)
     http = action.http
@@ -359,8 +364,24 @@ def _agent_step(step: s.AgentStep, spec: s.ServiceSpec, prompts: Mapping[str, Co
                 "FL026", hint=f"create prompts/{step.prompt}.j2 beside or above the flow file")
     r.exists(step.model, spec.models, (*path, "model"), "model", "FL027")
     r.exists(step.fallback, spec.messages, (*path, "fallback"), "message", "FL020")
+    for i, tool in enumerate(step.tools):
+        r.exists(tool, AGENT_TOOLS, (*path, "tools", i), "tool", "FL021")
     return c.AgentStep(step.agent, step.prompt, step.model, step.label, step.fallback,
                        step.json_output, tuple(step.tools))
+
+
+def _fixtures(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> None:
+    """A scripted model plays its replies file: the file must be there before any turn."""
+    for name, model in spec.models.items():
+        if model.provider != "scripted":
+            continue
+        if model.fixture is None:
+            r.error(("models", name, "provider"), f"scripted model `{name}` has no replies file",
+                    "FL036", hint="add `fixture: path/to/replies.yaml` (relative to the flow)")
+        elif not (base / model.fixture).is_file():
+            r.error(("models", name, "fixture"), f"replies file `{model.fixture}` of model "
+                    f"`{name}` not found", "FL036",
+                    hint="create it, or fix the path (relative to the flow file)")
 
 
 def _routes(spec: s.ServiceSpec, r: Resolver) -> None:

@@ -20,6 +20,7 @@ from engine.compiler.templates import (
     undeclared,
 )
 from engine.errors import Finding
+from engine.registry import CONTEXT_FIELDS
 from engine.source import Path, SourceMap
 
 RUNTIME_TRIGGERS = ("update", "confirm", "cancel")
@@ -83,6 +84,12 @@ class Resolver:
             else:
                 hint = suggest(name, allowed) or f"available: {', '.join(sorted(allowed))}"
             self.error(path, f"`{name}` is not defined here", "FL031", hint=hint)
+        for name, attr in sorted(compiled.field_refs):
+            known = CONTEXT_FIELDS[name]
+            if name in allowed and attr not in known:
+                self.error(path, f"`{name}.{attr}` is not defined: `{name}` has "
+                           + ", ".join(f"`{k}`" for k in known), "FL031",
+                           hint=suggest(attr, known))
         for slot in sorted(compiled.slot_refs):
             if slot not in self.slot_names:
                 self.error(path, f"slot `{slot}` is not declared", "FL032",

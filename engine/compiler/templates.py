@@ -19,6 +19,8 @@ from typing import Any
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from engine.registry import CONTEXT_FIELDS
+
 # Names every message, condition and step expression may use (the turn context).
 CONTEXT_NAMES = frozenset({
     "slots", "missing", "errors", "meta", "filling_turns", "max_fill_turns", "batch",
@@ -68,6 +70,8 @@ class Compiled:
     render: Callable[[Mapping[str, Any]], Any]
     slot_refs: frozenset[str] = frozenset()
     """Names read from ``slots`` (``slots.amount``, ``slots['amount']``)."""
+    field_refs: frozenset[tuple[str, str]] = frozenset()
+    """Fields read from the context's fixed-shape values (``turn.intent``, ``batch.total``)."""
 
 
 def base_context() -> dict[str, Any]:
@@ -88,7 +92,7 @@ def compile_template(source: str) -> Compiled:
     """
     env = environment()
     tree = env.parse(source)
-    names, slots = _reads(tree)
+    names, slots, fields = _reads(tree)
     template: Template = env.template_class.from_code(
         env, env.compile(tree), env.make_globals(None), None)
 
@@ -96,7 +100,7 @@ def compile_template(source: str) -> Compiled:
         context = _context(env, template, ctx)
         return env.concat(template.root_render_func(context)).strip()
 
-    return Compiled(source, names, render, slots)
+    return Compiled(source, names, render, slots, fields)
 
 
 @lru_cache(maxsize=4096)
@@ -105,10 +109,10 @@ def compile_expression(source: str) -> Compiled:
     env = environment()
     template = env.compile_expression(source, undefined_to_none=False)._template
     tree = env.parse("{{ (" + source + ") }}")
-    names, slots = _reads(tree)
+    names, slots, fields = _reads(tree)
     fast = _fast_expression(env, tree)
     if fast is not None:  # simple names, paths, comparisons: no template run per call
-        return Compiled(source, names, fast, slots)
+        return Compiled(source, names, fast, slots, fields)
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
         context = _context(env, template, ctx)
@@ -116,7 +120,7 @@ def compile_expression(source: str) -> Compiled:
             pass
         return context.vars["result"]
 
-    return Compiled(source, names, evaluate, slots)
+    return Compiled(source, names, evaluate, slots, fields)
 
 
 Reader = Callable[[Mapping[str, Any]], Any]
@@ -168,18 +172,27 @@ def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None
     return None
 
 
-def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str]]:
-    """The undeclared names a tree reads, and the attributes it reads from ``slots``."""
+def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],
+                                          frozenset[tuple[str, str]]]:
+    """The undeclared names a tree reads, the attributes it reads from ``slots``, and the
+    fields it reads from the fixed-shape values (``turn.intent``)."""
     names = frozenset(meta.find_undeclared_variables(tree))
-    slots = set()
+    slots, fields = set(), set()
     found: Iterator[nodes.Getattr | nodes.Getitem] = tree.find_all((nodes.Getattr, nodes.Getitem))
     for node in found:
-        if isinstance(node.node, nodes.Name) and node.node.name == "slots":
-            if isinstance(node, nodes.Getattr):
-                slots.add(node.attr)
-            elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-                slots.add(node.arg.value)
-    return names, frozenset(slots)
+        if not isinstance(node.node, nodes.Name) or node.node.name not in names:
+            continue
+        if isinstance(node, nodes.Getattr):
+            attr: str | None = node.attr
+        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+            attr = node.arg.value
+        else:
+            attr = None
+        if attr is not None and node.node.name == "slots":
+            slots.add(attr)
+        elif attr is not None and node.node.name in CONTEXT_FIELDS:
+            fields.add((node.node.name, attr))
+    return names, frozenset(slots), frozenset(fields)
 
 
 def _context(env: ImmutableSandboxedEnvironment, template: Template, ctx: Mapping[str, Any]) -> Any:

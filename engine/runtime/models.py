@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.compiler.compiled import CompiledService
+from engine.config import SettingsError
 from engine.dsl.spec import ModelSpec
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ModelConfig, Provider
 from engine.providers.registry import build_provider
 from engine.providers.reliability import CircuitBreaker
+from engine.registry import PROVIDERS
 
 log = logging.getLogger("flowctl.models")
-KNOWN_PROVIDERS = ("openai", "anthropic", "scripted", "offline")
 
 
 @dataclass
@@ -43,7 +44,7 @@ class ModelPool:
         self.live: dict[str, LiveModel] = {}
         self.offline: dict[str, str] = {}
         for name, spec in service.models.items():
-            spec = _override(name, spec, env)
+            spec = _override(name, spec, env, service.base_dir)
             try:
                 provider = (providers or {}).get(name) or _build(spec, env, service.base_dir)
             except FlowRuntimeError as err:
@@ -66,20 +67,30 @@ class ModelPool:
                 await close()
 
 
-def _override(name: str, spec: ModelSpec, env: Mapping[str, str]) -> ModelSpec:
-    raw = env.get(f"FLOWCTL_MODEL_{name.upper()}")
+def _override(name: str, spec: ModelSpec, env: Mapping[str, str], base_dir: Path) -> ModelSpec:
+    """``FLOWCTL_MODEL_<NAME>=provider[:model]`` (or ``scripted:replies.yaml``) swaps a model;
+    the operator asked for it, so a provider or replies file that is not there is an error."""
+    var = f"FLOWCTL_MODEL_{name.upper()}"
+    raw = env.get(var)
     if not raw:
         return spec
     provider, _, rest = raw.partition(":")
+    if provider not in PROVIDERS:
+        raise SettingsError(f"{var}={raw!r} names an unknown provider; known: "
+                            f"{', '.join(PROVIDERS)}")
     if provider == "scripted":
-        return spec.model_copy(update={"provider": "scripted", "fixture": rest or spec.fixture})
+        fixture = rest or spec.fixture
+        if not fixture or not (base_dir / fixture).is_file():
+            raise SettingsError(f"{var}={raw!r}: replies file {fixture or '(none)'} not found "
+                                f"(a path relative to {base_dir})")
+        return spec.model_copy(update={"provider": "scripted", "fixture": fixture})
     return spec.model_copy(update={"provider": provider, "model": rest or spec.model})
 
 
 def _build(spec: ModelSpec, env: Mapping[str, str], base_dir: Path) -> Provider | None:
     if spec.provider == "offline":
         return None
-    if spec.provider not in KNOWN_PROVIDERS:
+    if spec.provider not in PROVIDERS:
         raise FlowRuntimeError(f"unknown provider {spec.provider!r}")
     fixture = base_dir / spec.fixture if spec.fixture else None
     try:

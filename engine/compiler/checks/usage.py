@@ -14,9 +14,9 @@ from engine.compiler.checks.reads import reads
 from engine.compiler.resolve import suggest
 from engine.dsl import spec as s
 from engine.nlu import IntentRule, classify, normalise
+from engine.registry import PROVIDERS
 from engine.texts import TEXTS
 
-PROVIDERS = ("openai", "anthropic", "scripted", "offline")
 BUILTIN_AGENTS = ("intent", "understand")
 
 
