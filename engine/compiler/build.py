@@ -152,18 +152,9 @@ def prompt_candidates(base: FilePath, name: str) -> list[FilePath]:
 
 
 def _agent_steps(spec: s.ServiceSpec) -> Iterable[tuple[Path, s.AgentStep]]:
-    for fname, flow in spec.flows.items():
-        for sname, stage in flow.stages.items():
-            yield from _walk_agent(stage.steps, ("flows", fname, "stages", sname, "steps"))
-
-
-def _walk_agent(steps: list[s.Step], path: Path) -> Iterable[tuple[Path, s.AgentStep]]:
-    for i, step in enumerate(steps):
+    for _, _, path, step in s.service_steps(spec):
         if isinstance(step, s.AgentStep):
-            yield (*path, i), step
-        elif isinstance(step, s.IfStep):
-            yield from _walk_agent(step.then, (*path, i, "then"))
-            yield from _walk_agent(step.else_, (*path, i, "else"))
+            yield path, step
 
 
 def _slot(name: str, slot: s.SlotSpec, spec: s.ServiceSpec, base: FilePath,

@@ -9,6 +9,7 @@ Nothing here can switch on trusted code: the only Python a service may name is a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -236,3 +237,22 @@ class ServiceSpec(Spec):
 IfStep.model_rebuild()
 StageSpec.model_rebuild()
 HttpAction.model_rebuild()
+
+
+def walk_steps(steps: list[Step], path: tuple[str | int, ...] = ()
+               ) -> Iterator[tuple[tuple[str | int, ...], Step]]:
+    """Every step, nested ``if`` branches included, with its YAML path: the one walker of
+    the step tree (the compiler, its checks and the test-file name checks all use it)."""
+    for i, step in enumerate(steps):
+        yield (*path, i), step
+        if isinstance(step, IfStep):
+            yield from walk_steps(step.then, (*path, i, "then"))
+            yield from walk_steps(step.else_, (*path, i, "else"))
+
+
+def service_steps(service: ServiceSpec) -> Iterator[tuple[str, str, tuple[str | int, ...], Step]]:
+    """(flow, stage, path, step) for every step of every stage of ``service``."""
+    for fname, flow in service.flows.items():
+        for sname, stage in flow.stages.items():
+            for path, step in walk_steps(stage.steps, ("flows", fname, "stages", sname, "steps")):
+                yield fname, sname, path, step

@@ -8,7 +8,7 @@ from pathlib import Path as FilePath
 
 from engine.codes import severity
 from engine.compiler.build import prompt_candidates
-from engine.compiler.checks.model import FlowModel, flow_models, walk_steps
+from engine.compiler.checks.model import FlowModel, flow_models
 from engine.compiler.checks.reads import NOTHING, Reads, reads
 from engine.dsl import spec as s
 from engine.errors import Finding
@@ -67,8 +67,4 @@ class Context:
 
     def steps(self) -> list[tuple[str, str, Path, s.Step]]:
         """(flow, stage, path, step) for every step of the service."""
-        return [(fname, sname, path, step)
-                for fname, flow in self.spec.flows.items()
-                for sname, stage in flow.stages.items()
-                for path, step in walk_steps(stage.steps,
-                                             ("flows", fname, "stages", sname, "steps"))]
+        return list(s.service_steps(self.spec))

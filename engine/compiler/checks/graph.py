@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine.compiler.checks.context import Context
-from engine.compiler.checks.model import FlowModel, Hop, walk_steps
+from engine.compiler.checks.model import FlowModel, Hop
 from engine.dsl import spec as s
+from engine.dsl.spec import walk_steps
 
 
 def check(ctx: Context) -> None:

@@ -17,7 +17,7 @@ The runtime's rules, stated once here (engine/runtime/turn.py is the reference):
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -49,18 +49,9 @@ class NeverFires:
     path: Path
 
 
-def walk_steps(steps: list[s.Step], path: Path) -> Iterator[tuple[Path, s.Step]]:
-    """Every step, nested ``if`` branches included, with its YAML path."""
-    for i, step in enumerate(steps):
-        yield (*path, i), step
-        if isinstance(step, s.IfStep):
-            yield from walk_steps(step.then, (*path, i, "then"))
-            yield from walk_steps(step.else_, (*path, i, "else"))
-
-
 def fired_by_steps(stage: s.StageSpec) -> set[str]:
     out: set[str] = set()
-    for _, step in walk_steps(stage.steps, ()):
+    for _, step in s.walk_steps(stage.steps):
         if isinstance(step, s.TriggerStep):
             out.add(step.trigger)
         elif isinstance(step, s.CallStep):
