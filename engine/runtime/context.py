@@ -29,8 +29,8 @@ def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
 class TurnState:
     """The session a turn works on, the flow and intent it is routed to, the last result."""
 
-    __slots__ = ("service", "session", "message", "flow", "intent", "result", "_fill_turns",
-                 "_ask", "_view", "_constants", "_constants_key")
+    __slots__ = ("service", "session", "message", "flow", "intent", "result", "batch",
+                 "_fill_turns", "_ask", "_view", "_constants", "_constants_key")
 
     def __init__(self, service: CompiledService, session: SessionState, message: str,
                  flow: CompiledFlow, *, fill_turns: Callable[[int | None], int],
@@ -38,6 +38,7 @@ class TurnState:
         self.service, self.session, self.message = service, session, message
         self.flow, self.intent = flow, Intent(None, 0.0)
         self.result: Any = None
+        self.batch = BatchQueue(self)
         self._fill_turns, self._ask = fill_turns, ask
         self._view: dict[str, Any] | None = None
         self._constants: dict[str, Any] = {}
@@ -132,30 +133,41 @@ class TurnState:
         self.result = result
         self._changed()
 
-    # -- the batch queue -------------------------------------------------------------------
 
-    def queue(self, tasks: list[QueuedTask]) -> None:
-        """The first task runs now; the rest wait, and each is confirmed in turn."""
-        self.session.task_queue = [dict(t) for t in tasks[1:]]
-        self.session.meta["batch_total"], self.session.meta["batch_progress"] = len(tasks), 0
-        self._changed()
+
+class BatchQueue:
+    """Several tasks from one message (seed 001: "엄마한테 만원, 용걸이한테 5만원"): the
+    first runs now, the others wait in the session and are confirmed one by one."""
+
+    __slots__ = ("_turn",)
+
+    def __init__(self, turn: TurnState) -> None:
+        self._turn = turn
+
+    def start(self, tasks: list[QueuedTask]) -> None:
+        session = self._turn.session
+        session.task_queue = [dict(t) for t in tasks[1:]]
+        session.meta["batch_total"], session.meta["batch_progress"] = len(tasks), 0
+        self._turn._changed()
 
     def count_outcome(self, stage: str) -> None:
-        counts = self.session.meta.setdefault("batch_counts", {})
+        """A task ended in terminal ``stage`` (the summary counts them by stage)."""
+        counts = self._turn.session.meta.setdefault("batch_counts", {})
         counts[stage] = counts.get(stage, 0) + 1
-        self._changed()
+        self._turn._changed()
 
     def next_task(self) -> QueuedTask | None:
         """Load the next queued task (its values still to be validated), or end the flow."""
-        state = self.session
-        self.result = None
-        self._changed()
-        if not state.task_queue:
-            state.slots, state.meta, state.filling_turns = {}, Meta(), 0
+        turn = self._turn
+        session = turn.session
+        turn.result = None
+        turn._changed()
+        if not session.task_queue:
+            session.slots, session.meta, session.filling_turns = {}, Meta(), 0
             return None
-        state.meta["batch_progress"] = state.meta.get("batch_progress", 0) + 1
-        state.start_task(self.flow.name, self.flow.initial)
-        return state.task_queue.pop(0)
+        session.meta["batch_progress"] = session.meta.get("batch_progress", 0) + 1
+        session.start_task(turn.flow.name, turn.flow.initial)
+        return session.task_queue.pop(0)
 
 
-__all__ = ["TurnState", "missing"]
+__all__ = ["BatchQueue", "TurnState", "missing"]

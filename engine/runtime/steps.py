@@ -49,7 +49,7 @@ async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Even
             return
         match step:
             case SayStep(message):
-                run.say(message)
+                run.reply.say(message)
             case SetStep(assignments):
                 _assign(run, assignments)
             case TriggerStep(trigger):
@@ -89,7 +89,7 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     if total > 1:
         index = state.session.meta.get("batch_progress", 0) + 1
         yield TaskProgress(index, total, state.slot_values())
-    label = action.label or run.label("call")
+    label = action.label or run.reply.label("call")
     yield AgentStart(action.name, label)
     started = time.perf_counter()
     view = state.view()
@@ -118,7 +118,7 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
 async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
     """An LLM reply, streamed token by token; the fallback template when offline or when
     every retry failed (the user always gets an answer, never a provider error)."""
-    label = step.label or run.label("agent")
+    label = step.label or run.reply.label("agent")
     yield AgentStart(step.agent, label)
     started = time.perf_counter()
     live = run.engine.models.get(step.model)
@@ -132,11 +132,11 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
             else:
                 yield item
     if reply is None:
-        reply = {"action": "ASK", "message": run.render(step.fallback)}
+        reply = {"action": "ASK", "message": run.reply.render(step.fallback)}
         if live is None:
             run.tracer.step(step.agent, started)
     yield LlmDone(reply)
-    run.parts.append(str(reply.get("message", "")))
+    run.reply.parts.append(str(reply.get("message", "")))
     yield AgentDone(step.agent, label, True)
 
 

@@ -36,12 +36,12 @@ from engine.runtime.llm import (
 )
 from engine.runtime.memory import fold, remember
 from engine.runtime.models import LiveModel
+from engine.runtime.reply import Reply
 from engine.runtime.session import SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.steps import run_steps
 from engine.runtime.trace import Tracer, ms
 from engine.runtime.understand import Intent, Understanding, detect_intent, understand
-from engine.texts import text
 
 if TYPE_CHECKING:
     from engine.runtime.engine import Engine
@@ -99,9 +99,10 @@ class TurnRun:
         self.session_id, self.turn_id = session_id, turn_id
         self.state = TurnState(self.service, session, message,
                                self.service.flows[self.service.default_flow],
-                               fill_turns=engine.settings.fill_turns, ask=self._ask)
+                               fill_turns=engine.settings.fill_turns,
+                               ask=lambda name: self.reply.ask(name))
+        self.reply = Reply(self.service, self.state, engine.text)
         self.tracer = Tracer()
-        self.parts: list[str] = []
         self.hooks: list[Hook] = []
         self.completed: list[dict[str, Any]] = []
         self.pending: str | None = None
@@ -117,7 +118,7 @@ class TurnRun:
             async for event in self._route():
                 yield event
         if state.flow.slots:
-            label = self.label("understand")
+            label = self.reply.label("understand")
             yield AgentStart("understand", label)
             started = time.perf_counter()
             moved = self.fire(await self._understand())
@@ -128,16 +129,16 @@ class TurnRun:
         async for event in self._settle(moved):
             yield event
         session, policy = state.session, self.engine.memory
-        if remember(session, state.message, self.reply_text(), policy):
+        if remember(session, state.message, self.reply.text(), policy):
             async for event in fold(session, policy, self.engine.models,
                                     lambda live: ModelCall(live, "memory", self.tracer),
-                                    self.label("memory")):
+                                    self.reply.label("memory")):
                 yield event
 
     # -- route and understand ----------------------------------------------------------------
 
     async def _route(self) -> AsyncIterator[Event]:
-        label = self.label("intent")
+        label = self.reply.label("intent")
         yield AgentStart("intent", label)
         started = time.perf_counter()
         service = self.service
@@ -198,7 +199,7 @@ class TurnRun:
         stage = state.stage
         state.clear_errors(unclear=self.engine.text("unclear") if u.unclear else None)
         if len(u.tasks) > 1 and state.flow.batch and not stage.decide:
-            state.queue(u.tasks)
+            state.batch.start(u.tasks)
         for op in u.ops:
             if op.op == "clear":
                 state.clear(op.slot)
@@ -255,8 +256,8 @@ class TurnRun:
                     yield event
             trigger, self.pending = self.pending, None
             if stage.terminal:
-                self.state.count_outcome(stage.name)
-            self.say(stage.say if moved or not stage.reprompt else stage.reprompt)
+                self.state.batch.count_outcome(stage.name)
+            self.reply.say(stage.say if moved or not stage.reprompt else stage.reprompt)
             if trigger is not None:
                 if not self.fire(trigger):
                     raise FlowRuntimeError(f"trigger `{trigger}` fired in stage {stage.name} "
@@ -278,7 +279,7 @@ class TurnRun:
                   "task": session.tasks_started, "result": state.result}
         self.completed.append(record)
         session.done.append(record)
-        task = state.next_task()
+        task = state.batch.next_task()
         if task is None:
             return False
         for name, value in task.items():
@@ -287,34 +288,10 @@ class TurnRun:
             state.count_filling()
         return True
 
-    # -- what the user is told ------------------------------------------------------------------
-
-    def _ask(self, name: str) -> str:
-        slot = self.service.slots.get(name)
-        if slot is None or slot.spec.ask is None:
-            described = slot.spec.description if slot and slot.spec.description else name
-            return self.engine.text("ask_slot", slot=described)
-        return self.render(slot.spec.ask)
-
-    def render(self, message: str) -> str:
-        return str(self.service.messages[message].render(self.state.view()))
-
-    def say(self, message: str | None) -> None:
-        if message is not None:
-            rendered = self.render(message)
-            if rendered:
-                self.parts.append(rendered)
-
-    def label(self, kind: str) -> str:
-        return text(self.service.locale, f"label_{kind}")
-
-    def reply_text(self) -> str:
-        return " ".join(self.parts)
-
     def done(self, started: float) -> Done:
         state = self.state
         stage = state.stage
-        return Done(message=self.reply_text(), next_action=stage.next_action,
+        return Done(message=self.reply.text(), next_action=stage.next_action,
                     ui_hint=UiHint(buttons=list(stage.buttons)),
                     state_snapshot=snapshot(state.session, state.flow), hooks=self.hooks,
                     trace=Trace(turn_id=self.turn_id, total_elapsed_ms=ms(started),
