@@ -122,34 +122,42 @@ def _explain_union(error: ValidationError, root: Mapping[str, Any],
                    source: SourceMap) -> Iterator[Finding]:
     """Pick the branch the author meant (by its kind key) and explain only that branch."""
     branches = [_resolve(b, root) for b in error.validator_value]
-    instance = error.instance
     path: Path = tuple(error.absolute_path)
-    chosen: int | None = None
-    if isinstance(instance, dict):
-        kinds = _kind_keys(branches)
-        present = [i for i, k in enumerate(kinds) if k and k in instance]
-        if len(present) == 1:
-            chosen = present[0]
-        elif len(present) > 1:
-            names = " and ".join(f"`{kinds[i]}`" for i in present)
-            yield source.finding(path, f"{dotted(path)} mixes {names}; each entry takes exactly "
-                                 "one of them", code="FL015")
-            return
-        elif any(kinds):
-            offered = [k for k in kinds if k]
-            keys = ", ".join(f"`{k}`" for k in instance) or "no keys"
-            guess = next((_suggest(k, offered) for k in instance if _suggest(k, offered)), None)
-            yield source.finding(path, f"{dotted(path)} has {keys}; expected one of "
-                                 f"{', '.join(f'`{k}`' for k in offered)}", code="FL015",
-                                 hint=guess)
-            return
-    if chosen is None:
-        chosen = next((i for i, b in enumerate(branches) if not _accepts_null_only(b)), 0)
+    chosen, problem = _meant_branch(branches, error.instance, path)
+    if problem is not None:
+        message, hint = problem
+        yield source.finding(path, message, code="FL015", hint=hint)
+        return
     sub = [e for e in error.context or () if e.relative_schema_path[0] == chosen]
     if not sub:
         yield source.finding(path, f"{dotted(path)}: {error.message}", code="FL019")
     for e in sub:
         yield from _explain(e, root, source)
+
+
+def _meant_branch(branches: Sequence[Mapping[str, Any]], instance: Any, path: Path
+                  ) -> tuple[int, tuple[str, str | None] | None]:
+    """(the branch whose kind key the entry has, or a (message, hint) when the entry has
+    several kind keys or none of them)."""
+    kinds = _kind_keys(branches) if isinstance(instance, dict) else []
+    present = [i for i, k in enumerate(kinds) if k and k in instance]
+    if len(present) == 1:
+        return present[0], None
+    if len(present) > 1:
+        names = " and ".join(f"`{kinds[i]}`" for i in present)
+        return 0, (f"{dotted(path)} mixes {names}; each entry takes exactly one of them", None)
+    offered = [k for k in kinds if k]
+    if offered:
+        return 0, _no_kind_key(instance, offered, path)
+    return next((i for i, b in enumerate(branches) if not _accepts_null_only(b)), 0), None
+
+
+def _no_kind_key(instance: Mapping[str, Any], offered: list[str], path: Path
+                 ) -> tuple[str, str | None]:
+    keys = ", ".join(f"`{k}`" for k in instance) or "no keys"
+    guess = next((_suggest(k, offered) for k in instance if _suggest(k, offered)), None)
+    return (f"{dotted(path)} has {keys}; expected one of {', '.join(f'`{k}`' for k in offered)}",
+            guess)
 
 
 def _kind_keys(branches: Sequence[Mapping[str, Any]]) -> list[str | None]:

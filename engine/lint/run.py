@@ -62,18 +62,7 @@ def is_test_file(path: FilePath) -> bool:
 
 def discover(paths: Sequence[str | FilePath]) -> list[Task]:
     """One task per flow file (with its tests), one per test file whose flow is not linted."""
-    files: list[FilePath] = []
-    for raw in paths:
-        path = FilePath(raw)
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml")
-                            and p.is_file())
-        else:
-            files.append(path)
-            sibling = path.with_name(path.name.removesuffix(path.suffix) + TEST_SUFFIX)
-            if not is_test_file(path) and sibling.is_file():
-                files.append(sibling)
-    unique = list(dict.fromkeys(files))
+    unique = list(dict.fromkeys(f for raw in paths for f in _files(FilePath(raw))))
     flows = [p for p in unique if not is_test_file(p)]
     tests: dict[FilePath, list[FilePath]] = {p.resolve(): [] for p in flows}
     orphans = []
@@ -85,6 +74,14 @@ def discover(paths: Sequence[str | FilePath]) -> list[Task]:
             orphans.append(test)
     return [Task(p, tuple(tests[p.resolve()])) for p in flows] + [Task(None, (t,))
                                                                    for t in orphans]
+
+
+def _files(path: FilePath) -> list[FilePath]:
+    """The YAML files under a directory; a file and its conversation tests beside it."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+    sibling = path.with_name(path.name.removesuffix(path.suffix) + TEST_SUFFIX)
+    return [path, sibling] if not is_test_file(path) and sibling.is_file() else [path]
 
 
 def _flow_of(test: FilePath) -> FilePath | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, assert_never
 
 from engine.compiler.checks.context import Context
 from engine.compiler.checks.dataflow import (
@@ -56,7 +56,10 @@ def rejects(slot: s.SlotSpec, value: Any) -> str | None:
         case "enum":
             values = list(slot.values or {})
             return None if value in values else f"its values are {', '.join(values)}"
-    return None
+        case "list":
+            return None if isinstance(value, list) else "it holds lists"
+        case _:
+            assert_never(slot.type)
 
 
 def _bounds(slot: s.SlotSpec, value: Any) -> str | None:
