@@ -1,7 +1,11 @@
 """Model text -> JSON object, schema findings, or the streamed characters of one string field.
 
 - ``extract_json`` finds the object in what a model wrote: a fenced ```json block or bare
-  JSON, with prose around it; the first balanced top-level object that parses wins.
+  JSON, with prose around it; the first balanced top-level object that parses wins. A reply
+  is untrusted input, so it is bounded: only its first ``MAX_REPLY_CHARS`` characters are
+  read, an object nested deeper than ``MAX_DEPTH`` is refused before ``json`` recurses into
+  it, and NaN, Infinity or a number too large for a float is a parse error. Every refusal
+  is a ``ValueError`` (the caller's "malformed reply" path), never another exception.
 - ``validate_output`` checks an object against a JSON Schema (Draft 2020-12) and returns
   every problem as ``"path: message"`` strings (empty list: valid).
 - ``JsonFieldStreamer`` decodes one top-level string field (``message`` by default) while
@@ -12,7 +16,9 @@
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from collections.abc import Iterable, Mapping
 
 from jsonschema import Draft202012Validator
@@ -21,14 +27,28 @@ _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _PLAIN_RUN = re.compile(r'[^"\\]+')
 
+MAX_REPLY_CHARS = 64 * 1024
+"""Characters of a model reply ``extract_json`` reads; the rest is ignored."""
+MAX_DEPTH = 32
+"""Deepest nesting of objects and arrays accepted (the top-level object is depth 1)."""
+_MAX_INT_DIGITS = len(str(int(sys.float_info.max)))  # 309: more cannot be a finite float
+
 
 def extract_json(text: str) -> dict[str, object]:
     """The first JSON object in ``text`` (fenced blocks first); ValueError says why not.
+
+    Only the first ``MAX_REPLY_CHARS`` characters are read; an object nested deeper than
+    ``MAX_DEPTH`` levels, or holding NaN, Infinity or a number beyond the float range, does
+    not count as one.
 
     Example::
 
         extract_json('Sure! ```json\\n{"action": "ASK"}\\n``` Done.')  # {'action': 'ASK'}
     """
+    if not isinstance(text, str):
+        raise ValueError(f"expected the reply as text, got {type(text).__name__}")
+    cut = len(text) > MAX_REPLY_CHARS
+    text = text[:MAX_REPLY_CHARS]
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     reason = "no JSON object found (expected '{...}')"
     for candidate in candidates:
@@ -37,6 +57,8 @@ def extract_json(text: str) -> dict[str, object]:
             return found
         if why and reason.startswith("no JSON"):
             reason = why
+    if cut:
+        reason += f" (only the first {MAX_REPLY_CHARS} characters of the reply are read)"
     raise ValueError(reason)
 
 
@@ -44,23 +66,61 @@ def _first_object(text: str) -> tuple[dict[str, object] | None, str | None]:
     reason: str | None = None
     start = text.find("{")
     while start != -1:
-        end = _balanced_end(text, start)
+        end, depth = _balanced_end(text, start)
         if end is None:
             return None, reason or "unbalanced braces: the JSON object is not closed (cut off?)"
-        try:
-            value = json.loads(text[start : end + 1])
-        except json.JSONDecodeError as exc:
-            reason = reason or f"invalid JSON: {exc.msg} at char {exc.pos}"
+        if depth > MAX_DEPTH:
+            reason = reason or f"JSON nested {depth} levels deep (at most {MAX_DEPTH})"
         else:
-            if isinstance(value, dict):
-                return value, None
+            try:
+                value = _loads(text[start : end + 1])
+            except json.JSONDecodeError as exc:
+                reason = reason or f"invalid JSON: {exc.msg} at char {exc.pos}"
+            except ValueError as exc:  # NaN, Infinity, a number out of range
+                reason = reason or f"invalid JSON: {exc}"
+            else:
+                if isinstance(value, dict):
+                    return value, None
         start = text.find("{", end + 1)
     return None, reason
 
 
-def _balanced_end(text: str, start: int) -> int | None:
-    """Index of the ``}`` closing the object opened at ``start``; strings are skipped."""
-    depth = 0
+def _loads(text: str) -> object:
+    """``json.loads`` that refuses NaN, Infinity and numbers beyond the float range."""
+    return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
+                      parse_int=_float_sized_int)
+
+
+def _refuse_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"number {_clip(literal)} is out of range")
+    return value
+
+
+def _float_sized_int(literal: str) -> int:
+    if len(literal.lstrip("-")) > _MAX_INT_DIGITS:
+        raise ValueError(f"number {_clip(literal)} is out of range")
+    value = int(literal)
+    try:
+        float(value)
+    except OverflowError:
+        raise ValueError(f"number {_clip(literal)} is out of range") from None
+    return value
+
+
+def _clip(literal: str) -> str:
+    return literal if len(literal) <= 24 else f"{literal[:20]}... ({len(literal)} characters)"
+
+
+def _balanced_end(text: str, start: int) -> tuple[int | None, int]:
+    """Index of the ``}`` closing the object opened at ``start`` (strings are skipped), and
+    the deepest nesting of ``{``/``[`` on the way; counted in a loop, never recursively."""
+    depth = deepest = nesting = 0
     in_string = escaped = False
     for index in range(start, len(text)):
         char = text[index]
@@ -75,11 +135,41 @@ def _balanced_end(text: str, start: int) -> int | None:
             in_string = True
         elif char == "{":
             depth += 1
+            nesting += 1
+            deepest = max(deepest, nesting)
+        elif char == "[":
+            nesting += 1
+            deepest = max(deepest, nesting)
+        elif char == "]":
+            nesting -= 1
         elif char == "}":
             depth -= 1
+            nesting -= 1
             if depth == 0:
-                return index
-    return None
+                return index, deepest
+    return None, deepest
+
+
+def nesting_depth(value: object, *, limit: int | None = None) -> int:
+    """How deeply lists, tuples and dicts nest in ``value`` (a scalar is 0); iterative, so
+    a value nested past Python's recursion limit is measured instead of crashing. With
+    ``limit``, stops at the first level past it (returns ``limit + 1``), so even a value that
+    contains itself is answered."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        if limit is not None and deepest > limit:
+            break
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def validate_output(obj: object, schema: Mapping[str, object]) -> list[str]:
@@ -89,7 +179,11 @@ def validate_output(obj: object, schema: Mapping[str, object]) -> list[str]:
 
         validate_output({"n": -1}, {"properties": {"n": {"minimum": 0}}})
         # ['n: -1 is less than the minimum of 0']
+
+    An object nested deeper than ``MAX_DEPTH`` is one problem, not checked further.
     """
+    if nesting_depth(obj, limit=MAX_DEPTH) > MAX_DEPTH:
+        return [f"(root): nested more than {MAX_DEPTH} levels deep"]
     validator = Draft202012Validator(dict(schema))
     errors = sorted(validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{_path(error.absolute_path)}: {error.message}" for error in errors]

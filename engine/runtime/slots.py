@@ -2,16 +2,33 @@
 
 Seed rule: a rejected value leaves the slot unchanged and records why in
 ``meta.slot_errors[slot]`` so the reply can tell the user (seed 001 §3).
+
+A raw value often comes from a model's JSON, so anything may arrive; ``validate`` never
+raises for it. Numbers (integer, number, money) must be finite and at most
+``MAX_MAGNITUDE`` in size; a bool is not a number; a string, date or enum slot takes text
+or a number, never a list or an object; a list slot refuses nesting deeper than
+``MAX_LIST_DEPTH``. Everything else is a ``Rejected``, the slot's ordinary error path.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.compiler.compiled import CompiledSlot
+from engine.providers.jsonout import MAX_DEPTH, nesting_depth
+
+MAX_MAGNITUDE = 10**15
+"""Largest absolute value of an integer, number or money slot (integers up to it are exact
+floats too); anything bigger is an absurd reading, rejected."""
+MAX_NUMBER_CHARS = 64
+"""Longest text read as a number; longer text is not a plausible amount."""
+_MAX_TEXT_INT = 10**MAX_NUMBER_CHARS  # an int given to a text slot (a phone, an account)
+MAX_LIST_DEPTH = MAX_DEPTH
+"""Deepest nesting of lists and objects a list slot holds (what a model's JSON may carry)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +55,7 @@ def _coerce(slot: CompiledSlot, raw: Any) -> Any:
         return Rejected()
     match spec.type:
         case "string":
-            text = str(raw).strip()
+            text = _text(raw)
             return text if text else Rejected()
         case "integer":
             return _number(raw, integer=True)
@@ -51,20 +68,38 @@ def _coerce(slot: CompiledSlot, raw: Any) -> Any:
         case "boolean":
             return raw if isinstance(raw, bool) else Rejected()
         case "list":
-            return list(raw) if isinstance(raw, list | tuple) else [raw]
+            return _list(raw)
     return Rejected()
+
+
+def _text(raw: Any) -> str | None:
+    """A str stripped, or a finite number as text; None for anything else (list, dict...)."""
+    if isinstance(raw, str):
+        return raw.strip()
+    if isinstance(raw, int) and not isinstance(raw, bool) and abs(raw) < _MAX_TEXT_INT:
+        return str(raw)
+    if isinstance(raw, float) and math.isfinite(raw):
+        return str(raw)
+    return None
 
 
 def _number(raw: Any, *, integer: bool) -> Any:
     if isinstance(raw, str):
+        text = raw.replace(",", "").strip()
+        if len(text) > MAX_NUMBER_CHARS:
+            return Rejected()
         try:
-            raw = float(raw.replace(",", "").strip())
+            raw = float(text)
         except ValueError:
             return Rejected()
-    if not isinstance(raw, int | float):
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return Rejected()
+    if isinstance(raw, float) and not math.isfinite(raw):
+        return Rejected()  # NaN, inf, "1e999"
+    if abs(raw) > MAX_MAGNITUDE:
         return Rejected()
     if isinstance(raw, float) and raw.is_integer():
-        raw = int(raw)
+        raw = int(raw)  # finite and within MAX_MAGNITUDE: cannot overflow
     if integer and not isinstance(raw, int):
         return Rejected()
     return raw
@@ -73,18 +108,31 @@ def _number(raw: Any, *, integer: bool) -> Any:
 def _date(raw: Any) -> Any:
     if isinstance(raw, dt.date):
         return raw.isoformat()
+    text = _text(raw)
+    if text is None:
+        return Rejected()
     try:
-        return dt.date.fromisoformat(str(raw).strip()).isoformat()
+        return dt.date.fromisoformat(text).isoformat()
     except ValueError:
         return Rejected()
 
 
 def _enum(slot: CompiledSlot, raw: Any) -> Any:
-    text = str(raw).strip().lower()
+    text = _text(raw)
+    if text is None:
+        return Rejected()
+    text = text.lower()
     for value, synonyms in slot.synonyms.items():
         if text == value.lower() or text in (s.lower() for s in synonyms):
             return value
     return Rejected()
+
+
+def _list(raw: Any) -> Any:
+    value = list(raw) if isinstance(raw, list | tuple) else [raw]
+    if nesting_depth(value, limit=MAX_LIST_DEPTH) > MAX_LIST_DEPTH:
+        return Rejected()
+    return value
 
 
 def _within_bounds(slot: CompiledSlot, value: Any) -> bool:
