@@ -3,20 +3,32 @@
 Built-in tools are a fixed table: YAML names a tool, it never brings code. ``sandbox_bank``
 is a deterministic stand-in for a bank API so the transfer service runs with no
 credentials: it accepts any transfer up to ``limit`` and refuses the rest. HTTP actions
-send an ``Idempotency-Key`` that stays the same across retries of one task.
+send an ``Idempotency-Key`` that stays the same across retries of one task (the runtime
+derives it from the task's random id).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 from engine.compiler.compiled import CompiledAction
 
 if TYPE_CHECKING:
     import httpx
+
+
+log = logging.getLogger("flowctl.actions")
 
 
 class ActionFailed(Exception):
@@ -56,23 +68,33 @@ TOOLS: Mapping[str, Callable[[Mapping[str, Any], str], Awaitable[dict[str, Any]]
 async def run_action(action: CompiledAction, args: Mapping[str, Any], key: str, *,
                      url: str | None = None, headers: Mapping[str, str] | None = None,
                      client: httpx.AsyncClient | None = None) -> dict[str, Any]:
-    """Run once plus ``action.retries`` retries, each bounded by its timeout."""
-    attempts = action.retries + 1
-    last: Exception | None = None
-    for _ in range(attempts):
-        try:
-            async with asyncio.timeout(action.timeout_sec):
-                if action.kind == "tool":
-                    assert action.tool is not None
-                    return await TOOLS[action.tool](args, key)
-                return await _http(action, args, key, url or "", headers or {}, client)
-        except ActionFailed as err:
-            last = err
-            if action.kind == "tool":
-                break  # a tool's refusal is final; retries are for transport faults
-        except (TimeoutError, _Transient) as err:
-            last = ActionFailed(str(err) or "timed out")
-    raise last if isinstance(last, ActionFailed) else ActionFailed(str(last))
+    """Run once plus ``action.retries`` retries, each bounded by its timeout.
+
+    Only transport faults, timeouts and 5xx answers are retried (with exponential backoff
+    and jitter, the same idempotency key every time); a 4xx answer or a tool's refusal is
+    final at once."""
+    retrying = AsyncRetrying(stop=stop_after_attempt(action.retries + 1),
+                             wait=wait_random_exponential(multiplier=0.2, max=5.0),
+                             retry=retry_if_exception_type((TimeoutError, _Transient)),
+                             reraise=True)
+    try:
+        async for attempt in retrying:
+            with attempt:
+                async with asyncio.timeout(action.timeout_sec):
+                    return await _once(action, args, key, url or "", headers or {}, client)
+    except TimeoutError:
+        raise ActionFailed(f"timed out after {action.timeout_sec:g} s") from None
+    except _Transient as err:
+        raise ActionFailed(str(err)) from None
+    raise AssertionError("unreachable: tenacity either returns or re-raises")
+
+
+async def _once(action: CompiledAction, args: Mapping[str, Any], key: str, url: str,
+                headers: Mapping[str, str], client: httpx.AsyncClient | None) -> dict[str, Any]:
+    if action.kind == "tool":
+        assert action.tool is not None
+        return await TOOLS[action.tool](args, key)
+    return await _http(action, args, key, url, headers, client)
 
 
 async def _http(action: CompiledAction, body: Mapping[str, Any], key: str, url: str,
@@ -85,14 +107,17 @@ async def _http(action: CompiledAction, body: Mapping[str, Any], key: str, url: 
         response = await http.request(action.method, url, json=dict(body) or None,
                                       headers={**headers, "Idempotency-Key": key})
     except httpx.TransportError as err:
-        raise _Transient(f"{type(err).__name__}: {err}") from None
+        raise _Transient(f"{type(err).__name__}") from None
     finally:
         if own:
             await http.aclose()
-    if response.status_code >= 500:
-        raise _Transient(f"HTTP {response.status_code}")
     if response.status_code >= 400:
-        raise ActionFailed(f"HTTP {response.status_code}: {response.text[:200]}")
+        # the body may hold account numbers or internal hosts: the log keeps it, the
+        # conversation (result, trace) only gets the status
+        log.warning("action %s: HTTP %s: %s", action.name, response.status_code,
+                    response.text[:500])
+        failure = _Transient if response.status_code >= 500 else ActionFailed
+        raise failure(f"HTTP {response.status_code}")
     try:
         data = response.json()
     except ValueError:

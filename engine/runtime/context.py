@@ -164,6 +164,7 @@ class BatchQueue:
         turn._changed()
         if not session.task_queue:
             session.slots, session.meta, session.filling_turns = {}, Meta(), 0
+            session.journal = {}
             return None
         session.meta["batch_progress"] = session.meta.get("batch_progress", 0) + 1
         session.start_task(turn.flow.name, turn.flow.initial)

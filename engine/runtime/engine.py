@@ -60,6 +60,7 @@ class Engine:
         """
         started = time.perf_counter()
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
+        message = clean_text(message) if isinstance(message, str) else ""
         refusal = self._refuse(message)
         sent_done = False
         try:
@@ -90,15 +91,14 @@ class Engine:
     async def _locked_turn(self, session_id: str, message: str, turn_id: str,
                            started: float) -> AsyncIterator[Event]:
         record = await self.store.load(session_id)
-        version = record.version if record else 0
-        run = TurnRun(self, session_id, unicodedata.normalize("NFC", message.strip()), turn_id,
-                      SessionState.from_json(record.data if record else None))
+        run = TurnRun(self, session_id, message, turn_id,
+                      SessionState.from_json(record.data if record else None),
+                      version=record.version if record else 0)
         try:
             async for event in run.execute():
                 yield event
             done = run.done(started)
-            await self.store.commit(session_id, run.state.session.to_json(),
-                                    expected_version=version, completed=run.completed)
+            await run.commit()
         except Exception as err:
             # one line for operators; the traceback when debugging (never to the user)
             log.error("turn %s of session %s failed: %s: %s", turn_id, session_id,
@@ -123,7 +123,7 @@ class Engine:
         return done
 
     def _refuse(self, message: str) -> str | None:
-        if not isinstance(message, str) or not message.strip():
+        if not message:
             return self.text("empty_message")
         if len(message) > self.settings.max_message_chars:
             return self.text("message_too_long", limit=self.settings.max_message_chars)
@@ -142,6 +142,19 @@ class Engine:
         return text(self.service.locale, key, **values)
 
 
+def clean_text(message: str) -> str:
+    """The message as understanding should read it: NFC, no invisible format characters
+    (zero-width joiners and spaces, BOMs, bidi controls: "엄\u200d마" is "엄마"), no lone
+    surrogates, no control characters but newlines and tabs, outer space stripped."""
+    if message.isascii() and message.isprintable():
+        return message.strip()
+    kept = [ch for ch in message if ch in "\n\t" or unicodedata.category(ch) not in _DROPPED]
+    return unicodedata.normalize("NFC", "".join(kept)).strip()
+
+
+_DROPPED = frozenset({"Cf", "Cs", "Cc"})
+
+
 def plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
                started: float, *, error: bool = False) -> Done:
     """A DONE for a turn that did no work: a refusal, or a failure (``error``)."""
@@ -155,4 +168,4 @@ def plain_done(message: str, state: SessionState, service: CompiledService, turn
                 state_snapshot=snapshot(state, flow), trace=trace)
 
 
-__all__ = ["Clock", "Engine", "plain_done", "system_clock"]
+__all__ = ["Clock", "Engine", "clean_text", "plain_done", "system_clock"]

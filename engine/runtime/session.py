@@ -6,13 +6,32 @@ whole turn succeeded, so a failure leaves the session exactly as it was.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 MAX_DONE_KEPT = 50
 
 QueuedTask = dict[str, Any]
 """A task waiting in the batch queue: the slot values the user gave for it."""
+
+
+class JournalEntry(TypedDict):
+    """An irreversible action of the current task (the action journal).
+
+    Written ``pending`` and committed before the call; ``done`` or ``failed`` after it. A
+    ``pending`` entry found when a turn starts means the process died around the call: the
+    turn first repeats it with the same key, so an idempotent target answers with its first
+    result, and the task ends as the target says.
+    """
+
+    action: str
+    key: str
+    status: Literal["pending", "done", "failed"]
+    args: dict[str, Any]
+    ok: str | None
+    error: str | None
+    result: Any
 
 
 class Meta(TypedDict, total=False):
@@ -42,6 +61,10 @@ class SessionState:
     """The most recent completed tasks (also in the store's completed table)."""
     turns: int = 0
     tasks_started: int = 0
+    task_id: str = ""
+    """Random, new for every task: the idempotency keys of the task's actions derive from it."""
+    journal: dict[str, JournalEntry] = field(default_factory=dict)
+    """The current task's irreversible actions by name."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> SessionState:
@@ -54,14 +77,20 @@ class SessionState:
                    filling_turns=data.get("filling_turns", 0),
                    raw_history=memory.get("raw_history", []),
                    summary_text=memory.get("summary_text", ""), done=data.get("done", []),
-                   turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0))
+                   turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0),
+                   task_id=data.get("task_id", ""), journal=data.get("journal", {}))
 
     def to_json(self) -> dict[str, Any]:
         return {"flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
                 "task_queue": self.task_queue, "filling_turns": self.filling_turns,
                 "memory": {"raw_history": self.raw_history, "summary_text": self.summary_text},
                 "done": self.done[-MAX_DONE_KEPT:], "turns": self.turns,
-                "tasks_started": self.tasks_started}
+                "tasks_started": self.tasks_started, "task_id": self.task_id,
+                "journal": self.journal}
+
+    def pending(self) -> list[JournalEntry]:
+        """Irreversible actions that were about to run, or ran, when a process died."""
+        return [e for e in self.journal.values() if e["status"] == "pending"]
 
     def start_task(self, flow: str, initial: str, slots: dict[str, Any] | None = None) -> None:
         """Begin a new task of ``flow``; memory and the batch queue are kept."""
@@ -70,6 +99,8 @@ class SessionState:
         self.meta = _batch_only(self.meta)
         self.filling_turns = 0
         self.tasks_started += 1
+        self.task_id = secrets.token_hex(16)  # 128 bits: keys never repeat across runs
+        self.journal = {}
 
     def reset(self) -> None:
         """Forget the flow, its slots and queue; memory and completed tasks stay (seed rule 6)."""

@@ -82,7 +82,11 @@ def _assign(run: TurnRun, assignments: tuple[tuple[str, Value], ...]) -> None:
 
 
 async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
-    """Run an action; its outcome picks the step's ``ok`` or ``error`` trigger."""
+    """Run an action; its outcome picks the step's ``ok`` or ``error`` trigger.
+
+    An irreversible action goes through the session's action journal: recorded ``pending``
+    and committed before the call, run at most once per task (a second ``call`` of it in the
+    same task reuses the first result), its outcome recorded after."""
     action = run.service.actions[step.action]
     state = run.state
     total = state.session.meta.get("batch_total") or 1
@@ -92,12 +96,29 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     label = action.label or run.reply.label("call")
     yield AgentStart(action.name, label)
     started = time.perf_counter()
-    view = state.view()
-    args = {k: v.render(view) for k, v in action.args}
-    key = f"{run.session_id}:{state.session.tasks_started}:{action.name}"
+    entry = state.session.journal.get(action.name) if action.irreversible else None
+    if entry is not None and entry["status"] == "done":
+        result, error = entry["result"], None  # ran already in this task: never twice
+    else:
+        args = {k: v.render(state.view()) for k, v in action.args}
+        if action.irreversible:
+            await run.journal(action.name, args, step)
+        result, error = await perform(run, action.name, args)
+    state.set_result(result)
+    run.tracer.step(action.name, started, error=error)
+    yield AgentDone(action.name, label, error is None, result=result)
+    run.pending = outcome_trigger(action.name, step.ok, step.error, error)
+
+
+async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, str | None]:
+    """Call action ``name`` with the task's idempotency key; (result, error). The outcome of
+    an irreversible action is written to the journal (committed with the turn)."""
+    action = run.service.actions[name]
+    session = run.state.session
+    key = f"{session.task_id}:{name}"
     url = headers = None
     if action.kind == "http":
-        with_env = {**view, "env": dict(run.engine.settings.env)}
+        with_env = {**run.state.view(), "env": dict(run.engine.settings.env)}
         url = str(action.url.render(with_env)) if action.url else ""
         headers = {k: str(t.render(with_env)) for k, t in action.headers}
     error = None
@@ -105,14 +126,20 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
         result: Any = await run_action(action, args, key, url=url, headers=headers)
     except ActionFailed as err:
         result, error = {"error": str(err)}, str(err)
-    state.set_result(result)
-    run.tracer.step(action.name, started, error=error)
-    yield AgentDone(action.name, label, error is None, result=result)
-    trigger = step.ok if error is None else step.error
-    if error is not None and trigger is None:
-        raise FlowRuntimeError(f"action {action.name} failed ({error}) and its step has no "
-                               "`error` trigger")
-    run.pending = trigger
+    entry = session.journal.get(name)
+    if entry is not None:
+        entry["status"], entry["result"] = ("done" if error is None else "failed"), result
+    return result, error
+
+
+def outcome_trigger(name: str, ok: str | None, error_trigger: str | None,
+                    error: str | None) -> str | None:
+    if error is None:
+        return ok
+    if error_trigger is None:
+        raise FlowRuntimeError(f"action {name} failed ({error}) and its step has no `error` "
+                               "trigger")
+    return error_trigger
 
 
 async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
@@ -157,4 +184,4 @@ def _request(run: TurnRun, step: AgentStep) -> ChatRequest:
                          tools=tuple(BUILTIN_TOOLS[t].spec for t in step.tools))
 
 
-__all__ = ["prompt_values", "run_steps"]
+__all__ = ["outcome_trigger", "perform", "prompt_values", "run_steps"]

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
+from engine.compiler.compiled import CallStep, CompiledFlow, CompiledService, CompiledStage
 from engine.errors import FlowRuntimeError, ProviderError
 from engine.runtime.agent import JsonCheck, ModelCall
 from engine.runtime.context import TurnState, missing
@@ -37,7 +37,7 @@ from engine.runtime.llm import (
 from engine.runtime.memory import fold, remember
 from engine.runtime.models import LiveModel
 from engine.runtime.reply import Reply
-from engine.runtime.session import SessionState
+from engine.runtime.session import JournalEntry, SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.steps import run_steps
 from engine.runtime.trace import Tracer, ms
@@ -94,7 +94,7 @@ class TurnRun:
     """The mutable work of one turn; discarded unless the whole turn succeeds."""
 
     def __init__(self, engine: Engine, session_id: str, message: str, turn_id: str,
-                 session: SessionState) -> None:
+                 session: SessionState, *, version: int = 0) -> None:
         self.engine, self.service = engine, engine.service
         self.session_id, self.turn_id = session_id, turn_id
         self.state = TurnState(self.service, session, message,
@@ -107,11 +107,38 @@ class TurnRun:
         self.completed: list[dict[str, Any]] = []
         self.pending: str | None = None
         """A trigger a step asked for, fired once the stage's steps are done."""
+        self.version = version
+        """The stored session's version this turn last loaded or wrote."""
+        self._committed = 0
         self._llm: LlmUnderstanding | None = None
+
+    async def commit(self) -> None:
+        """Write the session and the tasks completed since the last write, in one go."""
+        session_data = self.state.session.to_json()
+        self.version = await self.engine.store.commit(
+            self.session_id, session_data, expected_version=self.version,
+            completed=self.completed[self._committed:])
+        self._committed = len(self.completed)
+
+    async def journal(self, name: str, args: dict[str, Any], step: CallStep) -> None:
+        """Record irreversible action ``name`` as pending and commit it before the call."""
+        session = self.state.session
+        session.journal[name] = JournalEntry(action=name, key=f"{session.task_id}:{name}",
+                                             status="pending", args=args, ok=step.ok,
+                                             error=step.error, result=None)
+        await self.commit()
 
     async def execute(self) -> AsyncIterator[Event]:
         state = self.state
         active = self.service.flows.get(state.session.flow or "")
+        if active is not None and state.session.pending():
+            # a process died around an irreversible call: finish that task first, by running
+            # its stage again (the call repeats with the same key), and say how it ended
+            state.flow = active
+            async for event in self._settle(True):
+                yield event
+            remember(state.session, state.message, self.reply.text(), self.engine.memory)
+            return
         if active is not None and active.in_progress(state.session.stage):
             state.flow = active
         else:
