@@ -71,6 +71,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         prompts={k: v for k, v in prompts.items() if v is not None},
         models=dict(spec.models), words=_words(spec), description=spec.description,
         settings={str(k): v for k, v in spec.settings.items()}, memory=spec.memory,
+        sensitive=frozenset(n for n, slot in spec.slots.items() if slot.sensitive),
         understanding_model=spec.understand.model, understanding_prompt=spec.understand.prompt,
     )
 

@@ -17,6 +17,35 @@ from engine.source import SourceMap
 Validator = Callable[[Any, Mapping[str, Any]], Any]
 
 
+def mask(value: Any) -> Any:
+    """A sensitive value as flowctl shows it: ``"•••7890"`` (None stays None)."""
+    if value is None:
+        return None
+    text = str(value)
+    return "•••" + text[-4:] if len(text) > 8 else "•••"
+
+
+def shown(values: Mapping[str, Any], sensitive: frozenset[str]) -> dict[str, Any]:
+    """``values`` with every sensitive slot masked."""
+    if not sensitive:
+        return dict(values)
+    return {k: mask(v) if k in sensitive else v for k, v in values.items()}
+
+
+def scrubbed(data: Any, secrets: frozenset[str]) -> Any:
+    """``data`` (an action's result, a hook's data) with every string that holds one of the
+    sensitive values masked, however deep it sits."""
+    if not secrets:
+        return data
+    if isinstance(data, str):
+        return mask(data) if any(s in data for s in secrets) else data
+    if isinstance(data, Mapping):
+        return {k: scrubbed(v, secrets) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [scrubbed(v, secrets) for v in data]
+    return data
+
+
 @dataclass(frozen=True, slots=True)
 class Const:
     """A literal value written in YAML (not a string, so not an expression)."""
@@ -168,6 +197,8 @@ class CompiledService:
     settings: Mapping[str, int] = field(default_factory=dict)
     """The file's defaults for FLOW_SETTINGS (``config.Settings.with_flow_defaults``)."""
     memory: MemorySpec = field(default_factory=MemorySpec)
+    sensitive: frozenset[str] = frozenset()
+    """Slots shown masked outside templates and actions (``mask``)."""
     understanding_model: str | None = None
     understanding_prompt: str | None = None
 

@@ -88,6 +88,7 @@ class SlotSpec(Spec):
     type: SlotType = Field(description="How the value is extracted and validated.")
     description: str = Field("", description="What the slot holds; shown to LLM understanding.")
     required: bool = Field(False, description="The flow cannot reach its confirmation without it.")
+    sensitive: bool = Field(False, description="Masked (last 4 characters kept) wherever flowctl shows it: DONE's state_snapshot, TASK_PROGRESS, completed tasks, the debug API and logs. Templates and actions still see the value.")
     ask: str | None = Field(None, description="Message (name in `messages`) that asks for the slot.")
     error: str | None = Field(None, description="Message (name in `messages`) said when a value is rejected.")
     minimum: float | None = Field(None, description="Smallest allowed value (integer, number, money).")

@@ -25,7 +25,7 @@ from engine.providers.reliability import (
 from engine.providers.tools import BUILTIN_TOOLS, run_tool_loop
 from engine.runtime.events import LlmToken, TraceEntry
 from engine.runtime.models import LiveModel
-from engine.runtime.trace import Tracer, mark_unusable
+from engine.runtime.trace import Tracer
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +95,7 @@ class ModelCall:
             obj, problem = check.problem(completion.text)
             if obj is not None:
                 return obj
-            mark_unusable(entry, problem)
+            self.tracer.unusable(entry, problem)
         return None
 
     async def stream(self, request: ChatRequest, *,
@@ -160,7 +160,7 @@ def _payload(call: ModelCall, text: str, json_output: bool) -> dict[str, Any] | 
     obj, problem = JsonCheck(call.live.spec.output_schema, needs_message=True).problem(text)
     if obj is None:
         if call.last is not None:
-            mark_unusable(call.last, problem)
+            call.tracer.unusable(call.last, problem)
         return None
     return {"action": "ASK", **obj}
 

@@ -56,6 +56,12 @@ class TurnState:
     def slot_values(self) -> dict[str, Any]:
         return {n: self.session.slots.get(n) for n in self.flow.slots}
 
+    def secrets(self) -> frozenset[str]:
+        """The current values of the sensitive slots, as text (to mask wherever they appear)."""
+        slots = self.session.slots
+        return frozenset(str(slots[n]) for n in self.service.sensitive
+                         if slots.get(n) not in (None, ""))
+
     def view(self) -> dict[str, Any]:
         """The template context (see docs/dsl.md, "What templates see")."""
         if self._view is None:

@@ -165,7 +165,7 @@ def plain_done(message: str, state: SessionState, service: CompiledService, turn
         trace["error"] = "turn_failed"
     return Done(message=message, next_action=stage.next_action if stage else "ASK",
                 ui_hint=UiHint(buttons=list(stage.buttons) if stage else []),
-                state_snapshot=snapshot(state, flow), trace=trace)
+                state_snapshot=snapshot(state, flow, service.sensitive), trace=trace)
 
 
 __all__ = ["Clock", "Engine", "clean_text", "plain_done", "system_clock"]

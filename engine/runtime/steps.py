@@ -22,6 +22,8 @@ from engine.compiler.compiled import (
     Step,
     TriggerStep,
     Value,
+    scrubbed,
+    shown,
 )
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ChatRequest
@@ -56,7 +58,8 @@ async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Even
                 run.pending = trigger
             case EmitStep(kind, data):
                 view = run.state.view()
-                run.hooks.append(Hook(type=kind, data={k: v.render(view) for k, v in data}))
+                values = {k: v.render(view) for k, v in data}
+                run.hooks.append(Hook(type=kind, data=scrubbed(values, run.state.secrets())))
             case CallStep():
                 async for event in _call(run, step):
                     yield event
@@ -92,7 +95,7 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     total = state.session.meta.get("batch_total") or 1
     if total > 1:
         index = state.session.meta.get("batch_progress", 0) + 1
-        yield TaskProgress(index, total, state.slot_values())
+        yield TaskProgress(index, total, shown(state.slot_values(), run.service.sensitive))
     label = action.label or run.reply.label("call")
     yield AgentStart(action.name, label)
     started = time.perf_counter()
@@ -106,7 +109,8 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
         result, error = await perform(run, action.name, args)
     state.set_result(result)
     run.tracer.step(action.name, started, error=error)
-    yield AgentDone(action.name, label, error is None, result=result)
+    yield AgentDone(action.name, label, error is None,
+                    result=scrubbed(result, state.secrets()))
     run.pending = outcome_trigger(action.name, step.ok, step.error, error)
 
 

@@ -2,6 +2,10 @@
 
 Entries are appended as each piece of work finishes and never edited by position: a caller
 that must amend an entry (a model reply that turned out unusable) holds the entry it got.
+
+Outside DEV_MODE an error in the trace is only its kind (``auth``, ``timeout``,
+``malformed``, ``HTTP 400``): an upstream message can carry a key, an account number or an
+internal host, and DONE goes to every client. The server's log keeps the details.
 """
 
 from __future__ import annotations
@@ -21,15 +25,16 @@ def ms(started: float) -> float:
 class Tracer:
     """Collects a turn's trace entries."""
 
-    __slots__ = ("entries",)
+    __slots__ = ("entries", "redact")
 
-    def __init__(self) -> None:
+    def __init__(self, *, redact: bool = True) -> None:
         self.entries: list[TraceEntry] = []
+        self.redact = redact
 
     def step(self, agent: str, started: float, *, error: str | None = None) -> TraceEntry:
         """A built-in agent (intent, understand) or an action that took since ``started``."""
         entry = TraceEntry(agent=agent, elapsed_ms=ms(started), success=error is None,
-                           retries=0, error=error)
+                           retries=0, error=self._shown(error))
         self.entries.append(entry)
         return entry
 
@@ -37,20 +42,26 @@ class Tracer:
             error: str | None = None) -> TraceEntry:
         """One logical model call (all its attempts); ``error`` when it gave no answer."""
         entry = TraceEntry(agent=agent, provider=live.config.provider, model=live.config.model,
-                           elapsed_ms=0.0, success=error is None, retries=0, error=error,
-                           tokens_in=0, tokens_out=0, fallback=error is not None)
+                           elapsed_ms=0.0, success=error is None, retries=0,
+                           error=self._shown(error), tokens_in=0, tokens_out=0,
+                           fallback=error is not None)
         if record is not None:
             entry["elapsed_ms"] = round(record.elapsed_ms, 3)
-            entry["retries"], entry["error"] = record.retries, error or record.error
+            entry["retries"], entry["error"] = record.retries, self._shown(error or record.error)
             entry["tokens_in"], entry["tokens_out"] = record.tokens_in, record.tokens_out
             entry["success"] = error is None and not record.error
         self.entries.append(entry)
         return entry
 
+    def _shown(self, error: str | None) -> str | None:
+        if error is None or not self.redact:
+            return error
+        return error.split(":", 1)[0]  # "auth: <the provider's words>" -> "auth"
 
-def mark_unusable(entry: TraceEntry, reason: str) -> None:
-    """The call answered, but its reply could not be used: the fallback answers instead."""
-    entry["error"], entry["success"], entry["fallback"] = f"malformed: {reason}", False, True
+    def unusable(self, entry: TraceEntry, reason: str) -> None:
+        """The call answered, but its reply could not be used: the fallback answers instead."""
+        entry["success"], entry["fallback"] = False, True
+        entry["error"] = self._shown(f"malformed: {reason}")
 
 
-__all__ = ["Tracer", "mark_unusable", "ms"]
+__all__ = ["Tracer", "ms"]

@@ -14,7 +14,14 @@ import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from engine.compiler.compiled import CallStep, CompiledFlow, CompiledService, CompiledStage
+from engine.compiler.compiled import (
+    CallStep,
+    CompiledFlow,
+    CompiledService,
+    CompiledStage,
+    scrubbed,
+    shown,
+)
 from engine.errors import FlowRuntimeError, ProviderError
 from engine.runtime.agent import JsonCheck, ModelCall
 from engine.runtime.context import TurnState, missing
@@ -50,11 +57,12 @@ MAX_HOPS = 32
 UNDERSTANDING = JsonCheck(UNDERSTANDING_SCHEMA)
 
 
-def snapshot(state: SessionState, flow: CompiledFlow | None) -> StateSnapshot:
-    """The session as DONE's ``state_snapshot`` shows it."""
+def snapshot(state: SessionState, flow: CompiledFlow | None,
+             sensitive: frozenset[str] = frozenset()) -> StateSnapshot:
+    """The session as DONE's ``state_snapshot`` shows it (sensitive slots masked)."""
     names = flow.slots if flow else tuple(state.slots)
     return StateSnapshot(flow=state.flow, stage=state.stage,
-                         slots={n: state.slots.get(n) for n in names},
+                         slots=shown({n: state.slots.get(n) for n in names}, sensitive),
                          missing_required=missing(state, flow), filling_turns=state.filling_turns,
                          meta={"slot_errors": {}, **state.meta}, task_queue=state.task_queue)
 
@@ -102,7 +110,7 @@ class TurnRun:
                                fill_turns=engine.settings.fill_turns,
                                ask=lambda name: self.reply.ask(name))
         self.reply = Reply(self.service, self.state, engine.text)
-        self.tracer = Tracer()
+        self.tracer = Tracer(redact=not engine.settings.dev_mode)
         self.hooks: list[Hook] = []
         self.completed: list[dict[str, Any]] = []
         self.pending: str | None = None
@@ -301,9 +309,11 @@ class TurnRun:
         """Record the task; load the next queued one (True) or end the flow (False)."""
         state = self.state
         session = state.session
-        record = {"flow": state.flow.name, "outcome": stage.name, "slots": state.slot_values(),
+        record = {"flow": state.flow.name, "outcome": stage.name,
+                  "slots": shown(state.slot_values(), self.service.sensitive),
                   "at": self.engine.clock().isoformat(timespec="seconds"),
-                  "task": session.tasks_started, "result": state.result}
+                  "task": session.tasks_started,
+                  "result": scrubbed(state.result, state.secrets())}
         self.completed.append(record)
         session.done.append(record)
         task = state.batch.next_task()
@@ -320,7 +330,8 @@ class TurnRun:
         stage = state.stage
         return Done(message=self.reply.text(), next_action=stage.next_action,
                     ui_hint=UiHint(buttons=list(stage.buttons)),
-                    state_snapshot=snapshot(state.session, state.flow), hooks=self.hooks,
+                    state_snapshot=snapshot(state.session, state.flow, self.service.sensitive),
+                    hooks=self.hooks,
                     trace=Trace(turn_id=self.turn_id, total_elapsed_ms=ms(started),
                                 agents=self.tracer.entries))
 

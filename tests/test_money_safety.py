@@ -1,0 +1,234 @@
+"""Money moves exactly once and is always recorded, whatever dies when: the action journal,
+idempotency keys, final 4xx answers, redacted traces, masked sensitive slots, clean input.
+
+The bank is a real loopback HTTP server that honours Idempotency-Key and counts requests and
+executions (tests/fakes/bank.py); the flow is the shipped transfer service with its action
+pointed at it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.compiler import compile_file
+from engine.compiler.compiled import CompiledService
+from engine.config import load_settings
+from engine.runtime.engine import Engine
+from engine.runtime.events import AgentDone, TaskProgress
+from engine.store import MemoryStore
+from tests.conftest import ROOT, TODAY
+from tests.fakes.bank import Bank
+
+TOOL_ACTION = """    tool: sandbox_bank
+    label: 이체 실행 중
+    irreversible: true
+    timeout_sec: 5
+    args: {to: slots.target, amount: slots.amount, limit: 5000000}
+"""
+HTTP_ACTION = """    http:
+      url: "{{ env.BANK_URL }}/transfers"
+      json: {to: slots.target, amount: slots.amount}
+    label: 이체 실행 중
+    irreversible: true
+    timeout_sec: 5
+    retries: 2
+"""
+
+
+def bank_flow(directory: Path, *, sensitive: bool = False) -> CompiledService:
+    text = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8")
+    assert TOOL_ACTION in text
+    text = text.replace(TOOL_ACTION, HTTP_ACTION)
+    if sensitive:
+        text = text.replace("  target:\n    type: string\n", "  target:\n    type: string\n"
+                            "    sensitive: true\n")
+    shutil.copytree(ROOT / "prompts", directory / "prompts", dirs_exist_ok=True)
+    (directory / "flows").mkdir(exist_ok=True)
+    (directory / "flows" / "bank.yaml").write_text(text, encoding="utf-8")
+    return compile_file(directory / "flows" / "bank.yaml")
+
+
+@pytest.fixture
+def bank() -> Iterator[Bank]:
+    running = Bank().start()
+    yield running
+    running.stop()
+
+
+def engine_for(service: CompiledService, bank: Bank, store: MemoryStore | None = None,
+               **env: str) -> Engine:
+    return Engine(service, store=store or MemoryStore(), clock=lambda: TODAY,
+                  settings=load_settings({"BANK_URL": bank.url, **env}))
+
+
+class DyingStore(MemoryStore):
+    """Raises on the N-th commit from now, as if the process died right before it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.die_at: int | None = None
+
+    async def commit(self, session_id: str, data: dict[str, Any], *, expected_version: int,
+                     completed: Sequence[Mapping[str, Any]] = ()) -> int:
+        if self.die_at is not None:
+            self.die_at -= 1
+            if self.die_at == 0:
+                self.die_at = None
+                raise OSError("killed")
+        return await super().commit(session_id, data, expected_version=expected_version,
+                                    completed=completed)
+
+
+async def test_every_task_gets_a_new_random_header_safe_key(tmp_path: Path, bank: Bank) -> None:
+    service = bank_flow(tmp_path)
+    for _ in range(2):  # two runs of a fresh store with the same session id (flowctl chat)
+        engine = engine_for(service, bank)
+        await engine.reply("terminal", "엄마한테 1만원 보내줘")
+        assert (await engine.reply("terminal", "확인")).state_snapshot["stage"] == "EXECUTED"
+    await engine.reply("terminal", "엄마한테 2만원 보내줘")
+    await engine.reply("terminal", "확인")
+    keys = [key for key, _ in bank.requests]
+    assert len(keys) == 3 and len(set(keys)) == 3
+    assert all(k and re.fullmatch(r"[0-9a-f]{32}:send_money", k) for k in keys)
+    assert len(bank.executions) == 3
+
+
+@pytest.mark.parametrize("session_id", ["엄마와의 대화", "💸🙂", "a b/c?d"])
+async def test_any_session_id_completes_an_http_action(tmp_path: Path, bank: Bank,
+                                                       session_id: str) -> None:
+    engine = engine_for(bank_flow(tmp_path), bank)
+    await engine.reply(session_id, "엄마한테 1만원 보내줘")
+    done = await engine.reply(session_id, "확인")
+    assert done.state_snapshot["stage"] == "EXECUTED"
+    assert [c["outcome"] for c in await engine.store.completed(session_id)] == ["EXECUTED"]
+
+
+async def test_a_4xx_answer_is_final_and_its_body_stays_on_the_server(
+        tmp_path: Path, bank: Bank) -> None:
+    engine = engine_for(bank_flow(tmp_path), bank)
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    bank.status = 400
+    events = [e async for e in engine.turn("s", "확인")]
+    done = events[-1]
+    assert done.state_snapshot["stage"] == "FAILED"  # type: ignore[union-attr]
+    assert len(bank.requests) == 1  # not retried
+    shown = repr([getattr(e, "__dict__", None) or e for e in events])
+    assert "110-123" not in shown and "core-7" not in shown
+
+
+async def test_a_5xx_answer_is_retried_with_the_same_key(tmp_path: Path, bank: Bank) -> None:
+    engine = engine_for(bank_flow(tmp_path), bank)
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    bank.status = 503
+    done = await engine.reply("s", "확인")
+    assert done.state_snapshot["stage"] == "FAILED"
+    assert len(bank.requests) == 3 and len({k for k, _ in bank.requests}) == 1
+
+
+@pytest.mark.parametrize("retry", ["확인", "취소", "3만원으로 바꿔줘", "안녕"])
+async def test_a_death_after_the_call_is_resolved_by_the_next_turn(
+        tmp_path: Path, bank: Bank, retry: str) -> None:
+    """The bank has the transfer but the turn's commit never happened: the next turn (in a
+    new engine, as after a restart) repeats the call with the same key and records it, once,
+    as EXECUTED, whatever the user says next."""
+    store = DyingStore()
+    service = bank_flow(tmp_path)
+    engine = engine_for(service, bank, store)
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    store.die_at = 2  # the journal's commit goes through; the one after the call dies
+    failed = await engine.reply("s", "확인")
+    assert failed.trace.get("error") == "turn_failed"
+    assert len(bank.executions) == 1 and await store.completed("s") == []
+
+    restarted = engine_for(service, bank, store)
+    done = await restarted.reply("s", retry)
+    assert done.state_snapshot["stage"] == "EXECUTED"
+    assert "완료" in done.message
+    assert len(bank.executions) == 1  # the repeat was answered from the bank's first result
+    assert len(bank.requests) == 2 and bank.requests[0][0] == bank.requests[1][0]
+    completed = await store.completed("s")
+    assert [c["outcome"] for c in completed] == ["EXECUTED"]
+    assert completed[0]["result"]["transaction_id"] == "tx-1"
+
+
+async def test_a_death_before_the_call_moves_no_money(tmp_path: Path, bank: Bank) -> None:
+    store = DyingStore()
+    engine = engine_for(bank_flow(tmp_path), bank, store)
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    store.die_at = 1  # the journal's own commit dies: the call must not happen
+    failed = await engine.reply("s", "확인")
+    assert failed.state_snapshot["stage"] == "READY" and bank.requests == []
+    done = await engine.reply("s", "확인")
+    assert done.state_snapshot["stage"] == "EXECUTED" and len(bank.executions) == 1
+
+
+async def test_an_irreversible_action_runs_at_most_once_per_task(tmp_path: Path,
+                                                                 bank: Bank) -> None:
+    """A flow that loops back into the call's stage reuses the first result."""
+    text = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8")
+    text = text.replace(TOOL_ACTION, HTTP_ACTION).replace(
+        "          - {call: send_money, ok: executed, error: failed}",
+        "          - {call: send_money, ok: again, error: failed}\n"
+        "          - {trigger: again}").replace(
+        "      - {trigger: executed, source: CONFIRMED, dest: EXECUTED}",
+        "      - {trigger: again, source: CONFIRMED, dest: CONFIRMED, when: filling_turns < 0}\n"
+        "      - {trigger: again, source: CONFIRMED, dest: EXECUTED}")
+    (tmp_path / "flows").mkdir()
+    shutil.copytree(ROOT / "prompts", tmp_path / "prompts")
+    (tmp_path / "flows" / "loop.yaml").write_text(text, encoding="utf-8")
+    engine = engine_for(compile_file(tmp_path / "flows" / "loop.yaml"), bank)
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    done = await engine.reply("s", "확인")
+    assert done.state_snapshot["stage"] == "EXECUTED"
+    assert len(bank.requests) == 1
+
+
+async def test_a_provider_error_text_reaches_no_client_outside_dev_mode(
+        transfer: CompiledService) -> None:
+    from tests.fakes.llm_servers import FakeLLMServer, FakeReply
+
+    async with FakeLLMServer() as server:
+        server.enqueue(*[FakeReply(status=401, error_message="Incorrect API key provided: "
+                                   "sk-secret-123")] * 8)
+        env = {"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "sk-secret-123"}
+        for dev, leaks in (("false", False), ("true", True)):
+            engine = Engine(transfer, store=MemoryStore(), clock=lambda: TODAY,
+                            settings=load_settings({**env, "DEV_MODE": dev}))
+            done = await engine.reply("s", "날씨 어때?")
+            assert ("sk-secret-123" in repr(done.trace)) is leaks
+            assert any(a.get("error") for a in done.trace["agents"])
+            await engine.aclose()
+
+
+async def test_sensitive_slots_are_masked_wherever_they_are_shown(tmp_path: Path,
+                                                                  bank: Bank) -> None:
+    engine = engine_for(bank_flow(tmp_path, sensitive=True), bank)
+    await engine.reply("s", "김철수123456한테 1만원, 이영희654321한테 2만원 보내줘")
+    events = [e async for e in engine.turn("s", "확인")]
+    done = events[-1]
+    shown = [e.slots for e in events if isinstance(e, TaskProgress)]
+    shown.append(done.state_snapshot["slots"])  # type: ignore[union-attr]
+    shown += [c["slots"] for c in await engine.store.completed("s")]
+    assert all(s["target"] is None or s["target"].startswith("•••") for s in shown), shown
+    results = [e.result for e in events if isinstance(e, AgentDone)]
+    hooks = done.hooks  # type: ignore[union-attr]
+    stored = await engine.store.completed("s")
+    assert "김철수123456" not in repr([shown, results, hooks, stored])
+    assert bank.executions[0]["to"] == "김철수123456"  # the bank gets the real value
+
+
+async def test_invisible_characters_never_reach_understanding(transfer: CompiledService) -> None:
+    engine = Engine(transfer, store=MemoryStore(), clock=lambda: TODAY,
+                    settings=load_settings({}))
+    done = await engine.reply("s", "엄\u200d마한테 1만원 보내줘\ufeff")
+    assert done.state_snapshot["slots"]["target"] == "엄마"
+    blank = await engine.reply("t", "\u200b\u200c\u2060")
+    assert blank.message == "질문을 입력해주세요."
+    odd = await engine.reply("u", "확인\ud800")
+    assert odd.trace.get("error") is None
