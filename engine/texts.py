@@ -13,6 +13,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "turn_failed": "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요.",
         "slot_invalid": "입력하신 값을 사용할 수 없어요.",
         "ask_slot": "{slot} 값을 알려주세요.",
+        "currency_mismatch": "{currency} 금액은 받을 수 없어요. {expected} 금액으로 알려주세요.",
         "label_intent": "의도 파악 중",
         "label_understand": "정보 추출 중",
         "label_call": "실행 중",
@@ -26,6 +27,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "turn_failed": "Sorry, something went wrong. Please try again in a moment.",
         "slot_invalid": "That value can't be used.",
         "ask_slot": "Please tell me the {slot}.",
+        "currency_mismatch": "I can't take an amount in {currency}; please give it in {expected}.",
         "label_intent": "Finding intent",
         "label_understand": "Reading details",
         "label_call": "Running",
@@ -40,6 +42,7 @@ TEXTS: dict[str, dict[str, str]] = {
 OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
     "message_too_long": ("limit",), "ask_slot": ("slot",),
+    "currency_mismatch": ("currency", "expected"),
 }
 
 

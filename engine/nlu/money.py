@@ -1,7 +1,9 @@
 """Text -> money amounts as Match spans ("3만 5천원", "마이너스 천원", "$1.5k", "5 dollars").
 
-Only the amount is returned (int, or float when it has a fractional part: "$12.50" ->
-12.5); which currency was meant is an enum slot's job (see enums.py).
+The amount is the match's value (int, or float when it has a fractional part: "$12.50" ->
+12.5) and the currency it was written in is its ``unit`` ("원"/"₩"/"won" -> KRW, "$"/"달러"/
+"dollars" -> USD, "€"/"euro" -> EUR, "£" -> GBP; None for a bare "10k"), so a money slot can
+refuse an amount in a currency it does not hold instead of relabelling it.
 
 An amount needs a currency next to it, so "50", "3개", "10시", "1억" and "2026-11-22" are
 not money:
@@ -95,4 +97,21 @@ def _english(match: re.Match[str]) -> Match:
 
 def _signed(match: re.Match[str], value: Decimal) -> Match:
     amount = to_number(-value if match["neg"] else value)
-    return Match(value=amount, start=match.start(), end=match.end(), text=match.group())
+    text = match.group()
+    return Match(value=amount, start=match.start(), end=match.end(), text=text,
+                 unit=currency_of(text))
+
+
+_UNITS = (("KRW", re.compile(r"원|₩|\b(?:won|krw)\b", re.IGNORECASE)),
+          ("USD", re.compile(r"\$|달러|\b(?:usd|dollars?|bucks?)\b", re.IGNORECASE)),
+          ("EUR", re.compile(r"€|\b(?:eur|euros?)\b", re.IGNORECASE)),
+          ("GBP", re.compile(r"£")))
+
+
+def currency_of(text: str) -> str | None:
+    """The ISO currency a money text names ("$50" -> "USD", "3만원" -> "KRW"), if any.
+
+    >>> currency_of("50 dollars"), currency_of("3만원"), currency_of("10k")
+    ('USD', 'KRW', None)
+    """
+    return next((code for code, pattern in _UNITS if pattern.search(text)), None)

@@ -48,7 +48,13 @@ from engine.runtime.session import JournalEntry, SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.steps import run_steps
 from engine.runtime.trace import Tracer, ms
-from engine.runtime.understand import Intent, Understanding, detect_intent, understand
+from engine.runtime.understand import (
+    ForeignAmount,
+    Intent,
+    Understanding,
+    detect_intent,
+    understand,
+)
 
 if TYPE_CHECKING:
     from engine.runtime.engine import Engine
@@ -119,6 +125,8 @@ class TurnRun:
         """The stored session's version this turn last loaded or wrote."""
         self._committed = 0
         self._llm: LlmUnderstanding | None = None
+        self.routed = False
+        """This turn picked the flow (a new task), rather than continuing one."""
 
     async def commit(self) -> None:
         """Write the session and the tasks completed since the last write, in one go."""
@@ -184,6 +192,7 @@ class TurnRun:
                 intent = llm_intent(service, self._llm)
         flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
         self.state.route(flow, intent)
+        self.routed = True
         self.tracer.step("intent", started)
         yield AgentDone("intent", label, True, result=intent.name)
 
@@ -191,7 +200,9 @@ class TurnRun:
         """Rules first; the turn's one LLM call only when they settle nothing."""
         state, flow = self.state, self.state.flow
         session = state.session
-        unfilled = state.missing()
+        # a bare answer ("엄마") fills the slot the last turn asked for: on the turn that routed
+        # into the flow nothing was asked yet ("송금하고 싶어" is not a recipient)
+        unfilled = [] if self.routed else state.missing()
         rules = understand(state.message, self.service, flow, session.stage or flow.initial,
                            asked=unfilled[0] if unfilled else None,
                            batching=flow.batch and not session.meta.get("batch_total"),
@@ -252,6 +263,10 @@ class TurnRun:
         """Validate ``raw`` in code; a rejected value leaves the slot and records why."""
         slot = self.service.slots.get(name)
         if slot is None or name not in self.state.flow.slots:
+            return
+        if isinstance(raw, ForeignAmount):
+            self.state.reject(name, self.engine.text("currency_mismatch", currency=raw.currency,
+                                                     expected=slot.spec.currency))
             return
         value = validate(slot, raw, self.state.session.slots)
         if isinstance(value, Rejected):

@@ -37,6 +37,15 @@ class SlotOp:
     value: Any = None
 
 
+@dataclass(frozen=True, slots=True)
+class ForeignAmount:
+    """An amount written in a currency the money slot does not hold ("$50" for a KRW slot):
+    refused with a message that names both, never relabelled."""
+
+    amount: Any
+    currency: str
+
+
 @dataclass(slots=True)
 class Understanding:
     ops: list[SlotOp] = field(default_factory=list)
@@ -134,7 +143,7 @@ def _pick(text: str, slots: Sequence[CompiledSlot],
     for slot, matches in found:
         match = next((m for m in matches if not _overlaps(m, claimed)), None)
         if match is not None:
-            values[slot.name] = match.value
+            values[slot.name] = _value(slot, match)
             claimed.append((match.start, match.end))
     if not values and asked is not None:
         bare = next((s for s in slots if s.name == asked), None)
@@ -153,6 +162,14 @@ _FINDERS: dict[str, Finder] = {
                                           if isinstance(m.value, int)],
     "number": lambda slot, text, today: find_numbers(text),
 }
+
+
+def _value(slot: CompiledSlot, match: Match) -> Any:
+    """The match's value; an amount in another currency than the slot's is marked as such."""
+    currency = slot.spec.currency
+    if currency and match.unit and match.unit != currency and slot.spec.type == "money":
+        return ForeignAmount(match.value, match.unit)
+    return match.value
 
 
 def _overlaps(match: Match, claimed: Sequence[tuple[int, int]]) -> bool:
