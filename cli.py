@@ -92,7 +92,8 @@ def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
               help="Report the stages, transitions and slot branches the tests exercised.")
 def test(paths: Sequence[str], show_coverage: bool) -> None:
     """Run the conversation tests (*.test.yaml) of flows and directories."""
-    from engine.testing import TEST_SUFFIX, find_test_files, run_file
+    from engine.testing.runner import run_file
+    from engine.testing.spec import TEST_SUFFIX, find_test_files
     from engine.transports import terminal
 
     for named in paths:  # a flow named directly is refused when invalid, tests or not
@@ -115,7 +116,7 @@ def test(paths: Sequence[str], show_coverage: bool) -> None:
     if show_coverage:
         from rich.markup import escape
 
-        from engine.lint.coverage import coverage, render
+        from engine.testing.coverage import coverage, render
 
         for line in render(coverage(everything)):
             console.print(escape(line), style="red" if line.endswith("MISSED") else None,
@@ -161,7 +162,7 @@ def lint(paths: Sequence[str], fmt: str, strict: bool) -> None:
 @click.option("--flow", "flow_name", default=None, help="Only this flow (default: every flow).")
 def graph(flow: str, fmt: str, flow_name: str | None) -> None:
     """Draw the stage machine of FLOW's flows, guards on edges, terminal stages marked."""
-    from engine.lint import diagram
+    from engine.authoring import diagram
 
     service = _compile(flow).spec
     if flow_name is not None and flow_name not in service.flows:
@@ -180,7 +181,7 @@ def graph(flow: str, fmt: str, flow_name: str | None) -> None:
               type=click.Path(file_okay=False), help="Where the flow and its tests go.")
 def new(name: str, shape: str, directory: str) -> None:
     """Scaffold NAME.yaml, its conversation tests and its prompt; never overwrites."""
-    from engine.lint.scaffold import ScaffoldError, scaffold
+    from engine.authoring.scaffold import ScaffoldError, scaffold
 
     try:
         written = scaffold(name, shape, Path(directory))

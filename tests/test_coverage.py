@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cli import main
-from engine.lint.coverage import FlowCoverage, coverage
-from engine.testing import run_file
+from engine.testing.coverage import FlowCoverage, coverage
+from engine.testing.runner import run_file
 from tests.conftest import ROOT
 
 CASES = ROOT / "tests" / "lint" / "cases"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cli import main
+from engine.authoring.diagram import dot, mermaid
 from engine.dsl import load_service
-from engine.lint.diagram import dot, mermaid
 from tests.conftest import ROOT
 
 TRANSFER = ROOT / "flows" / "transfer.yaml"

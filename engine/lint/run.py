@@ -17,7 +17,8 @@ from engine.codes import UNUSABLE
 from engine.compiler.checks import prompts
 from engine.compiler.front import Parsed, analyse_file, parse_file
 from engine.errors import Finding, FlowDefinitionError, SourceLocation, sorted_findings
-from engine.testing import TEST_SUFFIX, load_tests, name_findings
+from engine.testing.names import name_findings
+from engine.testing.spec import TEST_SUFFIX, load_tests
 
 PARALLEL_FROM = 200  # files; below this, worker start-up costs more than it saves (bench/lint.py)
 

@@ -4,14 +4,43 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.markup import escape
 
-from engine.errors import Finding
+from engine.errors import Finding, SourceLocation
 from engine.runtime.events import AgentDone, AgentStart, Done, Event, LlmToken, TaskProgress
-from engine.testing import ConversationResult
+
+
+class MismatchLike(Protocol):
+    """What ``show_results`` prints of one missed expectation (``engine.testing`` makes them)."""
+
+    @property
+    def turn(self) -> int: ...
+    @property
+    def user(self) -> str: ...
+    @property
+    def field(self) -> str: ...
+    @property
+    def expected(self) -> Any: ...
+    @property
+    def actual(self) -> Any: ...
+    @property
+    def location(self) -> SourceLocation: ...
+
+
+class ResultLike(Protocol):
+    """What ``show_results`` prints of one conversation's result."""
+
+    @property
+    def file(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def mismatches(self) -> Sequence[MismatchLike]: ...
 
 
 def show_event(console: Console, event: Event, *, verbose: bool) -> None:
@@ -56,7 +85,7 @@ def show_findings(console: Console, findings: Sequence[Finding]) -> None:
                       highlight=False, emoji=False)
 
 
-def show_results(console: Console, results: Sequence[ConversationResult]) -> tuple[int, int]:
+def show_results(console: Console, results: Sequence[ResultLike]) -> tuple[int, int]:
     """Print one line per conversation and a diff per mismatch; return (passed, failed)."""
     passed = failed = 0
     for result in results:

@@ -24,7 +24,8 @@ class ScaffoldError(Exception):
 
 
 def _template(name: str) -> str:
-    return resources.files("engine.lint").joinpath("templates", name).read_text(encoding="utf-8")
+    template = resources.files("engine.authoring").joinpath("templates", name)
+    return template.read_text(encoding="utf-8")
 
 
 def prompts_dir(directory: Path) -> Path:

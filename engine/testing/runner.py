@@ -1,0 +1,84 @@
+"""A ``*.test.yaml`` file -> a ``ConversationResult`` per conversation, mismatches located.
+
+Each conversation runs against an ``Engine`` on a fresh in-memory store with a fixed clock,
+turn by turn, and every expectation a turn states is compared with what the turn produced
+(``compare``). What each turn exercised is noted for the coverage report.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path as FilePath
+from typing import Any
+
+from engine.compiler import compile_file
+from engine.compiler.compiled import CompiledService
+from engine.config import Settings, load_settings
+from engine.runtime.engine import Engine
+from engine.runtime.events import Done
+from engine.source import SourceMap
+from engine.store import MemoryStore
+from engine.testing.compare import compare
+from engine.testing.coverage import Fired, note_turn, observe
+from engine.testing.names import check_names
+from engine.testing.results import ConversationResult, Mismatch
+from engine.testing.spec import ConversationSpec, TurnSpec, load_tests
+
+
+async def run_file(path: FilePath) -> list[ConversationResult]:
+    """Run every conversation of the test file ``path`` against the flow it tests."""
+    spec, source, flow_path = load_tests(path)
+    service = compile_file(flow_path)
+    check_names(spec, source, service)
+    clock_time = dt.datetime.combine(spec.today, dt.time(9, 0)).astimezone()
+    fired: list[Fired] = []
+    run = _Run(path, flow_path, source, observe(service, fired), load_settings(spec.env),
+               clock_time, fired)
+    return [await run.conversation(c, conversation)
+            for c, conversation in enumerate(spec.conversations)]
+
+
+@dataclass
+class _Run:
+    """One test file's run: the service, its machines observed, logging into ``fired``."""
+
+    path: FilePath
+    flow_path: FilePath
+    source: SourceMap
+    service: CompiledService
+    settings: Settings
+    clock_time: dt.datetime
+    fired: list[Fired]
+
+    async def conversation(self, c: int, conversation: ConversationSpec) -> ConversationResult:
+        store = MemoryStore()
+        engine = Engine(self.service, store=store, settings=self.settings,
+                        clock=lambda: self.clock_time)
+        result = ConversationResult(str(self.path), conversation.name,
+                                    self.source.locate(("conversations", c)),
+                                    flow_file=str(self.flow_path))
+        before: Mapping[str, Any] = {}
+        for t, turn in enumerate(conversation.turns):
+            before = await self._turn(engine, store, result, (c, t), turn, before)
+        return result
+
+    async def _turn(self, engine: Engine, store: MemoryStore, result: ConversationResult,
+                    where: tuple[int, int], turn: TurnSpec,
+                    before: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Run one turn, note its mismatches and coverage; the state the next turn starts in."""
+        c, t = where
+        self.fired.clear()
+        events = [e async for e in engine.turn(f"test-{c}", turn.user)]
+        done = events[-1]
+        assert isinstance(done, Done)
+        result.stages.add(str(done.state_snapshot.get("stage")))
+        location = self.source.locate(("conversations", c, "turns", t))
+        records = await store.completed(f"test-{c}")
+        completed = len(records)
+        result.mismatches.extend(Mismatch(t + 1, turn.user, name, want, got, location)
+                                 for name, want, got in compare(turn, events, done, completed))
+        finished = records[before.get("completed", 0):]
+        note_turn(result, self.fired, before, done.state_snapshot, finished)
+        return {**done.state_snapshot, "completed": completed}

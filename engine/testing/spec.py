@@ -1,0 +1,95 @@
+"""``*.test.yaml`` files -> validated ``TestFileSpec`` models, their source map and flow file.
+
+The closed pydantic models of a conversation test file (the format is documented in
+docs/testing.md), finding the test files among paths, and loading one with every schema
+error located (FL090).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path as FilePath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.dsl.load import load_file
+from engine.errors import Finding, FlowDefinitionError
+from engine.source import SourceMap
+
+TEST_SUFFIX = ".test.yaml"
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TurnSpec(_Spec):
+    user: str = Field(description="What the user says.")
+    stage: str | None = None
+    flow: str | None = None
+    next_action: str | None = None
+    slots: dict[str, Any] | None = Field(None, description="Expected values of these slots.")
+    say: str | list[str] | None = Field(None, description="Substring(s) of the reply.")
+    not_say: str | list[str] | None = Field(None, description="Substring(s) it must not have.")
+    buttons: list[str] | None = None
+    missing: list[str] | None = None
+    errors: dict[str, str] | None = Field(
+        None, description="Slot -> substring of its error; {} for none.")
+    events: list[str | dict[str, Any]] | None = Field(
+        None, description="Event names (or {NAME: payload subset}) in order.")
+    hooks: list[str] | None = Field(None, description="Hook types sent in DONE.")
+    queue: int | None = Field(None, description="Tasks waiting in the batch queue.")
+    completed: int | None = Field(None, description="Completed tasks in the session so far.")
+
+
+class ConversationSpec(_Spec):
+    name: str
+    turns: list[TurnSpec]
+
+
+class TestFileSpec(_Spec):
+    flow: str | None = Field(None, description="Flow file beside this one; default: same name.")
+    today: dt.date = Field(dt.date(2026, 1, 5), description="Relative dates resolve against it.")
+    env: dict[str, str] = Field(default_factory=dict, description="Settings, as env variables.")
+    conversations: list[ConversationSpec]
+
+
+def find_test_files(paths: Sequence[str | FilePath]) -> list[FilePath]:
+    """``*.test.yaml`` files in the given files/dirs; a flow file stands for its tests."""
+    found: list[FilePath] = []
+    for raw in paths:
+        path = FilePath(raw)
+        if path.is_dir():
+            found.extend(sorted(path.rglob(f"*{TEST_SUFFIX}")))
+        elif path.name.endswith(TEST_SUFFIX):
+            found.append(path)
+        else:
+            sibling = path.with_name(path.name.removesuffix(".yaml").removesuffix(".yml")
+                                     + TEST_SUFFIX)
+            if sibling.exists():
+                found.append(sibling)
+    return found
+
+
+def load_tests(path: FilePath) -> tuple[TestFileSpec, SourceMap, FilePath]:
+    """The test file's model, its source map and the flow file it tests."""
+    data, source = load_file(path)
+    try:
+        spec = TestFileSpec.model_validate(data)
+    except ValidationError as err:
+        raise FlowDefinitionError(_finding(source, e) for e in err.errors()) from None
+    flow = path.parent / (spec.flow or path.name.removesuffix(TEST_SUFFIX) + ".yaml")
+    return spec, source, flow
+
+
+def _finding(source: SourceMap, error: Any) -> Finding:
+    loc = tuple(error["loc"])
+    if error["type"] == "extra_forbidden":
+        return source.finding(loc, f"unknown key `{loc[-1]}`", code="FL090", key=True,
+                              hint="see docs/testing.md for the keys a turn takes")
+    raw = source.yaml11_bools.get(loc)
+    hint = f"YAML reads an unquoted `{raw}` as a boolean; write '{raw}' in quotes" if raw else None
+    return source.finding(loc, f"{'.'.join(map(str, loc))}: {error['msg']}", code="FL090",
+                          hint=hint)
