@@ -1,0 +1,186 @@
+"""Runtime TypedDicts -> pydantic request/response models (also the OpenAPI docs at /docs).
+
+The DONE payload's parts are declared once, as TypedDicts in ``engine.runtime.events`` and
+``engine.runtime.session``; ``model_of`` derives a model from each, so the schema at
+``/openapi.json`` cannot drift from what the engine sends, and a client that validates a
+response with these models reads ``interaction.ui_hint.buttons`` as attributes. These
+models only document and validate: responses are written from the events themselves.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import types
+from typing import (
+    Annotated,
+    Any,
+    NotRequired,
+    Required,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+
+from engine.dsl.spec import NextAction
+from engine.runtime.events import Hook, StateSnapshot, Trace, UiHint
+
+__all__ = ["ERRORS", "SSE_DOC", "ChatRequest", "ChatResponse", "CompletedResponse",
+           "DebugResponse", "ErrorBody", "Health", "Interaction", "SessionId", "model_of"]
+
+
+# -- models derived from the runtime's TypedDicts ------------------------------------------
+
+@functools.cache
+def _derived(shape: type, notes: tuple[tuple[str, str], ...]) -> type[BaseModel]:
+    fields: dict[str, Any] = {}
+    for key, hint in get_type_hints(shape, include_extras=True).items():
+        required, hint = _requirement(shape, hint)
+        spec: dict[str, Any] = {"description": dict(notes).get(key)}
+        if key.startswith("_"):
+            spec["alias"] = key
+        if required:
+            fields[key.lstrip("_")] = (_swap(hint), Field(**spec))
+        else:  # a key the engine may leave out
+            fields[key.lstrip("_")] = (_swap(hint) | None, Field(None, **spec))
+    return create_model(shape.__name__, __doc__=shape.__doc__, __module__=__name__,
+                        __config__=ConfigDict(extra="allow", populate_by_name=True),
+                        **fields)
+
+
+def _requirement(shape: type, hint: Any) -> tuple[bool, Any]:
+    """Whether a key must be there, and its type without ``Required``/``NotRequired``.
+
+    Read from the hint rather than ``__required_keys__``, which is wrong for TypedDicts whose
+    annotations are strings (``from __future__ import annotations``) before Python 3.13.
+    """
+    origin = get_origin(hint)
+    if origin in (Required, NotRequired):
+        return origin is Required, get_args(hint)[0]
+    return bool(getattr(shape, "__total__", True)), hint
+
+
+def model_of(shape: type, **notes: str) -> type[BaseModel]:
+    """The pydantic model of TypedDict ``shape``; nested TypedDicts become models too.
+
+    ``notes`` describe fields for the docs; a key that starts with ``_`` becomes a field
+    without it, aliased to the key. Keys the TypedDict does not require default to None.
+
+    >>> from engine.runtime.events import Trace, UiHint
+    >>> model_of(UiHint).model_validate({"buttons": ["확인"]}).buttons
+    ['확인']
+    >>> model_of(Trace).model_validate({"turn_id": "a1", "total_elapsed_ms": 1.5,
+    ...                                 "agents": []}).error is None
+    True
+    """
+    return _derived(shape, tuple(sorted(notes.items())))
+
+
+def _swap(hint: Any) -> Any:
+    """``hint`` with every TypedDict in it replaced by its model."""
+    if is_typeddict(hint):
+        return model_of(hint)
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is None or not args:
+        return hint
+    swapped = tuple(_swap(arg) for arg in args)
+    if origin in (Union, types.UnionType):
+        return functools.reduce(operator.or_, swapped)
+    return origin[swapped]
+
+
+# -- requests ---------------------------------------------------------------------------------
+
+def _session_id(value: str) -> str:
+    if not value.strip() or value != value.strip():
+        raise ValueError("session_id must not be blank nor start or end with a space")
+    return value
+
+
+SessionId = Annotated[str, Field(min_length=1, max_length=128, examples=["user-001"],
+                                 description="Any id the client picks; 1-128 characters."),
+                      AfterValidator(_session_id)]
+
+
+class ChatRequest(BaseModel):
+    """One user message for one session."""
+
+    session_id: SessionId
+    message: str = Field(examples=["엄마한테 1만원 보내줘"],
+                         description="Blank -> a DONE asking for a question; longer than "
+                                     "max_message_chars (default 4000) -> 413.")
+
+
+# -- responses --------------------------------------------------------------------------------
+
+Interaction = create_model(
+    "Interaction", __doc__="The DONE payload: always the last event of a turn.",
+    __module__=__name__, __config__=ConfigDict(populate_by_name=True),
+    message=(str, ...),
+    next_action=(NextAction, ...),
+    ui_hint=(model_of(UiHint, buttons="Texts the client may offer as buttons; sending one "
+                                      "is the same as typing it."), ...),
+    state_snapshot=(model_of(StateSnapshot, meta="`slot_errors` and batch progress live "
+                                                 "here."), ...),
+    hooks=(_swap(list[Hook]), ...),
+    trace=(model_of(Trace, error="Set when the turn failed and saved nothing."),
+           Field(alias="_trace")),
+)
+
+ChatResponse = create_model(
+    "ChatResponse", __module__=__name__, interaction=(Interaction, ...),
+    hooks=(_swap(list[Hook]), ...),
+)
+
+
+class CompletedResponse(BaseModel):
+    session_id: str
+    completed: list[dict[str, Any]] = Field(description="Finished tasks, oldest first: flow, "
+                                                        "outcome, slots, at, result.")
+
+
+class Memory(BaseModel):
+    raw_history: list[dict[str, str]]
+    summary_text: str
+
+
+class DebugResponse(BaseModel):
+    session_id: str
+    version: int
+    state: dict[str, Any]
+    memory: Memory
+    completed: list[dict[str, Any]]
+
+
+class Health(BaseModel):
+    status: str
+    service: str
+    dev_mode: bool
+    max_message_chars: int
+
+
+class ErrorBody(BaseModel):
+    error: str = Field(examples=["message_too_long"])
+    message: str
+    detail: list[dict[str, Any]] | None = None
+
+
+ResponsesDoc = dict[int | str, dict[str, Any]]
+
+ERRORS: ResponsesDoc = {
+    413: {"model": ErrorBody, "description": "The message is longer than max_message_chars."},
+    422: {"model": ErrorBody, "description": "Malformed JSON or a missing/empty field."},
+    503: {"model": ErrorBody, "description": "The server failed; nothing was saved."},
+}
+
+SSE_DOC: ResponsesDoc = {
+    200: {"content": {"text/event-stream": {}},
+          "description": "SSE: AGENT_START, LLM_TOKEN, LLM_DONE, AGENT_DONE, TASK_PROGRESS, "
+                         "then DONE (always last; same payload as `interaction`)."},
+    204: {"description": "The request carried Last-Event-ID (an EventSource reconnecting); "
+                         "no turn ran."},
+}
