@@ -232,3 +232,20 @@ async def test_invisible_characters_never_reach_understanding(transfer: Compiled
     assert blank.message == "질문을 입력해주세요."
     odd = await engine.reply("u", "확인\ud800")
     assert odd.trace.get("error") is None
+
+
+async def test_a_session_belongs_to_the_principal_that_created_it(
+        transfer: CompiledService) -> None:
+    engine = Engine(transfer, store=MemoryStore(), clock=lambda: TODAY,
+                    settings=load_settings({}))
+    await engine.reply("s", "엄마한테 1만원 보내줘", owner="alice")
+    stranger = await engine.reply("s", "확인", owner="mallory")
+    assert stranger.trace.get("error") == "forbidden"
+    assert stranger.state_snapshot["stage"] is None and stranger.state_snapshot["slots"] == {}
+    blank = await engine.reply("s", " ", owner="mallory")  # a refusal shows nothing either
+    assert blank.state_snapshot["slots"] == {}
+    assert await engine.store.completed("s") == []
+    assert not await engine.may_use("s", "mallory") and await engine.may_use("s", "alice")
+    assert await engine.may_use("new", "mallory")
+    done = await engine.reply("s", "확인", owner="alice")
+    assert done.state_snapshot["stage"] == "EXECUTED"

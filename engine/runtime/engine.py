@@ -52,11 +52,15 @@ class Engine:
         self.understanding = self.models.get(service.understanding_model)
         self.understanding_prompt = service.prompts.get(service.understanding_prompt or "")
 
-    async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
+    async def turn(self, session_id: str, message: str, *,
+                   owner: str | None = None) -> AsyncIterator[Event]:
         """Run one turn; yields progress events and always ends with ``Done``.
 
-        A consumer that stops listening mid-turn (``aclose``) does not stop the turn: it
-        finishes unseen and commits, so an action that already ran is always recorded.
+        ``owner`` is the caller's principal: a session belongs to the one that created it,
+        and a turn of anyone else is refused (``Done.trace["error"] == "forbidden"``) without
+        reading or changing it. A consumer that stops listening mid-turn (``aclose``) does
+        not stop the turn: it finishes unseen and commits, so an action that already ran is
+        always recorded.
         """
         started = time.perf_counter()
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
@@ -67,11 +71,13 @@ class Engine:
             if refusal is not None:
                 record = await self.store.load(session_id)
                 state = SessionState.from_json(record.data if record else None)
+                if state.owner != owner:
+                    state = SessionState()
                 sent_done = True
                 yield plain_done(refusal, state, self.service, turn_id, started)
                 return
             async with self.store.lock(session_id):
-                events = self._locked_turn(session_id, message, turn_id, started)
+                events = self._locked_turn(session_id, message, turn_id, started, owner)
                 try:
                     async for event in events:
                         sent_done = isinstance(event, Done)
@@ -86,13 +92,18 @@ class Engine:
             log.error("turn %s of session %s failed before it ran: %s: %s", turn_id,
                       session_id, type(err).__name__, err)
             yield plain_done(self.text("turn_failed"), SessionState(), self.service, turn_id,
-                              started, error=True)
+                             started, error="turn_failed")
 
     async def _locked_turn(self, session_id: str, message: str, turn_id: str,
-                           started: float) -> AsyncIterator[Event]:
+                           started: float, owner: str | None) -> AsyncIterator[Event]:
         record = await self.store.load(session_id)
-        run = TurnRun(self, session_id, message, turn_id,
-                      SessionState.from_json(record.data if record else None),
+        session = SessionState.from_json(record.data if record else None)
+        if record is not None and session.owner != owner:
+            yield plain_done(self.text("not_yours"), SessionState(), self.service, turn_id,
+                             started, error="forbidden")
+            return
+        session.owner = owner
+        run = TurnRun(self, session_id, message, turn_id, session,
                       version=record.version if record else 0)
         try:
             async for event in run.execute():
@@ -106,17 +117,22 @@ class Engine:
             record = await self.store.load(session_id)  # the turn mutated its copy
             before = SessionState.from_json(record.data if record else None)
             done = plain_done(self.text("turn_failed"), before, self.service, turn_id,
-                               started, error=True)
+                              started, error="turn_failed")
         yield done
+
+    async def may_use(self, session_id: str, owner: str | None) -> bool:
+        """Whether ``owner`` may read or act in ``session_id`` (a new session: anyone)."""
+        record = await self.store.load(session_id)
+        return record is None or record.data.get("owner") == owner
 
     async def aclose(self) -> None:
         """Close the providers' HTTP clients (the store belongs to the caller)."""
         await self.models.close()
 
-    async def reply(self, session_id: str, message: str) -> Done:
+    async def reply(self, session_id: str, message: str, *, owner: str | None = None) -> Done:
         """Run a turn and return only its ``Done``."""
         done: Done | None = None
-        async for event in self.turn(session_id, message):
+        async for event in self.turn(session_id, message, owner=owner):
             if isinstance(event, Done):
                 done = event
         assert done is not None
@@ -156,13 +172,14 @@ _DROPPED = frozenset({"Cf", "Cs", "Cc"})
 
 
 def plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
-               started: float, *, error: bool = False) -> Done:
-    """A DONE for a turn that did no work: a refusal, or a failure (``error``)."""
+               started: float, *, error: str | None = None) -> Done:
+    """A DONE for a turn that did no work: a refusal, or a failure (``error``: its kind,
+    ``turn_failed`` or ``forbidden``, as ``_trace.error``)."""
     flow = service.flows.get(state.flow or "")
     stage = flow.stages.get(state.stage or "") if flow else None
     trace = Trace(turn_id=turn_id, total_elapsed_ms=ms(started), agents=[])
     if error:
-        trace["error"] = "turn_failed"
+        trace["error"] = error
     return Done(message=message, next_action=stage.next_action if stage else "ASK",
                 ui_hint=UiHint(buttons=list(stage.buttons) if stage else []),
                 state_snapshot=snapshot(state, flow, service.sensitive), trace=trace)

@@ -65,6 +65,8 @@ class SessionState:
     """Random, new for every task: the idempotency keys of the task's actions derive from it."""
     journal: dict[str, JournalEntry] = field(default_factory=dict)
     """The current task's irreversible actions by name."""
+    owner: str | None = None
+    """The principal (API key) that created the session; only it may read or act in it."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> SessionState:
@@ -78,7 +80,8 @@ class SessionState:
                    raw_history=memory.get("raw_history", []),
                    summary_text=memory.get("summary_text", ""), done=data.get("done", []),
                    turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0),
-                   task_id=data.get("task_id", ""), journal=data.get("journal", {}))
+                   task_id=data.get("task_id", ""), journal=data.get("journal", {}),
+                   owner=data.get("owner"))
 
     def to_json(self) -> dict[str, Any]:
         return {"flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
@@ -86,7 +89,7 @@ class SessionState:
                 "memory": {"raw_history": self.raw_history, "summary_text": self.summary_text},
                 "done": self.done[-MAX_DONE_KEPT:], "turns": self.turns,
                 "tasks_started": self.tasks_started, "task_id": self.task_id,
-                "journal": self.journal}
+                "journal": self.journal, "owner": self.owner}
 
     def pending(self) -> list[JournalEntry]:
         """Irreversible actions that were about to run, or ran, when a process died."""
