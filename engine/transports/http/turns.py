@@ -90,7 +90,7 @@ async def sse_frames(engine: Engine, queue: asyncio.Queue[Event | Exception],
         if isinstance(item, Exception):
             log.error("stream %s: turn failed before its DONE", stream_id, exc_info=item)
             item = plain_done(engine.text("turn_failed"), SessionState(), engine.service,
-                              stream_id, started, error=True)
+                              stream_id, started, error="turn_failed")
         yield frame(item, stream_id=stream_id, index=index)
         index += 1
         if isinstance(item, Done):
