@@ -249,3 +249,22 @@ async def test_a_session_belongs_to_the_principal_that_created_it(
     assert await engine.may_use("new", "mallory")
     done = await engine.reply("s", "확인", owner="alice")
     assert done.state_snapshot["stage"] == "EXECUTED"
+
+
+async def test_a_pending_action_is_finished_at_start_up(tmp_path: Path, bank: Bank) -> None:
+    store = DyingStore()
+    service = bank_flow(tmp_path)
+    engine = engine_for(service, bank, store)
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    store.die_at = 2
+    await engine.reply("s", "확인")
+    restarted = engine_for(service, bank, store)
+    done = await restarted.finish_pending("s")
+    assert done is not None and done.state_snapshot["stage"] == "EXECUTED"
+    assert [c["outcome"] for c in await store.completed("s")] == ["EXECUTED"]
+    assert len(bank.executions) == 1
+    assert await restarted.finish_pending("s") is None  # nothing left to finish
+    record = await store.load("s")
+    assert record is not None and "완료" in record.data["memory"]["raw_history"][-1]["content"]
+    later = await restarted.reply("s", "총 얼마 보냈어?")
+    assert later.trace.get("error") is None and len(bank.executions) == 1

@@ -121,6 +121,20 @@ class Engine:
                               started, error="turn_failed")
         yield done
 
+    async def finish_pending(self, session_id: str) -> Done | None:
+        """Finish the irreversible action a dead process left pending in ``session_id`` (as
+        the session's next turn would), with nobody listening; None when nothing was."""
+        async with self.store.lock(session_id):
+            record = await self.store.load(session_id)
+            if record is None or not SessionState.from_json(record.data).pending():
+                return None
+            owner = record.data.get("owner")
+            done = None
+            async for event in self._locked_turn(session_id, "", "startup",
+                                                 time.perf_counter(), owner):
+                done = event if isinstance(event, Done) else done
+            return done
+
     async def may_use(self, session_id: str, owner: str | None) -> bool:
         """Whether ``owner`` may read or act in ``session_id`` (a new session: anyone)."""
         record = await self.store.load(session_id)

@@ -153,7 +153,11 @@ class TurnRun:
             state.flow = active
             async for event in self._settle(True):
                 yield event
-            remember(state.session, state.message, self.reply.text(), self.engine.memory)
+            if state.message:
+                remember(state.session, state.message, self.reply.text(), self.engine.memory)
+            else:  # finished at start-up with nobody listening: the history says how it ended
+                state.session.raw_history.append({"role": "assistant",
+                                                  "content": self.reply.text()})
             return
         if active is not None and active.in_progress(state.session.stage):
             state.flow = active
