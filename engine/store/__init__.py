@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from engine.errors import FlowRuntimeError
-from engine.store.base import SessionRecord, SessionStore, VersionConflict
+from engine.store.base import LeaseLost, SessionRecord, SessionStore, VersionConflict
 from engine.store.memory import MemoryStore
 from engine.store.sqlite import SqliteStore
 
-__all__ = ["MemoryStore", "SessionRecord", "SessionStore", "SqliteStore", "VersionConflict",
-           "open_store"]
+__all__ = ["LeaseLost", "MemoryStore", "SessionRecord", "SessionStore", "SqliteStore",
+           "VersionConflict", "open_store"]
 
 
 def open_store(url: str) -> SessionStore:

@@ -2,8 +2,11 @@
 
 The runtime holds ``lock(session_id)`` for a whole turn, ``load``s the record, and at the
 end ``commit``s the new data with the version it loaded: session and completed tasks are
-written in one transaction, or not at all. A store imports nothing from the runtime, so a
-Redis store (a lock per session, WATCH/MULTI for the version check) plugs in unchanged.
+written in one transaction, or not at all. A commit the turn goes on after (an action
+journal entry written before its call) passes ``final=False``: a store that frees the
+session at commit (SQLite) then keeps it locked until the lock is left. A store imports
+nothing from the runtime, so a Redis store (a lock per session, WATCH/MULTI for the
+version check) plugs in unchanged.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ class VersionConflict(FlowRuntimeError):
     """Another writer committed this session since it was loaded; the turn was not saved."""
 
 
+class LeaseLost(VersionConflict):
+    """Another process took the session over while this turn held its lock (the turn
+    stalled past its lease); the turn was not saved."""
+
+
 class SessionStore(Protocol):
     def lock(self, session_id: str) -> Any:
         """An async context manager serialising turns of one session, in arrival order.
@@ -43,8 +51,11 @@ class SessionStore(Protocol):
         ...
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
-                     completed: Sequence[Mapping[str, Any]] = ()) -> int:
-        """Write ``data`` if the stored version is ``expected_version``; return the new one."""
+                     completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
+        """Write ``data`` if the stored version is ``expected_version``; return the new one.
+
+        ``final=False``: the turn holding ``lock(session_id)`` goes on after this commit.
+        """
         ...
 
     async def completed(self, session_id: str) -> list[JSON]: ...

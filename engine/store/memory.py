@@ -28,7 +28,7 @@ class MemoryStore:
         return SessionRecord(session_id, hit[0], json.loads(hit[1])) if hit else None
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
-                     completed: Sequence[Mapping[str, Any]] = ()) -> int:
+                     completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
         current = self._sessions.get(session_id, (0, ""))[0]
         if current != expected_version:
             raise VersionConflict(f"session {session_id!r} changed since it was loaded")
