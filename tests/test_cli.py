@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -72,14 +73,38 @@ def test_schema_check_passes() -> None:
     assert main(["schema", "--check"]) == 0
 
 
+def scrubbed_env() -> dict[str, str]:
+    """os.environ without model keys, endpoints, model overrides, flowctl settings or forced
+    colours, so a subprocess runs offline, on the flow's own settings, printing plain text,
+    whatever the developer exported."""
+    drop = ("OPENAI_", "ANTHROPIC_", "FLOWCTL_", "MEMORY_", "TTY_")
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(drop) and not k.endswith("_API_KEY")
+            and k not in ("DEV_MODE", "MAX_FILL_TURNS", "FORCE_COLOR")}
+
+
 def test_chat_reads_piped_messages() -> None:
     run = subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), "chat", str(ROOT / "flows" / "transfer.yaml")],
         input="엄마한테 만원, 용걸이한테 5만원 보내줘\n확인\n확인\n", capture_output=True,
-        text=True, timeout=60, cwd=ROOT)
+        text=True, timeout=60, cwd=ROOT, env=scrubbed_env())
     assert run.returncode == 0, run.stderr
-    assert "(1/2)" in run.stdout and "2건 이체가 모두 완료됐어요." in run.stdout
-    assert "stage=EXECUTED" in run.stdout
+    out = run.stdout.splitlines()
+    assert any(line.startswith("model fast runs offline:") for line in out), run.stdout
+    transcript = ("you>", "bot ", "stage=", "task ")
+    assert [line.rstrip() for line in out if line.startswith(transcript)] == [
+        "you> 엄마한테 만원, 용걸이한테 5만원 보내줘",
+        "bot 총 2건이 요청됐어요. 먼저 엄마에게 1만원 보낼까요? (1/2)",
+        'stage=READY next=CONFIRM slots={"target": "엄마", "amount": 10000} queued=1',
+        "you> 확인",
+        "task 1/2",
+        "bot 완료! 다음으로 용걸이에게 5만원 보낼까요? (2/2)",
+        'stage=READY next=CONFIRM slots={"target": "용걸이", "amount": 50000}',
+        "you> 확인",
+        "task 2/2",
+        "bot 2건 이체가 모두 완료됐어요.",
+        "stage=EXECUTED next=DONE",
+    ]
 
 
 def test_chat_on_an_invalid_flow_exits_2_with_the_location() -> None:

@@ -59,14 +59,42 @@ async def run(engine: Engine, sid: str, message: str) -> list[Any]:
     return [e async for e in engine.turn(sid, message)]
 
 
+SEED_TRANSFER = [  # (message, stage after it): the seed's transfer conversation
+    ("엄마한테 만원, 용걸이한테 5만원 보내줘", "READY"), ("확인", "READY"), ("확인", "EXECUTED"),
+    ("엄마한테 보내줘", "FILLING"), ("마이너스 천원", "FILLING"), ("3만원", "READY"),
+    ("아니 5만원으로 해줘", "READY"), ("취소", "CANCELLED"), ("총 얼마 보냈어?", "ANSWER")]
+
+
 async def test_rules_settle_the_seed_transfer_without_any_llm_call(
         transfer: CompiledService, server: FakeLLMServer) -> None:
     # memory folding (its own LLM call every few turns) is tested separately below
     engine = engine_for(transfer, {**server.env(), "MEMORY_SUMMARIZE_THRESHOLD": "50"})
-    for message in ["엄마한테 만원, 용걸이한테 5만원 보내줘", "확인", "확인", "엄마한테 보내줘",
-                    "마이너스 천원", "3만원", "아니 5만원으로 해줘", "취소", "총 얼마 보냈어?"]:
-        await run(engine, "s", message)
-    assert server.requests == []
+    assert engine.models.offline == {}
+
+    async def control(sid: str) -> None:
+        """A message the rules cannot settle: the live model is asked, exactly once."""
+        asked = len(server.requests)
+        server.enqueue(understanding("transfer", target="어머니", amount=50000))
+        done = (await run(engine, sid, "어머니께 오만 원 부쳐줘"))[-1]
+        assert len(server.requests) == asked + 1
+        snap = done.state_snapshot  # the model's answer was used:
+        assert (snap["flow"], snap["stage"], snap["slots"].get("target")) == (
+            "transfer", "READY", "어머니")
+        assert [a["provider"] for a in done.trace["agents"] if "provider" in a] == ["openai"]
+
+    await control("before")  # the model is configured and reachable
+    asked = len(server.requests)
+    for message, stage in SEED_TRANSFER:
+        events = await run(engine, "s", message)
+        done = events[-1]
+        assert isinstance(done, Done) and "error" not in done.trace, message
+        assert done.state_snapshot["stage"] == stage, message
+        assert [a for a in done.trace["agents"] if "provider" in a] == [], message
+        assert not [e for e in events if isinstance(e, LlmToken | LlmDone)], message
+    assert len(server.requests) == asked  # not one call for the whole seed conversation
+    assert [c["outcome"] for c in await engine.store.completed("s")] == [
+        "EXECUTED", "EXECUTED", "CANCELLED"]
+    await control("after")  # and it was reachable all along
 
 
 async def test_what_rules_miss_takes_one_openai_call_for_intent_and_slots(

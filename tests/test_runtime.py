@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,6 @@ from engine.runtime.understand import Understanding
 from engine.store import MemoryStore, SqliteStore
 from engine.store.base import JSON
 from tests.conftest import TODAY
-
-
-async def names(engine: Engine, sid: str, message: str) -> list[str]:
-    return [wire(e)[0] for e in [e async for e in engine.turn(sid, message)]]
 
 
 async def test_first_turn_events_in_seed_order(engine: Engine) -> None:
@@ -57,8 +54,20 @@ async def test_first_turn_events_in_seed_order(engine: Engine) -> None:
 
 
 async def test_mid_flow_turn_skips_intent(engine: Engine) -> None:
-    await engine.reply("s", "엄마한테 보내줘")
-    assert "intent" not in str(await names(engine, "s", "3만원"))
+    first = [wire(e) for e in [e async for e in engine.turn("s", "엄마한테 보내줘")]]
+    assert ("AGENT_START", {"agent": "intent", "label": "의도 파악 중"}) in first  # the control
+    assert first[-1][1]["state_snapshot"]["stage"] == "FILLING"
+    # "3만원" names no intent: routed afresh it would go to the default `chat` flow
+    events = [wire(e) for e in [e async for e in engine.turn("s", "3만원")]]
+    started = [p["agent"] for n, p in events if n in ("AGENT_START", "AGENT_DONE")]
+    assert "intent" not in started and started == ["understand", "understand"]
+    done = events[-1][1]
+    assert [a["agent"] for a in done["_trace"]["agents"]] == ["understand"]
+    snap = done["state_snapshot"]
+    assert (snap["flow"], snap["stage"]) == ("transfer", "READY")
+    assert snap["slots"] == {"target": "엄마", "amount": 30000, "when": None}  # target kept
+    assert snap["filling_turns"] == 1  # a new task would have started counting from 0
+    assert done["message"] == "엄마에게 3만원을 이체할까요?"
 
 
 async def test_confirm_turn_runs_the_action_with_progress(engine: Engine) -> None:
@@ -206,23 +215,45 @@ async def test_validator_module_beside_the_flow(tmp_path: Path) -> None:
     assert (await engine.reply("s", "$50")).message == "paying 50"
 
 
-class Bank(BaseHTTPRequestHandler):
-    """A loopback bank API: fails the first attempt of every key with a 503."""
+class BankAPI:
+    """A loopback bank API for one test: answers 503 to the first ``failures`` attempts of
+    every Idempotency-Key, then 200; records every call as (key, JSON body)."""
 
-    seen: list[tuple[str, dict[str, Any]]] = []
+    def __init__(self) -> None:
+        self.failures = 1
+        self.calls: list[tuple[str | None, dict[str, Any]]] = []
+        api = self
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        key = self.headers["Idempotency-Key"]
-        first = all(k != key for k, _ in Bank.seen)
-        Bank.seen.append((key, body))
-        self.send_response(503 if first else 200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(b'{"ok": false}' if first else b'{"transaction_id": "b-1"}')
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                key = self.headers.get("Idempotency-Key")
+                with lock:
+                    api.calls.append((key, body))
+                    ok = sum(k == key for k, _ in api.calls) > api.failures
+                    answer = {"transaction_id": f"b-{len(api.calls)}"} if ok else {"ok": False}
+                self.send_response(200 if ok else 503)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(json.dumps(answer).encode())
 
-    def log_message(self, *args: Any) -> None:
-        pass
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+
+@pytest.fixture
+def bank() -> Iterator[BankAPI]:
+    api = BankAPI()
+    thread = threading.Thread(target=api.server.serve_forever, daemon=True)
+    thread.start()
+    yield api
+    api.server.shutdown()
+    api.server.server_close()
+    thread.join(timeout=5)
 
 
 HTTP_FLOW = """
@@ -256,21 +287,27 @@ messages:
 """
 
 
-async def test_http_action_retries_with_one_idempotency_key(tmp_path: Path) -> None:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Bank)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        (tmp_path / "pay.yaml").write_text(HTTP_FLOW)
-        url = f"http://127.0.0.1:{server.server_port}"
-        engine = Engine(compile_file(tmp_path / "pay.yaml"), store=MemoryStore(),
-                        settings=load_settings({"BANK_URL": url}))
-        done = await engine.reply("s", "$20")
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert done.message == "paid: b-1"
-    assert len(Bank.seen) == 2 and Bank.seen[0][0] == Bank.seen[1][0]
-    assert Bank.seen[0][1] == {"amount": 20}
+async def test_http_action_retries_with_one_idempotency_key(tmp_path: Path,
+                                                            bank: BankAPI) -> None:
+    (tmp_path / "pay.yaml").write_text(HTTP_FLOW.replace("retries: 1", "retries: 2"))
+    engine = Engine(compile_file(tmp_path / "pay.yaml"), store=MemoryStore(),
+                    settings=load_settings({"BANK_URL": bank.url}))
+
+    bank.failures = 2  # two 503s, then the third (last allowed) attempt succeeds
+    done = await engine.reply("s", "$20")
+    assert (done.state_snapshot["stage"], done.message) == ("PAID", "paid: b-3")
+    assert len(bank.calls) == 3
+    first_key = bank.calls[0][0]
+    assert first_key and bank.calls == [(first_key, {"amount": 20})] * 3
+
+    bank.failures = 100  # the bank stays down: 1 attempt + 2 retries, then the error trigger
+    done = await engine.reply("t", "$30")
+    assert done.state_snapshot["stage"] == "FAILED"
+    again = bank.calls[3:]
+    assert len(again) == 3
+    second_key = again[0][0]
+    assert second_key and again == [(second_key, {"amount": 30})] * 3
+    assert second_key != first_key  # one key per task, not one for every payment
 
 
 async def test_a_flow_file_cannot_switch_on_dev_mode(transfer: CompiledService) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
+import yaml
 
 from cli import main
+from engine.testing import run_file
 
 
 @pytest.mark.parametrize("shape", ["chat", "intent", "slots"])
@@ -14,12 +17,32 @@ def test_a_new_service_passes_lint_strict_and_its_tests(
         shape: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     flows = tmp_path / "flows"
     assert main(["new", "my_service", "--shape", shape, "--dir", str(flows)]) == 0
-    assert (flows / "my_service.yaml").is_file() and (flows / "my_service.test.yaml").is_file()
+    tests = flows / "my_service.test.yaml"
+    assert (flows / "my_service.yaml").is_file() and tests.is_file()
     assert (flows / "prompts" / "my_service.j2").is_file()
+    suite = yaml.safe_load(tests.read_text(encoding="utf-8"))
+    conversations = suite["conversations"]
+    assert conversations and all(c["turns"] for c in conversations)
+    names = [c["name"] for c in conversations]
     capsys.readouterr()
     assert main(["lint", "--strict", str(flows)]) == 0, capsys.readouterr().out
     assert main(["test", str(flows)]) == 0, capsys.readouterr().out
-    assert " 0 failed" in capsys.readouterr().out
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith(("PASS", "FAIL"))] == [
+        f"PASS {tests} :: {name}" for name in names]
+    assert out[-1] == f"{len(names)} passed, 0 failed"
+
+    # The same conversations with an expectation no reply can meet on every turn: each turn
+    # of each conversation must be run, and fail, for the tests above to mean anything.
+    for conversation in conversations:
+        for turn in conversation["turns"]:
+            turn["not_say"] = ""
+    probe = tmp_path / "probe.test.yaml"
+    suite["flow"] = "flows/my_service.yaml"
+    probe.write_text(yaml.safe_dump(suite, allow_unicode=True), encoding="utf-8")
+    results = asyncio.run(run_file(probe))
+    ran = [(r.name, m.turn) for r in results for m in r.mismatches if m.field == "not_say"]
+    assert ran == [(c["name"], t) for c in conversations for t in range(1, len(c["turns"]) + 1)]
 
 
 def test_the_flow_names_the_schema_for_editors(tmp_path: Path) -> None:

@@ -1,9 +1,8 @@
-"""Fixtures of the provider tests: one fake LLM server per session, the network blocked."""
+"""Fixtures of the provider tests: one fake LLM server per session (the network beyond
+loopback is blocked for every test by tests/conftest.py)."""
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -11,26 +10,6 @@ import pytest
 from engine.providers.base import ModelConfig, Provider
 from engine.providers.registry import build_provider
 from tests.fakes.llm_servers import FakeLLMServer
-
-_real_connect = socket.socket.connect
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
-def _loopback_only(self: socket.socket, address: object) -> None:
-    if isinstance(address, tuple) and not _is_loopback(str(address[0])):
-        raise OSError(f"network access to {address[0]} is blocked in tests; use tests.fakes")
-    return _real_connect(self, address)  # type: ignore[arg-type]
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,11 @@
 """Fixtures of the server tests: real uvicorn servers on free loopback ports, in a thread
 (same process, so a test can hand the app a wrapped store or engine) or in a subprocess
-(``run_server``, as ``flowctl serve`` runs it). The network beyond loopback is blocked."""
+(``run_server``, as ``flowctl serve`` runs it). The network beyond loopback is blocked by
+tests/conftest.py."""
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import os
 import shutil
@@ -38,21 +38,6 @@ BATCH = "엄마한테 만원, 용걸이한테 5만원 보내줘"
 ALL_DONE = "2건 이체가 모두 완료됐어요."
 # History long enough to hold every turn a test sends (the shipped flow keeps 6 turns).
 LONG_MEMORY = "memory: {enabled: false, summarize_threshold: 200}\n"
-
-_real_connect = socket.socket.connect
-
-
-def _loopback_only(self: socket.socket, address: object) -> None:
-    host = address[0] if isinstance(address, tuple) else None
-    if host is not None and host != "localhost" and not ipaddress.ip_address(host).is_loopback:
-        raise OSError(f"network access to {host} is blocked in tests")
-    return _real_connect(self, address)  # type: ignore[arg-type]
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
-
 
 def long_memory_text() -> str:
     """transfer.yaml with a raw history long enough for the concurrency tests."""
