@@ -75,14 +75,14 @@ class DyingStore(MemoryStore):
         self.die_at: int | None = None
 
     async def commit(self, session_id: str, data: dict[str, Any], *, expected_version: int,
-                     completed: Sequence[Mapping[str, Any]] = ()) -> int:
+                     completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
         if self.die_at is not None:
             self.die_at -= 1
             if self.die_at == 0:
                 self.die_at = None
                 raise OSError("killed")
         return await super().commit(session_id, data, expected_version=expected_version,
-                                    completed=completed)
+                                    completed=completed, final=final)
 
 
 async def test_every_task_gets_a_new_random_header_safe_key(tmp_path: Path, bank: Bank) -> None:

@@ -128,12 +128,14 @@ class TurnRun:
         self.routed = False
         """This turn picked the flow (a new task), rather than continuing one."""
 
-    async def commit(self) -> None:
-        """Write the session and the tasks completed since the last write, in one go."""
+    async def commit(self, *, final: bool = True) -> None:
+        """Write the session and the tasks completed since the last write, in one go;
+        ``final=False`` while the turn goes on (the store keeps the session locked)."""
         session_data = self.state.session.to_json()
+        going_on = {} if final else {"final": False}  # a store without `final` still works
         self.version = await self.engine.store.commit(
             self.session_id, session_data, expected_version=self.version,
-            completed=self.completed[self._committed:])
+            completed=self.completed[self._committed:], **going_on)
         self._committed = len(self.completed)
 
     async def journal(self, name: str, args: dict[str, Any], step: CallStep) -> None:
@@ -142,7 +144,7 @@ class TurnRun:
         session.journal[name] = JournalEntry(action=name, key=f"{session.task_id}:{name}",
                                              status="pending", args=args, ok=step.ok,
                                              error=step.error, result=None)
-        await self.commit()
+        await self.commit(final=False)
 
     async def execute(self) -> AsyncIterator[Event]:
         state = self.state
