@@ -268,3 +268,27 @@ async def test_a_pending_action_is_finished_at_start_up(tmp_path: Path, bank: Ba
     assert record is not None and "완료" in record.data["memory"]["raw_history"][-1]["content"]
     later = await restarted.reply("s", "총 얼마 보냈어?")
     assert later.trace.get("error") is None and len(bank.executions) == 1
+
+
+async def test_all_pending_sessions_are_finished_at_start_up(tmp_path: Path, bank: Bank) -> None:
+    store = DyingStore()
+    service = bank_flow(tmp_path)
+    engine = engine_for(service, bank, store)
+    for session_id in ("a", "b"):
+        await engine.reply(session_id, "엄마한테 1만원 보내줘")
+        store.die_at = 2
+        await engine.reply(session_id, "확인")
+    await engine.reply("c", "엄마한테 1만원 보내줘")  # nothing pending there
+    assert sorted(await store.pending_sessions()) == ["a", "b"]
+    assert await engine_for(service, bank, store).finish_all_pending() == 2
+    assert await store.pending_sessions() == [] and len(bank.executions) == 2
+
+
+async def test_only_the_owner_deletes_a_session(transfer: CompiledService) -> None:
+    engine = Engine(transfer, store=MemoryStore(), clock=lambda: TODAY,
+                    settings=load_settings({}))
+    await engine.reply("s", "엄마한테 1만원 보내줘", owner="alice")
+    assert await engine.delete("s", "mallory") is False
+    assert await engine.store.load("s") is not None
+    assert await engine.delete("s", "alice") is True
+    assert await engine.store.load("s") is None

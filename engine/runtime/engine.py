@@ -135,6 +135,25 @@ class Engine:
                 done = event if isinstance(event, Done) else done
             return done
 
+    async def finish_all_pending(self) -> int:
+        """``finish_pending`` for every session a dead process left pending (at start-up)."""
+        finished = 0
+        for session_id in await self.store.pending_sessions():
+            try:
+                finished += await self.finish_pending(session_id) is not None
+            except Exception as err:  # one bad session must not stop the server starting
+                log.error("could not finish the pending action of session %s: %s: %s",
+                          session_id, type(err).__name__, err)
+        return finished
+
+    async def delete(self, session_id: str, owner: str | None) -> bool:
+        """Forget ``session_id`` and its completed tasks, if ``owner`` may; False otherwise
+        (also when there is no such session)."""
+        async with self.store.lock(session_id):
+            if not await self.may_use(session_id, owner):
+                return False
+            return await self.store.delete(session_id)
+
     async def may_use(self, session_id: str, owner: str | None) -> bool:
         """Whether ``owner`` may read or act in ``session_id`` (a new session: anyone)."""
         record = await self.store.load(session_id)

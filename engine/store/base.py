@@ -60,6 +60,20 @@ class SessionStore(Protocol):
 
     async def completed(self, session_id: str) -> list[JSON]: ...
 
+    async def delete(self, session_id: str) -> bool:
+        """Forget the session and its completed tasks; False when there was none."""
+        ...
+
+    async def expire(self, older_than: float) -> int:
+        """Delete sessions not written for ``older_than`` seconds (with their completed
+        tasks) and completed tasks recorded that long ago; return how many sessions went."""
+        ...
+
+    async def pending_sessions(self) -> list[str]:
+        """Sessions whose action journal holds a ``pending`` entry (a process died around
+        an irreversible call), to finish at start-up."""
+        ...
+
     async def close(self) -> None: ...
 
 

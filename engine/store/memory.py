@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._sessions: dict[str, tuple[int, str]] = {}
         self._completed: dict[str, list[str]] = {}
+        self._written: dict[str, float] = {}
         self.lock = SessionLocks()
 
     async def load(self, session_id: str) -> SessionRecord | None:
@@ -34,12 +36,30 @@ class MemoryStore:
             raise VersionConflict(f"session {session_id!r} changed since it was loaded")
         # serialise now, as SQLite would: later mutation of `data` must not leak in
         self._sessions[session_id] = (current + 1, json.dumps(data, ensure_ascii=False))
+        self._written[session_id] = time.time()
         self._completed.setdefault(session_id, []).extend(
             json.dumps(c, ensure_ascii=False) for c in completed)
         return current + 1
 
     async def completed(self, session_id: str) -> list[JSON]:
         return [json.loads(c) for c in self._completed.get(session_id, [])]
+
+    async def delete(self, session_id: str) -> bool:
+        self._completed.pop(session_id, None)
+        self._written.pop(session_id, None)
+        return self._sessions.pop(session_id, None) is not None
+
+    async def expire(self, older_than: float) -> int:
+        cutoff = time.time() - older_than
+        old = [s for s, at in self._written.items() if at < cutoff]
+        for session_id in old:
+            await self.delete(session_id)
+        return len(old)
+
+    async def pending_sessions(self) -> list[str]:
+        return [s for s, (_, text) in self._sessions.items()
+                if any(e.get("status") == "pending"
+                       for e in (json.loads(text).get("journal") or {}).values())]
 
     async def close(self) -> None:
         return None

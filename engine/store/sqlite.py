@@ -63,6 +63,13 @@ CREATE TABLE IF NOT EXISTS completed (
 CREATE INDEX IF NOT EXISTS completed_by_session ON completed (session_id, seq);
 """
 
+# Sessions whose action journal holds a pending entry (JSON1 is built into SQLite >= 3.38).
+_PENDING = """
+SELECT id FROM sessions WHERE EXISTS (
+  SELECT 1 FROM json_each(sessions.data, '$.journal') AS entry
+  WHERE json_extract(entry.value, '$.status') = 'pending')
+"""
+
 # Take the lease when it is free, expired or ours.
 _TAKE = """
 INSERT INTO leases (id, owner, until) VALUES (:id, :me, :until)
@@ -270,6 +277,35 @@ class SqliteStore:
         rows = self._db.execute("SELECT data FROM completed WHERE session_id = ? ORDER BY seq",
                                 (session_id,)).fetchall()
         return [json.loads(r[0]) for r in rows]
+
+    async def delete(self, session_id: str) -> bool:
+        return self._deleting(("DELETE FROM completed WHERE session_id = ?", (session_id,)),
+                              ("DELETE FROM sessions WHERE id = ?", (session_id,))) == 1
+
+    async def expire(self, older_than: float) -> int:
+        cutoff = time.time() - older_than
+        return self._deleting(
+            ("DELETE FROM completed WHERE created_at < ? OR session_id IN "
+             "(SELECT id FROM sessions WHERE updated_at < ?)", (cutoff, cutoff)),
+            ("DELETE FROM sessions WHERE updated_at < ?", (cutoff,)))
+
+    def _deleting(self, *statements: tuple[str, tuple[Any, ...]]) -> int:
+        """Run ``statements`` in one transaction; the last one's row count."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            count = 0
+            for sql, args in statements:
+                count = db.execute(sql, args).rowcount
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return count
+
+    async def pending_sessions(self) -> list[str]:
+        rows = self._db.execute(_PENDING).fetchall()
+        return [r[0] for r in rows]
 
     async def close(self) -> None:
         """End our leases and registration (best effort), then close the file."""
