@@ -95,21 +95,46 @@ async def test_oversized_message_is_refused(transfer: CompiledService) -> None:
 
 async def test_a_failure_inside_a_turn_ends_in_done_and_saves_nothing(
         engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    await engine.reply("s", "엄마한테 1만원 보내줘")
+    await engine.reply("s", "엄마한테 보내줘")
     before = await engine.store.load("s")
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("extractor bug")
+
+    monkeypatch.setattr(turn_module, "understand", broken)
+    events = [e async for e in engine.turn("s", "3만원")]
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.message == "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요."
+    assert done.state_snapshot["stage"] == "FILLING"
+    assert done.trace["error"] == "turn_failed"
+    assert await engine.store.load("s") == before
+    assert await engine.store.completed("s") == []
+
+
+async def test_a_failure_around_an_irreversible_call_never_rolls_the_task_back(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The journal keeps the confirmed task pending; the next turn finishes it first."""
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    real = actions.TOOLS["sandbox_bank"]
 
     async def broken(args: Any, key: str) -> dict[str, Any]:
         raise RuntimeError("bank SDK bug")
 
     monkeypatch.setitem(actions.TOOLS, "sandbox_bank", broken)
-    events = [e async for e in engine.turn("s", "확인")]
-    done = events[-1]
-    assert isinstance(done, Done)
-    assert done.message == "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요."
-    assert done.state_snapshot["stage"] == "READY"
+    done = await engine.reply("s", "확인")
     assert done.trace["error"] == "turn_failed"
-    assert await engine.store.load("s") == before
+    assert done.state_snapshot["stage"] == "CONFIRMED"  # never back to READY
+    record = await engine.store.load("s")
+    assert record is not None
+    assert [e["status"] for e in record.data["journal"].values()] == ["pending"]
     assert await engine.store.completed("s") == []
+
+    monkeypatch.setitem(actions.TOOLS, "sandbox_bank", real)
+    done = await engine.reply("s", "취소")  # the task is resolved before the message counts
+    assert done.state_snapshot["stage"] == "EXECUTED"
+    assert "완료" in done.message
+    assert [c["outcome"] for c in await engine.store.completed("s")] == ["EXECUTED"]
 
 
 async def test_no_understanding_can_confirm_outside_ready(
@@ -140,7 +165,8 @@ async def test_turns_of_one_session_are_serialised(engine: Engine) -> None:
     messages = ["엄마한테 보내줘", "3만원", "확인"]
     await asyncio.gather(*(engine.reply("s", m) for m in messages))
     record = await engine.store.load("s")
-    assert record is not None and record.version == 3
+    # three turns, plus the action journal's write before the transfer
+    assert record is not None and record.version == 4
     assert len(record.data["memory"]["raw_history"]) == 6
 
 
