@@ -8,6 +8,7 @@ pointed at it.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
@@ -41,10 +42,14 @@ HTTP_ACTION = """    http:
 """
 
 
-def bank_flow(directory: Path, *, sensitive: bool = False) -> CompiledService:
+def bank_flow(directory: Path, *, sensitive: bool = False,
+              timeout: float | None = None) -> CompiledService:
     text = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8")
     assert TOOL_ACTION in text
-    text = text.replace(TOOL_ACTION, HTTP_ACTION)
+    action = HTTP_ACTION
+    if timeout is not None:
+        action = action.replace("timeout_sec: 5\n", f"timeout_sec: {timeout}\n")
+    text = text.replace(TOOL_ACTION, action)
     if sensitive:
         text = text.replace("  target:\n    type: string\n", "  target:\n    type: string\n"
                             "    sensitive: true\n")
@@ -122,13 +127,39 @@ async def test_a_4xx_answer_is_final_and_its_body_stays_on_the_server(
     assert "110-123" not in shown and "core-7" not in shown
 
 
-async def test_a_5xx_answer_is_retried_with_the_same_key(tmp_path: Path, bank: Bank) -> None:
+async def test_no_settling_answer_leaves_the_transfer_pending_never_failed(
+        tmp_path: Path, bank: Bank) -> None:
+    """5xx on every retry: the bank may or may not have acted, so the task is not FAILED
+    (a retry would then be a new task with a new key); the next turn asks again."""
     engine = engine_for(bank_flow(tmp_path), bank)
     await engine.reply("s", "엄마한테 1만원 보내줘")
     bank.status = 503
     done = await engine.reply("s", "확인")
-    assert done.state_snapshot["stage"] == "FAILED"
+    assert done.state_snapshot["stage"] == "CONFIRMED"
+    assert done.message.startswith("요청하신 작업의 결과를 아직 확인하지 못했어요")
     assert len(bank.requests) == 3 and len({k for k, _ in bank.requests}) == 1
+    assert await engine.store.completed("s") == []
+    bank.status = 200
+    done = await engine.reply("s", "됐어?")
+    assert done.state_snapshot["stage"] == "EXECUTED" and len(bank.executions) == 1
+    assert len({k for k, _ in bank.requests}) == 1
+
+
+async def test_a_timeout_is_not_a_failure(tmp_path: Path, bank: Bank) -> None:
+    """The bank executes after our timeout: the next turn gets its answer with the same key,
+    and the money moves once."""
+    service = bank_flow(tmp_path, timeout=0.3)
+    engine = engine_for(service, bank)
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    bank.delay = 1.0  # executes at 0.5 s, answers at 1 s: after every attempt timed out
+    done = await engine.reply("s", "확인")
+    assert done.state_snapshot["stage"] == "CONFIRMED"
+    await asyncio.sleep(1.0)
+    bank.delay = 0.0
+    done = await engine.reply("s", "엄마한테 1만원 보내줘")  # a retry by hand
+    assert done.state_snapshot["stage"] == "EXECUTED"
+    assert len(bank.executions) == 1
+    assert [c["outcome"] for c in await engine.store.completed("s")] == ["EXECUTED"]
 
 
 @pytest.mark.parametrize("retry", ["확인", "취소", "3만원으로 바꿔줘", "안녕"])

@@ -35,6 +35,17 @@ class ActionFailed(Exception):
     """The action ran and did not succeed; the flow takes its `error` trigger."""
 
 
+# "conflict: the same key is still being processed", "too early", "too many requests": the
+# target has not settled the request yet, so these are retried like a 5xx
+_NOT_YET = frozenset({409, 425, 429})
+
+
+class ActionUnknown(ActionFailed):
+    """Every attempt ended without an answer that settles it (timeouts, transport faults,
+    5xx, 409/425/429): the target may or may not have acted. An irreversible action stays
+    pending and is asked again, with the same key, on the session's next turn."""
+
+
 class _Transient(Exception):
     """A transport fault or 5xx: worth a retry with the same idempotency key."""
 
@@ -83,9 +94,9 @@ async def run_action(action: CompiledAction, args: Mapping[str, Any], key: str, 
                 async with asyncio.timeout(action.timeout_sec):
                     return await _once(action, args, key, url or "", headers or {}, client)
     except TimeoutError:
-        raise ActionFailed(f"timed out after {action.timeout_sec:g} s") from None
+        raise ActionUnknown(f"timed out after {action.timeout_sec:g} s") from None
     except _Transient as err:
-        raise ActionFailed(str(err)) from None
+        raise ActionUnknown(str(err)) from None
     raise AssertionError("unreachable: tenacity either returns or re-raises")
 
 
@@ -116,7 +127,8 @@ async def _http(action: CompiledAction, body: Mapping[str, Any], key: str, url: 
         # conversation (result, trace) only gets the status
         log.warning("action %s: HTTP %s: %s", action.name, response.status_code,
                     response.text[:500])
-        failure = _Transient if response.status_code >= 500 else ActionFailed
+        transient = response.status_code >= 500 or response.status_code in _NOT_YET
+        failure = _Transient if transient else ActionFailed
         raise failure(f"HTTP {response.status_code}")
     try:
         data = response.json()

@@ -28,7 +28,7 @@ from engine.compiler.compiled import (
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ChatRequest
 from engine.providers.tools import BUILTIN_TOOLS
-from engine.runtime.actions import ActionFailed, run_action
+from engine.runtime.actions import ActionFailed, ActionUnknown, run_action
 from engine.runtime.agent import ModelCall, Reply, agent_reply
 from engine.runtime.events import (
     AgentDone,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Event]:
     """Run ``steps`` in order until one leaves a trigger pending."""
     for step in steps:
-        if run.pending is not None:
+        if run.pending is not None or run.halted:
             return
         match step:
             case SayStep(message):
@@ -109,6 +109,12 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
         result, error = await perform(run, action.name, args)
     state.set_result(result)
     run.tracer.step(action.name, started, error=error)
+    entry = state.session.journal.get(action.name)
+    if entry is not None and entry["status"] == "pending":  # no answer that settles it
+        yield AgentDone(action.name, label, False)
+        run.reply.parts.append(run.engine.text("action_pending"))
+        run.halted = True  # the task waits here; the next turn asks again with the same key
+        return
     yield AgentDone(action.name, label, error is None,
                     result=scrubbed(result, state.secrets()))
     run.pending = outcome_trigger(action.name, step.ok, step.error, error)
@@ -125,13 +131,13 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
         with_env = {**run.state.view(), "env": dict(run.engine.settings.env)}
         url = str(action.url.render(with_env)) if action.url else ""
         headers = {k: str(t.render(with_env)) for k, t in action.headers}
-    error = None
+    error, settled = None, True
     try:
         result: Any = await run_action(action, args, key, url=url, headers=headers)
     except ActionFailed as err:
-        result, error = {"error": str(err)}, str(err)
+        result, error, settled = {"error": str(err)}, str(err), not isinstance(err, ActionUnknown)
     entry = session.journal.get(name)
-    if entry is not None:
+    if entry is not None and settled:
         entry["status"], entry["result"] = ("done" if error is None else "failed"), result
     return result, error
 

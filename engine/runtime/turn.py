@@ -127,6 +127,8 @@ class TurnRun:
         self._llm: LlmUnderstanding | None = None
         self.routed = False
         """This turn picked the flow (a new task), rather than continuing one."""
+        self.halted = False
+        """An irreversible action got no settling answer: the task waits where it is."""
 
     async def commit(self, *, final: bool = True) -> None:
         """Write the session and the tasks completed since the last write, in one go;
@@ -310,6 +312,8 @@ class TurnRun:
             if stage.steps:
                 async for event in run_steps(self, stage.steps):
                     yield event
+            if self.halted:
+                return
             trigger, self.pending = self.pending, None
             if stage.terminal:
                 self.state.batch.count_outcome(stage.name)
