@@ -29,8 +29,7 @@ def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
 class TurnState:
     """The session a turn works on, the flow and intent it is routed to, the last result."""
 
-    __slots__ = ("service", "session", "message", "flow", "intent", "result", "batch",
-                 "_fill_turns", "_ask", "_view", "_constants", "_constants_key")
+    __slots__ = ("service", "session", "message", "flow", "intent", "result", "batch", "_view")
 
     def __init__(self, service: CompiledService, session: SessionState, message: str,
                  flow: CompiledFlow, *, fill_turns: Callable[[int | None], int],
@@ -39,10 +38,7 @@ class TurnState:
         self.flow, self.intent = flow, Intent(None, 0.0)
         self.result: Any = None
         self.batch = BatchQueue(self)
-        self._fill_turns, self._ask = fill_turns, ask
-        self._view: dict[str, Any] | None = None
-        self._constants: dict[str, Any] = {}
-        self._constants_key: tuple[str, Intent] | None = None
+        self._view = View(self, fill_turns, ask)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -64,44 +60,12 @@ class TurnState:
 
     def view(self) -> dict[str, Any]:
         """The template context (see docs/dsl.md, "What templates see")."""
-        if self._view is None:
-            self._view = {**self._turn_constants(), **self._state_view()}
-        return self._view
-
-    def _state_view(self) -> dict[str, Any]:
-        state, meta = self.session, self.session.meta
-        total = meta.get("batch_total") or 1
-        index = meta.get("batch_progress", 0) + 1
-        counts = dict.fromkeys(self.flow.terminal_stages, 0)
-        counts.update(meta.get("batch_counts", {}))
-        return {
-            "slots": self.slot_values(), "missing": self.missing(),
-            "errors": meta.get("slot_errors", {}), "meta": meta,
-            "filling_turns": state.filling_turns,
-            "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
-                      "counts": counts},
-            "progress": f" ({index}/{total})" if total > 1 else "",
-            "stage": state.stage, "result": self.result,
-        }
-
-    def _turn_constants(self) -> dict[str, Any]:
-        """The part of the view that changes only when routing picks a flow or an intent."""
-        key = (self.flow.name, self.intent)
-        if self._constants_key != key:
-            self._constants_key = key
-            self._constants = {
-                **_GLOBALS, "max_fill_turns": self._fill_turns(self.flow.max_fill_turns),
-                "turn": {"message": self.message, "intent": self.intent.name,
-                         "confidence": self.intent.confidence},
-                "flow": self.flow.name, "completed": self.session.done,
-                "summary": self.session.summary_text, "ask": self._ask, "value": None,
-            }
-        return self._constants
+        return self._view.get()
 
     # -- changes ---------------------------------------------------------------------------
 
     def _changed(self) -> None:
-        self._view = None
+        self._view.stale()
 
     def route(self, flow: CompiledFlow, intent: Intent) -> None:
         """Start a new task of ``flow`` for ``intent``; a queued batch is dropped."""
@@ -139,6 +103,59 @@ class TurnState:
         self.result = result
         self._changed()
 
+
+
+class View:
+    """The names templates see, built on first use and kept until the turn changes."""
+
+    __slots__ = ("_turn", "_fill_turns", "_ask", "_view", "_constants", "_constants_key")
+
+    def __init__(self, turn: TurnState, fill_turns: Callable[[int | None], int],
+                 ask: Callable[[str], str]) -> None:
+        self._turn, self._fill_turns, self._ask = turn, fill_turns, ask
+        self._view: dict[str, Any] | None = None
+        self._constants: dict[str, Any] = {}
+        self._constants_key: tuple[str, Intent] | None = None
+
+    def get(self) -> dict[str, Any]:
+        if self._view is None:
+            self._view = {**self._turn_constants(), **self._state_view()}
+        return self._view
+
+    def stale(self) -> None:
+        self._view = None
+
+    def _state_view(self) -> dict[str, Any]:
+        turn = self._turn
+        state, meta = turn.session, turn.session.meta
+        total = meta.get("batch_total") or 1
+        index = meta.get("batch_progress", 0) + 1
+        counts = dict.fromkeys(turn.flow.terminal_stages, 0)
+        counts.update(meta.get("batch_counts", {}))
+        return {
+            "slots": turn.slot_values(), "missing": turn.missing(),
+            "errors": meta.get("slot_errors", {}), "meta": meta,
+            "filling_turns": state.filling_turns,
+            "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
+                      "counts": counts},
+            "progress": f" ({index}/{total})" if total > 1 else "",
+            "stage": state.stage, "result": turn.result,
+        }
+
+    def _turn_constants(self) -> dict[str, Any]:
+        """The part of the view that changes only when routing picks a flow or an intent."""
+        turn = self._turn
+        key = (turn.flow.name, turn.intent)
+        if self._constants_key != key:
+            self._constants_key = key
+            self._constants = {
+                **_GLOBALS, "max_fill_turns": self._fill_turns(turn.flow.max_fill_turns),
+                "turn": {"message": turn.message, "intent": turn.intent.name,
+                         "confidence": turn.intent.confidence},
+                "flow": turn.flow.name, "completed": turn.session.done,
+                "summary": turn.session.summary_text, "ask": self._ask, "value": None,
+            }
+        return self._constants
 
 
 class BatchQueue:

@@ -91,7 +91,43 @@ _FIRST_POLL = 0.001
 _MAX_POLL = 0.025
 
 
-class SqliteStore:
+class _Retention:
+    """Deleting sessions, expiring old ones, finding the ones left pending: the store's
+    maintenance, apart from its turns and leases."""
+
+    _db: sqlite3.Connection
+
+    async def delete(self, session_id: str) -> bool:
+        return self._deleting(("DELETE FROM completed WHERE session_id = ?", (session_id,)),
+                              ("DELETE FROM sessions WHERE id = ?", (session_id,))) == 1
+
+    async def expire(self, older_than: float) -> int:
+        cutoff = time.time() - older_than
+        return self._deleting(
+            ("DELETE FROM completed WHERE created_at < ? OR session_id IN "
+             "(SELECT id FROM sessions WHERE updated_at < ?)", (cutoff, cutoff)),
+            ("DELETE FROM sessions WHERE updated_at < ?", (cutoff,)))
+
+    def _deleting(self, *statements: tuple[str, tuple[Any, ...]]) -> int:
+        """Run ``statements`` in one transaction; the last one's row count."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            count = 0
+            for sql, args in statements:
+                count = db.execute(sql, args).rowcount
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return count
+
+    async def pending_sessions(self) -> list[str]:
+        rows = self._db.execute(_PENDING).fetchall()
+        return [r[0] for r in rows]
+
+
+class SqliteStore(_Retention):
     """Sessions in one SQLite file; ``lock`` is shared by every process using the file.
 
     >>> import asyncio
@@ -278,34 +314,6 @@ class SqliteStore:
                                 (session_id,)).fetchall()
         return [json.loads(r[0]) for r in rows]
 
-    async def delete(self, session_id: str) -> bool:
-        return self._deleting(("DELETE FROM completed WHERE session_id = ?", (session_id,)),
-                              ("DELETE FROM sessions WHERE id = ?", (session_id,))) == 1
-
-    async def expire(self, older_than: float) -> int:
-        cutoff = time.time() - older_than
-        return self._deleting(
-            ("DELETE FROM completed WHERE created_at < ? OR session_id IN "
-             "(SELECT id FROM sessions WHERE updated_at < ?)", (cutoff, cutoff)),
-            ("DELETE FROM sessions WHERE updated_at < ?", (cutoff,)))
-
-    def _deleting(self, *statements: tuple[str, tuple[Any, ...]]) -> int:
-        """Run ``statements`` in one transaction; the last one's row count."""
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            count = 0
-            for sql, args in statements:
-                count = db.execute(sql, args).rowcount
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        return count
-
-    async def pending_sessions(self) -> list[str]:
-        rows = self._db.execute(_PENDING).fetchall()
-        return [r[0] for r in rows]
 
     async def close(self) -> None:
         """End our leases and registration (best effort), then close the file."""
