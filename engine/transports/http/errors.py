@@ -1,16 +1,20 @@
 """Exceptions and refusals -> JSON error responses ``{error, message, …}``, in one place.
 
-Never a 500 and never a stack trace: a malformed request is 422, an unknown path or method
-404/405, a message over ``max_message_chars`` or a body too big to read 413, and anything
-that escaped a route a logged 503 (nothing was saved; safe to retry). ``install`` puts the
+Never a 500 and never a stack trace: a malformed request is 422 (also a path, query or body
+that is not valid UTF-8, and a string with a lone surrogate), an unknown path or method
+404/405, a message over ``max_message_chars`` or a body too big 413, and anything that
+escaped a route a logged 503 (nothing was saved; safe to retry). ``install`` puts the
 handlers and the ``Guard`` middleware on an app.
 """
 
 from __future__ import annotations
 
+import codecs
+import json
 import logging
 import uuid
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -22,11 +26,33 @@ from engine.runtime.engine import Engine
 
 log = logging.getLogger("flowctl.http")
 
-__all__ = ["Guard", "error", "install", "too_long"]
+__all__ = ["Guard", "Refusal", "error", "install", "too_long"]
 
 
-def error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message, **extra}, status_code=status)
+class ErrorResponse(JSONResponse):
+    """A JSON error body that renders even when it quotes a string with a lone surrogate."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":")).encode("utf-8", "replace")
+
+
+def error(status: int, code: str, message: str, *, headers: dict[str, str] | None = None,
+          **extra: Any) -> JSONResponse:
+    return ErrorResponse({"error": code, "message": message, **extra}, status_code=status,
+                         headers=headers)
+
+
+class Refusal(HTTPException):
+    """A request refused while its body was being read (too big, not UTF-8): raised from
+    ``receive`` so that FastAPI passes it on as it is, answered as ``error(status, code)``."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(status, message)
+        self.code = code
+
+    def response(self) -> JSONResponse:
+        return error(self.status_code, self.code, str(self.detail))
 
 
 def install(app: FastAPI, engine: Engine) -> None:
@@ -63,6 +89,8 @@ def _explain(problem: dict[str, Any]) -> str:
 
 async def http_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
+    if isinstance(exc, Refusal):
+        return exc.response()
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     response = error(exc.status_code, code, str(exc.detail))
     response.headers.update(exc.headers or {})
@@ -70,8 +98,10 @@ async def http_error(_: Request, exc: Exception) -> JSONResponse:
 
 
 class Guard:
-    """Refuses a body larger than ``max_body`` unread (413); turns any exception that
-    escaped a route into a logged 503 with a JSON body."""
+    """The edge of every request: refuses a body larger than ``max_body`` (413), unread when
+    its Content-Length says so, else as soon as the bytes that arrived pass the limit (a
+    chunked body); refuses a path, query or body that is not valid UTF-8 (422); turns any
+    exception that escaped a route into a logged 503 with a JSON body."""
 
     def __init__(self, app: ASGIApp, *, max_body: int) -> None:
         self.app = app
@@ -81,9 +111,9 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self._too_big(scope):
-            await error(413, "body_too_large", f"the request body is over {self.max_body} "
-                        "bytes")(scope, receive, send)
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            await refusal.response()(scope, receive, send)
             return
         started = False
 
@@ -93,17 +123,55 @@ class Guard:
             await send(message)
 
         try:
-            await self.app(scope, receive, watch)
-        except Exception:
-            error_id = uuid.uuid4().hex[:8]
-            log.exception("%s %s failed (error %s)", scope["method"], scope["path"], error_id)
-            if not started:
+            await self.app(scope, self._counted(receive), watch)
+        except Exception as exc:
+            if started:
+                log.exception("%s %s failed mid-response", scope["method"], scope["path"])
+            elif isinstance(exc, Refusal):
+                await exc.response()(scope, receive, send)
+            else:
+                error_id = uuid.uuid4().hex[:8]
+                log.exception("%s %s failed (error %s)", scope["method"], scope["path"],
+                              error_id)
                 await error(503, "server_error", "the server could not complete this request "
                             "and saved nothing; try again", error_id=error_id)(scope, receive,
                                                                                 send)
 
-    def _too_big(self, scope: Scope) -> bool:
+    def _refusal(self, scope: Scope) -> Refusal | None:
         for name, value in scope["headers"]:
-            if name == b"content-length":
-                return not value.isdigit() or int(value) > self.max_body
-        return False
+            if name == b"content-length" and (not value.isdigit() or
+                                              int(value) > self.max_body):
+                return self._too_big()
+        for part, raw in (("path", scope.get("raw_path") or b""),
+                          ("query string", scope.get("query_string") or b"")):
+            try:
+                unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+            except UnicodeDecodeError:
+                return Refusal(422, "invalid_request", f"the {part} is not valid UTF-8 once "
+                               "percent-decoded")
+        return None
+
+    def _too_big(self) -> Refusal:
+        return Refusal(413, "body_too_large", f"the request body is over {self.max_body} bytes")
+
+    def _counted(self, receive: Receive) -> Receive:
+        """``receive`` that counts the body's bytes as they arrive and checks they are UTF-8."""
+        size = 0
+        decoder = codecs.getincrementaldecoder("utf-8")()
+
+        async def counted() -> Message:
+            nonlocal size
+            message = await receive()
+            if message["type"] == "http.request":
+                body = message.get("body", b"")
+                size += len(body)
+                if size > self.max_body:
+                    raise self._too_big()
+                try:
+                    decoder.decode(body, final=not message.get("more_body", False))
+                except UnicodeDecodeError:
+                    raise Refusal(422, "invalid_request", "the body is not valid UTF-8") \
+                        from None
+            return message
+
+        return counted

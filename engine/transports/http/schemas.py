@@ -24,13 +24,14 @@ from typing import (
     is_typeddict,
 )
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from engine.dsl.spec import NextAction
 from engine.runtime.events import Hook, StateSnapshot, Trace, UiHint
 
-__all__ = ["ERRORS", "SSE_DOC", "ChatRequest", "ChatResponse", "CompletedResponse",
-           "DebugResponse", "ErrorBody", "Health", "Interaction", "SessionId", "model_of"]
+__all__ = ["AUTH_ERRORS", "ERRORS", "SSE_DOC", "ChatRequest", "ChatResponse",
+           "CompletedResponse", "DebugResponse", "ErrorBody", "Health", "Interaction",
+           "LoginResponse", "SessionCreated", "SessionId", "model_of", "unicode_text"]
 
 
 # -- models derived from the runtime's TypedDicts ------------------------------------------
@@ -95,6 +96,29 @@ def _swap(hint: Any) -> Any:
 
 # -- requests ---------------------------------------------------------------------------------
 
+def unicode_text(value: str) -> str:
+    """A lone surrogate (the JSON escape ``"\\ud800"`` decodes to one) is not text: 422.
+
+    >>> unicode_text("엄마")
+    '엄마'
+    >>> unicode_text("\ud800")
+    Traceback (most recent call last):
+    ValueError: contains a lone UTF-16 surrogate (such as a \\ud800 escape), which is not \
+valid Unicode
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("contains a lone UTF-16 surrogate (such as a \\ud800 escape), "
+                         "which is not valid Unicode") from None
+    return value
+
+
+def _unicode_first(value: Any) -> Any:
+    """Before a length is counted (which would fail with a vaguer message)."""
+    return unicode_text(value) if isinstance(value, str) else value
+
+
 def _session_id(value: str) -> str:
     if not value.strip() or value != value.strip():
         raise ValueError("session_id must not be blank nor start or end with a space")
@@ -102,17 +126,19 @@ def _session_id(value: str) -> str:
 
 
 SessionId = Annotated[str, Field(min_length=1, max_length=128, examples=["user-001"],
-                                 description="Any id the client picks; 1-128 characters."),
-                      AfterValidator(_session_id)]
+                                 description="Any id the client picks (or one from POST "
+                                             "/v1/agent/sessions); 1-128 characters."),
+                      AfterValidator(_session_id), BeforeValidator(_unicode_first)]
 
 
 class ChatRequest(BaseModel):
     """One user message for one session."""
 
     session_id: SessionId
-    message: str = Field(examples=["엄마한테 1만원 보내줘"],
-                         description="Blank -> a DONE asking for a question; longer than "
-                                     "max_message_chars (default 4000) -> 413.")
+    message: Annotated[str, AfterValidator(unicode_text)] = Field(
+        examples=["엄마한테 1만원 보내줘"],
+        description="Blank -> a DONE asking for a question; longer than max_message_chars "
+                    "(default 4000) -> 413.")
 
 
 # -- responses --------------------------------------------------------------------------------
@@ -169,12 +195,30 @@ class ErrorBody(BaseModel):
     detail: list[dict[str, Any]] | None = None
 
 
+class SessionCreated(BaseModel):
+    session_id: str = Field(description="A fresh id of 192 random bits (URL-safe base64).")
+
+
+class LoginResponse(BaseModel):
+    principal: str | None = Field(description="Who the key is (a hash of it, never the key); "
+                                              "null when the server has no keys.")
+    expires_in: int | None = Field(description="Seconds the cookie is valid.")
+
+
 ResponsesDoc = dict[int | str, dict[str, Any]]
 
 ERRORS: ResponsesDoc = {
     413: {"model": ErrorBody, "description": "The message is longer than max_message_chars."},
     422: {"model": ErrorBody, "description": "Malformed JSON or a missing/empty field."},
     503: {"model": ErrorBody, "description": "The server failed; nothing was saved."},
+}
+
+AUTH_ERRORS: ResponsesDoc = {
+    401: {"model": ErrorBody, "description": "No valid API key (or login cookie) was sent."},
+    403: {"model": ErrorBody, "description": "A cross-site request, or a client the server "
+                                             "does not answer (no keys: loopback only)."},
+    404: {"model": ErrorBody, "description": "No such session, or another principal's."},
+    429: {"model": ErrorBody, "description": "Over the rate limit; see Retry-After."},
 }
 
 SSE_DOC: ResponsesDoc = {
