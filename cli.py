@@ -37,14 +37,31 @@ def app() -> None:
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--store", "store_url", default="sqlite:///.flowctl/sessions.db", show_default=True,
               help="Session store: sqlite:///PATH (relative to here) or memory://.")
-def serve(flow: str, host: str, port: int, store_url: str) -> None:
-    """Serve FLOW over HTTP/SSE with the playground at / (no API key needed)."""
+@click.option("--allow-anonymous", is_flag=True,
+              help="Without API keys, answer any client and listen on any address "
+                   "(FLOWCTL_ALLOW_ANONYMOUS=true). Without it and without keys: loopback only.")
+@click.option("--cors-origin", "cors_origins", multiple=True, metavar="ORIGIN",
+              help="Another origin whose pages may call the API, e.g. https://app.example.com "
+                   "(repeatable; adds to FLOWCTL_CORS_ORIGINS).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="HOST",
+              help="A Host header value to answer besides localhost/127.0.0.1/[::1], e.g. "
+                   "api.example.com or *.example.com (repeatable; adds to "
+                   "FLOWCTL_ALLOWED_HOSTS).")
+def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool,
+          cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...]) -> None:
+    """Serve FLOW over HTTP/SSE with the playground at /.
+
+    API keys come from FLOWCTL_API_KEYS or FLOWCTL_API_KEYS_FILE; with none, only this
+    machine (loopback) may connect. See docs/server.md.
+    """
     import os
 
     from engine.transports.http import run_server
 
     try:
-        run_server(flow, host=host, port=port, store_url=store_url, env=os.environ)
+        run_server(flow, host=host, port=port, store_url=store_url, env=os.environ,
+                   allow_anonymous=allow_anonymous, cors_origins=cors_origins,
+                   allowed_hosts=allowed_hosts)
     except FlowDefinitionError as err:
         refuse(err)
 

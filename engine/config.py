@@ -9,10 +9,14 @@ inject their own. A value that does not parse is a ``SettingsError`` naming the 
 
 from __future__ import annotations
 
+import ipaddress
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from engine.dsl.spec import MemorySpec
 from engine.errors import FlowRuntimeError
@@ -27,6 +31,23 @@ class SettingsError(FlowRuntimeError):
 
 
 @dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most ``requests`` per ``seconds`` (a token bucket holding ``requests``)."""
+
+    requests: int
+    seconds: float
+
+    def __str__(self) -> str:
+        unit = {1.0: "second", 60.0: "minute", 3600.0: "hour"}.get(self.seconds)
+        return f"{self.requests}/{unit or f'{self.seconds:g}s'}"
+
+
+DEFAULT_RATE_LIMIT = RateLimit(600, 60.0)
+MIN_KEY_CHARS = 16
+MIN_COOKIE_SECRET_CHARS = 32
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """Runtime settings (seed 000 §9)."""
 
@@ -37,6 +58,19 @@ class Settings:
     memory_keep_recent_turns: int = 4
     memory_summary_model: str | None = None
     max_message_chars: int = 4000
+    # -- the HTTP server's (``flowctl serve``); never from a flow file --
+    api_keys: tuple[str, ...] = field(default=(), repr=False)
+    """FLOWCTL_API_KEYS / FLOWCTL_API_KEYS_FILE; none: loopback clients only."""
+    cookie_secret: str | None = field(default=None, repr=False)
+    """FLOWCTL_COOKIE_SECRET signs login cookies; None: a random secret per process."""
+    allow_anonymous: bool = False
+    """FLOWCTL_ALLOW_ANONYMOUS / --allow-anonymous: no keys and any client may connect."""
+    cors_origins: tuple[str, ...] = ()
+    """FLOWCTL_CORS_ORIGINS / --cors-origin: other origins whose pages may call the API."""
+    allowed_hosts: tuple[str, ...] = ()
+    """FLOWCTL_ALLOWED_HOSTS / --allowed-host: Host header values besides the loopback ones."""
+    rate_limit: RateLimit | None = DEFAULT_RATE_LIMIT
+    """FLOWCTL_RATE_LIMIT: requests per principal (``120/minute``); None: unlimited."""
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     from_env: frozenset[str] = frozenset()
     """The settings the environment set; a flow file's defaults do not replace these."""
@@ -62,6 +96,25 @@ class Settings:
             return flow_value
         return self.max_fill_turns
 
+    def with_serve_options(self, *, allow_anonymous: bool = False,
+                           cors_origins: Iterable[str] = (),
+                           allowed_hosts: Iterable[str] = ()) -> Settings:
+        """Add ``flowctl serve``'s command-line options to what the environment set.
+
+        >>> s = Settings().with_serve_options(cors_origins=["https://app.example.com/"])
+        >>> s.cors_origins
+        ('https://app.example.com',)
+        >>> Settings().with_serve_options(allowed_hosts=["a b"])
+        Traceback (most recent call last):
+        engine.config.SettingsError: --allowed-host 'a b' is not a host name like \
+api.example.com or *.example.com
+        """
+        origins = tuple(_origin("--cors-origin", o) for o in cors_origins)
+        hosts = tuple(_host_pattern("--allowed-host", h) for h in allowed_hosts)
+        return replace(self, allow_anonymous=self.allow_anonymous or allow_anonymous,
+                       cors_origins=_unique(self.cors_origins + origins),
+                       allowed_hosts=_unique(self.allowed_hosts + hosts))
+
 
 _ENV_NAMES = {
     "dev_mode": "DEV_MODE",
@@ -75,6 +128,9 @@ _ENV_NAMES = {
 _MINIMUM = {"memory_keep_recent_turns": 0}  # every other whole number must be at least 1
 SETTING_NAMES = tuple(_ENV_NAMES)
 FLOW_SETTINGS = ("max_fill_turns", "max_message_chars")
+SERVER_VARIABLES = ("FLOWCTL_API_KEYS", "FLOWCTL_API_KEYS_FILE", "FLOWCTL_COOKIE_SECRET",
+                    "FLOWCTL_ALLOW_ANONYMOUS", "FLOWCTL_CORS_ORIGINS", "FLOWCTL_ALLOWED_HOSTS",
+                    "FLOWCTL_RATE_LIMIT")
 
 
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
@@ -86,7 +142,129 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         if var in env:
             values[name] = _parse(var, env[var].strip(), getattr(defaults, name),
                                   _MINIMUM.get(name, 1))
-    return Settings(**values, env=env, from_env=frozenset(values))
+    server = _server_settings(env)
+    return Settings(**values, **server, env=env, from_env=frozenset(values) | frozenset(server))
+
+
+def _server_settings(env: Mapping[str, str]) -> dict[str, Any]:
+    """The HTTP server's settings that ``env`` sets (a file of keys is read here, once)."""
+    values: dict[str, Any] = {}
+    keys = _keys("FLOWCTL_API_KEYS", env.get("FLOWCTL_API_KEYS", "").split(","))
+    path = env.get("FLOWCTL_API_KEYS_FILE", "").strip()
+    if path:
+        keys += _keys_file(path)
+    if keys:
+        values["api_keys"] = _unique(keys)
+    secret = env.get("FLOWCTL_COOKIE_SECRET", "").strip()
+    if secret:
+        if len(secret) < MIN_COOKIE_SECRET_CHARS:
+            raise SettingsError(f"FLOWCTL_COOKIE_SECRET is shorter than "
+                                f"{MIN_COOKIE_SECRET_CHARS} characters")
+        values["cookie_secret"] = secret
+    if "FLOWCTL_ALLOW_ANONYMOUS" in env:
+        values["allow_anonymous"] = _parse("FLOWCTL_ALLOW_ANONYMOUS",
+                                           env["FLOWCTL_ALLOW_ANONYMOUS"].strip(), False, 0)
+    for name, var, parse in (("cors_origins", "FLOWCTL_CORS_ORIGINS", _origin),
+                             ("allowed_hosts", "FLOWCTL_ALLOWED_HOSTS", _host_pattern)):
+        items = [item.strip() for item in env.get(var, "").split(",") if item.strip()]
+        if items:
+            values[name] = _unique(tuple(parse(var, item) for item in items))
+    if "FLOWCTL_RATE_LIMIT" in env:
+        values["rate_limit"] = parse_rate_limit("FLOWCTL_RATE_LIMIT",
+                                                env["FLOWCTL_RATE_LIMIT"])
+    return values
+
+
+_KEY = re.compile(r"[\x21-\x7e]+")  # visible ASCII: what an Authorization header carries
+_RATE = re.compile(r"(\d+)\s*/\s*(\d*)\s*(s|sec|second|m|min|minute|h|hour)s?")
+_UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0, "minute": 60.0,
+          "h": 3600.0, "hour": 3600.0}
+_LABEL = r"[a-z0-9]([a-z0-9-]*[a-z0-9])?"
+_HOST = re.compile(rf"\*|(\*\.)?{_LABEL}(\.{_LABEL})*\.?")
+
+
+def _keys(where: str, raw: Iterable[str]) -> tuple[str, ...]:
+    """API keys, checked without ever echoing one (an error names its position only)."""
+    keys = tuple(key.strip() for key in raw if key.strip())
+    for number, key in enumerate(keys, 1):
+        if not _KEY.fullmatch(key):
+            raise SettingsError(f"{where}: key {number} has a character other than visible "
+                                "ASCII (no spaces)")
+        if len(key) < MIN_KEY_CHARS:
+            raise SettingsError(f"{where}: key {number} is shorter than {MIN_KEY_CHARS} "
+                                "characters; make one with `python3 -c 'import secrets; "
+                                "print(secrets.token_urlsafe(32))'`")
+    return keys
+
+
+def _keys_file(path: str) -> tuple[str, ...]:
+    where = f"FLOWCTL_API_KEYS_FILE={path!r}"
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
+        raise SettingsError(f"{where}: cannot read it: {reason}") from None
+    keys = _keys(where, (line for line in text.splitlines()
+                         if not line.lstrip().startswith("#")))
+    if not keys:
+        raise SettingsError(f"{where} holds no key (one a line; # starts a comment)")
+    return keys
+
+
+def parse_rate_limit(where: str, raw: str) -> RateLimit | None:
+    """``120/minute``, ``5/second``, ``1000/hour``, ``30/10s``; ``off`` (or 0) for none.
+
+    >>> parse_rate_limit("FLOWCTL_RATE_LIMIT", "120/minute")
+    RateLimit(requests=120, seconds=60.0)
+    >>> parse_rate_limit("FLOWCTL_RATE_LIMIT", "30/10s"), parse_rate_limit("X", "off")
+    (RateLimit(requests=30, seconds=10.0), None)
+    """
+    text = raw.strip().lower()
+    if text in {"off", "none", "0", "unlimited"}:
+        return None
+    match = _RATE.fullmatch(text)
+    if match is None or int(match[1]) < 1 or match[2] == "0":
+        raise SettingsError(f"{where}={raw!r} is not a rate like 120/minute, 5/second, "
+                            "1000/hour or 30/10s (or off)")
+    return RateLimit(int(match[1]), int(match[2] or 1) * _UNITS[match[3]])
+
+
+def _origin(where: str, raw: str) -> str:
+    """``https://app.example.com[:port]`` (a trailing slash dropped), as a browser sends it."""
+    text = raw.strip().rstrip("/")
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if (parts is None or parts.scheme not in ("http", "https") or not parts.hostname
+            or parts.path or parts.query or parts.fragment or "@" in parts.netloc):
+        raise SettingsError(f"{where} {raw!r} is not an origin like https://app.example.com "
+                            "(scheme, host and port only; * is not allowed)")
+    host = parts.hostname
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    default = {"http": 80, "https": 443}[parts.scheme]
+    return f"{parts.scheme}://{host}" + (f":{port}" if port not in (None, default) else "")
+
+
+def _host_pattern(where: str, raw: str) -> str:
+    """A Host header value to accept: a name, ``*.example.com``, an IP address or ``*``."""
+    text = raw.strip().lower()
+    try:
+        ip = ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        ip = None
+    if ip is not None:
+        return f"[{ip}]" if ip.version == 6 else str(ip)
+    if not _HOST.fullmatch(text):
+        raise SettingsError(f"{where} {raw!r} is not a host name like api.example.com or "
+                            "*.example.com")
+    return text
+
+
+def _unique(items: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
 
 
 def _parse(var: str, raw: str, default: object, minimum: int) -> Any:
@@ -105,4 +283,5 @@ def _parse(var: str, raw: str, default: object, minimum: int) -> Any:
     return raw or None
 
 
-__all__ = ["FLOW_SETTINGS", "SETTING_NAMES", "Settings", "SettingsError", "load_settings"]
+__all__ = ["DEFAULT_RATE_LIMIT", "FLOW_SETTINGS", "SERVER_VARIABLES", "SETTING_NAMES",
+           "RateLimit", "Settings", "SettingsError", "load_settings", "parse_rate_limit"]

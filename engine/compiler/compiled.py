@@ -28,7 +28,7 @@ def mask(value: Any) -> Any:
 def shown(values: Mapping[str, Any], sensitive: frozenset[str]) -> dict[str, Any]:
     """``values`` with every sensitive slot masked."""
     if not sensitive:
-        return dict(values)
+        return values if isinstance(values, dict) else dict(values)  # callers pass fresh ones
     return {k: mask(v) if k in sensitive else v for k, v in values.items()}
 
 

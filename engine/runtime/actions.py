@@ -84,6 +84,8 @@ async def run_action(action: CompiledAction, args: Mapping[str, Any], key: str, 
     Only transport faults, timeouts and 5xx answers are retried (with exponential backoff
     and jitter, the same idempotency key every time); a 4xx answer or a tool's refusal is
     final at once."""
+    if action.retries == 0:  # one attempt: no retry machinery (most tool actions)
+        return await _attempt(action, args, key, url or "", headers or {}, client)
     retrying = AsyncRetrying(stop=stop_after_attempt(action.retries + 1),
                              wait=wait_random_exponential(multiplier=0.2, max=5.0),
                              retry=retry_if_exception_type((TimeoutError, _Transient)),
@@ -98,6 +100,18 @@ async def run_action(action: CompiledAction, args: Mapping[str, Any], key: str, 
     except _Transient as err:
         raise ActionUnknown(str(err)) from None
     raise AssertionError("unreachable: tenacity either returns or re-raises")
+
+
+async def _attempt(action: CompiledAction, args: Mapping[str, Any], key: str, url: str,
+                   headers: Mapping[str, str], client: httpx.AsyncClient | None
+                   ) -> dict[str, Any]:
+    try:
+        async with asyncio.timeout(action.timeout_sec):
+            return await _once(action, args, key, url, headers, client)
+    except TimeoutError:
+        raise ActionUnknown(f"timed out after {action.timeout_sec:g} s") from None
+    except _Transient as err:
+        raise ActionUnknown(str(err)) from None
 
 
 async def _once(action: CompiledAction, args: Mapping[str, Any], key: str, url: str,

@@ -54,6 +54,8 @@ class TurnState:
 
     def secrets(self) -> frozenset[str]:
         """The current values of the sensitive slots, as text (to mask wherever they appear)."""
+        if not self.service.sensitive:
+            return frozenset()
         slots = self.session.slots
         return frozenset(str(slots[n]) for n in self.service.sensitive
                          if slots.get(n) not in (None, ""))

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from engine.config import Settings
 from engine.runtime.engine import Engine
 from engine.runtime.events import AgentDone, AgentStart, Event, LlmDone, LlmToken
 from tests.server.conftest import ALL_DONE, BATCH, MakeServer
+
+KEY = "playground-key-0123456789abcdef"
 
 CHROMIUM = Path(os.environ.get("FLOWCTL_CHROMIUM", "/usr/bin/chromium"))
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -114,14 +118,15 @@ class TokenEngine(Engine):
 
     REPLY = "토큰이 하나씩 도착해요"
 
-    async def turn(self, session_id: str, message: str) -> AsyncIterator[Event]:
+    async def turn(self, session_id: str, message: str, *,
+                   owner: str | None = None) -> AsyncIterator[Event]:
         yield AgentStart("chat", "답변 작성 중")
         for token in self.REPLY.split(" "):
             await asyncio.sleep(0.05)
             yield LlmToken(token + " ")
         yield LlmDone({"action": "ASK", "message": self.REPLY})
         yield AgentDone("chat", "답변 작성 중", True)
-        async for event in super().turn(session_id, message):
+        async for event in super().turn(session_id, message, owner=owner):
             yield event
 
 
@@ -146,3 +151,34 @@ def test_tokens_are_appended_as_they_arrive(make_server: MakeServer, page: Page)
     assert page.evaluate("window.seen") == ["", "토큰이 ", "토큰이 하나씩 ",
                                             "토큰이 하나씩 도착해요 "]
     expect(page.locator("#timeline .LLM_TOKEN .what")).to_have_text("×3")
+
+
+def test_a_server_with_keys_asks_for_one_and_the_cookie_carries_the_stream(
+        make_server: MakeServer, page: Page) -> None:
+    server = make_server(settings=Settings(dev_mode=True, api_keys=(KEY,)))
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    page.goto(server.url)
+    expect(page.locator("body")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#login")).to_be_visible()
+    expect(page.locator("#send")).to_be_disabled()
+
+    page.locator("#api-key").fill("wrong-key-0123456789abcdef")
+    page.locator("#api-key").press("Enter")
+    expect(page.locator("#login-error")).to_have_text("키가 올바르지 않아요.")
+
+    page.locator("#api-key").fill(KEY)
+    page.locator("#api-key").press("Enter")
+    expect(page.locator("#login")).to_be_hidden()
+    expect(page.locator("#session-id")).to_have_text(re.compile(r"^[A-Za-z0-9_-]{32}$"))
+    say(page, BATCH)  # one EventSource: authenticated by the cookie alone
+    expect(page.locator("#messages .msg.assistant").last).to_have_text(
+        "총 2건이 요청됐어요. 먼저 엄마에게 1만원 보낼까요? (1/2)")
+    assert page.evaluate("document.cookie") == ""  # HttpOnly: no script can read it
+    assert not [line for line in console if "Content Security Policy" in line], console
+
+    # a lost cookie: the next message fails and the page asks for the key again
+    page.context.clear_cookies()
+    page.locator("#buttons button").get_by_text("확인").click()
+    expect(page.locator("#login")).to_be_visible()
+    expect(page.locator("#login-error")).to_have_text("로그인이 필요해요.")

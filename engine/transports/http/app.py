@@ -6,15 +6,24 @@ streams every event as an SSE frame, DONE last. An empty or blank message is ans
 the engine's DONE ("질문을 입력해주세요."); a request that carries ``Last-Event-ID`` is an
 ``EventSource`` reconnecting and gets 204 (which stops the browser) instead of running the
 same message twice.
+
+A session belongs to the principal that created it (``edge.Gate`` finds who sent a request);
+another principal's session is answered like one that does not exist (404) and no turn
+starts. ``POST /v1/agent/sessions`` hands out fresh unguessable ids; ``/login`` and
+``/logout`` set and clear the browser's cookie.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import logging
+import secrets
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
+from urllib.parse import parse_qs
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -23,10 +32,12 @@ from sse_starlette import EventSourceResponse
 
 from engine.config import Settings
 from engine.runtime.engine import Engine
-from engine.store import SessionStore
-from engine.transports.http import errors
+from engine.transports.http import edge, errors
+from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
+from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
 from engine.transports.http.errors import error, too_long
 from engine.transports.http.schemas import (
+    AUTH_ERRORS,
     ERRORS,
     SSE_DOC,
     ChatRequest,
@@ -35,23 +46,28 @@ from engine.transports.http.schemas import (
     DebugResponse,
     ErrorBody,
     Health,
+    LoginResponse,
+    SessionCreated,
     SessionId,
 )
 from engine.transports.http.turns import Turns, sse_frames
 
+log = logging.getLogger("flowctl.http")
+
 PLAYGROUND = Path(__file__).parents[1] / "playground"
-PREFIX = "/v1/agent"
 SHUTDOWN_GRACE_SECONDS = 30.0
 
 __all__ = ["PLAYGROUND", "PREFIX", "SHUTDOWN_GRACE_SECONDS", "create_app"]
 
 
-def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0) -> FastAPI:
+def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0,
+               host: str = "127.0.0.1") -> FastAPI:
     """The HTTP API of ``engine``: JSON, SSE, playground; debug routes only in DEV_MODE.
 
     ``settings.dev_mode`` comes from the environment only (a flow file cannot switch the
     debug endpoint on); the message limit is the engine's, so both always agree. The app
-    does not own the store: whoever opened it closes it after the server stopped.
+    does not own the store: whoever opened it closes it after the server stopped. ``host``
+    is the address the server listens on (it decides the Host names answered).
 
     >>> from engine.compiler import compile_file
     >>> from engine.config import Settings
@@ -59,10 +75,12 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     >>> from engine.store import MemoryStore
     >>> app = create_app(Engine(compile_file("flows/transfer.yaml"), store=MemoryStore()),
     ...                  settings=Settings())
-    >>> sorted(app.openapi()["paths"])
-    ['/healthz', '/v1/agent/chat', '/v1/agent/chat/stream', '/v1/agent/completed']
+    >>> sorted(app.openapi()["paths"])  # doctest: +NORMALIZE_WHITESPACE
+    ['/healthz', '/v1/agent/chat', '/v1/agent/chat/stream', '/v1/agent/completed',
+     '/v1/agent/login', '/v1/agent/logout', '/v1/agent/sessions']
     """
     turns = Turns(engine)
+    auth = Auth(settings.api_keys, secret=settings.cookie_secret)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -73,76 +91,199 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
                   version=str(engine.service.spec.version or "0"),
                   description=engine.service.spec.description or "",
                   responses={422: ERRORS[422]})
+    # add_middleware puts the last one outermost: the Gate, the body Guard, then headers
+    edge.install(app, settings, auth, host=host)
     errors.install(app, engine)
+    edge.add_outer(app)
     # Routes go straight on the app: an included APIRouter costs ~25 µs more per request.
-    chat_route(app, engine, turns)
-    stream_routes(app, engine, turns, ping_seconds)
-    completed_route(app, engine.store)
+    chat_route(app, engine, turns, auth)
+    stream_routes(app, engine, turns, auth, ping_seconds)
+    completed_route(app, engine)
     if settings.dev_mode:
-        debug_route(app, engine.store)
+        debug_route(app, engine)
+    session_routes(app, auth)
     page_routes(app, engine, settings)
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
+    if auth.enabled:
+        document_security(app)
     return app
 
 
-def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
-    @app.post(f"{PREFIX}/chat", response_model=ChatResponse, tags=["agent"], responses=ERRORS)
-    async def chat(body: ChatRequest) -> Response:
+def not_found(session_id: str) -> JSONResponse:
+    """The answer for a session that does not exist, or is not the caller's to see."""
+    return error(404, "not_found", f"no session {session_id!r}")
+
+
+async def strangers(engine: Engine, auth: Auth, session_id: str, who: str | None) -> bool:
+    """Whether ``session_id`` belongs to someone else (checked when there are keys; the
+    engine refuses a stranger's turn in any case). A store that cannot say lets the turn
+    run: the engine answers it with its own failure DONE."""
+    if not auth.enabled:
+        return False
+    try:
+        return not await engine.may_use(session_id, who)
+    except Exception as err:
+        log.warning("ownership of session %r unknown (%s: %s); the turn decides",
+                    session_id, type(err).__name__, err)
+        return False
+
+
+def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
+    @app.post(f"{PREFIX}/chat", response_model=ChatResponse, tags=["agent"],
+              responses={**ERRORS, **AUTH_ERRORS})
+    async def chat(request: Request, body: ChatRequest) -> Response:
         """Run one turn; answer with its DONE payload as `interaction` and its hooks."""
         refused = too_long(engine, body.message)
         if refused is not None:
             return refused
-        done = await turns.reply(body.session_id, body.message)
+        who = principal(request.scope)
+        if await strangers(engine, auth, body.session_id, who):
+            return not_found(body.session_id)
+        done = await turns.reply(body.session_id, body.message, owner=who)
+        if done.trace.get("error") == "forbidden":  # it was claimed since the check
+            return not_found(body.session_id)
         return JSONResponse({"interaction": done.payload(), "hooks": done.hooks})
 
 
-def stream_routes(app: FastAPI, engine: Engine, turns: Turns, ping_seconds: float) -> None:
-    def stream(request: Request, body: ChatRequest) -> Response:
+def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
+                  ping_seconds: float) -> None:
+    async def stream(request: Request, body: ChatRequest) -> Response:
         if request.headers.get("last-event-id") is not None:
             return Response(status_code=204)  # a reconnect: never run a message twice
         refused = too_long(engine, body.message)
         if refused is not None:
             return refused
-        queue = turns.start(body.session_id, body.message)  # runs even if the client leaves
+        who = principal(request.scope)
+        if await strangers(engine, auth, body.session_id, who):
+            return not_found(body.session_id)
+        # runs even if the client leaves
+        queue = turns.start(body.session_id, body.message, owner=who)
         return EventSourceResponse(sse_frames(engine, queue, uuid.uuid4().hex[:12]),
                                    ping=ping_seconds, headers={"Cache-Control": "no-cache"})
 
     @app.post(f"{PREFIX}/chat/stream", response_class=EventSourceResponse, tags=["agent"],
-              responses={**ERRORS, **SSE_DOC})
+              responses={**ERRORS, **AUTH_ERRORS, **SSE_DOC})
     async def stream_post(request: Request, body: ChatRequest) -> Response:
         """Run one turn and stream its events as Server-Sent Events."""
-        return stream(request, body)
+        return await stream(request, body)
 
     @app.get(f"{PREFIX}/chat/stream", response_class=EventSourceResponse, tags=["agent"],
-             responses={**ERRORS, **SSE_DOC})
+             responses={**ERRORS, **AUTH_ERRORS, **SSE_DOC})
     async def stream_get(request: Request, query: Annotated[ChatRequest, Query()]) -> Response:
         """The same, with `session_id` and `message` as query parameters (`EventSource`)."""
-        return stream(request, query)
+        return await stream(request, query)
 
 
-def completed_route(app: FastAPI, store: SessionStore) -> None:
+def completed_route(app: FastAPI, engine: Engine) -> None:
     @app.get(f"{PREFIX}/completed", response_model=CompletedResponse, tags=["agent"],
-             responses=ERRORS)
-    async def completed(session_id: Annotated[SessionId, Query()]) -> Response:
+             responses={**ERRORS, **AUTH_ERRORS})
+    async def completed(request: Request,
+                        session_id: Annotated[SessionId, Query()]) -> Response:
         """Finished tasks of a session (executed, cancelled, failed...), oldest first."""
+        if not await engine.may_use(session_id, principal(request.scope)):
+            return not_found(session_id)
         return JSONResponse({"session_id": session_id,
-                             "completed": await store.completed(session_id)})
+                             "completed": await engine.store.completed(session_id)})
 
 
-def debug_route(app: FastAPI, store: SessionStore) -> None:
+def debug_route(app: FastAPI, engine: Engine) -> None:
+    store = engine.store
+
     @app.get(f"{PREFIX}/debug/{{session_id}}", response_model=DebugResponse,
-             tags=["debug (DEV_MODE only)"], responses={404: {"model": ErrorBody}})
-    async def debug(session_id: str) -> Response:
+             tags=["debug (DEV_MODE only)"], responses={404: {"model": ErrorBody},
+                                                        **AUTH_ERRORS})
+    async def debug(request: Request, session_id: str) -> Response:
         """The stored session (state, memory) and its completed tasks."""
         record = await store.load(session_id)
-        if record is None:
-            return error(404, "not_found", f"no session {session_id!r}")
+        if record is None or record.data.get("owner") != principal(request.scope):
+            return not_found(session_id)
         state = dict(record.data)
         memory = state.pop("memory", {})
         return JSONResponse({"session_id": session_id, "version": record.version,
                              "state": state, "memory": {"raw_history": [], "summary_text": "",
                                                         **memory},
                              "completed": await store.completed(session_id)})
+
+
+def session_routes(app: FastAPI, auth: Auth) -> None:
+    @app.post(f"{PREFIX}/sessions", status_code=201, response_model=SessionCreated,
+              tags=["agent"], responses=AUTH_ERRORS)
+    async def new_session() -> Response:
+        """A fresh session id (192 random bits): the session is the caller's from its first
+        turn on."""
+        return JSONResponse({"session_id": secrets.token_urlsafe(24)}, status_code=201)
+
+    @app.post(LOGIN, response_model=LoginResponse, tags=["auth"],
+              responses={401: {"model": ErrorBody, "description": "Not a valid key."},
+                         422: {"model": ErrorBody, "description": "No key was sent."},
+                         403: AUTH_ERRORS[403], 429: AUTH_ERRORS[429]},
+              openapi_extra={"requestBody": {"required": False, "content": {
+                  "application/json": {"schema": {
+                      "type": "object", "properties": {"key": {"type": "string"}},
+                      "required": ["key"]}},
+                  "application/x-www-form-urlencoded": {"schema": {
+                      "type": "object", "properties": {"key": {"type": "string"}},
+                      "required": ["key"]}}}}})
+    async def login(request: Request) -> Response:
+        """Trade an API key (`Authorization: Bearer KEY`, JSON `{"key"}` or a form field
+        `key`) for an HttpOnly cookie, so that a browser's `EventSource` is authenticated."""
+        if not auth.enabled:
+            return JSONResponse({"principal": None, "expires_in": None})
+        key = bearer(request.headers.get("authorization")) or await key_in_body(request)
+        if key is None:
+            return error(422, "invalid_request", "send the key as 'Authorization: Bearer KEY', "
+                         'a JSON body {"key": "..."} or a form field key')
+        who = auth.principal_of(key)
+        if who is None:
+            return error(401, "unauthorized", "that is not a valid API key",
+                         headers={"WWW-Authenticate": 'Bearer realm="flowctl"'})
+        response = JSONResponse({"principal": who, "expires_in": COOKIE_SECONDS})
+        secure = request.url.scheme == "https"
+        response.headers["Set-Cookie"] = auth.set_cookie(who, secure=secure)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.post(LOGOUT, status_code=204, tags=["auth"], responses={403: AUTH_ERRORS[403]})
+    async def logout(request: Request) -> Response:
+        """Clear the login cookie."""
+        return Response(status_code=204, headers={
+            "Set-Cookie": clear_cookie(secure=request.url.scheme == "https")})
+
+
+async def key_in_body(request: Request) -> str | None:
+    """The ``key`` of a JSON or form body; None when there is none (or it is no string)."""
+    body = await request.body()
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    found: Any = None
+    try:
+        if kind == "application/json":
+            data = json.loads(body)
+            found = data.get("key") if isinstance(data, dict) else None
+        elif kind == "application/x-www-form-urlencoded":
+            found = next(iter(parse_qs(body.decode(), max_num_fields=8).get("key", [])), None)
+    except ValueError:  # not JSON, too many fields
+        return None
+    return found.strip() if isinstance(found, str) and found.strip() else None
+
+
+def document_security(app: FastAPI) -> None:
+    """OpenAPI: every operation but the open ones wants a Bearer key or the login cookie."""
+    make = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = make()
+            schema.setdefault("components", {})["securitySchemes"] = {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "cookie": {"type": "apiKey", "in": "cookie", "name": "flowctl_auth"}}
+            for path, operations in schema["paths"].items():
+                if path not in edge.PUBLIC:
+                    for operation in operations.values():
+                        operation["security"] = [{"bearer": []}, {"cookie": []}]
+        assert app.openapi_schema is not None  # make() keeps what it made
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def page_routes(app: FastAPI, engine: Engine, settings: Settings) -> None:

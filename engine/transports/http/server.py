@@ -2,6 +2,9 @@
 
 ``serve`` owns what it opened (socket, store, the engine's provider clients) and closes it
 after uvicorn stopped; ``server_config`` is the uvicorn configuration it serves with.
+
+With no API key configured the server answers loopback clients only, and refuses to listen
+on any other address unless anonymous access was allowed (``--allow-anonymous``).
 """
 
 from __future__ import annotations
@@ -11,23 +14,25 @@ import copy
 import errno
 import logging
 import socket
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import uvicorn
 
 from engine.compiler import compile_file
-from engine.config import load_settings
+from engine.config import Settings, load_settings
 from engine.errors import FlowRuntimeError
 from engine.runtime.engine import Engine
 from engine.store import open_store
 from engine.transports.http.app import SHUTDOWN_GRACE_SECONDS, create_app
+from engine.transports.http.edge import is_loopback
 
 log = logging.getLogger("flowctl.http")
 
 DEFAULT_STORE = "sqlite:///.flowctl/sessions.db"
 
-__all__ = ["DEFAULT_STORE", "bind", "run_server", "serve", "server_config"]
+__all__ = ["DEFAULT_STORE", "bind", "check_exposure", "resolve", "run_server", "serve",
+           "server_config"]
 
 
 def server_config(app: Any, *, host: str, port: int,
@@ -46,17 +51,35 @@ def server_config(app: Any, *, host: str, port: int,
                           h11_max_incomplete_event_size=max(65536, 9 * max_message_chars + 16384))
 
 
-def bind(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port``, or FlowRuntimeError with a one-line reason."""
+Address = tuple[int, int, int, Any]  # family, type, proto, sockaddr
+
+
+def resolve(host: str, port: int) -> Address:
+    """Where ``bind`` would listen, or FlowRuntimeError with a one-line reason."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
             host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
     except socket.gaierror as err:
         raise FlowRuntimeError(f"cannot resolve host {host!r}: {err.strerror}") from None
+    return family, kind, proto, address
+
+
+def check_exposure(host: str, address: Address, settings: Settings) -> None:
+    """No keys and not anonymous: only a loopback address may be listened on."""
+    if settings.api_keys or settings.allow_anonymous or is_loopback(str(address[3][0])):
+        return
+    raise FlowRuntimeError(f"refusing to listen on {host} without API keys: anyone who can "
+                           "reach it could move money; set FLOWCTL_API_KEYS (or "
+                           "FLOWCTL_API_KEYS_FILE), or pass --allow-anonymous")
+
+
+def bind(host: str, port: int, *, address: Address | None = None) -> socket.socket:
+    """A socket bound to ``host:port``, or FlowRuntimeError with a one-line reason."""
+    family, kind, proto, address_ = address or resolve(host, port)
     sock = socket.socket(family, kind, proto)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind(address)
+        sock.bind(address_)
     except OSError as err:
         sock.close()
         if err.errno == errno.EADDRINUSE:
@@ -67,18 +90,26 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
-                store_url: str = DEFAULT_STORE, env: Mapping[str, str]) -> None:
+                store_url: str = DEFAULT_STORE, env: Mapping[str, str],
+                allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
+                allowed_hosts: Iterable[str] = ()) -> None:
     """Compile ``flow_path``, bind ``host:port``, open the store and serve until stopped.
 
-    Raises FlowDefinitionError for an invalid flow and FlowRuntimeError (one line) for a
-    bad setting in ``env``, a port in use or a store that cannot be opened or written.
+    ``allow_anonymous``, ``cors_origins`` and ``allowed_hosts`` add to what ``env`` sets
+    (``flowctl serve``'s options). Raises FlowDefinitionError for an invalid flow and
+    FlowRuntimeError (one line) for a bad setting, a non-loopback address without keys
+    (unless anonymous), a port in use or a store that cannot be opened or written.
     """
     service = compile_file(flow_path)
     try:
-        settings = load_settings(env)
+        settings = load_settings(env).with_serve_options(
+            allow_anonymous=allow_anonymous, cors_origins=cors_origins,
+            allowed_hosts=allowed_hosts)
     except ValueError as err:
         raise FlowRuntimeError(str(err)) from None
-    sock = bind(host, port)
+    address = resolve(host, port)
+    check_exposure(host, address, settings)
+    sock = bind(host, port, address=address)
     try:
         store = open_store(store_url)
     except BaseException:
@@ -87,12 +118,13 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
     try:
         engine = Engine(service, store=store, settings=settings)
         try:
-            app = create_app(engine, settings=settings)
+            app = create_app(engine, settings=settings, host=host)
             port = sock.getsockname()[1]
             server = uvicorn.Server(server_config(
                 app, host=host, port=port, max_message_chars=engine.settings.max_message_chars))
             log.info("serving %s from %s with store %s; playground at http://%s:%d/",
                      service.name, flow_path, store_url, host, port)
+            log.info("%s", access_line(settings))
             await server.serve(sockets=[sock])
         finally:
             await engine.aclose()  # the providers' HTTP clients
@@ -101,7 +133,24 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
         await store.close()
 
 
+def access_line(settings: Settings) -> str:
+    """Who may use the server, for the log (never a key)."""
+    if settings.api_keys:
+        who = f"{len(settings.api_keys)} API key(s)"
+    elif settings.allow_anonymous:
+        who = "anyone (anonymous access allowed, no API keys)"
+    else:
+        who = "loopback clients only (no API keys)"
+    limit = settings.rate_limit or "unlimited"
+    return f"access: {who}; rate limit {limit}; CORS origins: " \
+           f"{', '.join(settings.cors_origins) or 'none'}"
+
+
 def run_server(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
-               store_url: str = DEFAULT_STORE, env: Mapping[str, str]) -> None:
+               store_url: str = DEFAULT_STORE, env: Mapping[str, str],
+               allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
+               allowed_hosts: Iterable[str] = ()) -> None:
     """``serve`` for synchronous callers (the CLI); same arguments, same exceptions."""
-    asyncio.run(serve(flow_path, host=host, port=port, store_url=store_url, env=env))
+    asyncio.run(serve(flow_path, host=host, port=port, store_url=store_url, env=env,
+                      allow_anonymous=allow_anonymous, cors_origins=cors_origins,
+                      allowed_hosts=allowed_hosts))

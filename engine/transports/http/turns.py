@@ -33,15 +33,16 @@ class Turns:
         self.engine = engine
         self.running: set[asyncio.Task[Any]] = set()
 
-    def start(self, session_id: str, message: str) -> asyncio.Queue[Event | Exception]:
+    def start(self, session_id: str, message: str, *,
+              owner: str | None = None) -> asyncio.Queue[Event | Exception]:
         """Begin a turn whose events (or the exception that stopped it) go to a queue."""
         queue: asyncio.Queue[Event | Exception] = asyncio.Queue()
-        self._spawn(self._pump(self.engine.turn(session_id, message), queue))
+        self._spawn(self._pump(self.engine.turn(session_id, message, owner=owner), queue))
         return queue
 
-    async def reply(self, session_id: str, message: str) -> Done:
+    async def reply(self, session_id: str, message: str, *, owner: str | None = None) -> Done:
         """The DONE of a turn; raises what the engine raised if it could not answer."""
-        task = self._spawn(_done_of(self.engine.turn(session_id, message)))
+        task = self._spawn(_done_of(self.engine.turn(session_id, message, owner=owner)))
         return await asyncio.shield(task)  # a request cancelled mid-turn leaves it running
 
     def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:

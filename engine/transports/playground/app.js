@@ -1,6 +1,8 @@
 // flowctl playground: one EventSource per message (the seed's React example, without React).
 // Tokens are appended as they arrive, DONE replaces them with the final message and brings
 // the buttons and the state snapshot; the timeline shows each event relative to the request.
+// A server with API keys answers 401 until the page logs in: the key prompt trades the key
+// for an HttpOnly cookie (POST /v1/agent/login), which the EventSource then carries.
 "use strict";
 
 const EVENTS = ["AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "TASK_PROGRESS", "DONE"];
@@ -13,10 +15,46 @@ const ui = {
   devMode: false,
 };
 
-function newSessionId() {
-  const bytes = new Uint8Array(6);
+function localSessionId() {
+  const bytes = new Uint8Array(16);
   crypto.getRandomValues(bytes);
   return "pg-" + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// A fresh id from the server (unguessable); null when the server wants a key first.
+async function newSessionId() {
+  const response = await fetch("/v1/agent/sessions", { method: "POST" });
+  if (response.status === 401) return null;
+  if (!response.ok) return localSessionId();
+  return (await response.json()).session_id;
+}
+
+// -- login ------------------------------------------------------------------------------------
+
+function askForKey(why) {
+  $("login").hidden = false;
+  $("login-error").textContent = why || "";
+  setBusy(true);
+  $("api-key").focus();
+}
+
+async function logIn(event) {
+  event.preventDefault();
+  const key = $("api-key").value.trim();
+  if (!key) return;
+  const response = await fetch("/v1/agent/login", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ key }),
+  });
+  if (!response.ok) {
+    $("login-error").textContent = response.status === 429
+      ? "잠시 후 다시 시도해 주세요." : "키가 올바르지 않아요.";
+    return;
+  }
+  $("api-key").value = "";
+  $("login").hidden = true;
+  setBusy(false);
+  if (!ui.sessionId) await startSession();
 }
 
 function el(tag, props = {}, ...children) {
@@ -118,6 +156,7 @@ function timeline(started) {
 function send(raw) {
   const message = raw ?? $("input").value;
   if (ui.busy) return;
+  if (!ui.sessionId) { askForKey(); return; }
   if (message.length > ui.maxChars) {
     bubble("error", `메시지가 너무 길어요. ${ui.maxChars}자 이내로 입력해 주세요.`);
     return;
@@ -158,17 +197,26 @@ function send(raw) {
       handlers[name]?.(data);
     });
   }
-  source.onerror = () => {
+  source.onerror = async () => {
     if (finished) return;
     source.close();  // never let the browser resend the message by itself
     status.textContent = "연결이 끊겼어요. 다시 시도해 주세요.";
     reply.classList.replace("pending", "failed");
     setBusy(false);
+    // An EventSource cannot tell a 401: ask the server whether a key is wanted now.
+    const probe = await fetch("/v1/agent/sessions", { method: "POST" }).catch(() => null);
+    if (probe && probe.status === 401) askForKey("로그인이 필요해요.");
   };
 }
 
-function startSession() {
-  ui.sessionId = newSessionId();
+async function startSession() {
+  const id = await newSessionId().catch(() => localSessionId());
+  if (id === null) {
+    ui.sessionId = null;
+    askForKey();
+    return;
+  }
+  ui.sessionId = id;
   $("session-id").textContent = ui.sessionId;
   $("debug-link").href = `/v1/agent/debug/${encodeURIComponent(ui.sessionId)}`;
   $("messages").replaceChildren();
@@ -182,7 +230,8 @@ function startSession() {
 async function init() {
   $("composer").addEventListener("submit", (event) => { event.preventDefault(); send(); });
   $("new-session").addEventListener("click", startSession);
-  startSession();
+  $("login").addEventListener("submit", logIn);
+  await startSession();
   try {
     const health = await (await fetch("/healthz")).json();
     $("service").textContent = health.service;
