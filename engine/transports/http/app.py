@@ -56,8 +56,12 @@ log = logging.getLogger("flowctl.http")
 
 PLAYGROUND = Path(__file__).parents[1] / "playground"
 SHUTDOWN_GRACE_SECONDS = 30.0
+# A stream still running at shutdown may go on this long to reach its DONE (less than the
+# server's own grace, so the stream ends before uvicorn gives up on its connection).
+STREAM_GRACE_SECONDS = SHUTDOWN_GRACE_SECONDS - 3
 
-__all__ = ["PLAYGROUND", "PREFIX", "SHUTDOWN_GRACE_SECONDS", "create_app"]
+__all__ = ["PLAYGROUND", "PREFIX", "SHUTDOWN_GRACE_SECONDS", "STREAM_GRACE_SECONDS",
+           "create_app"]
 
 
 def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0,
@@ -158,8 +162,10 @@ def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
             return not_found(body.session_id)
         # runs even if the client leaves
         queue = turns.start(body.session_id, body.message, owner=who)
+        # At shutdown the stream goes on to its DONE (the turn finishes anyway).
         return EventSourceResponse(sse_frames(engine, queue, uuid.uuid4().hex[:12]),
-                                   ping=ping_seconds, headers={"Cache-Control": "no-cache"})
+                                   ping=ping_seconds, headers={"Cache-Control": "no-cache"},
+                                   shutdown_grace_period=STREAM_GRACE_SECONDS)
 
     @app.post(f"{PREFIX}/chat/stream", response_class=EventSourceResponse, tags=["agent"],
               responses={**ERRORS, **AUTH_ERRORS, **SSE_DOC})

@@ -4,7 +4,9 @@
 after uvicorn stopped; ``server_config`` is the uvicorn configuration it serves with.
 
 With no API key configured the server answers loopback clients only, and refuses to listen
-on any other address unless anonymous access was allowed (``--allow-anonymous``).
+on any other address unless anonymous access was allowed (``--allow-anonymous``). On
+SIGTERM (or Ctrl-C) uvicorn stops accepting, running turns finish and their streams send
+their DONE, then what ``serve`` opened is closed and ``run_server`` returns.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ import asyncio
 import copy
 import errno
 import logging
+import signal
 import socket
+import threading
 from collections.abc import Iterable, Mapping
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -146,11 +151,32 @@ def access_line(settings: Settings) -> str:
            f"{', '.join(settings.cors_origins) or 'none'}"
 
 
+class _Stopped(BaseException):
+    """SIGTERM after uvicorn's own handler gave it back (a graceful stop is over)."""
+
+
+def _stopped(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped
+
+
 def run_server(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
                store_url: str = DEFAULT_STORE, env: Mapping[str, str],
                allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
                allowed_hosts: Iterable[str] = ()) -> None:
-    """``serve`` for synchronous callers (the CLI); same arguments, same exceptions."""
-    asyncio.run(serve(flow_path, host=host, port=port, store_url=store_url, env=env,
-                      allow_anonymous=allow_anonymous, cors_origins=cors_origins,
-                      allowed_hosts=allowed_hosts))
+    """``serve`` for synchronous callers (the CLI); same arguments, same exceptions.
+
+    SIGTERM stops it gracefully and it returns: uvicorn drains the server, then re-raises
+    the signal, which here closes the store and the providers' clients instead of killing
+    the process before they are closed.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _stopped) if main else None
+    try:
+        asyncio.run(serve(flow_path, host=host, port=port, store_url=store_url, env=env,
+                          allow_anonymous=allow_anonymous, cors_origins=cors_origins,
+                          allowed_hosts=allowed_hosts))
+    except _Stopped:
+        log.info("stopped")
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
