@@ -71,6 +71,9 @@ class Settings:
     """FLOWCTL_ALLOWED_HOSTS / --allowed-host: Host header values besides the loopback ones."""
     rate_limit: RateLimit | None = DEFAULT_RATE_LIMIT
     """FLOWCTL_RATE_LIMIT: requests per principal (``120/minute``); None: unlimited."""
+    retention_days: float | None = None
+    """FLOWCTL_RETENTION_DAYS: sessions untouched (and completed tasks recorded) that many
+    days ago are deleted, hourly; None: kept until deleted."""
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     from_env: frozenset[str] = frozenset()
     """The settings the environment set; a flow file's defaults do not replace these."""
@@ -169,6 +172,8 @@ def _server_settings(env: Mapping[str, str]) -> dict[str, Any]:
         items = [item.strip() for item in env.get(var, "").split(",") if item.strip()]
         if items:
             values[name] = _unique(tuple(parse(var, item) for item in items))
+    if env.get("FLOWCTL_RETENTION_DAYS", "").strip():
+        values["retention_days"] = _days("FLOWCTL_RETENTION_DAYS", env["FLOWCTL_RETENTION_DAYS"])
     if "FLOWCTL_RATE_LIMIT" in env:
         values["rate_limit"] = parse_rate_limit("FLOWCTL_RATE_LIMIT",
                                                 env["FLOWCTL_RATE_LIMIT"])
@@ -181,6 +186,16 @@ _UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0, "minute":
           "h": 3600.0, "hour": 3600.0}
 _LABEL = r"[a-z0-9]([a-z0-9-]*[a-z0-9])?"
 _HOST = re.compile(rf"\*|(\*\.)?{_LABEL}(\.{_LABEL})*\.?")
+
+
+def _days(var: str, raw: str) -> float:
+    try:
+        days = float(raw.strip())
+    except ValueError:
+        raise SettingsError(f"{var}={raw!r} is not a number of days") from None
+    if not days > 0 or days == float("inf"):
+        raise SettingsError(f"{var}={raw!r} must be a positive number of days")
+    return days
 
 
 def _keys(where: str, raw: Iterable[str]) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ starts. ``POST /v1/agent/sessions`` hands out fresh unguessable ids; ``/login`` 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -81,14 +82,18 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     ...                  settings=Settings())
     >>> sorted(app.openapi()["paths"])  # doctest: +NORMALIZE_WHITESPACE
     ['/healthz', '/v1/agent/chat', '/v1/agent/chat/stream', '/v1/agent/completed',
-     '/v1/agent/login', '/v1/agent/logout', '/v1/agent/sessions']
+     '/v1/agent/login', '/v1/agent/logout', '/v1/agent/sessions',
+     '/v1/agent/sessions/{session_id}']
     """
     turns = Turns(engine)
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        await finish_pending(engine)
+        keeper = asyncio.create_task(retention(engine, settings.retention_days))
         yield
+        keeper.cancel()
         await turns.drain(SHUTDOWN_GRACE_SECONDS)
 
     app = FastAPI(title=f"flowctl: {engine.service.name}", lifespan=lifespan,
@@ -105,12 +110,36 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     completed_route(app, engine)
     if settings.dev_mode:
         debug_route(app, engine)
-    session_routes(app, auth)
+    session_routes(app, engine, auth)
     page_routes(app, engine, settings)
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)
     return app
+
+
+async def finish_pending(engine: Engine) -> None:
+    """Before the first request: finish every irreversible action a dead process left
+    pending, so its outcome is recorded even if the user never writes again."""
+    try:
+        finished = await engine.finish_all_pending()
+    except Exception as err:  # the store cannot say: each session's next turn still will
+        log.error("could not look for pending actions: %s: %s", type(err).__name__, err)
+        return
+    if finished:
+        log.warning("finished %d action(s) a stopped process left pending", finished)
+
+
+async def retention(engine: Engine, days: float | None, *, every: float = 3600.0) -> None:
+    """Delete sessions and completed tasks older than ``days``, now and then every hour."""
+    while days is not None:
+        try:
+            gone = await engine.store.expire(days * 86400)
+            if gone:
+                log.info("retention: deleted %d session(s) older than %g days", gone, days)
+        except Exception as err:
+            log.error("retention failed: %s: %s", type(err).__name__, err)
+        await asyncio.sleep(every)
 
 
 def not_found(session_id: str) -> JSONResponse:
@@ -211,7 +240,15 @@ def debug_route(app: FastAPI, engine: Engine) -> None:
                              "completed": await store.completed(session_id)})
 
 
-def session_routes(app: FastAPI, auth: Auth) -> None:
+def session_routes(app: FastAPI, engine: Engine, auth: Auth) -> None:
+    @app.delete(f"{PREFIX}/sessions/{{session_id}}", status_code=204, tags=["agent"],
+                responses={404: {"model": ErrorBody}, **AUTH_ERRORS})
+    async def delete_session(request: Request, session_id: str) -> Response:
+        """Forget a session of the caller's and its completed tasks (404 for any other)."""
+        if not await engine.delete(session_id, principal(request.scope)):
+            return not_found(session_id)
+        return Response(status_code=204)
+
     @app.post(f"{PREFIX}/sessions", status_code=201, response_model=SessionCreated,
               tags=["agent"], responses=AUTH_ERRORS)
     async def new_session() -> Response:

@@ -58,7 +58,7 @@ def install(app: Any, settings: Settings, auth: Auth, *, host: str) -> None:
                        loopback_only=not auth.enabled and not settings.allow_anonymous)
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins),
-                           allow_credentials=True, allow_methods=["GET", "POST"],
+                           allow_credentials=True, allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Authorization", "Content-Type", "Last-Event-ID"],
                            expose_headers=["Retry-After"])
     app.add_middleware(HostCheck, allowed_hosts=allowed_hosts(settings, host))
