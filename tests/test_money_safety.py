@@ -297,8 +297,11 @@ async def test_a_pending_action_is_finished_at_start_up(tmp_path: Path, bank: Ba
     assert await restarted.finish_pending("s") is None  # nothing left to finish
     record = await store.load("s")
     assert record is not None and "완료" in record.data["memory"]["raw_history"][-1]["content"]
-    later = await restarted.reply("s", "총 얼마 보냈어?")
+    later = await restarted.reply("s", "총 얼마 보냈어?")  # told first how it ended
+    assert later.message.startswith(done.message) and "완료" in later.message
     assert later.trace.get("error") is None and len(bank.executions) == 1
+    again = await restarted.reply("s", "안녕")
+    assert not again.message.startswith(done.message)  # told once
 
 
 async def test_all_pending_sessions_are_finished_at_start_up(tmp_path: Path, bank: Bank) -> None:

@@ -98,8 +98,7 @@ def _english(match: re.Match[str]) -> Match:
 def _signed(match: re.Match[str], value: Decimal) -> Match:
     amount = to_number(-value if match["neg"] else value)
     text = match.group()
-    return Match(value=amount, start=match.start(), end=match.end(), text=text,
-                 unit=currency_of(text))
+    return Match(value=amount, start=match.start(), end=match.end(), text=text)
 
 
 _UNITS = (("KRW", re.compile(r"원|₩|\b(?:won|krw)\b", re.IGNORECASE)),

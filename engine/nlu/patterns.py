@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 
 MatchValue = int | float | str | date | bool
@@ -28,8 +28,13 @@ class Match:
     start: int  # span in the input text, end exclusive
     end: int
     text: str  # the matched source text, text[start:end] of the input
-    unit: str | None = field(default=None, compare=False)
-    """The currency a money amount was written in (ISO code), when the text says."""
+
+    @property
+    def unit(self) -> str | None:
+        """The currency a money amount was written in (ISO code), when the text says."""
+        from .money import currency_of  # money imports this module
+
+        return currency_of(self.text)
 
 
 def non_overlapping(matches: Iterable[Match]) -> list[Match]:

@@ -67,6 +67,9 @@ class SessionState:
     """The current task's irreversible actions by name."""
     owner: str | None = None
     """The principal (API key) that created the session; only it may read or act in it."""
+    notice: str = ""
+    """What the user is told first on their next turn (how an action that was finished at
+    start-up, with nobody listening, ended)."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> SessionState:
@@ -81,7 +84,7 @@ class SessionState:
                    summary_text=memory.get("summary_text", ""), done=data.get("done", []),
                    turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0),
                    task_id=data.get("task_id", ""), journal=data.get("journal", {}),
-                   owner=data.get("owner"))
+                   owner=data.get("owner"), notice=data.get("notice", ""))
 
     def to_json(self) -> dict[str, Any]:
         return {"flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
@@ -89,7 +92,7 @@ class SessionState:
                 "memory": {"raw_history": self.raw_history, "summary_text": self.summary_text},
                 "done": self.done[-MAX_DONE_KEPT:], "turns": self.turns,
                 "tasks_started": self.tasks_started, "task_id": self.task_id,
-                "journal": self.journal, "owner": self.owner}
+                "journal": self.journal, "owner": self.owner, "notice": self.notice}
 
     def pending(self) -> list[JournalEntry]:
         """Irreversible actions that were about to run, or ran, when a process died."""

@@ -33,8 +33,9 @@ class Tracer:
 
     def step(self, agent: str, started: float, *, error: str | None = None) -> TraceEntry:
         """A built-in agent (intent, understand) or an action that took since ``started``."""
-        entry = TraceEntry(agent=agent, elapsed_ms=ms(started), success=error is None,
-                           retries=0, error=error and self._shown(error))
+        entry: TraceEntry = {"agent": agent, "elapsed_ms": ms(started),
+                             "success": error is None, "retries": 0,
+                             "error": error and self._shown(error)}
         self.entries.append(entry)
         return entry
 

@@ -32,8 +32,6 @@ from engine.runtime.events import (
     Event,
     Hook,
     StateSnapshot,
-    Trace,
-    UiHint,
 )
 from engine.runtime.llm import (
     UNDERSTANDING_SCHEMA,
@@ -67,10 +65,12 @@ def snapshot(state: SessionState, flow: CompiledFlow | None,
              sensitive: frozenset[str] = frozenset()) -> StateSnapshot:
     """The session as DONE's ``state_snapshot`` shows it (sensitive slots masked)."""
     names = flow.slots if flow else tuple(state.slots)
-    return StateSnapshot(flow=state.flow, stage=state.stage,
-                         slots=shown({n: state.slots.get(n) for n in names}, sensitive),
-                         missing_required=missing(state, flow), filling_turns=state.filling_turns,
-                         meta={"slot_errors": {}, **state.meta}, task_queue=state.task_queue)
+    snap: StateSnapshot = {
+        "flow": state.flow, "stage": state.stage,
+        "slots": shown({n: state.slots.get(n) for n in names}, sensitive),
+        "missing_required": missing(state, flow), "filling_turns": state.filling_turns,
+        "meta": {"slot_errors": {}, **state.meta}, "task_queue": state.task_queue}
+    return snap
 
 
 def settled(u: Understanding) -> bool:
@@ -159,10 +159,14 @@ class TurnRun:
                 yield event
             if state.message:
                 remember(state.session, state.message, self.reply.text(), self.engine.memory)
-            else:  # finished at start-up with nobody listening: the history says how it ended
+            else:  # finished at start-up with nobody listening: say it on the next turn
+                state.session.notice = self.reply.text()
                 state.session.raw_history.append({"role": "assistant",
-                                                  "content": self.reply.text()})
+                                                  "content": state.session.notice})
             return
+        if state.session.notice:
+            self.reply.parts.append(state.session.notice)
+            state.session.notice = ""
         if active is not None and active.in_progress(state.session.stage):
             state.flow = active
         else:
@@ -354,11 +358,11 @@ class TurnRun:
         state = self.state
         stage = state.stage
         return Done(message=self.reply.text(), next_action=stage.next_action,
-                    ui_hint=UiHint(buttons=list(stage.buttons)),
+                    ui_hint={"buttons": list(stage.buttons)},
                     state_snapshot=snapshot(state.session, state.flow, self.service.sensitive),
                     hooks=self.hooks,
-                    trace=Trace(turn_id=self.turn_id, total_elapsed_ms=ms(started),
-                                agents=self.tracer.entries))
+                    trace={"turn_id": self.turn_id, "total_elapsed_ms": ms(started),
+                           "agents": self.tracer.entries})
 
 
 __all__ = ["MAX_HOPS", "TurnRun", "snapshot"]

@@ -167,8 +167,10 @@ _FINDERS: dict[str, Finder] = {
 def _value(slot: CompiledSlot, match: Match) -> Any:
     """The match's value; an amount in another currency than the slot's is marked as such."""
     currency = slot.spec.currency
-    if currency and match.unit and match.unit != currency and slot.spec.type == "money":
-        return ForeignAmount(match.value, match.unit)
+    if currency and slot.spec.type == "money":
+        unit = match.unit
+        if unit is not None and unit != currency:
+            return ForeignAmount(match.value, unit)
     return match.value
 
 
