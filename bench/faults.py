@@ -483,11 +483,14 @@ class Harness:
                                  if e["arrived"] > restarted and e["answered"] is not None)
         count(trial, bank, marks, records)
         trial.pending_left = pending(after)
-        if trial.phase in PENDING_PHASES and not (answer.stage == "EXECUTED"
-                                                  and "완료" in answer.message):
-            trial.not_told = True  # the finished transfer must be the first thing said
+        if trial.phase in PENDING_PHASES and DONE_SAID not in answer.message.split(".")[0]:
+            # finished at start-up or by this turn: how it ended is the first thing said
+            trial.not_told = True
             trial.problems.append(f"pending transfer not reported: {answer.message!r}")
         return trial
+
+
+DONE_SAID = "이체가 완료됐어요"
 
 
 def phase(events: list[dict[str, Any]], killed: float, at_kill: Mapping[str, Any],
