@@ -55,14 +55,61 @@ class StageMachine:
             self._machine.add_transition(edge.trigger, list(edge.sources), edge.dest,
                                          conditions=conditions)
         self.triggers = frozenset(edge.trigger for edge in edges)
+        self._table = _table(self._machine)
 
     def fire(self, stage: str, trigger: str, ctx: Mapping[str, Any]) -> str | None:
-        """The stage after firing ``trigger`` from ``stage``, or None if nothing fired."""
+        """The stage after firing ``trigger`` from ``stage``, or None if nothing fired.
+
+        Reads the machine's own transition table (built once, from ``Machine.events``): the
+        first transition of ``trigger`` at ``stage`` whose conditions all hold fires, as
+        ``Event.trigger`` does, without its per-call event objects and logging (~15 µs)."""
+        candidates = self._table.get((trigger, stage))
+        if candidates is None:
+            return None
+        event = _EventData({"ctx": ctx})
+        for conditions, dest in candidates:
+            if all(bool(func(event)) == target for func, target in conditions):
+                return dest
+        return None
+
+    def fire_slowly(self, stage: str, trigger: str, ctx: Mapping[str, Any]) -> str | None:
+        """``fire`` through the library's ``Event.trigger`` (the reference the tests hold
+        ``fire`` to)."""
         event = self._machine.events.get(trigger)
         if event is None:
             return None
         holder = _Holder(stage)
         return holder.state if event.trigger(holder, ctx=ctx) else None
+
+
+class _EventData:
+    """What a condition reads of ``transitions``' EventData (``send_event=True``)."""
+
+    __slots__ = ("kwargs",)
+
+    def __init__(self, kwargs: dict[str, Any]) -> None:
+        self.kwargs = kwargs
+
+
+Candidates = tuple[tuple[tuple[tuple[Callable[[Any], Any], bool], ...], str], ...]
+
+
+def _table(machine: Machine) -> dict[tuple[str, str], Candidates]:
+    """(trigger, source) -> the machine's transitions in its own order: their conditions
+    (callable, expected truth) and destination."""
+    table: dict[tuple[str, str], Candidates] = {}
+    for name, event in machine.events.items():
+        for source, transitions in event.transitions.items():
+            table[(name, source)] = tuple(
+                (tuple((_callable(c.func), c.target) for c in t.conditions), t.dest)
+                for t in transitions if t.dest is not None)
+    return table
+
+
+def _callable(func: object) -> Callable[[Any], Any]:
+    if not callable(func):  # conditions are compiled callables, never names to import
+        raise TypeError(f"transition condition {func!r} is not a callable")
+    return func
 
 
 def _adapt(condition: Condition) -> Callable[[Any], bool]:

@@ -87,12 +87,19 @@ class SessionState:
                    owner=data.get("owner"), notice=data.get("notice", ""))
 
     def to_json(self) -> dict[str, Any]:
-        return {"flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
+        data = {"flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
                 "task_queue": self.task_queue, "filling_turns": self.filling_turns,
                 "memory": {"raw_history": self.raw_history, "summary_text": self.summary_text},
                 "done": self.done[-MAX_DONE_KEPT:], "turns": self.turns,
-                "tasks_started": self.tasks_started, "task_id": self.task_id,
-                "journal": self.journal, "owner": self.owner, "notice": self.notice}
+                "tasks_started": self.tasks_started, "task_id": self.task_id}
+        # rarely set: left out while empty, so every turn's JSON stays small
+        if self.journal:
+            data["journal"] = self.journal
+        if self.owner is not None:
+            data["owner"] = self.owner
+        if self.notice:
+            data["notice"] = self.notice
+        return data
 
     def pending(self) -> list[JournalEntry]:
         """Irreversible actions that were about to run, or ran, when a process died."""
