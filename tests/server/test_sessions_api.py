@@ -88,3 +88,17 @@ async def test_the_server_finishes_pending_actions_when_it_starts(
         done = (await client.get("/v1/agent/completed", params={"session_id": "s"})).json()
     assert [c["outcome"] for c in done["completed"]] == ["EXECUTED"]
     assert await store.pending_sessions() == [] and len(bank.executions) == 1
+
+
+async def test_the_debug_api_masks_sensitive_slots(make_server: MakeServer, tmp_path: Path,
+                                                   bank: Bank) -> None:
+    service = bank_flow(tmp_path, sensitive=True)
+    settings = load_settings({"BANK_URL": bank.url, "DEV_MODE": "true"})
+    engine = Engine(service, store=MemoryStore(), settings=settings, clock=lambda: TODAY)
+    server = make_server(engine=engine, settings=settings)
+    async with server.client() as client:
+        body = {"session_id": "s", "message": "김철수123456한테 1만원 보내줘"}
+        reply = (await client.post(CHAT, json=body)).json()
+        assert reply["interaction"]["state_snapshot"]["slots"]["target"] == "•••3456"
+        debug = (await client.get("/v1/agent/debug/s")).text
+    assert "김철수123456" not in debug and "•••" in debug
