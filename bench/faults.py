@@ -66,6 +66,8 @@ from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 from urllib.parse import quote  # noqa: E402
 
+from tests.fakes.bank import bank_flow_text  # noqa: E402
+
 HOST = "127.0.0.1"
 ORDER = "엄마한테 1만원 보내줘"
 CONFIRM = "확인"
@@ -86,20 +88,6 @@ SLOW_RESTART = 2.0
 SCRUBBED_PREFIXES = ("OPENAI_", "ANTHROPIC_", "FLOWCTL_", "MEMORY_")
 SCRUBBED_NAMES = ("DEV_MODE", "MAX_FILL_TURNS", "BANK_URL")
 
-TOOL_ACTION = """    tool: sandbox_bank
-    label: 이체 실행 중
-    irreversible: true
-    timeout_sec: 5
-    args: {to: slots.target, amount: slots.amount, limit: 5000000}
-"""
-HTTP_ACTION = """    http:
-      url: "{{ env.BANK_URL }}/transfers"
-      json: {to: slots.target, amount: slots.amount}
-    label: 이체 실행 중
-    irreversible: true
-    timeout_sec: 5
-    retries: 2
-"""
 
 
 class HarnessError(Exception):
@@ -527,14 +515,14 @@ def count(trial: Trial, bank: Mapping[str, Any], marks: Mapping[str, int],
 
 def write_flow(directory: Path) -> Path:
     """flows/transfer.yaml with its ``send_money`` action sent to ``$BANK_URL/transfers``."""
-    text = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8")
-    if TOOL_ACTION not in text:
-        raise HarnessError("flows/transfer.yaml no longer has the send_money action this "
-                           "harness rewrites")
+    try:
+        text = bank_flow_text((ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise HarnessError(str(err)) from None
     shutil.copytree(ROOT / "prompts", directory / "prompts", dirs_exist_ok=True)
     (directory / "flows").mkdir(exist_ok=True)
     path = directory / "flows" / "bank.yaml"
-    path.write_text(text.replace(TOOL_ACTION, HTTP_ACTION), encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return path
 
 

@@ -17,10 +17,8 @@ Cases: 3 scenarios x 700 + 300 (arbitrary text) = 2,400 turns after their setup,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import math
-import warnings
 from typing import Any
 
 import pytest
@@ -35,18 +33,6 @@ from engine.runtime.events import Done
 from engine.runtime.models import ModelPool
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
-
-
-def _quiet_failure_reports() -> None:
-    """Hypothesis imports libcst to print a failing example as a patch, and libcst's import
-    warns (a DeprecationWarning from mypy_extensions), which ``filterwarnings = error``
-    turns into a pytest INTERNALERROR hiding the failure. Import it once, quietly."""
-    with warnings.catch_warnings(), contextlib.suppress(ImportError):
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import libcst  # noqa: F401
-
-
-_quiet_failure_reports()
 
 TRANSFER = compile_file(ROOT / "flows" / "transfer.yaml")
 SETTINGS = load_settings({})

@@ -24,32 +24,15 @@ from engine.runtime.engine import Engine
 from engine.runtime.events import AgentDone, TaskProgress
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
-from tests.fakes.bank import Bank
-
-TOOL_ACTION = """    tool: sandbox_bank
-    label: 이체 실행 중
-    irreversible: true
-    timeout_sec: 5
-    args: {to: slots.target, amount: slots.amount, limit: 5000000}
-"""
-HTTP_ACTION = """    http:
-      url: "{{ env.BANK_URL }}/transfers"
-      json: {to: slots.target, amount: slots.amount}
-    label: 이체 실행 중
-    irreversible: true
-    timeout_sec: 5
-    retries: 2
-"""
+from tests.fakes.bank import HTTP_ACTION, TOOL_ACTION, Bank, bank_flow_text
 
 
 def bank_flow(directory: Path, *, sensitive: bool = False,
               timeout: float | None = None) -> CompiledService:
-    text = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8")
-    assert TOOL_ACTION in text
-    action = HTTP_ACTION
+    text = bank_flow_text((ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8"))
     if timeout is not None:
-        action = action.replace("timeout_sec: 5\n", f"timeout_sec: {timeout}\n")
-    text = text.replace(TOOL_ACTION, action)
+        text = text.replace("    timeout_sec: 5\n    retries: 2\n",
+                            f"    timeout_sec: {timeout}\n    retries: 2\n")
     if sensitive:
         text = text.replace("  target:\n    type: string\n", "  target:\n    type: string\n"
                             "    sensitive: true\n")

@@ -8,10 +8,8 @@ kind, is fuzzed.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import math
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +21,6 @@ from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService, CompiledSlot
 from engine.runtime.slots import MAX_MAGNITUDE, Rejected, validate
 from tests.conftest import ROOT
-
-
-def _quiet_failure_reports() -> None:
-    """Hypothesis imports libcst to print a failing example as a patch, and libcst's import
-    warns (a DeprecationWarning from mypy_extensions), which ``filterwarnings = error``
-    turns into a pytest INTERNALERROR hiding the failure. Import it once, quietly."""
-    with warnings.catch_warnings(), contextlib.suppress(ImportError):
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import libcst  # noqa: F401
-
-
-_quiet_failure_reports()
 
 FUZZ = settings(max_examples=250, derandomize=True, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])

@@ -29,6 +29,29 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+TOOL_ACTION = """    tool: sandbox_bank
+    label: 이체 실행 중
+    irreversible: true
+    timeout_sec: 5
+    args: {to: slots.target, amount: slots.amount, limit: 5000000}
+"""
+HTTP_ACTION = """    http:
+      url: "{{ env.BANK_URL }}/transfers"
+      json: {to: slots.target, amount: slots.amount}
+    label: 이체 실행 중
+    irreversible: true
+    timeout_sec: 5
+    retries: 2
+"""
+
+
+def bank_flow_text(transfer_yaml: str) -> str:
+    """The shipped transfer flow with its action pointed at this bank (``BANK_URL``)."""
+    if TOOL_ACTION not in transfer_yaml:
+        raise ValueError("flows/transfer.yaml no longer has the sandbox_bank action this "
+                         "fake replaces; update TOOL_ACTION in tests/fakes/bank.py")
+    return transfer_yaml.replace(TOOL_ACTION, HTTP_ACTION)
+
 
 class Bank:
     def __init__(self, port: int = 0, state_file: Path | None = None, *,

@@ -8,10 +8,8 @@ malformed reply.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import warnings
 from typing import Any
 
 import pytest
@@ -25,18 +23,6 @@ from engine.providers.jsonout import (
     nesting_depth,
     validate_output,
 )
-
-
-def _quiet_failure_reports() -> None:
-    """Hypothesis imports libcst to print a failing example as a patch, and libcst's import
-    warns (a DeprecationWarning from mypy_extensions), which ``filterwarnings = error``
-    turns into a pytest INTERNALERROR hiding the failure. Import it once, quietly."""
-    with warnings.catch_warnings(), contextlib.suppress(ImportError):
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import libcst  # noqa: F401
-
-
-_quiet_failure_reports()
 
 FUZZ = settings(max_examples=300, derandomize=True, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])

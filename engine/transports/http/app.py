@@ -70,6 +70,8 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
                host: str = "127.0.0.1") -> FastAPI:
     """The HTTP API of ``engine``: JSON, SSE, playground; debug routes only in DEV_MODE.
 
+    (Over 50 lines for its docstring and doctest; the wiring itself is one line a part.)
+
     ``settings.dev_mode`` comes from the environment only (a flow file cannot switch the
     debug endpoint on); the message limit is the engine's, so both always agree. The app
     does not own the store: whoever opened it closes it after the server stopped. ``host``
@@ -111,7 +113,8 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     completed_route(app, engine)
     if settings.dev_mode:
         debug_route(app, engine)
-    session_routes(app, engine, auth)
+    delete_route(app, engine)
+    session_routes(app, auth)
     page_routes(app, engine, settings)
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
@@ -162,17 +165,24 @@ async def strangers(engine: Engine, auth: Auth, session_id: str, who: str | None
         return False
 
 
+async def refuse_turn(engine: Engine, auth: Auth, body: ChatRequest,
+                      who: str | None) -> Response | None:
+    """Why a turn must not start: a message over the limit (413), or another's session."""
+    refused = too_long(engine, body.message)
+    if refused is None and await strangers(engine, auth, body.session_id, who):
+        refused = not_found(body.session_id)
+    return refused
+
+
 def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
     @app.post(f"{PREFIX}/chat", response_model=ChatResponse, tags=["agent"],
               responses={**ERRORS, **AUTH_ERRORS})
     async def chat(request: Request, body: ChatRequest) -> Response:
         """Run one turn; answer with its DONE payload as `interaction` and its hooks."""
-        refused = too_long(engine, body.message)
+        who = principal(request.scope)
+        refused = await refuse_turn(engine, auth, body, who)
         if refused is not None:
             return refused
-        who = principal(request.scope)
-        if await strangers(engine, auth, body.session_id, who):
-            return not_found(body.session_id)
         done = await turns.reply(body.session_id, body.message, owner=who)
         if done.trace.get("error") == "forbidden":  # it was claimed since the check
             return not_found(body.session_id)
@@ -184,12 +194,10 @@ def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
     async def stream(request: Request, body: ChatRequest) -> Response:
         if request.headers.get("last-event-id") is not None:
             return Response(status_code=204)  # a reconnect: never run a message twice
-        refused = too_long(engine, body.message)
+        who = principal(request.scope)
+        refused = await refuse_turn(engine, auth, body, who)
         if refused is not None:
             return refused
-        who = principal(request.scope)
-        if await strangers(engine, auth, body.session_id, who):
-            return not_found(body.session_id)
         # runs even if the client leaves
         queue = turns.start(body.session_id, body.message, owner=who)
         # At shutdown the stream goes on to its DONE (the turn finishes anyway).
@@ -245,7 +253,7 @@ def debug_route(app: FastAPI, engine: Engine) -> None:
         return JSONResponse(scrubbed(body, secrets))
 
 
-def session_routes(app: FastAPI, engine: Engine, auth: Auth) -> None:
+def delete_route(app: FastAPI, engine: Engine) -> None:
     @app.delete(f"{PREFIX}/sessions/{{session_id}}", status_code=204, tags=["agent"],
                 responses={404: {"model": ErrorBody}, **AUTH_ERRORS})
     async def delete_session(request: Request, session_id: str) -> Response:
@@ -254,6 +262,8 @@ def session_routes(app: FastAPI, engine: Engine, auth: Auth) -> None:
             return not_found(session_id)
         return Response(status_code=204)
 
+
+def session_routes(app: FastAPI, auth: Auth) -> None:
     @app.post(f"{PREFIX}/sessions", status_code=201, response_model=SessionCreated,
               tags=["agent"], responses=AUTH_ERRORS)
     async def new_session() -> Response:
