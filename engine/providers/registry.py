@@ -27,24 +27,24 @@ LOCAL_SERVER_KEY = "not-needed"
 
 
 def _openai(env: Mapping[str, str], fixture: str | Path | None) -> Provider:
-    from engine.providers.openai import OpenAIProvider
-
     base_url = env.get("OPENAI_BASE_URL") or None
     key = env.get("OPENAI_API_KEY") or (LOCAL_SERVER_KEY if base_url else None)
-    if key is None:
+    if key is None:  # checked before the import: an offline model never loads the SDK
         raise FlowRuntimeError("provider 'openai' needs OPENAI_API_KEY (or OPENAI_BASE_URL for an "
                                "OpenAI-compatible server); export it, or pick another provider "
                                "in the models block")
+    from engine.providers.openai import OpenAIProvider
+
     return OpenAIProvider(ProviderSettings(api_key=key, base_url=base_url))
 
 
 def _anthropic(env: Mapping[str, str], fixture: str | Path | None) -> Provider:
-    from engine.providers.anthropic import AnthropicProvider
-
     key = env.get("ANTHROPIC_API_KEY")
-    if not key:
+    if not key:  # checked before the import, as for openai
         raise FlowRuntimeError("provider 'anthropic' needs ANTHROPIC_API_KEY; export it, or pick "
                                "another provider in the models block")
+    from engine.providers.anthropic import AnthropicProvider
+
     base_url = env.get("ANTHROPIC_BASE_URL") or None
     return AnthropicProvider(ProviderSettings(api_key=key, base_url=base_url))
 
