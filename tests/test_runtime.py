@@ -185,7 +185,7 @@ class ConflictingStore(MemoryStore):
     """Another writer commits the session while our turn runs."""
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
-                     completed: Any = ()) -> int:
+                     completed: Any = (), final: bool = True) -> int:
         await MemoryStore.commit(self, session_id, {"stage": "OTHER"},
                                  expected_version=expected_version)
         return await MemoryStore.commit(self, session_id, data,

@@ -72,6 +72,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         models=dict(spec.models), words=_words(spec), description=spec.description,
         settings={str(k): v for k, v in spec.settings.items()}, memory=spec.memory,
         sensitive=frozenset(n for n, slot in spec.slots.items() if slot.sensitive),
+        intent_names=tuple(spec.intents),
         understanding_model=spec.understand.model, understanding_prompt=spec.understand.prompt,
     )
 

@@ -32,6 +32,14 @@ def shown(values: Mapping[str, Any], sensitive: frozenset[str]) -> dict[str, Any
     return {k: mask(v) if k in sensitive else v for k, v in values.items()}
 
 
+def secrets_of(slots: Mapping[str, Any], sensitive: frozenset[str]) -> frozenset[str]:
+    """The values of the sensitive slots among ``slots``, as text (to mask wherever they
+    appear)."""
+    if not sensitive:
+        return frozenset()
+    return frozenset(str(slots[n]) for n in sensitive if slots.get(n) not in (None, ""))
+
+
 def scrubbed(data: Any, secrets: frozenset[str]) -> Any:
     """``data`` (an action's result, a hook's data) with every string that holds one of the
     sensitive values masked, however deep it sits."""
@@ -199,9 +207,8 @@ class CompiledService:
     memory: MemorySpec = field(default_factory=MemorySpec)
     sensitive: frozenset[str] = frozenset()
     """Slots shown masked outside templates and actions (``mask``)."""
+    intent_names: tuple[str, ...] = ()
+    """The declared intents' names, in file order."""
     understanding_model: str | None = None
     understanding_prompt: str | None = None
 
-    @property
-    def intent_names(self) -> tuple[str, ...]:
-        return tuple(rule.name for rule in self.intents)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage, secrets_of
 from engine.compiler.templates import base_context
 from engine.runtime.session import Meta, QueuedTask, SessionState
 from engine.runtime.understand import Intent
@@ -54,11 +54,7 @@ class TurnState:
 
     def secrets(self) -> frozenset[str]:
         """The current values of the sensitive slots, as text (to mask wherever they appear)."""
-        if not self.service.sensitive:
-            return frozenset()
-        slots = self.session.slots
-        return frozenset(str(slots[n]) for n in self.service.sensitive
-                         if slots.get(n) not in (None, ""))
+        return secrets_of(self.session.slots, self.service.sensitive)
 
     def view(self) -> dict[str, Any]:
         """The template context (see docs/dsl.md, "What templates see")."""

@@ -134,10 +134,9 @@ class TurnRun:
         """Write the session and the tasks completed since the last write, in one go;
         ``final=False`` while the turn goes on (the store keeps the session locked)."""
         session_data = self.state.session.to_json()
-        going_on = {} if final else {"final": False}  # a store without `final` still works
         self.version = await self.engine.store.commit(
             self.session_id, session_data, expected_version=self.version,
-            completed=self.completed[self._committed:], **going_on)
+            completed=self.completed[self._committed:], final=final)
         self._committed = len(self.completed)
 
     async def journal(self, name: str, args: dict[str, Any], step: CallStep) -> None:

@@ -31,7 +31,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sse_starlette import EventSourceResponse
 
-from engine.compiler.compiled import scrubbed
+from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
 from engine.runtime.engine import Engine
 from engine.transports.http import edge, errors
@@ -244,9 +244,7 @@ def debug_route(app: FastAPI, engine: Engine) -> None:
         state = dict(record.data)
         memory = state.pop("memory", {})
         # sensitive slots are masked here too, wherever their values appear
-        slots = state.get("slots") or {}
-        secrets = frozenset(str(slots[n]) for n in engine.service.sensitive
-                            if slots.get(n) not in (None, ""))
+        secrets = secrets_of(state.get("slots") or {}, engine.service.sensitive)
         body = {"session_id": session_id, "version": record.version, "state": state,
                 "memory": {"raw_history": [], "summary_text": "", **memory},
                 "completed": await store.completed(session_id)}
