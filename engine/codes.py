@@ -94,14 +94,18 @@ CATALOGUE: tuple[Code, ...] = (
        "step has set it yet on some path."),
     _c("FL051", "error", "result-before-call", "`result` is read where no `call` step ran "
        "before it in the same turn."),
-    _c("FL052", "error", "slot-not-in-flow", "A flow reads or sets a slot it does not "
-       "collect (not in its `slots` list)."),
+    _c("FL052", "error", "slot-not-in-flow", "A flow reads a slot no flow collects, or sets "
+       "a slot it does not collect (not in its `slots` list)."),
     _c("FL053", "error", "impossible-comparison", "A slot is compared with a value it can "
        "never take."),
     _c("FL054", "error", "set-wrong-type", "A `set` step gives a slot a literal of the wrong "
        "type or an unknown enum value."),
     _c("FL055", "warning", "never-asked", "A required slot is never asked for in its flow."),
     _c("FL056", "error", "enum-synonym-conflict", "One enum synonym maps to two values."),
+    _c("FL057", "error", "flow-recursion", "A flow can call or link back to itself: the flow "
+       "stack could grow without end."),
+    _c("FL059", "warning", "resume-button", "A `resume` button is neither a resume nor a "
+       "cancel word, so pressing it does not answer the question."),
     _c("FL060", "warning", "unused-slot", "A declared slot no flow collects or reads."),
     _c("FL061", "warning", "unused-message", "A message nothing says."),
     _c("FL062", "warning", "unused-prompt", "A prompt file no agent step uses."),
@@ -118,6 +122,11 @@ CATALOGUE: tuple[Code, ...] = (
        "variable the step does not provide."),
     _c("FL070", "warning", "duplicate-agent-id", "Two different agent steps, or an agent step "
        "and an action or built-in agent, share one name in events and the trace."),
+    _c("FL072", "warning", "button-not-a-word", "A button of a deciding stage is no decision "
+       "word there (add it to the stage's `words`)."),
+    _c("FL073", "warning", "guard-without-message", "A flow guard without a `refused` message, "
+       "or a `refused` message without a guard."),
+    _c("FL074", "warning", "kept-slot-uncollected", "A `keep: true` slot that no flow collects."),
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
     _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
        "intent, agent, hook or event that does not exist."),

@@ -14,7 +14,7 @@ from engine.texts import OVERRIDABLE_TEXTS
 # tools an agent step may offer the model (engine/providers/tools.py implements them)
 AGENT_TOOLS: tuple[str, ...] = ("calculator",)
 # tools a `call` action may run (engine/runtime/actions.py implements them)
-ACTION_TOOLS: tuple[str, ...] = ("sandbox_bank", "calculator")
+ACTION_TOOLS: tuple[str, ...] = ("sandbox_bank", "sandbox_balance", "calculator")
 # built-in texts a service may replace with a message of the same name, and the values each sees
 BUILTIN_TEXTS: dict[str, tuple[str, ...]] = dict(OVERRIDABLE_TEXTS)
 # what an agent step's prompt sees beyond the turn context (runtime/agent.py provides them)

@@ -23,6 +23,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "label_agent": "응답 생성 중",
         "label_memory": "대화 요약 중",
         "unclear": "이해하지 못했어요. 다시 알려주세요.",
+        "clarify": "어떤 걸 원하세요? {options} 중에서 골라 주세요.",
     },
     "en": {
         "empty_message": "Please type a message.",
@@ -40,6 +41,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "label_agent": "Writing reply",
         "label_memory": "Summarising",
         "unclear": "Sorry, I didn't get that. Could you say it again?",
+        "clarify": "Which one do you mean: {options}?",
     },
 }
 
@@ -49,6 +51,7 @@ OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
     "message_too_long": ("limit",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
+    "clarify": ("options",),
 }
 
 

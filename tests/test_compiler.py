@@ -57,7 +57,7 @@ def test_confirm_only_fires_from_ready(transfer: CompiledService, stage: str) ->
 def test_conditions_pick_the_first_matching_transition(transfer: CompiledService) -> None:
     machine = transfer.flows["transfer"].machine
     ctx = {"missing": [], "filling_turns": 0, "max_fill_turns": 5}
-    assert machine.fire("FILLING", "update", ctx) == "READY"
+    assert machine.fire("FILLING", "update", ctx) == "CHECKING"
     assert machine.fire("FILLING", "update", {**ctx, "missing": ["amount"]}) == "FILLING"
     assert machine.fire("FILLING", "update", {**ctx, "filling_turns": 6}) == "UNSUPPORTED"
 

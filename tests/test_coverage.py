@@ -30,12 +30,12 @@ def test_the_transfer_tests_cover_every_stage_and_transition() -> None:
     results = asyncio.run(run_file(ROOT / "flows" / "transfer.test.yaml"))
     report = coverage(results)
     transfer = [f for f in report if f.flow == "transfer"][0]
-    assert transfer.count("stage") == (8, 8)
-    assert transfer.count("transition") == (7, 7)
+    assert transfer.count("stage") == (10, 10)
+    assert transfer.count("transition") == (9, 9)
     items = covered(report, "transfer")
     assert items["slot amount rejected"][1] and items["slot amount corrected"][1]
-    assert items["slot when rejected"] == (60, False)
-    assert items["transition READY -confirm-> CONFIRMED"] == (117, True)
+    assert items["slot when rejected"] == (65, False)
+    assert items["transition READY -confirm-> CONFIRMED"] == (148, True)
 
 
 def test_what_a_test_file_misses_is_reported_with_lines(tmp_path: Path) -> None:
@@ -76,8 +76,8 @@ def test_the_cli_prints_coverage_before_the_closing_line(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["test", "--coverage", str(ROOT / "flows" / "transfer.test.yaml")]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "coverage of flow `transfer` (transfer.yaml): stages 8/8, transitions 7/7, " \
+    assert "coverage of flow `transfer` (transfer.yaml): stages 10/10, transitions 9/9, " \
            "slot branches 8/9" in lines
-    assert any(line.endswith("flows/transfer.yaml:60: slot when rejected — MISSED")
+    assert any(line.endswith("flows/transfer.yaml:65: slot when rejected — MISSED")
                for line in lines)
     assert lines[-1].endswith("passed, 0 failed")

@@ -19,12 +19,12 @@ def test_one_flow_as_mermaid(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[0] == "stateDiagram-v2"
     assert "    [*] --> INIT" in lines
     assert "    READY --> CONFIRMED: confirm" in lines  # the only way to execute
-    assert "    FILLING --> READY: update [not missing]" in lines  # guards on edges
+    assert "    FILLING --> CHECKING: update [not missing]" in lines  # guards on edges
     assert "    INIT --> UNSUPPORTED: update [filling_turns > max_fill_turns]" in lines
     assert "    CONFIRMED --> CANCELLED: cancel" in lines  # `*` expanded
     assert "    EXECUTED --> CANCELLED: cancel" not in lines  # ... to non-terminal stages
     assert "    EXECUTED --> [*]" in lines  # terminal stages end in [*] and are styled
-    assert "    class EXECUTED, FAILED, CANCELLED, UNSUPPORTED terminal" in lines
+    assert "    class EXECUTED, FAILED, CANCELLED, NOT_ENOUGH, UNSUPPORTED terminal" in lines
     assert "    class READY confirm" in lines
 
 

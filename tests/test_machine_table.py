@@ -12,12 +12,14 @@ from engine.compiler.machine import Edge, StageMachine
 
 def contexts() -> list[dict[str, Any]]:
     out = []
-    for missing, filling, intent in itertools.product([[], ["amount"]], [0, 3, 9],
-                                                      [None, "transfer"]):
+    # `result` as a called flow or an action hands it back (conditions read it after a call)
+    results = [{"outcome": "ENOUGH", "balance": 100}, {"outcome": "SHORT", "balance": 1}]
+    for missing, filling, intent, result in itertools.product(
+            [[], ["amount"]], [0, 3, 9], [None, "transfer"], results):
         out.append({"missing": missing, "filling_turns": filling, "max_fill_turns": 5,
                     "slots": {"amount": 10}, "turn": {"intent": intent}, "meta": {},
                     "errors": {}, "batch": {"total": 1, "remaining": 0, "counts": {}},
-                    "stage": None, "result": None})
+                    "stage": None, "result": result})
     return out
 
 

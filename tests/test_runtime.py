@@ -33,7 +33,11 @@ async def test_first_turn_events_in_seed_order(engine: Engine) -> None:
                         "result": "transfer"}),
         ("AGENT_START", {"agent": "understand", "label": "정보 추출 중"}),
         ("AGENT_DONE", {"agent": "understand", "label": "정보 추출 중", "success": True,
-                        "stage": "READY"}),
+                        "stage": "CHECKING"}),
+        # the transfer calls its balance flow before it asks to confirm
+        ("AGENT_START", {"agent": "lookup_balance", "label": "잔액 조회 중"}),
+        ("AGENT_DONE", {"agent": "lookup_balance", "label": "잔액 조회 중", "success": True,
+                        "result": {"balance": 10_000_000, "currency": "KRW"}}),
     ]
     done = events[-1]
     assert isinstance(done, Done)
@@ -50,7 +54,10 @@ async def test_first_turn_events_in_seed_order(engine: Engine) -> None:
     assert snap["meta"]["slot_errors"] == {} and snap["task_queue"] == []
     trace = payload["_trace"]
     assert len(trace["turn_id"]) == 8 and trace["total_elapsed_ms"] > 0
-    assert [a["agent"] for a in trace["agents"]] == ["intent", "understand"]
+    assert [a["agent"] for a in trace["agents"]] == ["intent", "understand", "lookup_balance"]
+    assert [(op["op"], op["flow"]) for op in trace["stack"]] == [
+        ("start", "transfer"), ("push", "transfer"), ("start", "balance"), ("pop", "transfer")]
+    assert snap["stack"] == []
 
 
 async def test_mid_flow_turn_skips_intent(engine: Engine) -> None:
@@ -60,9 +67,10 @@ async def test_mid_flow_turn_skips_intent(engine: Engine) -> None:
     # "3만원" names no intent: routed afresh it would go to the default `chat` flow
     events = [wire(e) for e in [e async for e in engine.turn("s", "3만원")]]
     started = [p["agent"] for n, p in events if n in ("AGENT_START", "AGENT_DONE")]
-    assert "intent" not in started and started == ["understand", "understand"]
+    assert "intent" not in started and started == ["understand", "understand",
+                                                    "lookup_balance", "lookup_balance"]
     done = events[-1][1]
-    assert [a["agent"] for a in done["_trace"]["agents"]] == ["understand"]
+    assert [a["agent"] for a in done["_trace"]["agents"]] == ["understand", "lookup_balance"]
     snap = done["state_snapshot"]
     assert (snap["flow"], snap["stage"]) == ("transfer", "READY")
     assert snap["slots"] == {"target": "엄마", "amount": 30000, "when": None}  # target kept
@@ -73,8 +81,10 @@ async def test_mid_flow_turn_skips_intent(engine: Engine) -> None:
 async def test_confirm_turn_runs_the_action_with_progress(engine: Engine) -> None:
     await engine.reply("s", "엄마한테 만원, 용걸이한테 5만원 보내줘")
     events = [wire(e) for e in [e async for e in engine.turn("s", "확인")]]
+    # task 1 runs; task 2 comes up and its balance is checked before its confirmation
     assert [n for n, _ in events] == ["AGENT_START", "AGENT_DONE", "TASK_PROGRESS",
-                                      "AGENT_START", "AGENT_DONE", "DONE"]
+                                      "AGENT_START", "AGENT_DONE", "AGENT_START",
+                                      "AGENT_DONE", "DONE"]
     assert events[2][1] == {"index": 1, "total": 2,
                             "slots": {"target": "엄마", "amount": 10000, "when": None}}
     assert events[4][1]["result"]["transaction_id"].startswith("tx-")

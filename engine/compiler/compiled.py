@@ -75,6 +75,8 @@ class CompiledSlot:
     full_pattern: re.Pattern[str] | None = None
     synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     validator: Validator | None = None
+    required_when: Compiled | None = None
+    """``required:`` written as a condition over ``slots``."""
 
 
 _SPECIFICITY = {"money": 1, "date": 2, "enum": 3, "integer": 4, "number": 4}
@@ -109,6 +111,21 @@ class CallStep:
 
 
 @dataclass(frozen=True, slots=True)
+class CallFlowStep:
+    """Push ``flow`` on top of this one; ``ok`` fires here when it ends."""
+
+    flow: str
+    ok: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkStep:
+    """End this flow and start ``flow`` in its place."""
+
+    flow: str
+
+
+@dataclass(frozen=True, slots=True)
 class EmitStep:
     type: str
     data: tuple[tuple[str, Value], ...]
@@ -132,7 +149,8 @@ class IfStep:
     otherwise: tuple[Step, ...]
 
 
-Step = SayStep | SetStep | TriggerStep | CallStep | EmitStep | AgentStep | IfStep
+Step = (SayStep | SetStep | TriggerStep | CallStep | CallFlowStep | LinkStep | EmitStep | AgentStep
+        | IfStep)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +163,8 @@ class CompiledStage:
     buttons: tuple[str, ...]
     decide: str | None
     steps: tuple[Step, ...]
+    words: YesNoWords | None = None
+    """The stage's own decision words merged with the service's (None: the service's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +196,21 @@ class CompiledFlow:
     extraction: tuple[CompiledSlot, ...] = ()
     """The flow's slots in the order understanding tries them (most specific first)."""
     terminal_stages: tuple[str, ...] = ()
+    guard: Compiled | None = None
+    """`if:` — the flow may start only when it holds."""
+    refused: str | None = None
+    interruptible: bool = True
+    resume_ask: str | None = None
+    resume_buttons: tuple[str, ...] = ()
+    confirm_corrections: str | None = None
+    ask: Mapping[str, str] = field(default_factory=dict)
+    """Slot -> this flow's own question for it."""
+    required_when: Mapping[str, Compiled] = field(default_factory=dict)
+    """Required slots whose requirement is a condition over ``slots``."""
+    fresh: tuple[str, ...] = ()
+    """Slots emptied when a task of the flow starts and reset when it ends: its own slots
+    that are not kept, and those asked every time (``always_ask``)."""
+    initial_values: Mapping[str, Any] = field(default_factory=dict)
 
     def in_progress(self, stage: str | None) -> bool:
         """A flow keeps the turn while its stage is neither initial nor terminal."""
@@ -211,4 +246,23 @@ class CompiledService:
     """The declared intents' names, in file order."""
     understanding_model: str | None = None
     understanding_prompt: str | None = None
+    patterns: Patterns = field(default_factory=lambda: Patterns())
+    kept: frozenset[str] = frozenset()
+    """Slots kept when their flow ends (``keep: true``), shared by every flow."""
+
+
+@dataclass(frozen=True, slots=True)
+class Patterns:
+    """The service's conversation patterns, resolved (see ``PatternsSpec``)."""
+
+    chitchat: str | None = None
+    """Flow a digression goes to (None: digressions are off)."""
+    clarify_ask: str | None = None
+    clarify_margin: float = 0.05
+    clarify_limit: int = 2
+    handoff: str | None = None
+    completed: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    resume: YesNoWords = field(default_factory=YesNoWords)
+    """Answers to "go on with the flow?": confirm = go on, cancel/deny = cancel the flow."""
 

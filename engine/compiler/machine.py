@@ -72,6 +72,10 @@ class StageMachine:
                 return dest
         return None
 
+    def can(self, stage: str, trigger: str) -> bool:
+        """Some transition of ``trigger`` leaves ``stage`` (whatever its condition)."""
+        return (trigger, stage) in self._table
+
     def fire_slowly(self, stage: str, trigger: str, ctx: Mapping[str, Any]) -> str | None:
         """``fire`` through the library's ``Event.trigger`` (the reference the tests hold
         ``fire`` to)."""

@@ -23,7 +23,7 @@ from engine.errors import Finding
 from engine.registry import CONTEXT_FIELDS
 from engine.source import Path, SourceMap
 
-RUNTIME_TRIGGERS = ("update", "confirm", "cancel")
+RUNTIME_TRIGGERS = ("update", "confirm", "cancel", "deny")
 
 
 def suggest(word: str, options: Iterable[str]) -> str | None:
@@ -61,11 +61,12 @@ class Resolver:
         """Compile a template; ``only`` replaces the turn context as the names it may read."""
         return self._compile(text, path, compile_template, extra, only)
 
-    def expression(self, text: str, path: Path, extra: Iterable[str] = ()) -> Compiled | None:
-        return self._compile(text, path, compile_expression, extra)
+    def expression(self, text: str, path: Path, extra: Iterable[str] = (), *,
+                   only: Iterable[str] | None = None, why: str = "") -> Compiled | None:
+        return self._compile(text, path, compile_expression, extra, only, why)
 
     def _compile(self, text: str, path: Path, compiler, extra: Iterable[str],
-                 only: Iterable[str] | None = None) -> Compiled | None:
+                 only: Iterable[str] | None = None, why: str = "") -> Compiled | None:
         try:
             compiled = compiler(text)
         except TemplateSyntaxError as err:
@@ -79,7 +80,7 @@ class Resolver:
         for name in undeclared(compiled.names, allowed):
             if only is not None:
                 names = ", ".join(f"`{n}`" for n in sorted(allowed))
-                hint = ("a message that replaces a built-in text sees "
+                hint = ((why or "a message that replaces a built-in text sees ")
                         + (f"only {names}" if names else "no variables"))
             else:
                 hint = suggest(name, allowed) or f"available: {', '.join(sorted(allowed))}"

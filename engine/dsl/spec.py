@@ -62,7 +62,8 @@ class WordsSpec(Spec):
 
     confirm: list[str] = Field(default_factory=list, description="Words that confirm at a `decide: confirm` stage.")
     cancel: list[str] = Field(default_factory=list, description="Words that cancel the flow at any non-terminal stage.")
-    deny: list[str] = Field(default_factory=list, description="Words that cancel only at a `decide: confirm` stage.")
+    deny: list[str] = Field(default_factory=list, description="Words that say no at a `decide: confirm` stage: they fire `deny` where the stage has a `deny` transition, else `cancel`.")
+    resume: list[str] = Field(default_factory=list, description="Words that take up an interrupted flow again when it asks whether to continue (besides the confirm words).")
 
 
 class IntentSpec(Spec):
@@ -79,7 +80,9 @@ class ExtractSpec(Spec):
     """Hints for finding a slot's value in a message."""
 
     patterns: list[str] = Field(default_factory=list, description="Regexes; the named group `value` (or the whole match) is the value.")
-    bare: bool = Field(False, description="When this slot is the one being asked for and nothing else matched, take the whole message.")
+    bare: bool = Field(False, description="When this slot is the one being asked for and nothing else matched, take the whole message if it is a short answer (at most three words, not a question).")
+    asked_only: bool = Field(False, description="Look for this slot's value only on the turn that answers its question (two slots of one type then never take each other's value).")
+    typed: bool = Field(True, description="Use the slot type's own extractor (money, dates, numbers, enum synonyms); `false` leaves only `patterns` and `bare`.")
 
 
 class SlotSpec(Spec):
@@ -87,7 +90,10 @@ class SlotSpec(Spec):
 
     type: SlotType = Field(description="How the value is extracted and validated.")
     description: str = Field("", description="What the slot holds; shown to LLM understanding.")
-    required: bool = Field(False, description="The flow cannot reach its confirmation without it.")
+    required: bool | Expression = Field(False, description="The flow cannot reach its confirmation without it; a condition over `slots` (e.g. `slots.method == 'card'`) makes it required only when that holds.")
+    keep: bool = Field(False, description="Kept when its flow ends (a session-long slot such as a verified user id): other flows may read it and it is not asked again. By default a flow's slots are reset when it ends.")
+    initial: Any = Field(None, description="Value the slot takes when a flow that collects it starts and it has none.")
+    always_ask: bool = Field(False, description="Asked in every flow that collects it, even when a kept value exists (the old value is dropped when the flow starts).")
     sensitive: bool = Field(False, description="Masked (last 4 characters kept) wherever flowctl shows it: DONE's state_snapshot, TASK_PROGRESS, completed tasks, the debug API and logs. Templates and actions still see the value.")
     ask: str | None = Field(None, description="Message (name in `messages`) that asks for the slot.")
     error: str | None = Field(None, description="Message (name in `messages`) said when a value is rejected.")
@@ -150,9 +156,13 @@ class TriggerStep(Spec):
 
 
 class CallStep(Spec):
-    call: str = Field(description="Action name from `actions`.")
-    ok: Name | None = Field(None, description="Trigger fired when the action succeeds.")
-    error: Name | None = Field(None, description="Trigger fired when the action fails.")
+    call: str = Field(description="An action from `actions` to run, or a flow from `flows` to call: the called flow runs on top of this one and, when it ends, this flow goes on with `result` = {outcome, slots} of the called flow.")
+    ok: Name | None = Field(None, description="Trigger fired when the action succeeds, or when the called flow ends (branch on `result.outcome` in the transitions' `when`).")
+    error: Name | None = Field(None, description="Trigger fired when the action fails (actions only).")
+
+
+class LinkStep(Spec):
+    link: Name = Field(description="Flow to hand the conversation over to: this flow ends (recorded with its current stage as the outcome) and the linked flow starts.")
 
 
 class EmitStep(Spec):
@@ -176,7 +186,7 @@ class IfStep(Spec):
     else_: list[Step] = Field(default_factory=list, alias="else", description="Steps run when it does not.")
 
 
-Step = SayStep | SetStep | TriggerStep | CallStep | EmitStep | AgentStep | IfStep
+Step = SayStep | SetStep | TriggerStep | CallStep | LinkStep | EmitStep | AgentStep | IfStep
 
 
 class StageSpec(Spec):
@@ -187,7 +197,8 @@ class StageSpec(Spec):
     reprompt: str | None = Field(None, description="Message said when a turn leaves the stage unchanged.")
     next_action: NextAction | None = Field(None, description="UI hint; ASK for stages, DONE for terminal ones by default.")
     buttons: list[str] = Field(default_factory=list, description="Buttons offered to the user (ui_hint.buttons).")
-    decide: Literal["confirm"] | None = Field(None, description="`confirm`: yes fires `confirm`, no fires `cancel`, a new slot value fires `update`; decided in code, no LLM.")
+    decide: Literal["confirm"] | None = Field(None, description="`confirm`: yes fires `confirm`, no fires `deny` (where the stage has a `deny` transition) or `cancel`, a new slot value fires `update`; decided in code, no LLM.")
+    words: WordsSpec | None = Field(None, description="Decision words for this stage only, added to the locale's and the service's words (a `계속` that confirms here confirms nowhere else).")
     steps: list[Step] = Field(default_factory=list, description="Steps run, in order, when a turn ends in this stage.")
 
 
@@ -204,8 +215,21 @@ class BatchSpec(Spec):
     enabled: bool = True
 
 
+class ResumeSpec(Spec):
+    """What an interrupted flow asks when it is taken up again (seed: ASK_CONTINUE)."""
+
+    ask: str = Field(description="Message asking whether to go on with the flow; next_action is ASK_CONTINUE. A yes or a resume word goes on, a cancel or no word cancels the flow, anything else is taken as an answer to the flow.")
+    buttons: list[str] = Field(default_factory=list, description="Buttons offered with the question, e.g. [계속 진행, 취소].")
+
+
 class FlowSpec(Spec):
     description: str = Field("", description="What the flow does; for people reading the file.")
+    if_: Expression | None = Field(None, alias="if", description="Guard: the flow may start only when this condition holds (it sees kept slots, `turn` and `completed`).")
+    refused: str | None = Field(None, description="Message said when the guard keeps the flow from starting.")
+    interruptible: bool = Field(True, description="Another flow's intent may interrupt this flow mid-way (it resumes when that flow ends); `false` keeps every turn in this flow.")
+    resume: ResumeSpec | None = Field(None, description="Ask before taking this flow up again after an interruption; without it the flow resumes at once and repeats its question.")
+    confirm_corrections: str | None = Field(None, description="Message that asks before a filled slot is changed (it sees `correction.slot`, `correction.old`, `correction.new`); without it a new value replaces the old one at once.")
+    ask: dict[Name, str] = Field(default_factory=dict, description="Slot -> message: this flow's own question for a slot, instead of the slot's `ask`.")
     slots: list[Name] = Field(default_factory=list, description="Slots this flow fills, in asking order.")
     initial: StageName = Field(description="Stage a new task starts in.")
     batch: bool = Field(False, description="Split several tasks in one message into a queue (seed 001 §4).")
@@ -233,6 +257,26 @@ class ServiceSpec(Spec):
     actions: dict[Name, ToolAction | HttpAction] = Field(default_factory=dict, description="Tool or HTTP actions that `call` steps run, by name.")
     flows: dict[Name, FlowSpec] = Field(description="The flows of the service, by name; each is one stage machine.")
     messages: dict[Name, str] = Field(default_factory=dict, description="Every user-facing sentence, as a jinja2 template.")
+    patterns: PatternsSpec = Field(default_factory=lambda: PatternsSpec(), description="The built-in conversation patterns (digressions, clarification, what is said after a flow ends), each replaceable.")
+
+
+class ClarifySpec(Spec):
+    """Two intents match a message about equally well: ask which one was meant."""
+
+    ask: str | None = Field(None, description="Message asking which one (it sees `options`, the candidates' labels); the built-in `clarify` text by default.")
+    margin: float = Field(0.05, ge=0, le=1, description="Candidates within this much confidence of the best (and over their thresholds) are offered.")
+    limit: int = Field(2, ge=1, description="Unanswered clarifications in a row before `handoff`.")
+    handoff: Name | None = Field(None, description="Flow started when the limit is reached (e.g. a human hand-off); without it the default flow answers.")
+
+
+class PatternsSpec(Spec):
+    """Conversation patterns every flow gets; a service replaces the parts it wants."""
+
+    chitchat: Name | None = Field(None, description="Flow that answers a question the current flow cannot use (a digression); it runs on top of the flow, which then resumes. Default: `default_flow`; the flow must be in `flows`.")
+    digressions: bool = Field(True, description="A question mid-flow that fills nothing goes to `chitchat` and the flow resumes after it; `false` keeps such turns in the flow.")
+    clarify: ClarifySpec = Field(default_factory=ClarifySpec, description="Asking which of several matching intents was meant.")
+    completed: str | None = Field(None, description="Message said after a flow ends when nothing else is waiting (e.g. \"무엇을 더 도와드릴까요?\").")
+    labels: dict[Name, str] = Field(default_factory=dict, description="Intent -> the words offered for it in a clarification question (default: its first example, or its name).")
 
 
 IfStep.model_rebuild()
@@ -257,3 +301,6 @@ def service_steps(service: ServiceSpec) -> Iterator[tuple[str, str, tuple[str | 
         for sname, stage in flow.stages.items():
             for path, step in walk_steps(stage.steps, ("flows", fname, "stages", sname, "steps")):
                 yield fname, sname, path, step
+
+
+ServiceSpec.model_rebuild()

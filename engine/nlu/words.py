@@ -118,6 +118,11 @@ _EN = YesNoWords(
     deny=("no", "nope", "nah"),
 )
 _BY_LOCALE = {"ko": _KO, "en": _EN}
+RESUME_WORDS: dict[str, tuple[str, ...]] = {
+    "ko": ("계속", "계속 진행", "계속할래", "이어서", "마저", "돌아가"),
+    "en": ("continue", "go on", "resume", "carry on", "back to it"),
+}
+"""Words that take an interrupted flow up again (besides the confirm words)."""
 _ALL = _KO.merge(_EN)
 
 

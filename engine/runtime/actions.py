@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tenacity import (
@@ -40,6 +41,20 @@ class ActionFailed(Exception):
 _NOT_YET = frozenset({409, 425, 429})
 
 
+@dataclass(frozen=True, slots=True)
+class ActionStub:
+    """A canned outcome for an action: its result, or the error it fails with (an
+    irreversible action's outcome is journalled as if it had run)."""
+
+    result: Any = None
+    error: str | None = None
+
+    def outcome(self) -> dict[str, Any]:
+        if self.error is not None:
+            raise ActionFailed(self.error)
+        return self.result if isinstance(self.result, dict) else {"value": self.result}
+
+
 class ActionUnknown(ActionFailed):
     """Every attempt ended without an answer that settles it (timeouts, transport faults,
     5xx, 409/425/429): the target may or may not have acted. An irreversible action stays
@@ -63,6 +78,15 @@ async def sandbox_bank(args: Mapping[str, Any], key: str) -> dict[str, Any]:
     return {"transaction_id": f"tx-{tx}", "to": to, "amount": amount}
 
 
+SANDBOX_BALANCE = 10_000_000
+
+
+async def sandbox_balance(args: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The sandbox account's balance: a fixed 10,000,000 KRW (``balance`` overrides it)."""
+    balance = args.get("balance", SANDBOX_BALANCE)
+    return {"balance": balance, "currency": "KRW"}
+
+
 async def calculator(args: Mapping[str, Any], key: str) -> dict[str, Any]:
     from engine.providers.tools import BUILTIN_TOOLS  # the same calculator agents call
 
@@ -72,6 +96,7 @@ async def calculator(args: Mapping[str, Any], key: str) -> dict[str, Any]:
 
 TOOLS: Mapping[str, Callable[[Mapping[str, Any], str], Awaitable[dict[str, Any]]]] = {
     "sandbox_bank": sandbox_bank,
+    "sandbox_balance": sandbox_balance,
     "calculator": calculator,
 }
 

@@ -9,7 +9,7 @@ view (jinja2 writes template-local names to its own context, not to this dict).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage, secrets_of
 from engine.compiler.templates import base_context
@@ -20,10 +20,17 @@ _GLOBALS = base_context()
 
 
 def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
-    """The flow's required slots that have no value yet, in declaration order."""
+    """The flow's required slots that have no value yet, in declaration order (a slot
+    required by a condition counts while the condition holds over ``slots``)."""
     if flow is None:
         return []
-    return [n for n in flow.required if state.slots.get(n) in (None, "")]
+    values = state.slots
+    gaps = [n for n in flow.required if values.get(n) in (None, "")]
+    if not flow.required_when or not gaps:
+        return gaps
+    seen = {"slots": {n: values.get(n) for n in flow.slots}}
+    return [n for n in gaps if n not in flow.required_when
+            or flow.required_when[n].render(seen)]
 
 
 class TurnState:
@@ -50,7 +57,14 @@ class TurnState:
         return missing(self.session, self.flow)
 
     def slot_values(self) -> dict[str, Any]:
-        return {n: self.session.slots.get(n) for n in self.flow.slots}
+        """The flow's own slots, by name (what its task records)."""
+        values = self.session.slots
+        return {n: values.get(n) for n in self.flow.slots}
+
+    def all_slots(self) -> dict[str, Any]:
+        """Every declared slot (shared by name across flows): what templates see."""
+        values = self.session.slots
+        return {n: values.get(n) for n in self.service.slots}
 
     def secrets(self) -> frozenset[str]:
         """The current values of the sensitive slots, as text (to mask wherever they appear)."""
@@ -65,11 +79,28 @@ class TurnState:
     def _changed(self) -> None:
         self._view.stale()
 
-    def route(self, flow: CompiledFlow, intent: Intent) -> None:
-        """Start a new task of ``flow`` for ``intent``; a queued batch is dropped."""
+    def route(self, flow: CompiledFlow, intent: Intent, *, called: bool = False) -> None:
+        """Start a new task of ``flow`` for ``intent``; a queued batch is dropped. A called
+        flow keeps the caller's values of the slots they share by name."""
         self.flow, self.intent = flow, intent
         self.session.task_queue, self.session.meta = [], Meta()
-        self.session.start_task(flow.name, flow.initial)
+        fresh = flow.fresh
+        if called:
+            fresh = tuple(n for n in fresh if self.session.slots.get(n) in (None, ""))
+        self.session.start_task(flow.name, flow.initial, fresh, dict(flow.initial_values))
+        self._changed()
+
+    def enter(self, flow: CompiledFlow) -> None:
+        """Work on ``flow`` again (a task taken off the flow stack, already restored)."""
+        self.flow, self.result = flow, None
+        self._changed()
+
+    def finish(self) -> None:
+        """The flow's task ended: its own slots are reset, kept slots stay."""
+        session = self.session
+        for name in self.flow.fresh:
+            session.slots.pop(name, None)
+        session.meta, session.filling_turns, session.journal = Meta(), 0, {}
         self._changed()
 
     def put(self, name: str, value: Any) -> None:
@@ -86,7 +117,30 @@ class TurnState:
 
     def clear_errors(self, *, unclear: str | None = None) -> None:
         """A new turn's errors start empty; ``unclear`` when the message was not understood."""
-        self.session.meta["slot_errors"] = {"_unclear": unclear} if unclear else {}
+        meta = self.session.meta
+        meta["slot_errors"] = {"_unclear": unclear} if unclear else {}
+        meta.pop("corrected", None)
+        self._changed()
+
+    def correct(self, name: str, old: Any, new: Any) -> None:
+        """A filled slot takes a new value; ``meta.corrected`` says which, and what it was."""
+        self.session.slots[name] = new
+        self.session.meta.setdefault("corrected", {})[name] = old
+        self._changed()
+
+    def hold_correction(self, name: str, old: Any, new: Any) -> None:
+        """A new value for a filled slot waits for the user's yes (``meta.correction``)."""
+        self.session.meta["correction"] = {"slot": name, "old": old, "new": new}
+        self.await_answer("correction")
+
+    def await_answer(self, kind: Literal["continue", "correction"] | None) -> None:
+        """The flow asks a question of a pattern's own (None: it was answered)."""
+        meta = self.session.meta
+        if kind is None:
+            meta.pop("awaiting", None)
+            meta.pop("correction", None)
+        else:
+            meta["awaiting"] = kind
         self._changed()
 
     def count_filling(self) -> None:
@@ -131,7 +185,7 @@ class View:
         counts = dict.fromkeys(turn.flow.terminal_stages, 0)
         counts.update(meta.get("batch_counts", {}))
         return {
-            "slots": turn.slot_values(), "missing": turn.missing(),
+            "slots": turn.all_slots(), "missing": turn.missing(),
             "errors": meta.get("slot_errors", {}), "meta": meta,
             "filling_turns": state.filling_turns,
             "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
@@ -184,11 +238,11 @@ class BatchQueue:
         turn.result = None
         turn._changed()
         if not session.task_queue:
-            session.slots, session.meta, session.filling_turns = {}, Meta(), 0
-            session.journal = {}
+            turn.finish()
             return None
         session.meta["batch_progress"] = session.meta.get("batch_progress", 0) + 1
-        session.start_task(turn.flow.name, turn.flow.initial)
+        session.start_task(turn.flow.name, turn.flow.initial, turn.flow.fresh,
+                           dict(turn.flow.initial_values))
         return session.task_queue.pop(0)
 
 

@@ -14,12 +14,13 @@ import random
 import re
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import base_context
 from engine.config import Settings
+from engine.runtime.actions import ActionStub
 from engine.runtime.events import Done, Event, Trace, UiHint
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
@@ -42,7 +43,8 @@ class Engine:
 
     def __init__(self, service: CompiledService, *, store: SessionStore,
                  settings: Settings | None = None, clock: Clock = system_clock,
-                 models: ModelPool | None = None) -> None:
+                 models: ModelPool | None = None,
+                 stubs: Mapping[str, ActionStub] | None = None) -> None:
         self.service = service
         self.store = store
         self.settings = (settings or Settings()).with_flow_defaults(service.settings,
@@ -52,6 +54,8 @@ class Engine:
         self.memory = MemoryPolicy.of(self.settings)
         self.understanding = self.models.get(service.understanding_model)
         self.understanding_prompt = service.prompts.get(service.understanding_prompt or "")
+        self.stubs: Mapping[str, ActionStub] = stubs or {}
+        """Actions answered without running them (``flowctl test``'s per-conversation stubs)."""
 
     async def turn(self, session_id: str, message: str, *,
                    owner: str | None = None) -> AsyncIterator[Event]:

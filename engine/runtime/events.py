@@ -7,7 +7,7 @@ names and DONE fields are the seeds' wire protocol (DESIGN §4) and must not cha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NotRequired, TypedDict, assert_never
+from typing import Any, Literal, NotRequired, TypedDict, assert_never
 
 from engine.runtime.session import Meta, QueuedTask
 
@@ -35,6 +35,23 @@ class StateSnapshot(TypedDict):
     filling_turns: int
     meta: Meta
     task_queue: list[QueuedTask]
+    stack: list[StackEntry]
+
+
+class StackEntry(TypedDict):
+    """A flow waiting under the current one (DONE's ``state_snapshot.stack``)."""
+
+    flow: str
+    stage: str | None
+    kind: str
+
+
+class StackOp(TypedDict):
+    """A change to the flow stack in this turn (DONE's ``_trace.stack``)."""
+
+    op: Literal["push", "pop", "start", "link", "queue", "refused"]
+    flow: str
+    reason: str
 
 
 class TraceEntry(TypedDict):
@@ -59,6 +76,7 @@ class Trace(TypedDict):
     total_elapsed_ms: float
     agents: list[TraceEntry]
     error: NotRequired[str]
+    stack: NotRequired[list[StackOp]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,7 +70,7 @@ def understanding_request(service: CompiledService, flows: Sequence[CompiledFlow
     intents = {name: service.spec.intents[name] for name in service.intent_names}
     by_flow = {flow: intent for intent, flow in service.routes.items()}
     ctx = {**base_context(), "service": service.name, "description": service.description,
-           "today": today, "intents": {} if current else intents,
+           "today": today, "intents": intents if current is None or len(flows) > 1 else {},
            "current": current.name if current else None, "stage": stage,
            "current_intent": by_flow.get(current.name) if current else None,
            "flows": [_flow_view(service, f, by_flow.get(f.name), slots if f is current else {})

@@ -35,11 +35,27 @@ class Reply:
 
     def ask(self, name: str) -> str:
         """The question that asks for slot ``name`` (templates call it as ``ask(name)``)."""
+        own = self._state.flow.ask.get(name)
+        if own is not None:
+            return self.render(own)
         slot = self._service.slots.get(name)
         if slot is None or slot.spec.ask is None:
             described = slot.spec.description if slot and slot.spec.description else name
             return self._text("ask_slot", slot=described)
         return self.render(slot.spec.ask)
+
+    def labels(self, intents: list[str]) -> list[str]:
+        """The words offered for ``intents`` in a clarification question."""
+        return [self._service.patterns.labels.get(i, i) for i in intents]
+
+    def say_which(self, intents: list[str]) -> None:
+        """Ask which of ``intents`` was meant (the service's `clarify` message or built-in)."""
+        ask = self._service.patterns.clarify_ask
+        if ask is not None:
+            self.say(ask)
+        else:
+            options = self.labels(intents)
+            self.parts.append(self._text("clarify", options=", ".join(f"'{o}'" for o in options)))
 
     def label(self, kind: str) -> str:
         """A progress label (AGENT_START's ``label``) in the service's locale."""

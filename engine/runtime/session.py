@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 MAX_DONE_KEPT = 50
 
@@ -45,6 +45,43 @@ class Meta(TypedDict, total=False):
     batch_total: int
     batch_progress: int
     batch_counts: dict[str, int]
+    awaiting: Literal["continue", "correction"]
+    """The flow asked a question of its own kind: whether to go on after an interruption,
+    or whether to apply a correction (``correction`` holds it)."""
+    correction: dict[str, Any]
+    """The change waiting for the user's yes: ``{"slot", "old", "new"}``."""
+    corrected: dict[str, Any]
+    """Slots this turn changed from a value they had: slot -> the old value."""
+
+
+class Frame(TypedDict):
+    """A flow waiting under the top of the session's flow stack.
+
+    ``interrupted``: another flow's intent (or a digression) came in mid-way; it resumes when
+    that flow ends. ``caller``: it called a flow with a ``call`` step; ``ok`` fires in it
+    when the called flow ends. ``queued``: a flow the user asked for in the same message as
+    another; it starts (understanding ``message``) when the flows above it are done.
+    """
+
+    kind: Literal["interrupted", "caller", "queued"]
+    flow: str
+    stage: str | None
+    slots: dict[str, Any]
+    meta: Meta
+    task_queue: list[QueuedTask]
+    filling_turns: int
+    task_id: str
+    journal: dict[str, JournalEntry]
+    ok: NotRequired[str]
+    message: NotRequired[str]
+
+
+class Clarify(TypedDict):
+    """A clarification question waiting for its answer: which intent was meant."""
+
+    options: list[str]
+    message: str
+    attempts: int
 
 
 @dataclass(slots=True)
@@ -70,6 +107,9 @@ class SessionState:
     notice: str = ""
     """What the user is told first on their next turn (how an action that was finished at
     start-up, with nobody listening, ended)."""
+    stack: list[Frame] = field(default_factory=list)
+    """Flows waiting under the current one, the most recent last."""
+    clarify: Clarify | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> SessionState:
@@ -84,10 +124,12 @@ class SessionState:
                    summary_text=memory.get("summary_text", ""), done=data.get("done", []),
                    turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0),
                    task_id=data.get("task_id", ""), journal=data.get("journal", {}),
-                   owner=data.get("owner"), notice=data.get("notice", ""))
+                   owner=data.get("owner"), notice=data.get("notice", ""),
+                   stack=data.get("stack", []), clarify=data.get("clarify"))
 
     def to_json(self) -> dict[str, Any]:
-        data = {"flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
+        data: dict[str, Any] = {
+                "flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
                 "task_queue": self.task_queue, "filling_turns": self.filling_turns,
                 "memory": {"raw_history": self.raw_history, "summary_text": self.summary_text},
                 "done": self.done[-MAX_DONE_KEPT:], "turns": self.turns,
@@ -99,16 +141,26 @@ class SessionState:
             data["owner"] = self.owner
         if self.notice:
             data["notice"] = self.notice
+        if self.stack:
+            data["stack"] = self.stack
+        if self.clarify is not None:
+            data["clarify"] = self.clarify
         return data
 
     def pending(self) -> list[JournalEntry]:
         """Irreversible actions that were about to run, or ran, when a process died."""
         return [e for e in self.journal.values() if e["status"] == "pending"]
 
-    def start_task(self, flow: str, initial: str, slots: dict[str, Any] | None = None) -> None:
-        """Begin a new task of ``flow``; memory and the batch queue are kept."""
+    def start_task(self, flow: str, initial: str, fresh: tuple[str, ...] = (),
+                   initial_values: dict[str, Any] | None = None) -> None:
+        """Begin a new task of ``flow``: its ``fresh`` slots are emptied, then slots that
+        have none take their ``initial_values``; memory, kept slots and the batch queue stay."""
         self.flow, self.stage = flow, initial
-        self.slots = dict(slots or {})
+        for name in fresh:
+            self.slots.pop(name, None)
+        for name, value in (initial_values or {}).items():
+            if self.slots.get(name) in (None, ""):
+                self.slots[name] = value
         self.meta = _batch_only(self.meta)
         self.filling_turns = 0
         self.tasks_started += 1
@@ -119,6 +171,29 @@ class SessionState:
         """Forget the flow, its slots and queue; memory and completed tasks stay (seed rule 6)."""
         self.flow = self.stage = None
         self.slots, self.meta, self.task_queue, self.filling_turns = {}, Meta(), [], 0
+
+    def push(self, kind: Literal["interrupted", "caller", "queued"], own: tuple[str, ...],
+             hide: tuple[str, ...] = ()) -> Frame:
+        """Put the current task (its ``own`` slots' values with it) under a new one; the
+        ``hide`` slots are emptied until it comes back."""
+        frame = Frame(kind=kind, flow=self.flow or "", stage=self.stage,
+                      slots={n: self.slots[n] for n in own if n in self.slots},
+                      meta=self.meta, task_queue=self.task_queue,
+                      filling_turns=self.filling_turns, task_id=self.task_id,
+                      journal=self.journal)
+        self.stack.append(frame)
+        for name in hide:
+            self.slots.pop(name, None)
+        self.meta, self.task_queue, self.filling_turns, self.journal = Meta(), [], 0, {}
+        return frame
+
+    def restore(self, frame: Frame) -> None:
+        """Make ``frame`` (taken off the stack) the current task again."""
+        self.flow, self.stage = frame["flow"], frame["stage"]
+        self.slots.update(frame["slots"])
+        self.meta, self.task_queue = frame["meta"], frame["task_queue"]
+        self.filling_turns, self.task_id = frame["filling_turns"], frame["task_id"]
+        self.journal = frame["journal"]
 
 
 def _batch_only(meta: Meta) -> Meta:

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from engine.compiler.compiled import (
     AgentStep,
+    CallFlowStep,
     CallStep,
     EmitStep,
     IfStep,
+    LinkStep,
     SayStep,
     SetStep,
     Step,
@@ -47,7 +49,7 @@ if TYPE_CHECKING:
 async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Event]:
     """Run ``steps`` in order until one leaves a trigger pending."""
     for step in steps:
-        if run.pending is not None or run.halted:
+        if run.pending is not None or run.halted or run.calling or run.linking:
             return
         match step:
             case SayStep(message):
@@ -63,6 +65,10 @@ async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Even
             case CallStep():
                 async for event in _call(run, step):
                     yield event
+            case CallFlowStep(flow, ok):
+                run.calling = (flow, ok)
+            case LinkStep(flow):
+                run.linking = flow
             case AgentStep():
                 async for event in _agent(run, step):
                     yield event
@@ -132,8 +138,10 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
         url = str(action.url.render(with_env)) if action.url else ""
         headers = {k: str(t.render(with_env)) for k, t in action.headers}
     error, settled = None, True
+    stub = run.engine.stubs.get(name)
     try:
-        result: Any = await run_action(action, args, key, url=url, headers=headers)
+        result: Any = stub.outcome() if stub is not None else \
+            await run_action(action, args, key, url=url, headers=headers)
     except ActionFailed as err:
         result, error, settled = {"error": str(err)}, str(err), not isinstance(err, ActionUnknown)
     entry = session.journal.get(name)

@@ -23,6 +23,8 @@ from engine.compiler.compiled import (
     shown,
 )
 from engine.errors import FlowRuntimeError, ProviderError
+from engine.nlu import yes_no
+from engine.runtime import routing
 from engine.runtime.agent import JsonCheck, ModelCall
 from engine.runtime.context import TurnState, missing
 from engine.runtime.events import (
@@ -32,6 +34,7 @@ from engine.runtime.events import (
     Event,
     Hook,
     StateSnapshot,
+    Trace,
 )
 from engine.runtime.llm import (
     UNDERSTANDING_SCHEMA,
@@ -42,17 +45,12 @@ from engine.runtime.llm import (
 from engine.runtime.memory import fold, remember
 from engine.runtime.models import LiveModel
 from engine.runtime.reply import Reply
-from engine.runtime.session import JournalEntry, SessionState
+from engine.runtime.session import Clarify, JournalEntry, SessionState
 from engine.runtime.slots import Rejected, validate
+from engine.runtime.stack import FlowStack, entries, unwind
 from engine.runtime.steps import run_steps
 from engine.runtime.trace import Tracer, ms
-from engine.runtime.understand import (
-    ForeignAmount,
-    Intent,
-    Understanding,
-    detect_intent,
-    understand,
-)
+from engine.runtime.understand import ForeignAmount, Intent, Understanding, understand
 
 if TYPE_CHECKING:
     from engine.runtime.engine import Engine
@@ -69,7 +67,8 @@ def snapshot(state: SessionState, flow: CompiledFlow | None,
         "flow": state.flow, "stage": state.stage,
         "slots": shown({n: state.slots.get(n) for n in names}, sensitive),
         "missing_required": missing(state, flow), "filling_turns": state.filling_turns,
-        "meta": {"slot_errors": {}, **state.meta}, "task_queue": state.task_queue}
+        "meta": {"slot_errors": {}, **state.meta}, "task_queue": state.task_queue,
+        "stack": entries(state)}
     return snap
 
 
@@ -129,6 +128,14 @@ class TurnRun:
         """This turn picked the flow (a new task), rather than continuing one."""
         self.halted = False
         """An irreversible action got no settling answer: the task waits where it is."""
+        self.stack = FlowStack(self)
+        self.calling: tuple[str, str | None] | None = None
+        """A ``call`` step called a flow: its name, and the trigger fired here when it ends."""
+        self.linking: str | None = None
+        """A ``link`` step handed the conversation to this flow."""
+        self.ended: dict[str, Any] | None = None
+        """The task that ended this turn (its outcome and slots) until a caller takes it."""
+        self._moved = False
 
     async def commit(self, *, final: bool = True) -> None:
         """Write the session and the tasks completed since the last write, in one go;
@@ -149,78 +156,199 @@ class TurnRun:
 
     async def execute(self) -> AsyncIterator[Event]:
         state = self.state
-        active = self.service.flows.get(state.session.flow or "")
-        if active is not None and state.session.pending():
+        session = state.session
+        active = self.service.flows.get(session.flow or "")
+        if active is not None and session.pending():
             # a process died around an irreversible call: finish that task first, by running
             # its stage again (the call repeats with the same key), and say how it ended
-            state.flow = active
-            async for event in self._settle(True):
+            state.enter(active)
+            async for event in self.settle(True):
                 yield event
             if state.message:
-                remember(state.session, state.message, self.reply.text(), self.engine.memory)
+                remember(session, state.message, self.reply.text(), self.engine.memory)
             else:  # finished at start-up with nobody listening: say it on the next turn
-                state.session.notice = self.reply.text()
-                state.session.raw_history.append({"role": "assistant",
-                                                  "content": state.session.notice})
+                session.notice = self.reply.text()
+                session.raw_history.append({"role": "assistant", "content": session.notice})
             return
-        if state.session.notice:
-            self.reply.parts.append(state.session.notice)
-            state.session.notice = ""
-        if active is not None and active.in_progress(state.session.stage):
-            state.flow = active
+        if session.notice:
+            self.reply.parts.append(session.notice)
+            session.notice = ""
+        if session.clarify is not None:
+            turn = self._clarified()
+        elif active is not None and active.in_progress(session.stage):
+            state.enter(active)
+            turn = self._mid_flow()
         else:
-            async for event in self._route():
-                yield event
-        if state.flow.slots:
-            label = self.reply.label("understand")
-            yield AgentStart("understand", label)
-            started = time.perf_counter()
-            moved = self.fire(await self._understand())
-            self.tracer.step("understand", started)
-            yield AgentDone("understand", label, True, stage=state.session.stage)
-        else:
-            moved = self.fire("update")
-        async for event in self._settle(moved):
+            turn = self._route()
+        async for event in turn:
             yield event
-        session, policy = state.session, self.engine.memory
-        if remember(session, state.message, self.reply.text(), policy):
-            async for event in fold(session, policy, self.engine.models,
+        async for event in unwind(self):
+            yield event
+        if self.ended is not None and not session.stack and self.service.patterns.completed:
+            self.reply.say(self.service.patterns.completed)
+        if remember(session, state.message, self.reply.text(), self.engine.memory):
+            async for event in fold(session, self.engine.memory, self.engine.models,
                                     lambda live: ModelCall(live, "memory", self.tracer),
                                     self.reply.label("memory")):
                 yield event
 
-    # -- route and understand ----------------------------------------------------------------
+    async def work(self, text: str, rules: Understanding | None = None
+                   ) -> AsyncIterator[Event]:
+        """Understand ``text`` in the current flow, fire the runtime trigger, settle."""
+        state = self.state
+        if state.flow.slots:
+            label = self.reply.label("understand")
+            yield AgentStart("understand", label)
+            started = time.perf_counter()
+            moved = self.fire(await self._understand(text, rules))
+            self.tracer.step("understand", started)
+            yield AgentDone("understand", label, True, stage=state.session.stage)
+        else:
+            moved = self.fire("update")
+        async for event in self.settle(moved):
+            yield event
+
+    # -- route, interrupt, understand ------------------------------------------------------
 
     async def _route(self) -> AsyncIterator[Event]:
+        """No flow in progress: the message picks one (or asks which one was meant)."""
         label = self.reply.label("intent")
         yield AgentStart("intent", label)
         started = time.perf_counter()
-        service = self.service
-        intent = detect_intent(self.state.message, service)
+        service, message = self.service, self.state.message
+        ranked = routing.ranked(message, service)
+        intent = ranked[0] if ranked else Intent(None, 0.0)
         if intent.name is None and self.engine.understanding is not None:
             routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
             if await self._ask_llm(self.engine.understanding, routed, current=None):
                 intent = llm_intent(service, self._llm)
-        flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
-        self.state.route(flow, intent)
-        self.routed = True
         self.tracer.step("intent", started)
         yield AgentDone("intent", label, True, result=intent.name)
+        parts = routing.several(message, service) if ranked else []
+        if parts:
+            (intent, message), later = parts[0], parts[1:]
+            self.stack.queue([(service.routes[i.name or ""], text) for i, text in later])
+        elif len(options := routing.ambiguous(ranked, service)) > 1:
+            self._ask_which(options, message)
+            return
+        flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
+        if self.stack.start(flow, intent, "intent"):
+            async for event in self.work(message):
+                yield event
 
-    async def _understand(self) -> str | None:
-        """Rules first; the turn's one LLM call only when they settle nothing."""
+    async def _mid_flow(self) -> AsyncIterator[Event]:
+        """A flow in progress: its own answers, a cancel, or another flow's intent on top."""
+        state = self.state
+        flow, awaiting = state.flow, state.session.meta.get("awaiting")
+        if awaiting is not None and await self._awaited(awaiting):
+            async for event in self.settle(self._moved):
+                yield event
+            return
+        rules = self._rules(state.message)
+        other = routing.other_intent(state.message, self.service, flow)
+        if rules.decision == "cancel" and other is not None:  # "취소하고 잔액 알려줘"
+            async for event in self.settle(self.fire("cancel")):
+                yield event
+            async for event in self._switch(other, "cancel and start"):
+                yield event
+            return
+        if not settled(rules) and flow.interruptible and not self.stack.full():
+            live = self.engine.understanding
+            if other is None and live is not None:
+                routed = [flow, *(self.service.flows[f] for f in
+                                  dict.fromkeys(self.service.routes.values()) if f != flow.name)]
+                if await self._ask_llm(live, routed, current=flow):
+                    other = routing.elsewhere(llm_intent(self.service, self._llm),
+                                              self.service, flow)
+            if other is None and routing.digression(state.message, self.service, state.stage,
+                                                    flow):
+                other = Intent(None, 0.0, "digression")
+            if other is not None:
+                self.stack.push("interrupted", other.reason or "intent")
+                async for event in self._switch(other, other.reason or "intent"):
+                    yield event
+                return
+        async for event in self.work(state.message, rules):
+            yield event
+
+    async def _switch(self, intent: Intent, reason: str) -> AsyncIterator[Event]:
+        """Start the flow ``intent`` routes to (the chit-chat flow for a digression)."""
+        service = self.service
+        name = service.routes.get(intent.name or "") or service.patterns.chitchat \
+            or service.default_flow
+        if self.stack.start(service.flows[name], intent, reason):
+            async for event in self.work(self.state.message):
+                yield event
+
+    async def _awaited(self, awaiting: str) -> bool:
+        """The answer to the flow's own question (go on? apply the correction?); True when
+        it settled the turn (``self._moved`` says whether the stage changed)."""
+        state = self.state
+        correction = state.session.meta.get("correction")
+        state.await_answer(None)
+        words = self.service.patterns.resume if awaiting == "continue" else \
+            (state.stage.words or self.service.words)
+        answer = yes_no(state.message, words)
+        if answer is None:
+            return False
+        self._moved = False
+        if answer != "confirm":
+            self._moved = awaiting == "continue" and self.fire("cancel")
+        elif correction is not None:
+            self.set_slot(correction["slot"], correction["new"], confirmed=True)
+            self._moved = self.fire("update")
+        return True
+
+    def _ask_which(self, options: list[str], message: str) -> None:
+        """Several intents fit about equally well: ask which one was meant."""
+        self.state.session.clarify = Clarify(options=options, message=message, attempts=0)
+        self.reply.say_which(options)
+
+    async def _clarified(self) -> AsyncIterator[Event]:
+        """The answer to "which one?": start that flow with the first message's words."""
+        session, service = self.state.session, self.service
+        clarify = session.clarify
+        assert clarify is not None
+        choice = routing.choose(self.state.message, clarify["options"], service)
+        if choice is None and yes_no(self.state.message, service.words) != "cancel":
+            clarify["attempts"] += 1
+            if clarify["attempts"] < service.patterns.clarify_limit:
+                self.reply.say_which(clarify["options"])
+                return
+            session.clarify = None
+            handoff = service.patterns.handoff or service.default_flow
+            if self.stack.start(service.flows[handoff], Intent(None, 0.0), "handoff"):
+                async for event in self.work(self.state.message):
+                    yield event
+            return
+        session.clarify = None
+        if choice is None:
+            self.reply.say(None)
+            return
+        flow = service.flows[service.routes[choice]]
+        if self.stack.start(flow, Intent(choice, 1.0, "clarified"), "clarified"):
+            async for event in self.work(clarify["message"]):
+                yield event
+
+    def _rules(self, text: str) -> Understanding:
         state, flow = self.state, self.state.flow
         session = state.session
         # a bare answer ("엄마") fills the slot the last turn asked for: on the turn that routed
         # into the flow nothing was asked yet ("송금하고 싶어" is not a recipient)
         unfilled = [] if self.routed else state.missing()
-        rules = understand(state.message, self.service, flow, session.stage or flow.initial,
-                           asked=unfilled[0] if unfilled else None,
-                           batching=flow.batch and not session.meta.get("batch_total"),
-                           today=self.engine.clock().date())
+        stage = session.stage or flow.initial
+        return understand(text, self.service, flow, stage,
+                          asked=unfilled[0] if unfilled else None,
+                          batching=flow.batch and not session.meta.get("batch_total"),
+                          today=self.engine.clock().date())
+
+    async def _understand(self, text: str, rules: Understanding | None) -> str | None:
+        """Rules first; the turn's one LLM call only when they settle nothing."""
+        if rules is None:
+            rules = self._rules(text)
         live = self.engine.understanding
         if self._llm is None and not settled(rules) and live is not None:
-            await self._ask_llm(live, [flow], current=flow)
+            await self._ask_llm(live, [self.state.flow], current=self.state.flow)
         return self._apply(merge(rules, self._llm))
 
     async def _ask_llm(self, live: LiveModel, flows: list[CompiledFlow], *,
@@ -262,28 +390,40 @@ class TurnRun:
                 state.clear(op.slot)
             else:
                 self.set_slot(op.slot, op.value)
+        if state.session.meta.get("awaiting") == "correction":
+            self.reply.say(state.flow.confirm_corrections)
+            return None  # the change waits for the user's yes
         if u.decision is not None:
-            return u.decision
+            return self._decided(u.decision)
         if stage.decide and not u.ops:
             return None  # unclear at a confirmation: stay (the safe default)
         if state.missing():
             state.count_filling()
         return "update"
 
-    def set_slot(self, name: str, raw: Any) -> None:
-        """Validate ``raw`` in code; a rejected value leaves the slot and records why."""
+    def set_slot(self, name: str, raw: Any, *, confirmed: bool = False) -> None:
+        """Validate ``raw`` in code; a rejected value leaves the slot and records why. A
+        new value for a filled slot is a correction: applied at once (noted in
+        ``meta.corrected``), or held for the user's yes where the flow confirms corrections."""
+        state = self.state
         slot = self.service.slots.get(name)
-        if slot is None or name not in self.state.flow.slots:
+        if slot is None or name not in state.flow.slots:
             return
         if isinstance(raw, ForeignAmount):
-            self.state.reject(name, self.engine.text("currency_mismatch", currency=raw.currency,
-                                                     expected=slot.spec.currency))
+            state.reject(name, self.engine.text("currency_mismatch", currency=raw.currency,
+                                                expected=slot.spec.currency))
             return
-        value = validate(slot, raw, self.state.session.slots)
+        value = validate(slot, raw, state.session.slots)
         if isinstance(value, Rejected):
-            self.state.reject(name, self._slot_error(name, raw, value))
+            state.reject(name, self._slot_error(name, raw, value))
+            return
+        old = state.session.slots.get(name)
+        if old in (None, "") or old == value or confirmed:
+            state.put(name, value)
+        elif state.flow.confirm_corrections is not None:
+            state.hold_correction(name, old, value)
         else:
-            self.state.put(name, value)
+            state.correct(name, old, value)
 
     def _slot_error(self, name: str, raw: Any, rejected: Rejected) -> str:
         if rejected.reason:
@@ -292,6 +432,13 @@ class TurnRun:
         if message is None:
             return self.engine.text("slot_invalid")
         return str(self.service.messages[message].render({**self.state.view(), "value": raw}))
+
+    def _decided(self, decision: str) -> str:
+        """A no at a confirmation fires ``deny`` where the stage has such a transition."""
+        if decision == "deny":
+            stage = self.state.stage.name
+            return "deny" if self.state.flow.machine.can(stage, "deny") else "cancel"
+        return decision
 
     def fire(self, trigger: str | None) -> bool:
         """Fire ``trigger`` on the flow's machine; True when the stage changed."""
@@ -307,16 +454,18 @@ class TurnRun:
 
     # -- settle ---------------------------------------------------------------------------------
 
-    async def _settle(self, moved: bool) -> AsyncIterator[Event]:
+    async def settle(self, moved: bool) -> AsyncIterator[Event]:
         """Run the steps of each stage the turn reaches; stop at a stage that keeps it."""
-        flow = self.state.flow
         for _ in range(MAX_HOPS):
-            stage = self.state.stage
+            flow, stage = self.state.flow, self.state.stage
             if stage.steps:
                 async for event in run_steps(self, stage.steps):
                     yield event
             if self.halted:
                 return
+            if self.calling is not None or self.linking is not None:
+                moved = self._hand_over()
+                continue
             trigger, self.pending = self.pending, None
             if stage.terminal:
                 self.state.batch.count_outcome(stage.name)
@@ -331,7 +480,25 @@ class TurnRun:
                 moved = self.fire("update")
                 continue
             return
-        raise FlowRuntimeError(f"flow {flow.name} moved more than {MAX_HOPS} times in a turn")
+        raise FlowRuntimeError(f"flow {self.state.flow.name} moved more than {MAX_HOPS} times "
+                               "in a turn")
+
+    def _hand_over(self) -> bool:
+        """A step called or linked a flow: start it on top (a caller waits under it; a
+        linking flow ends first). True when the new flow's stage moved."""
+        service, state = self.service, self.state
+        if self.calling is not None:
+            name, ok = self.calling
+            self.calling = None
+            self.stack.push("caller", "call", ok=ok)
+        else:
+            name, self.linking = self.linking or "", None
+            self._finish_task(state.stage)  # the linking flow ends where it stands
+            self.ended = None
+            self.stack.link(service.flows[name])
+        if not self.stack.start(service.flows[name], Intent(None, 0.0), "call"):
+            return False
+        return self.fire("update")
 
     def _finish_task(self, stage: CompiledStage) -> bool:
         """Record the task; load the next queued one (True) or end the flow (False)."""
@@ -342,10 +509,13 @@ class TurnRun:
                   "at": self.engine.clock().isoformat(timespec="seconds"),
                   "task": session.tasks_started,
                   "result": scrubbed(state.result, state.secrets())}
-        self.completed.append(record)
-        session.done.append(record)
+        if not (session.stack and session.stack[-1]["kind"] == "caller"):
+            self.completed.append(record)  # a called flow is part of its caller's task
+            session.done.append(record)
+        ended = {"outcome": stage.name, "slots": state.all_slots()}
         task = state.batch.next_task()
         if task is None:
+            self.ended = ended
             return False
         for name, value in task.items():
             self.set_slot(name, value)
@@ -355,13 +525,27 @@ class TurnRun:
 
     def done(self, started: float) -> Done:
         state = self.state
-        stage = state.stage
-        return Done(message=self.reply.text(), next_action=stage.next_action,
-                    ui_hint={"buttons": list(stage.buttons)},
+        next_action, buttons = self._asking()
+        trace: Trace = {"turn_id": self.turn_id, "total_elapsed_ms": ms(started),
+                        "agents": self.tracer.entries}
+        if self.stack.ops:
+            trace["stack"] = self.stack.ops
+        return Done(message=self.reply.text(), next_action=next_action,
+                    ui_hint={"buttons": buttons},
                     state_snapshot=snapshot(state.session, state.flow, self.service.sensitive),
-                    hooks=self.hooks,
-                    trace={"turn_id": self.turn_id, "total_elapsed_ms": ms(started),
-                           "agents": self.tracer.entries})
+                    hooks=self.hooks, trace=trace)
+
+    def _asking(self) -> tuple[str, list[str]]:
+        """DONE's next_action and buttons: the stage's, unless a pattern asks its own."""
+        state = self.state
+        if state.session.clarify is not None:
+            return "ASK", self.reply.labels(state.session.clarify["options"])
+        awaiting = state.session.meta.get("awaiting")
+        if awaiting == "continue":
+            return "ASK_CONTINUE", list(state.flow.resume_buttons)
+        if awaiting == "correction":
+            return "CONFIRM", list(state.stage.buttons)
+        return state.stage.next_action, list(state.stage.buttons)
 
 
 __all__ = ["MAX_HOPS", "TurnRun", "snapshot"]

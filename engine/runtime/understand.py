@@ -26,8 +26,8 @@ from engine.nlu import (
     yes_no,
 )
 
-Decision = Literal["confirm", "cancel"]
-_DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "cancel"}  # by yes_no answer
+Decision = Literal["confirm", "cancel", "deny"]
+_DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +73,17 @@ def detect_intent(text: str, service: CompiledService) -> Intent:
 
 def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: str, *,
                asked: str | None, batching: bool, today: dt.date) -> Understanding:
-    """Slot operations and a yes/no decision for one message, by rules alone."""
-    answer = yes_no(text, service.words)
-    slots = flow.extraction
-    deciding = flow.stages[stage].decide == "confirm"
+    """Slot operations and a yes/no decision for one message, by rules alone.
+
+    The slot being asked has priority; a slot marked ``asked_only`` is looked for only
+    then; a boolean slot being asked takes a yes or a no as its value."""
+    current = flow.stages[stage]
+    answer = yes_no(text, current.words or service.words)
+    slots = _asked_first(flow.extraction, asked)
+    if answer in ("confirm", "deny") and asked is not None and \
+            service.slots[asked].spec.type == "boolean":
+        return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
+    deciding = current.decide == "confirm"
     found = _find_all(text, slots, today)
     segments = _segments(text, found) if batching and not deciding else []
     if len(segments) > 1:
@@ -90,6 +97,15 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     elif deciding and not result.ops:
         result.decision = _DECISIONS.get(answer or "")
     return result
+
+
+def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
+                 ) -> tuple[CompiledSlot, ...]:
+    """The flow's slots in extraction order, the asked one first, ``asked_only`` ones only
+    when asked."""
+    first = tuple(s for s in slots if s.name == asked)
+    return first + tuple(s for s in slots if s.name != asked and not (
+        s.spec.extract is not None and s.spec.extract.asked_only))
 
 
 def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[str]:
@@ -129,7 +145,8 @@ def _find_all(text: str, slots: Sequence[CompiledSlot],
     """Every slot's candidate matches, in ``slots`` order (see ``extraction_order``)."""
     out = []
     for slot in slots:
-        finder = _PATTERN if slot.patterns else _FINDERS.get(slot.spec.type)
+        typed = slot.spec.extract is None or slot.spec.extract.typed
+        finder = _PATTERN if slot.patterns else (_FINDERS.get(slot.spec.type) if typed else None)
         if finder is not None:
             out.append((slot, finder(slot, text, today)))
     return out
@@ -147,9 +164,16 @@ def _pick(text: str, slots: Sequence[CompiledSlot],
             claimed.append((match.start, match.end))
     if not values and asked is not None:
         bare = next((s for s in slots if s.name == asked), None)
-        if bare is not None and bare.spec.extract is not None and bare.spec.extract.bare:
+        if bare is not None and bare.spec.extract is not None and bare.spec.extract.bare \
+                and _short_answer(text):
             values[asked] = text.strip()
     return values
+
+
+def _short_answer(text: str) -> bool:
+    """A bare answer: at most three words and not a question ("엄마", "my sister")."""
+    words = text.split()
+    return 0 < len(words) <= 3 and not text.rstrip().endswith(("?", "？"))
 
 
 Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]

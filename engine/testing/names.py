@@ -36,6 +36,12 @@ def name_findings(spec: TestFileSpec, source: SourceMap, service: ServiceSpec) -
     names = _Names(service)
     findings: list[Finding] = []
     for c, conv in enumerate(spec.conversations):
+        for key, known, what in (("slots", service.slots, "slot"),
+                                 ("stubs", service.actions, "action")):
+            findings += [source.finding(("conversations", c, key, name), f"{what} `{name}` "
+                                        "is not declared in the flow", code="FL091", key=True,
+                                        hint=f"use one of: {', '.join(known) or 'none'}")
+                         for name in getattr(conv, key) if name not in known]
         for t, turn in enumerate(conv.turns):
             found = names.turn(turn, turn.flow if turn.flow in service.flows else None)
             findings += [source.finding(("conversations", c, "turns", t, *where), message,

@@ -16,8 +16,10 @@ from typing import Any
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import Settings, load_settings
+from engine.runtime.actions import ActionStub
 from engine.runtime.engine import Engine
 from engine.runtime.events import Done
+from engine.runtime.session import SessionState
 from engine.source import SourceMap
 from engine.store import MemoryStore
 from engine.testing.compare import compare
@@ -54,8 +56,13 @@ class _Run:
 
     async def conversation(self, c: int, conversation: ConversationSpec) -> ConversationResult:
         store = MemoryStore()
+        stubs = {name: ActionStub(stub.result, stub.error)
+                 for name, stub in conversation.stubs.items()}
         engine = Engine(self.service, store=store, settings=self.settings,
-                        clock=lambda: self.clock_time)
+                        clock=lambda: self.clock_time, stubs=stubs)
+        if conversation.slots:
+            await store.commit(f"test-{c}", SessionState(slots=dict(conversation.slots))
+                               .to_json(), expected_version=0)
         result = ConversationResult(str(self.path), conversation.name,
                                     self.source.locate(("conversations", c)),
                                     flow_file=str(self.flow_path))

@@ -44,8 +44,20 @@ class TurnSpec(_Spec):
     completed: int | None = Field(None, description="Completed tasks in the session so far.")
 
 
+class StubSpec(_Spec):
+    result: Any = Field(None, description="What the action returns (read as `result`).")
+    error: str | None = Field(None, description="Make the action fail with this error instead.")
+
+
 class ConversationSpec(_Spec):
     name: str
+    slots: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Slot values the session starts with (as if a flow had kept them).")
+    stubs: dict[str, StubSpec] = Field(
+        default_factory=dict,
+        description="Action -> its canned result or error in this conversation; nothing is "
+                    "called.")
     turns: list[TurnSpec]
 
 

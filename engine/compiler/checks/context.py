@@ -56,7 +56,7 @@ class Context:
 
     def _required(self, slot: str) -> bool:
         spec = self.spec.slots.get(slot)
-        return spec is not None and spec.required
+        return spec is not None and spec.required is not False
 
     def _ask_of(self, slot: str) -> str | None:
         spec = self.spec.slots.get(slot)

@@ -89,8 +89,8 @@ def _step_ops(ctx: Context, flow: s.FlowSpec, step: s.Step, path: Path) -> list[
             return [("if", Site((*path, "if"), reads(step.if_, expression=True), "condition"),
                      program(ctx, flow, step.then, (*path, "then")),
                      program(ctx, flow, step.else_, (*path, "else")))]
-        case s.TriggerStep():
-            return []  # what it fires is the graph checks' concern
+        case s.TriggerStep() | s.LinkStep():
+            return []  # what it fires (or where it hands over) is the graph checks' concern
         case _:
             assert_never(step)
 
@@ -140,15 +140,17 @@ def _writes(ops: list[Op]) -> list[tuple[str, Path]]:
 
 def _foreign(ctx: Context, m: FlowModel, programs: dict[str, list[Op]]) -> None:
     collects, declared = set(m.flow.slots), set(ctx.spec.slots)
+    # slots are shared by name: a flow may read what another flow collects (None until then)
+    readable = collects | {n for f in ctx.spec.flows.values() for n in f.slots}
     sites = [site for ops in programs.values() for site in _all_sites(ops)]
     sites += condition_sites(m).values()
     sites += [Site(("slots", n, "error"), ctx.message_reads(ctx.spec.slots[n].error, m.flow),
                    f"message `{ctx.spec.slots[n].error}` (the error of `{n}`)")
               for n in m.flow.slots if n in declared and ctx.spec.slots[n].error]
     for site in sites:
-        for slot in sorted((site.reads.slots & declared) - collects):
-            ctx.add(site.path, "FL052", f"{site.what} reads `slots.{slot}`, but flow "
-                    f"`{m.name}` does not collect `{slot}`: the read fails at run time",
+        for slot in sorted((site.reads.slots & declared) - readable):
+            ctx.add(site.path, "FL052", f"{site.what} reads `slots.{slot}`, but no flow "
+                    f"collects `{slot}`: it never has a value",
                     hint=f"add `{slot}` to flows.{m.name}.slots, or do not read it here")
     for ops in programs.values():
         for slot, path in _writes(ops):

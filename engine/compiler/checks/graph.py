@@ -154,7 +154,8 @@ def _unconfirmed_irreversible(ctx: Context, m: FlowModel) -> None:
 
 def _calls(ctx: Context) -> None:
     for _, stage, path, step in ctx.steps():
-        if isinstance(step, s.CallStep) and step.error is None:
+        if isinstance(step, s.CallStep) and step.error is None \
+                and (step.call in ctx.spec.actions or step.call not in ctx.spec.flows):
             ctx.add((*path, "call"), "FL047", f"`call: {step.call}` has no `error` trigger: "
                     f"if the action fails, the turn ends with a generic error and the task "
                     f"stays in `{stage}`", hint="add `error: failed` and a transition to a "

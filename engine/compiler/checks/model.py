@@ -115,8 +115,8 @@ class FlowModel:
         if trigger in ("confirm", "cancel") and not self.collects:
             return (f"the runtime reads yes/no words only in flows that collect slots, "
                     f"and flow `{self.name}` collects none")
-        if trigger == "confirm" and st.decide != "confirm":
-            return f"`confirm` fires only at a `decide: confirm` stage; `{stage}` is not one"
+        if trigger in ("confirm", "deny") and st.decide != "confirm":
+            return f"`{trigger}` fires only at a `decide: confirm` stage; `{stage}` is not one"
         if trigger in TURN_TRIGGERS:
             return None
         return f"no step of stage `{stage}` fires `{trigger}`"

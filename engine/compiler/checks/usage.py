@@ -59,6 +59,11 @@ def _referenced_messages(ctx: Context) -> set[str]:
     for flow in ctx.spec.flows.values():
         for stage in flow.stages.values():
             used.update(n for n in (stage.say, stage.reprompt) if n)
+        used.update(n for n in (flow.refused, flow.confirm_corrections,
+                                flow.resume.ask if flow.resume else None) if n)
+        used.update(flow.ask.values())
+    patterns = ctx.spec.patterns
+    used.update(n for n in (patterns.completed, patterns.clarify.ask) if n)
     for _, _, _, step in ctx.steps():
         if isinstance(step, s.SayStep):
             used.add(step.say)
