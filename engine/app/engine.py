@@ -14,9 +14,9 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from engine.app.checks import service_keywords
 from engine.app.hooks import Target, Webhooks
@@ -57,9 +57,8 @@ class AppEngine(Engine):
                          clock=clock)
         self.app = app
         self.raw = store
-        self.services: dict[str, Service] = {}
-        for name, service in app.spec.services.items():
-            self.services[name] = self._service(name, store, settings, clock)
+        self.services: dict[str, Service] = {
+            name: self._service(name, store, settings, clock) for name in app.spec.services}
         assert isinstance(self.store, AppStore)
         self.store.elsewhere = {n: s for n, s in self.services.items()
                                 if not isinstance(s, LocalService)}
@@ -113,8 +112,8 @@ class AppEngine(Engine):
                                       mid_flow=bool(state.get("mid_flow")),
                                       suspended=state.get("suspended"))
             done: Done | None = None
-            async with contextlib.aclosing(self.services[route.service].turn(
-                    session_id, message, owner=owner)) as events:
+            answer = self.services[route.service].turn(session_id, message, owner=owner)
+            async with contextlib.aclosing(cast(AsyncGenerator[Event, None], answer)) as events:
                 async for event in events:
                     if isinstance(event, Done):
                         done = event

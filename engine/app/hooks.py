@@ -25,7 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
 
 from engine.app.spec import HookSpec
 from engine.runtime.events import Hook
@@ -101,11 +107,11 @@ class Webhooks:
         if target.secret:
             headers["X-Flowctl-Signature"] = signature(target.secret, data)
         spec = target.spec
-        retrying = AsyncRetrying(stop=stop_after_attempt(spec.retries + 1),
-                                 wait=wait_exponential_jitter(initial=spec.backoff_sec,
-                                                              jitter=spec.backoff_sec),
-                                 retry=retry_if_exception(_retryable), reraise=True)
         try:
+            retrying = AsyncRetrying(stop=stop_after_attempt(spec.retries + 1),
+                                     wait=wait_exponential(multiplier=spec.backoff_sec)
+                                     + wait_random(0, spec.backoff_sec),
+                                     retry=retry_if_exception(_retryable), reraise=True)
             async for attempt in retrying:
                 with attempt:
                     await self._attempt(target, body, data, headers,

@@ -18,8 +18,8 @@ import json
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from typing import Any, cast
 
 import httpx
 from httpx_sse import SSEError, aconnect_sse
@@ -32,7 +32,9 @@ from engine.runtime.events import (
     Event,
     LlmDone,
     LlmToken,
+    StateSnapshot,
     TaskProgress,
+    Trace,
     UiHint,
 )
 
@@ -83,13 +85,13 @@ def _event(name: str, p: Any) -> Event:
 
 
 def _done(p: dict[str, Any]) -> Done:
+    """The remote's DONE as it sent it (its snapshot and trace are passed on unchanged)."""
     hint = p.get("ui_hint") or {}
+    trace = p.get("_trace") or {"turn_id": "", "total_elapsed_ms": 0.0, "agents": []}
     return Done(message=str(p["message"]), next_action=str(p["next_action"]),
                 ui_hint=UiHint(buttons=list(hint.get("buttons") or [])),
-                state_snapshot=dict(p.get("state_snapshot") or {}),  # type: ignore[typeddict-item]
-                hooks=list(p.get("hooks") or []),
-                trace=p.get("_trace") or {"turn_id": "", "total_elapsed_ms": 0.0,
-                                            "agents": []})
+                state_snapshot=cast(StateSnapshot, dict(p.get("state_snapshot") or {})),
+                hooks=list(p.get("hooks") or []), trace=cast(Trace, dict(trace)))
 
 
 class RemoteService:
@@ -126,7 +128,7 @@ class RemoteService:
         yield failure_done(self.failed_text.replace("{service}", self.name), self.name,
                            started, turn_id, error)
 
-    async def _relay(self, body: Mapping[str, str]) -> AsyncIterator[Event]:
+    async def _relay(self, body: Mapping[str, str]) -> AsyncGenerator[Event, None]:
         async with asyncio.timeout(self.timeout) as deadline:
             async with aconnect_sse(self.client, "POST", f"{self.base_url}/chat/stream",
                                     json=body, headers=dict(self.headers)) as source:

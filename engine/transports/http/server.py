@@ -97,7 +97,7 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
                 store_url: str = DEFAULT_STORE, env: Mapping[str, str],
                 allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
                 allowed_hosts: Iterable[str] = ()) -> None:
-    """Compile ``flow_path`` (a flow file or an app file), bind ``host:port``, open the store and serve until stopped.
+    """Compile ``flow_path`` (a flow or an app), bind ``host:port``, open the store, serve.
 
     ``allow_anonymous``, ``cors_origins`` and ``allowed_hosts`` add to what ``env`` sets
     (``flowctl serve``'s options). Raises FlowDefinitionError for an invalid flow and
