@@ -211,19 +211,22 @@ def new(name: str, shape: str, directory: str) -> None:
 
 
 @app.command()
-@click.option("--check", is_flag=True, help="Fail if schemas/flow.schema.json is out of date.")
+@click.option("--check", is_flag=True,
+              help="Fail if schemas/flow.schema.json or schemas/app.schema.json is out of date.")
 def schema(check: bool) -> None:
-    """Write (or --check) the JSON Schema generated from the spec models."""
-    from engine.dsl.schema import SCHEMA_PATH, render_schema
+    """Write (or --check) the JSON Schemas generated from the spec models."""
+    from engine.app import load as app_schema
+    from engine.dsl import schema as flow_schema
 
-    text = render_schema()
-    if check:
-        if not SCHEMA_PATH.exists() or SCHEMA_PATH.read_text(encoding="utf-8") != text:
-            errors.print(f"{SCHEMA_PATH} is out of date; run `flowctl schema`")
-            raise Exit(1)
-        return
-    SCHEMA_PATH.write_text(text, encoding="utf-8")
-    console.print(f"wrote {SCHEMA_PATH}")
+    for module in (flow_schema, app_schema):
+        path, text = module.SCHEMA_PATH, module.render_schema()
+        if check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                errors.print(f"{path} is out of date; run `flowctl schema`")
+                raise Exit(1)
+            continue
+        path.write_text(text, encoding="utf-8")
+        console.print(f"wrote {path}")
 
 
 def _compile(flow: str):  # noqa: ANN202 - the compiled service

@@ -1,4 +1,4 @@
-"""Apps: several services (local flow files, remote servers, A2A agents) behind one API.
+"""Apps: several services (local flow files, remote servers) behind one API.
 
 An app file (``app:`` at the top, where a flow file has ``service:``) lists its services
 and the keywords that route to each; ``engine_factory`` turns either kind of file into what

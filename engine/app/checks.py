@@ -106,12 +106,10 @@ def _unreachable(loaded: LoadedApp) -> Iterator[Finding]:
 
 def _unset(loaded: LoadedApp, env: Mapping[str, str]) -> Iterator[Finding]:
     for name, service in loaded.spec.services.items():
-        for kind in ("remote", "a2a"):
-            template = getattr(service, kind)
-            variable = url_variable(template) if template else None
-            if variable and not env.get(variable[0]) and variable[1] is None:
-                yield loaded.source.finding(
-                    ("services", name, kind), f"`{variable[0]}` is not set, so service "
-                    f"`{name}` has no URL", code="FL083", severity="warning",
-                    hint=f"set it where the app runs, or give a default: "
-                    f"${{{variable[0]}:-http://...}}")
+        variable = url_variable(service.remote) if service.remote else None
+        if variable and not env.get(variable[0]) and variable[1] is None:
+            yield loaded.source.finding(
+                ("services", name, "remote"), f"`{variable[0]}` is not set, so service "
+                f"`{name}` has no URL", code="FL083", severity="warning",
+                hint=f"set it where the app runs, or give a default: "
+                f"${{{variable[0]}:-http://...}}")

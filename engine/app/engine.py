@@ -72,14 +72,9 @@ class AppEngine(Engine):
         if spec.flow is not None:
             return LocalService(name, Engine(self.app.flows[name], store=ServiceStore(store, name),
                                              settings=settings, clock=clock))
-        url = self._url(spec.remote or spec.a2a or "", f"services.{name}", settings.env)
+        url = self._url(spec.remote or "", f"services.{name}", settings.env)
         api_key = settings.env.get(spec.api_key_env) if spec.api_key_env else None
         failed = self.app.spec.messages.remote_failed
-        if spec.a2a is not None:
-            from engine.app.a2a import A2AService
-
-            return A2AService(name, url, timeout=spec.timeout_sec, failed_text=failed,
-                              api_key=api_key)
         return RemoteService(name, url, app=self.app.spec.app, timeout=spec.timeout_sec,
                              failed_text=failed, api_key=api_key)
 
