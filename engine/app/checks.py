@@ -106,10 +106,12 @@ def _unreachable(loaded: LoadedApp) -> Iterator[Finding]:
 
 def _unset(loaded: LoadedApp, env: Mapping[str, str]) -> Iterator[Finding]:
     for name, service in loaded.spec.services.items():
-        variable = url_variable(service.remote) if service.remote else None
+        kind = "remote" if service.remote else "a2a"
+        template = service.remote or service.a2a
+        variable = url_variable(template) if template else None
         if variable and not env.get(variable[0]) and variable[1] is None:
             yield loaded.source.finding(
-                ("services", name, "remote"), f"`{variable[0]}` is not set, so service "
+                ("services", name, kind), f"`{variable[0]}` is not set, so service "
                 f"`{name}` has no URL", code="FL083", severity="warning",
                 hint=f"set it where the app runs, or give a default: "
                 f"${{{variable[0]}:-http://...}}")

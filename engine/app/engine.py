@@ -18,6 +18,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any, cast
 
+from engine.app.a2a import A2AService
 from engine.app.checks import service_keywords
 from engine.app.hooks import Target, Webhooks
 from engine.app.load import LoadedApp, resolve_url
@@ -72,9 +73,12 @@ class AppEngine(Engine):
         if spec.flow is not None:
             return LocalService(name, Engine(self.app.flows[name], store=ServiceStore(store, name),
                                              settings=settings, clock=clock))
-        url = self._url(spec.remote or "", f"services.{name}", settings.env)
+        url = self._url(spec.remote or spec.a2a or "", f"services.{name}", settings.env)
         api_key = settings.env.get(spec.api_key_env) if spec.api_key_env else None
         failed = self.app.spec.messages.remote_failed
+        if spec.a2a is not None:
+            return A2AService(name, url, timeout=spec.timeout_sec, failed_text=failed,
+                              api_key=api_key)
         return RemoteService(name, url, app=self.app.spec.app, timeout=spec.timeout_sec,
                              failed_text=failed, api_key=api_key)
 

@@ -1,8 +1,8 @@
 """What an app holds: services that run a turn -> async Events, DONE last.
 
 ``LocalService`` is a flow file's ``Engine`` over the app's store (its own key space);
-``remote.RemoteService`` reaches another server. Both give the same stream the runtime
-gives: progress events, then exactly one DONE, never an exception.
+``remote.RemoteService`` and ``a2a.A2AService`` reach other servers. All three give the
+same stream the runtime gives: progress events, then exactly one DONE, never an exception.
 """
 
 from __future__ import annotations

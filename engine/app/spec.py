@@ -1,7 +1,7 @@
 """Closed pydantic models of an app file; schemas/app.schema.json is generated here.
 
-An app holds several services behind one ``/v1/agent`` API: local flow files and remote
-services that speak the same SSE protocol.
+An app holds several services behind one ``/v1/agent`` API: local flow files, remote
+services that speak the same SSE protocol, and remote agents over the open A2A protocol.
 Each service may claim keywords; the router picks a service per message. Nothing here can
 switch on trusted code: URLs and secrets are read from environment variables the operator
 sets (``${NAME}``), never written in the file.
@@ -23,20 +23,21 @@ class Spec(BaseModel):
 
 
 class ServiceSpec(Spec):
-    """One service of the app: exactly one of `flow` or `remote`."""
+    """One service of the app: exactly one of `flow`, `remote` or `a2a`."""
 
     description: str = Field("", description="What the service does (shown in the graph).")
     flow: str | None = Field(None, description="A local flow file, relative to the app file.")
     remote: UrlTemplate | None = Field(None, description="Base URL of a server speaking the flowctl/seed protocol, ending in /v1/agent, e.g. `${CARD_SERVICE_URL}`.")
+    a2a: UrlTemplate | None = Field(None, description="Base URL of a remote A2A agent; its agent card is read from /.well-known/agent-card.json there.")
     keywords: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list, description="Words that send a message to this service (the longest match over all services wins).")
     intents: bool = Field(True, description="A local service's own intent keywords route to it too.")
-    timeout_sec: float = Field(10.0, gt=0, le=300, description="A remote service: longest wait for its connection and for each next event.")
+    timeout_sec: float = Field(10.0, gt=0, le=300, description="A remote or A2A service: longest wait for its connection and for each next event.")
     api_key_env: EnvName | None = Field(None, description="A remote service: the environment variable holding the key sent as `Authorization: Bearer ...`.")
 
     @model_validator(mode="after")
     def _one_kind(self) -> ServiceSpec:
-        if (self.flow is None) == (self.remote is None):
-            raise ValueError("a service takes exactly one of `flow` or `remote`")
+        if sum(k is not None for k in (self.flow, self.remote, self.a2a)) != 1:
+            raise ValueError("a service takes exactly one of `flow`, `remote` or `a2a`")
         return self
 
 

@@ -58,7 +58,7 @@ def write(tmp_path: Path, text: str) -> Path:
     ("app: a\nservices:\n  c: {remote: 'http://127.0.0.1:1/v1/agent'}\ndefault: c\n",
      ["2:1 FL085 the app has no local service"]),
     ("app: a\nservices:\n  t: {flow: FLOWS/transfer.yaml, remote: 'http://x'}\ndefault: t\n",
-     ["3:6 FL016 a service takes exactly one of `flow` or `remote`"]),
+     ["3:6 FL016 a service takes exactly one of `flow`, `remote` or `a2a`"]),
     ("app: a\nservices:\n  t: {keyword: [x], flow: FLOWS/transfer.yaml}\ndefault: t\n",
      ["3:7 FL010 unknown key `keyword` in services.t"]),
 ])
