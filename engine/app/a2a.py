@@ -22,8 +22,8 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, cast
 
 import httpx
 from a2a.client import ClientConfig, create_client
@@ -189,7 +189,8 @@ class A2AService:
             role=Role.ROLE_USER, message_id=uuid.uuid4().hex, parts=[Part(text=message)],
             context_id=remote_session("a2a", session_id, owner)))
         started = time.perf_counter()
-        async with contextlib.aclosing(client.send_message(request)) as responses:
+        stream = cast(AsyncGenerator[StreamResponse, None], client.send_message(request))
+        async with contextlib.aclosing(stream) as responses:
             async for response in responses:
                 for event in _events(response, started):
                     yield event
