@@ -1,7 +1,7 @@
 """The open agent-to-agent protocol (A2A) through the official ``a2a-sdk``, both ways.
 
-Server: ``mount(app, engine)`` publishes the served service (or app) as an A2A agent: its
-agent card at ``/.well-known/agent-card.json`` and JSON-RPC at ``/a2a`` (``SendMessage`` /
+Server (mounted by ``engine.app.a2a_routes``): the served service (or app) is an A2A agent,
+its agent card at ``/.well-known/agent-card.json`` and JSON-RPC at ``/a2a`` (``SendMessage`` /
 ``SendStreamingMessage``, and ``message/send`` / ``message/stream`` of A2A 0.3). The A2A
 ``context_id`` is the session id; each message is one turn: the reply's tokens stream as
 chunks of the ``reply`` artifact, and the turn ends with the task ``completed`` (the
@@ -22,7 +22,7 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, cast
 
 import httpx
@@ -33,11 +33,7 @@ from a2a.server.context import ServerCallContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandlerV2
 from a2a.server.request_handlers.response_helpers import agent_card_to_dict
-from a2a.server.routes import (
-    DefaultServerCallContextBuilder,
-    add_a2a_routes_to_fastapi,
-    create_jsonrpc_routes,
-)
+from a2a.server.routes import DefaultServerCallContextBuilder, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
 from a2a.types import (
     AgentCapabilities,
@@ -51,22 +47,19 @@ from a2a.types import (
     StreamResponse,
     TaskState,
 )
-from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
-from fastapi import FastAPI
-from fastapi.responses import JSONResponse
 from google.protobuf.json_format import MessageToDict
+from starlette.applications import Starlette
 from starlette.requests import Request
 
+from engine.app.a2a_routes import RPC_PATH, Principal
 from engine.app.remote import from_wire
 from engine.app.services import failure_done
 from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Event, LlmToken, UiHint
 
 log = logging.getLogger("flowctl.a2a")
-RPC_PATH = "/a2a"
-Principal = Callable[[Any], str | None]
 
-__all__ = ["RPC_PATH", "A2AService", "agent_card", "mount"]
+__all__ = ["A2AService", "agent_card", "card_json", "rpc_app"]
 
 
 def agent_card(engine: Engine, base_url: str) -> AgentCard:
@@ -133,22 +126,17 @@ class _Callers(DefaultServerCallContextBuilder):
         return context
 
 
-def mount(app: FastAPI, engine: Engine, *, principal: Principal) -> None:
-    """Publish ``engine`` on ``app`` as an A2A agent (agent card + JSON-RPC).
-
-    The card is served at the address the caller used (``request.base_url``), so its
-    JSON-RPC URL is right whatever host and port the server runs on.
-    """
+def rpc_app(engine: Engine, principal: Principal) -> Starlette:
+    """The SDK's JSON-RPC endpoint for ``engine``, at ``RPC_PATH``."""
     handler = DefaultRequestHandlerV2(TurnExecutor(engine), InMemoryTaskStore(),
                                       agent_card(engine, "http://127.0.0.1"))
-    add_a2a_routes_to_fastapi(app, jsonrpc_routes=create_jsonrpc_routes(
+    return Starlette(routes=create_jsonrpc_routes(
         handler, RPC_PATH, context_builder=_Callers(principal), enable_v0_3_compat=True))
 
-    @app.get(AGENT_CARD_WELL_KNOWN_PATH, tags=["A2A: Agent Card"])
-    async def card(request: Request) -> JSONResponse:
-        """The A2A agent card of this service: its skills and where to send messages."""
-        base = str(request.base_url).rstrip("/")
-        return JSONResponse(agent_card_to_dict(agent_card(engine, base)))
+
+def card_json(engine: Engine, base_url: str) -> dict[str, Any]:
+    """The agent card as JSON, pointing at ``base_url``."""
+    return dict(agent_card_to_dict(agent_card(engine, base_url)))
 
 
 class A2AService:
