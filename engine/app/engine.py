@@ -54,8 +54,8 @@ class AppEngine(Engine):
                  clock: Clock = system_clock) -> None:
         settings = settings or Settings()
         first = next(iter(app.flows.values()))
-        super().__init__(first, store=AppStore(store, list(app.flows)), settings=settings,
-                         clock=clock)
+        sensitive = {name: compiled.sensitive for name, compiled in app.flows.items()}
+        super().__init__(first, store=AppStore(store, sensitive), settings=settings, clock=clock)
         self.app = app
         self.raw = store
         self.services: dict[str, Service] = {

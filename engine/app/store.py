@@ -5,7 +5,7 @@ routing record (owner, service in progress) under ``@/<session_id>``: a service 
 identifier, so no session id can reach another's key. ``ServiceStore`` is what a local
 service's engine sees (its own key space only); ``AppStore`` is what the HTTP routes see:
 ``completed`` merges every service's tasks (each carrying its ``service``) and ``load``
-shows the app record with each service's state under ``services``.
+shows the app record with each service's state under ``services`` (sensitive slots masked).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from engine.compiler.compiled import scrubbed, secrets_of
 from engine.store.base import JSON, SessionRecord, SessionStore
 
 APP = "@"
@@ -69,9 +70,11 @@ class ServiceStore:
 class AppStore(ServiceStore):
     """The store as the app's HTTP routes see it: the app record and merged completed tasks."""
 
-    def __init__(self, store: SessionStore, services: Sequence[str]) -> None:
+    def __init__(self, store: SessionStore, services: Mapping[str, frozenset[str]]) -> None:
+        """``services``: each local service's name and its sensitive slots."""
         super().__init__(store, APP)
         self.services = tuple(services)
+        self.sensitive = dict(services)
         self.elsewhere: dict[str, Elsewhere] = {}
         """Services that keep their completed tasks on another server, by name."""
 
@@ -82,8 +85,10 @@ class AppStore(ServiceStore):
         states = {}
         for name in self.services:
             found = await self.raw.load(key(name, session_id))
-            if found is not None:
-                states[name] = {k: v for k, v in found.data.items() if k != "owner"}
+            if found is not None:  # sensitive slots masked wherever they appear
+                secrets = secrets_of(found.data.get("slots") or {}, self.sensitive[name])
+                states[name] = scrubbed({k: v for k, v in found.data.items() if k != "owner"},
+                                        secrets)
         return SessionRecord(session_id, record.version, {**record.data, "services": states})
 
     async def completed(self, session_id: str) -> list[JSON]:
