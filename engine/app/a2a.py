@@ -63,16 +63,23 @@ __all__ = ["A2AService", "agent_card", "card_json", "rpc_app"]
 
 
 def agent_card(engine: Engine, base_url: str) -> AgentCard:
-    """The agent card of ``engine``'s service: one skill per intent it routes."""
+    """The agent card of ``engine``'s service (one skill per intent it routes), or of its
+    app (one skill per service, its keywords as tags)."""
+    app = getattr(engine, "app", None)  # an AppEngine's LoadedApp
     spec = engine.service.spec
-    skills = [AgentSkill(id=name, name=name, description=intent.description or name,
-                         tags=list(intent.keywords), examples=list(intent.examples))
-              for name, intent in spec.intents.items() if name in spec.routes]
+    if app is not None:
+        name, description, version = app.spec.app, app.spec.description, app.spec.version
+        skills = [AgentSkill(id=n, name=n, description=s.description or n,
+                             tags=list(s.keywords)) for n, s in app.spec.services.items()]
+    else:
+        name, description, version = engine.service.name, spec.description, spec.version
+        skills = [AgentSkill(id=n, name=n, description=intent.description or n,
+                             tags=list(intent.keywords), examples=list(intent.examples))
+                  for n, intent in spec.intents.items() if n in spec.routes]
     if not skills:
-        skills = [AgentSkill(id="chat", name="chat", description=spec.description or "chat",
+        skills = [AgentSkill(id="chat", name="chat", description=description or "chat",
                              tags=["chat"])]
-    return AgentCard(name=engine.service.name, description=spec.description or "",
-                     version=str(spec.version or "0"),
+    return AgentCard(name=name, description=description or "", version=str(version or "0"),
                      supported_interfaces=[AgentInterface(protocol_binding="JSONRPC",
                                                           protocol_version="1.0",
                                                           url=base_url + RPC_PATH)],

@@ -73,7 +73,7 @@ async def test_an_app_keeps_the_api_and_its_guarantees(tmp_path: Path) -> None:
             app=app, client=("127.0.0.1", 50000)), base_url="http://127.0.0.1")  # type: ignore[arg-type]
         async with anonymous:
             card = await anonymous.get("/.well-known/agent-card.json")
-            assert card.status_code == 200 and card.json()["name"] == "transfer"
+            assert card.status_code == 200 and card.json()["name"] == "t"
             assert card.json()["supportedInterfaces"][0]["url"] == "http://127.0.0.1/a2a"
             rpc = await anonymous.post("/a2a", json={"jsonrpc": "2.0", "id": 1,
                                                      "method": "SendMessage", "params": {}})
