@@ -120,9 +120,9 @@ class AppEngine(Engine):
                     yield event
             assert done is not None, "a service's turn always ends with DONE"
             done = self._annotated(done, route, state.get("service"), started)
-            if done.trace.get("error") != "forbidden":
-                state = self._next_state(state, route, owner, is_mid_flow(done))
-                await self.raw.commit(key(APP, session_id), state,
+            after = self._next_state(state, route, owner, is_mid_flow(done))
+            if done.trace.get("error") != "forbidden" and after != state:  # else: no write
+                await self.raw.commit(key(APP, session_id), after,
                                       expected_version=record.version if record else 0)
         yield done
         self.webhooks.deliver(done.hooks, {"session_id": session_id, "service": route.service,
