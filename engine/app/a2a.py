@@ -26,7 +26,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, cast
 
 import httpx
-from a2a.client import ClientConfig, create_client
+from a2a.client import Client, ClientConfig, create_client
 from a2a.helpers import get_message_text, new_data_part, new_task, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.context import ServerCallContext
@@ -157,6 +157,7 @@ class A2AService:
         self.failed_text = failed_text
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.http = httpx.AsyncClient(timeout=httpx.Timeout(timeout), headers=headers)
+        self.client: Client | None = None  # made from the agent card on first use
 
     async def turn(self, session_id: str, message: str, *,
                    owner: str | None = None) -> AsyncIterator[Event]:
@@ -169,6 +170,7 @@ class A2AService:
             error = "the agent ended without a final status"
         except Exception as err:  # the SDK's errors, transport errors, timeouts: one DONE
             error = f"{type(err).__name__}: {err}"[:300]
+            self.client = None  # read the card again next time: the agent may have moved
         log.warning("A2A service %s (%s) failed: %s", self.name, self.url, error)
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
         yield failure_done(self.failed_text.replace("{service}", self.name), self.name,
@@ -178,8 +180,10 @@ class A2AService:
                      owner: str | None) -> AsyncIterator[Event]:
         from engine.app.remote import remote_session
 
-        client = await create_client(self.url, ClientConfig(streaming=True,
-                                                            httpx_client=self.http))
+        if self.client is None:
+            self.client = await create_client(self.url, ClientConfig(streaming=True,
+                                                                     httpx_client=self.http))
+        client = self.client
         request = SendMessageRequest(message=Message(
             role=Role.ROLE_USER, message_id=uuid.uuid4().hex, parts=[Part(text=message)],
             context_id=remote_session("a2a", session_id, owner)))

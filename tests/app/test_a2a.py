@@ -33,6 +33,7 @@ from a2a.types import (
     TaskState,
 )
 from google.protobuf.json_format import MessageToDict
+from httpx_sse import connect_sse
 from starlette.applications import Starlette
 
 from engine.app import load_app
@@ -42,6 +43,7 @@ from engine.runtime.events import Done, LlmToken
 from engine.store import MemoryStore
 from tests.app.conftest import Server
 from tests.conftest import ROOT
+from tests.fakes.llm_servers import FakeLLMServer, FakeReply
 
 
 async def send(client, context: str, text: str) -> list:  # noqa: ANN001 - the SDK's Client
@@ -151,3 +153,80 @@ default: transfer
     assert done.next_action == "CONFIRM" and done.state_snapshot["service"] == "transfer"
     await engine.aclose()
     assert not any(isinstance(e, LlmToken) for e in events)
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+def card(serve: Callable[..., Server], llm: FakeLLMServer) -> Server:
+    return serve(ROOT / "flows" / "card.yaml", {"OPENAI_BASE_URL": llm.openai_base_url,
+                                                "OPENAI_API_KEY": "sk-local"}, name="card")
+
+
+async def test_tokens_stream_as_artifact_chunks(card: Server, llm: FakeLLMServer) -> None:
+    reply = FakeReply(text="체크카드는 연회비가 없어요.")
+    llm.enqueue(reply)
+    async with httpx.AsyncClient(timeout=30) as http:
+        client = await create_client(card.url, ClientConfig(streaming=True, httpx_client=http))
+        responses = await send(client, "c-1", "카드 혜택 알려줘")
+        await client.close()
+    chunks = [p.text for r in responses if r.HasField("artifact_update")
+              for p in r.artifact_update.artifact.parts]
+    assert chunks == reply.pieces()
+    appended = [r.artifact_update.append for r in responses if r.HasField("artifact_update")]
+    assert appended == [False] + [True] * (len(chunks) - 1)
+
+
+async def test_an_app_holds_a_flowctl_a2a_agent(tmp_path: Path, card: Server,
+                                               llm: FakeLLMServer) -> None:
+    path = tmp_path / "app.yaml"
+    path.write_text(f"""app: t
+services:
+  transfer: {{flow: {ROOT / 'flows' / 'transfer.yaml'}, keywords: [보내]}}
+  card: {{a2a: '${{CARD_AGENT}}', keywords: [카드]}}
+default: transfer
+""", encoding="utf-8")
+    env = {"CARD_AGENT": card.url}
+    reply = FakeReply(text="신용카드는 할부가 돼요.")
+    llm.enqueue(reply)
+    engine = AppEngine(load_app(path, env), store=MemoryStore(), settings=Settings(env=env))
+    events = [e async for e in engine.turn("s", "카드 혜택 알려줘")]
+    assert [e.text for e in events if isinstance(e, LlmToken)] == reply.pieces()
+    done = events[-1]
+    assert isinstance(done, Done) and done.message == "신용카드는 할부가 돼요."
+    assert done.state_snapshot["flow"] == "guide"  # the agent's own DONE, taken whole
+    done = [e async for e in engine.turn("s", "체크카드 신청할래")][-1]
+    assert done.next_action == "CONFIRM" and done.ui_hint["buttons"] == ["확인", "취소"]
+    done = [e async for e in engine.turn("s", "확인")][-1]  # mid-flow: stays with card
+    assert done.state_snapshot["stage"] == "APPLIED"
+    await engine.aclose()
+
+
+async def test_a_dead_a2a_agent_gives_a_clear_done(tmp_path: Path) -> None:
+    path = tmp_path / "app.yaml"
+    path.write_text(f"""app: t
+services:
+  transfer: {{flow: {ROOT / 'flows' / 'transfer.yaml'}, keywords: [보내]}}
+  card: {{a2a: 'http://127.0.0.1:9', keywords: [카드], timeout_sec: 2}}
+default: transfer
+""", encoding="utf-8")
+    engine = AppEngine(load_app(path, {}), store=MemoryStore(), settings=Settings())
+    done = [e async for e in engine.turn("s", "카드 신청")][-1]
+    assert done.message == "card 서비스가 지금 응답하지 않아요. 잠시 후 다시 시도해 주세요."
+    assert done.trace["error"] == "service_unavailable"
+    await engine.aclose()
+
+
+def test_a2a_0_3_message_stream_streams(transfer: Server) -> None:
+    body = {"jsonrpc": "2.0", "id": 2, "method": "message/stream", "params": {"message": {
+        "role": "user", "kind": "message", "messageId": uuid.uuid4().hex, "contextId": "old-2",
+        "parts": [{"kind": "text", "text": "엄마한테 1만원 보내줘"}]}}}
+    with httpx.Client(timeout=30) as client, connect_sse(
+            client, "POST", f"{transfer.url}/a2a", json=body) as source:
+        frames = [json.loads(sse.data) for sse in source.iter_sse()]
+    assert frames and all(f.get("id") == 2 and "result" in f for f in frames), frames
+    assert "엄마에게 1만원을 이체할까요?" in json.dumps(frames[-1], ensure_ascii=False)
