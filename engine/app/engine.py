@@ -100,33 +100,58 @@ class AppEngine(Engine):
 
     async def turn(self, session_id: str, message: str, *,
                    owner: str | None = None) -> AsyncIterator[Event]:
+        """Route and run one turn; yields the service's events, always ending with DONE
+        (a store that cannot lock or load gives the runtime's failure DONE)."""
         started = time.perf_counter()
-        async with self.raw.lock(key(APP, session_id)):
-            record = await self.raw.load(key(APP, session_id))
-            state = dict(record.data) if record else {}
-            if record is not None and state.get("owner") != owner:
-                yield self._refused(started)
-                return
-            route = self.router.route(message, state.get("service"),
-                                      mid_flow=bool(state.get("mid_flow")),
-                                      suspended=state.get("suspended"))
-            done: Done | None = None
-            answer = self.services[route.service].turn(session_id, message, owner=owner)
-            async with contextlib.aclosing(cast(AsyncGenerator[Event, None], answer)) as events:
-                async for event in events:
+        done: Done | None = None
+        try:
+            async with self.raw.lock(key(APP, session_id)):
+                async for event in self._routed_turn(session_id, message, owner, started):
                     if isinstance(event, Done):
                         done = event
-                        break
-                    yield event
-            assert done is not None, "a service's turn always ends with DONE"
-            done = self._annotated(done, route, state.get("service"), started)
-            after = self._next_state(state, route, owner, is_mid_flow(done))
-            if done.trace.get("error") != "forbidden" and after != state:  # else: no write
+                    else:
+                        yield event
+        except Exception as err:
+            log.error("app turn of session %s failed: %s: %s", session_id,
+                      type(err).__name__, err)
+            if done is None:
+                done = plain_done(self.text("turn_failed"), SessionState(), self.service,
+                                  f"{random.getrandbits(32):08x}", started, error="turn_failed")
+        assert done is not None
+        yield done
+        self.webhooks.deliver(done.hooks, {"session_id": session_id,
+                                           "service": done.state_snapshot.get("service"),
+                                           "turn_id": done.trace.get("turn_id", "")})
+
+    async def _routed_turn(self, session_id: str, message: str, owner: str | None,
+                           started: float) -> AsyncIterator[Event]:
+        record = await self.raw.load(key(APP, session_id))
+        state = dict(record.data) if record else {}
+        if record is not None and state.get("owner") != owner:
+            yield self._refused(started)
+            return
+        route = self.router.route(message, state.get("service"),
+                                  mid_flow=bool(state.get("mid_flow")),
+                                  suspended=state.get("suspended"))
+        done: Done | None = None
+        answer = self.services[route.service].turn(session_id, message, owner=owner)
+        async with contextlib.aclosing(cast(AsyncGenerator[Event, None], answer)) as events:
+            async for event in events:
+                if isinstance(event, Done):
+                    done = event
+                    break
+                yield event
+        assert done is not None, "a service's turn always ends with DONE"
+        done = self._annotated(done, route, state.get("service"), started)
+        after = self._next_state(state, route, owner, is_mid_flow(done))
+        if done.trace.get("error") != "forbidden" and after != state:  # else: no write
+            try:
                 await self.raw.commit(key(APP, session_id), after,
                                       expected_version=record.version if record else 0)
+            except Exception as err:  # the service's turn is saved; only routing state is lost
+                log.error("the app record of session %s was not saved: %s: %s", session_id,
+                          type(err).__name__, err)
         yield done
-        self.webhooks.deliver(done.hooks, {"session_id": session_id, "service": route.service,
-                                           "turn_id": done.trace.get("turn_id", "")})
 
     @staticmethod
     def _next_state(state: Mapping[str, Any], route: Route, owner: str | None,
@@ -160,6 +185,14 @@ class AppEngine(Engine):
         trace["total_elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
         return replace(done, state_snapshot=snapshot,  # type: ignore[arg-type]
                        trace=trace)  # type: ignore[arg-type]
+
+    async def finish_pending(self, session_id: str) -> Done | None:
+        """``Engine.finish_pending`` in every local service of the app (the last DONE)."""
+        done = None
+        for service in self.services.values():
+            if isinstance(service, LocalService):
+                done = await service.engine.finish_pending(session_id) or done
+        return done
 
     async def finish_all_pending(self) -> int:
         finished = 0

@@ -120,3 +120,18 @@ async def test_events_are_relayed_in_order_with_mapped_session_and_key(tmp_path:
     assert body2["session_id"] == body1["session_id"] != "user-1"
     assert headers1["Authorization"] == "Bearer k-123"
     assert remote_session("t", "user-1", "alice") != remote_session("t", "user-1", "bob")
+
+
+class BrokenStore(MemoryStore):
+    async def load(self, session_id: str):  # type: ignore[no-untyped-def]
+        raise OSError("the disk is gone")
+
+
+async def test_a_store_that_fails_still_gives_a_done(tmp_path: Path) -> None:
+    full = {"CARD_SERVICE_URL": "http://127.0.0.1:9/v1/agent"}
+    engine = AppEngine(load_app(app_file(tmp_path), full), store=BrokenStore(),
+                       settings=Settings(env=full))
+    events = await turn(engine, "엄마한테 1만원 보내줘")
+    assert len(events) == 1 and isinstance(events[0], Done)
+    assert events[0].trace["error"] == "turn_failed"
+    await engine.aclose()
