@@ -1,5 +1,8 @@
 """An engine's FastAPI app -> the same app answering A2A too, the SDK loaded on first use.
 
+(It also installs ``callers.remember``, which keeps each request's credentials for the
+remote services the operator lets them reach.)
+
 The agent card (``/.well-known/agent-card.json``) and the JSON-RPC endpoint (``/a2a``) are
 mounted on every served service and app; the ``a2a-sdk`` (and protobuf under it, ~15 MiB)
 is imported only when an A2A request first arrives, so a server nobody calls over A2A
@@ -16,6 +19,7 @@ from fastapi.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from engine.app.callers import remember
 from engine.runtime.engine import Engine
 
 RPC_PATH = "/a2a"
@@ -41,7 +45,9 @@ class _LazyRpc:
 
 
 def mount(app: FastAPI, engine: Engine, *, principal: Principal) -> None:
-    """Publish ``engine`` on ``app`` as an A2A agent (agent card + JSON-RPC)."""
+    """Publish ``engine`` on ``app`` as an A2A agent (agent card + JSON-RPC), and keep each
+    request's credentials for the remote services allowed them (``engine.app.callers``)."""
+    app.add_middleware(remember)
     app.router.routes.append(Route(RPC_PATH, _LazyRpc(engine, principal), methods=["POST"]))
 
     @app.get(CARD_PATH, tags=["A2A"])

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from engine.app.a2a import A2AService
+from engine.app.callers import forwarded
 from engine.app.checks import service_keywords
 from engine.app.hooks import Target, Webhooks
 from engine.app.load import LoadedApp, resolve_url
@@ -80,7 +81,8 @@ class AppEngine(Engine):
             return A2AService(name, url, timeout=spec.timeout_sec, failed_text=failed,
                               api_key=api_key)
         return RemoteService(name, url, app=self.app.spec.app, timeout=spec.timeout_sec,
-                             failed_text=failed, api_key=api_key)
+                             failed_text=failed, api_key=api_key,
+                             forward=name in forwarded(settings.env))
 
     def _target(self, index: int) -> Target:
         spec = self.app.spec.hooks[index]

@@ -4,7 +4,8 @@ The seeds' A2AServiceProxy: any server speaking this protocol (another ``flowctl
 or the seeds' own) becomes a service of the app. Events are relayed as they arrive, in
 order, unchanged; the session id is mapped (one remote session per caller and session, so
 two callers' ``user-1`` never meet at the remote); the key the operator configured goes
-along as ``Authorization: Bearer``. A refused connection, a timeout (connecting, or waiting
+along as ``Authorization: Bearer``, or the caller's own credentials when the operator
+allows it (``engine.app.callers``). A refused connection, a timeout (connecting, or waiting
 for the next event), an HTTP error, a stream that breaks or ends without DONE, or one that
 is not the protocol: the turn ends with a DONE saying the service did not answer.
 """
@@ -24,6 +25,7 @@ from typing import Any, cast
 import httpx
 from httpx_sse import SSEError, aconnect_sse
 
+from engine.app.callers import caller_authorization
 from engine.app.services import failure_done
 from engine.runtime.events import (
     AgentDone,
@@ -98,14 +100,17 @@ class RemoteService:
     """A service on another server, over ``POST {base}/chat/stream``."""
 
     def __init__(self, name: str, base_url: str, *, app: str, timeout: float,
-                 failed_text: str, api_key: str | None = None,
+                 failed_text: str, api_key: str | None = None, forward: bool = False,
                  client: httpx.AsyncClient | None = None) -> None:
+        """``api_key``: sent as ``Authorization: Bearer``; ``forward``: the caller's own
+        ``Authorization`` goes instead, when the request has one (the operator's choice)."""
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.app = app
         self.timeout = timeout
         self.failed_text = failed_text
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.forward = forward
         self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout))
 
     async def turn(self, session_id: str, message: str, *,
@@ -131,7 +136,7 @@ class RemoteService:
     async def _relay(self, body: Mapping[str, str]) -> AsyncGenerator[Event, None]:
         async with asyncio.timeout(self.timeout) as deadline:
             async with aconnect_sse(self.client, "POST", f"{self.base_url}/chat/stream",
-                                    json=body, headers=dict(self.headers)) as source:
+                                    json=body, headers=self._headers()) as source:
                 if source.response.status_code != 200:
                     await source.response.aread()
                     raise httpx.HTTPStatusError(
@@ -148,12 +153,16 @@ class RemoteService:
                 finally:
                     await frames.aclose()
 
+    def _headers(self) -> dict[str, str]:
+        caller = caller_authorization() if self.forward else None
+        return {"Authorization": caller} if caller else dict(self.headers)
+
     async def completed(self, session_id: str, owner: str | None) -> list[dict[str, Any]]:
         """The remote's completed tasks of this session ([] when it cannot say)."""
         params = {"session_id": remote_session(self.app, session_id, owner)}
         try:
             response = await self.client.get(f"{self.base_url}/completed", params=params,
-                                             headers=self.headers)
+                                             headers=self._headers())
             tasks = response.json().get("completed", []) if response.status_code == 200 else []
         except (httpx.HTTPError, ValueError, AttributeError) as err:
             log.warning("completed tasks of remote service %s unknown: %s", self.name, err)
@@ -163,7 +172,8 @@ class RemoteService:
     async def delete(self, session_id: str, owner: str | None) -> None:
         mapped = remote_session(self.app, session_id, owner)
         try:
-            await self.client.delete(f"{self.base_url}/sessions/{mapped}", headers=self.headers)
+            await self.client.delete(f"{self.base_url}/sessions/{mapped}",
+                                     headers=self._headers())
         except httpx.HTTPError as err:
             log.warning("could not delete the session at remote service %s: %s", self.name, err)
 

@@ -8,6 +8,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from engine.app import load_app
@@ -135,3 +136,25 @@ async def test_a_store_that_fails_still_gives_a_done(tmp_path: Path) -> None:
     assert len(events) == 1 and isinstance(events[0], Done)
     assert events[0].trace["error"] == "turn_failed"
     await engine.aclose()
+
+
+@pytest.mark.parametrize("forward,expected", [("card", "Bearer alice-key-0123456789"),
+                                              ("", "Bearer operator-key")])
+async def test_caller_credentials_go_on_only_when_the_operator_says(
+        tmp_path: Path, forward: str, expected: str) -> None:
+    from engine.transports.http import create_app
+
+    env = {"CARD_KEY": "operator-key", "FLOWCTL_FORWARD_CREDENTIALS": forward}
+    with ScriptedRemote(frame("DONE", DONE)) as remote:
+        env["CARD_SERVICE_URL"] = remote.url
+        settings = Settings(env=env, api_keys=("alice-key-0123456789",))
+        engine = AppEngine(load_app(app_file(tmp_path, key_env="CARD_KEY"), env),
+                           store=MemoryStore(), settings=settings)
+        app = create_app(engine, settings=settings)
+        transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 50000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
+            answer = await c.post("/v1/agent/chat", json={"session_id": "s", "message": "카드"},
+                                  headers={"Authorization": "Bearer alice-key-0123456789"})
+        await engine.aclose()
+    assert answer.json()["interaction"]["state_snapshot"]["service"] == "card"
+    assert remote.requests[0][1]["Authorization"] == expected
