@@ -75,3 +75,21 @@ def test_flowctl_lint_checks_app_files(tmp_path: Path, capsys: pytest.CaptureFix
     bad = write(tmp_path, "app: a\nservices:\n  t: {flow: FLOWS/transfer.yaml}\ndefault: x\n")
     assert main(["lint", str(bad)]) == 1
     assert "FL080" in capsys.readouterr().out
+
+
+def test_the_app_schema_is_generated_and_describes_every_key() -> None:
+    import json
+
+    from jsonschema import Draft202012Validator
+
+    from engine.app.load import SCHEMA_PATH, render_schema
+    from engine.dsl.load import load_file
+    from tests.test_lint_editors import undescribed
+
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == render_schema(), "run `flowctl schema`"
+    schema = json.loads(render_schema())
+    assert list(undescribed(schema)) == []
+    bank, _ = load_file(ROOT / "flows" / "bank.yaml")
+    assert list(Draft202012Validator(schema).iter_errors(bank)) == []
+    assert (ROOT / "flows" / "bank.yaml").read_text(encoding="utf-8").startswith(
+        "# yaml-language-server: $schema=../schemas/app.schema.json")
