@@ -54,7 +54,9 @@ class AppEngine(Engine):
     def __init__(self, app: LoadedApp, *, store: SessionStore, settings: Settings | None = None,
                  clock: Clock = system_clock) -> None:
         settings = settings or Settings()
-        first = next(iter(app.flows.values()))
+        # named after the app (health check, OpenAPI title, logs); texts from the first flow
+        first = replace(next(iter(app.flows.values())), name=app.spec.app,
+                        description=app.spec.description)
         sensitive = {name: compiled.sensitive for name, compiled in app.flows.items()}
         super().__init__(first, store=AppStore(store, sensitive), settings=settings, clock=clock)
         self.app = app

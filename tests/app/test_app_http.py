@@ -72,6 +72,8 @@ async def test_an_app_keeps_the_api_and_its_guarantees(tmp_path: Path) -> None:
         anonymous = httpx.AsyncClient(transport=httpx.ASGITransport(
             app=app, client=("127.0.0.1", 50000)), base_url="http://127.0.0.1")  # type: ignore[arg-type]
         async with anonymous:
+            health = (await anonymous.get("/healthz")).json()
+            assert health["service"] == "t"  # the app's name
             card = await anonymous.get("/.well-known/agent-card.json")
             assert card.status_code == 200 and card.json()["name"] == "t"
             assert card.json()["supportedInterfaces"][0]["url"] == "http://127.0.0.1/a2a"
