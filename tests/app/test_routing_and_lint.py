@@ -93,3 +93,15 @@ def test_the_app_schema_is_generated_and_describes_every_key() -> None:
     assert list(Draft202012Validator(schema).iter_errors(bank)) == []
     assert (ROOT / "flows" / "bank.yaml").read_text(encoding="utf-8").startswith(
         "# yaml-language-server: $schema=../schemas/app.schema.json")
+
+
+def test_serve_refuses_a_bad_app_with_its_findings_or_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = write(tmp_path, "app: a\nservices:\n  t: {flow: FLOWS/transfer.yaml}\ndefault: x\n")
+    assert main(["serve", str(bad), "--port", "0", "--store", "memory://"]) == 2
+    assert "FL080" in capsys.readouterr().err
+    unset = write(tmp_path, "app: a\nservices:\n  t: {flow: FLOWS/transfer.yaml}\n"
+                  "  c: {remote: '${NOT_SET_ANYWHERE}', keywords: [카드]}\ndefault: t\n")
+    assert main(["serve", str(unset), "--port", "0", "--store", "memory://"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "NOT_SET_ANYWHERE" in err and len(err.splitlines()) == 1
