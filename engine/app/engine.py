@@ -18,7 +18,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any, cast
 
-from engine.app.a2a import A2AService
 from engine.app.callers import forwarded
 from engine.app.checks import service_keywords
 from engine.app.hooks import Target, Webhooks
@@ -80,6 +79,8 @@ class AppEngine(Engine):
         api_key = settings.env.get(spec.api_key_env) if spec.api_key_env else None
         failed = self.app.spec.messages.remote_failed
         if spec.a2a is not None:
+            from engine.app.a2a import A2AService  # the a2a-sdk only for apps that use it
+
             return A2AService(name, url, timeout=spec.timeout_sec, failed_text=failed,
                               api_key=api_key)
         return RemoteService(name, url, app=self.app.spec.app, timeout=spec.timeout_sec,
