@@ -41,6 +41,8 @@ from engine.runtime.events import (
 )
 
 log = logging.getLogger("flowctl.app")
+LOOKUP_SECONDS = 3.0
+"""Longest wait for a remote's completed tasks: a dead remote must not hold /completed."""
 
 __all__ = ["RemoteService", "from_wire", "remote_session"]
 
@@ -162,7 +164,8 @@ class RemoteService:
         params = {"session_id": remote_session(self.app, session_id, owner)}
         try:
             response = await self.client.get(f"{self.base_url}/completed", params=params,
-                                             headers=self._headers())
+                                             headers=self._headers(),
+                                             timeout=min(self.timeout, LOOKUP_SECONDS))
             tasks = response.json().get("completed", []) if response.status_code == 200 else []
         except (httpx.HTTPError, ValueError, AttributeError) as err:
             log.warning("completed tasks of remote service %s unknown: %s", self.name, err)
