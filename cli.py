@@ -74,14 +74,17 @@ def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool
 @click.option("--verbose", "-v", is_flag=True, help="Show agent progress events.")
 def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
     """Talk to FLOW in the terminal (one line per message; Ctrl-D ends)."""
+    from engine.app import engine_factory
     from engine.config import load_settings
-    from engine.runtime.engine import Engine
     from engine.store import open_store
     from engine.transports.terminal import show_event
 
     settings = load_settings()  # a bad setting is one line before anything else is done
-    service = _compile(flow)
-    engine = Engine(service, store=open_store(store), settings=settings)
+    try:
+        engine = engine_factory(flow, settings.env)(open_store(store), settings)
+    except FlowDefinitionError as err:
+        refuse(err)
+    service = engine.service
     interactive = sys.stdin.isatty()
     console.print(f"[bold]{service.name}[/bold] — {service.description}")
     for name, reason in engine.models.offline.items():
@@ -178,9 +181,22 @@ def lint(paths: Sequence[str], fmt: str, strict: bool) -> None:
               show_default=True, help="Mermaid stateDiagram-v2 (renders on GitHub) or dot.")
 @click.option("--flow", "flow_name", default=None, help="Only this flow (default: every flow).")
 def graph(flow: str, fmt: str, flow_name: str | None) -> None:
-    """Draw the stage machine of FLOW's flows, guards on edges, terminal stages marked."""
+    """Draw the stage machine of FLOW's flows, guards on edges, terminal stages marked
+    (for an app file: its services and the keywords that route to each)."""
+    import os
+
+    from engine.app import is_app_file, load_app
     from engine.authoring import diagram
 
+    if is_app_file(flow):
+        from engine.app import graph as app_graph
+
+        try:
+            loaded = load_app(flow, os.environ)
+        except FlowDefinitionError as err:
+            refuse(err)
+        click.echo((app_graph.dot if fmt == "dot" else app_graph.mermaid)(loaded), nl=False)
+        return
     service = _compile(flow).spec
     if flow_name is not None and flow_name not in service.flows:
         errors.print(f"no flow `{flow_name}` in {flow}; flows: {', '.join(service.flows)}")
@@ -211,19 +227,22 @@ def new(name: str, shape: str, directory: str) -> None:
 
 
 @app.command()
-@click.option("--check", is_flag=True, help="Fail if schemas/flow.schema.json is out of date.")
+@click.option("--check", is_flag=True,
+              help="Fail if schemas/flow.schema.json or schemas/app.schema.json is out of date.")
 def schema(check: bool) -> None:
-    """Write (or --check) the JSON Schema generated from the spec models."""
-    from engine.dsl.schema import SCHEMA_PATH, render_schema
+    """Write (or --check) the JSON Schemas generated from the spec models."""
+    from engine.app import load as app_schema
+    from engine.dsl import schema as flow_schema
 
-    text = render_schema()
-    if check:
-        if not SCHEMA_PATH.exists() or SCHEMA_PATH.read_text(encoding="utf-8") != text:
-            errors.print(f"{SCHEMA_PATH} is out of date; run `flowctl schema`")
-            raise Exit(1)
-        return
-    SCHEMA_PATH.write_text(text, encoding="utf-8")
-    console.print(f"wrote {SCHEMA_PATH}")
+    for module in (flow_schema, app_schema):
+        path, text = module.SCHEMA_PATH, module.render_schema()
+        if check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                errors.print(f"{path} is out of date; run `flowctl schema`")
+                raise Exit(1)
+            continue
+        path.write_text(text, encoding="utf-8")
+        console.print(f"wrote {path}")
 
 
 def _compile(flow: str):  # noqa: ANN202 - the compiled service

@@ -127,6 +127,18 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL073", "warning", "guard-without-message", "A flow guard without a `refused` message, "
        "or a `refused` message without a guard."),
     _c("FL074", "warning", "kept-slot-uncollected", "A `keep: true` slot that no flow collects."),
+    _c("FL080", "error", "unknown-service", "An app's `default` names a service the app does "
+       "not hold."),
+    _c("FL081", "warning", "keyword-claimed-twice", "Two services of an app claim one keyword "
+       "(their own or their flow's intent keyword); the one listed first always gets it."),
+    _c("FL082", "warning", "unreachable-service", "A service of an app that is not the default "
+       "and claims no keyword: no message reaches it."),
+    _c("FL083", "warning", "remote-url-unset", "A remote service's URL variable is not set "
+       "(and has no `:-default`)."),
+    _c("FL084", "error", "app-flow-invalid", "An app's local flow file is missing or does not "
+       "compile."),
+    _c("FL085", "error", "no-local-service", "An app has no local service to answer when its "
+       "remote services are down."),
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
     _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
        "intent, agent, hook or event that does not exist."),

@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
+from engine.app.load import analyse_app, is_app_file
 from engine.codes import UNUSABLE
 from engine.compiler.checks import prompts
 from engine.compiler.front import Parsed, analyse_file, parse_file
@@ -113,6 +114,8 @@ def lint_paths(paths: Sequence[str | FilePath], *, jobs: int | None = None) -> L
 def run_task(task: Task) -> TaskResult:
     files, findings, dirs = [], [], []
     parsed: Parsed | None = None
+    if task.flow is not None and is_app_file(task.flow):  # an app: engine/app checks it
+        return TaskResult([str(task.flow)], analyse_app(task.flow, os.environ)[1], [])
     if task.flow is not None:
         files.append(str(task.flow))
         parsed, found = analyse_file(task.flow)

@@ -31,6 +31,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sse_starlette import EventSourceResponse
 
+from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
 from engine.runtime.engine import Engine
@@ -84,9 +85,9 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     >>> app = create_app(Engine(compile_file("flows/transfer.yaml"), store=MemoryStore()),
     ...                  settings=Settings())
     >>> sorted(app.openapi()["paths"])  # doctest: +NORMALIZE_WHITESPACE
-    ['/healthz', '/v1/agent/chat', '/v1/agent/chat/stream', '/v1/agent/completed',
-     '/v1/agent/login', '/v1/agent/logout', '/v1/agent/sessions',
-     '/v1/agent/sessions/{session_id}']
+    ['/.well-known/agent-card.json', '/healthz', '/v1/agent/chat',
+     '/v1/agent/chat/stream', '/v1/agent/completed', '/v1/agent/login', '/v1/agent/logout',
+     '/v1/agent/sessions', '/v1/agent/sessions/{session_id}']
     """
     turns = Turns(engine)
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
@@ -116,6 +117,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     delete_route(app, engine)
     session_routes(app, auth)
     page_routes(app, engine, settings)
+    a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)

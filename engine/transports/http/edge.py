@@ -39,7 +39,8 @@ PRINCIPAL = "flowctl.principal"
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Open without a key: liveness, the playground's own files (no data in them) and the way in.
-PUBLIC = frozenset({"/healthz", "/", "/favicon.ico", LOGIN, LOGOUT})
+PUBLIC = frozenset({"/healthz", "/", "/favicon.ico", LOGIN, LOGOUT,
+                    "/.well-known/agent-card.json"})  # A2A: whom to call is public
 
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
             "img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")

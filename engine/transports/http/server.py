@@ -24,10 +24,9 @@ from typing import Any
 
 import uvicorn
 
-from engine.compiler import compile_file
+from engine.app import engine_factory
 from engine.config import Settings, load_settings
 from engine.errors import FlowRuntimeError
-from engine.runtime.engine import Engine
 from engine.store import open_store
 from engine.transports.http.app import SHUTDOWN_GRACE_SECONDS, create_app
 from engine.transports.http.edge import is_loopback
@@ -98,14 +97,14 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
                 store_url: str = DEFAULT_STORE, env: Mapping[str, str],
                 allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
                 allowed_hosts: Iterable[str] = ()) -> None:
-    """Compile ``flow_path``, bind ``host:port``, open the store and serve until stopped.
+    """Compile ``flow_path`` (a flow or an app), bind ``host:port``, open the store, serve.
 
     ``allow_anonymous``, ``cors_origins`` and ``allowed_hosts`` add to what ``env`` sets
     (``flowctl serve``'s options). Raises FlowDefinitionError for an invalid flow and
     FlowRuntimeError (one line) for a bad setting, a non-loopback address without keys
     (unless anonymous), a port in use or a store that cannot be opened or written.
     """
-    service = compile_file(flow_path)
+    make_engine = engine_factory(flow_path, env)  # a flow file, or an app of several
     try:
         settings = load_settings(env).with_serve_options(
             allow_anonymous=allow_anonymous, cors_origins=cors_origins,
@@ -121,14 +120,14 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
         sock.close()
         raise
     try:
-        engine = Engine(service, store=store, settings=settings)
+        engine = make_engine(store, settings)
         try:
             app = create_app(engine, settings=settings, host=host)
             port = sock.getsockname()[1]
             server = uvicorn.Server(server_config(
                 app, host=host, port=port, max_message_chars=engine.settings.max_message_chars))
             log.info("serving %s from %s with store %s; playground at http://%s:%d/",
-                     service.name, flow_path, store_url, host, port)
+                     engine.service.name, flow_path, store_url, host, port)
             log.info("%s", access_line(settings))
             await server.serve(sockets=[sock])
         finally:

@@ -1,0 +1,39 @@
+"""Apps: several services (local flow files, remote servers) behind one API.
+
+An app file (``app:`` at the top, where a flow file has ``service:``) lists its services
+and the keywords that route to each; ``engine_factory`` turns either kind of file into what
+``flowctl serve`` runs, so ``flowctl serve bank.yaml`` and ``flowctl serve transfer.yaml``
+both work. See docs/apps.md.
+
+>>> from engine.app import is_app_file
+>>> is_app_file("flows/bank.yaml"), is_app_file("flows/transfer.yaml")
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from engine.app.load import is_app_file, load_app
+from engine.config import Settings
+from engine.runtime.engine import Engine
+from engine.store.base import SessionStore
+
+EngineFactory = Callable[[SessionStore, Settings], Engine]
+
+__all__ = ["EngineFactory", "engine_factory", "is_app_file", "load_app"]
+
+
+def engine_factory(path: str | Path, env: Mapping[str, str]) -> EngineFactory:
+    """Compile the flow or app at ``path`` now (FlowDefinitionError when it is invalid);
+    return what makes its engine once the store is open."""
+    if is_app_file(path):
+        from engine.app.engine import AppEngine
+
+        loaded = load_app(path, env)
+        return lambda store, settings: AppEngine(loaded, store=store, settings=settings)
+    from engine.compiler import compile_file
+
+    service = compile_file(path)
+    return lambda store, settings: Engine(service, store=store, settings=settings)

@@ -1,0 +1,117 @@
+"""A schema-valid app -> the findings a schema cannot express, located in the app file.
+
+FL080 a name that is not a service; FL081 a keyword two services claim; FL082 a service no
+message can reach; FL083 a remote URL whose variable is not set here; FL084 a local flow
+file that is missing or does not compile; FL085 an app without a local service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path as FilePath
+
+from engine.app.load import LoadedApp, url_variable
+from engine.compiler import compile_file
+from engine.errors import Finding, FlowDefinitionError
+
+__all__ = ["check_app", "service_keywords"]
+
+
+def check_app(loaded: LoadedApp, env: Mapping[str, str]) -> Iterator[Finding]:
+    """Every finding of a schema-valid app; compiles its local flows into ``loaded.flows``."""
+    yield from _flows(loaded)
+    yield from _default(loaded)
+    yield from _claimed_twice(loaded)
+    yield from _unreachable(loaded)
+    yield from _unset(loaded, env)
+
+
+def _flows(loaded: LoadedApp) -> Iterator[Finding]:
+    spec, source = loaded.spec, loaded.source
+    for name, service in spec.services.items():
+        if service.flow is None:
+            continue
+        path = loaded.path.parent / service.flow
+        where = ("services", name, "flow")
+        if not path.is_file():
+            yield source.finding(where, f"flow file `{service.flow}` of service `{name}` not "
+                                 f"found (looked in {path.parent})", code="FL084")
+            continue
+        try:
+            loaded.flows[name] = compile_file(path)
+        except FlowDefinitionError as err:
+            count = sum(f.severity == "error" for f in err.findings)
+            yield source.finding(where, f"flow file `{service.flow}` of service `{name}` has "
+                                 f"{count} error(s)", code="FL084",
+                                 hint=f"run `flowctl lint {_shown(path)}`")
+    if not any(s.flow for s in spec.services.values()):
+        yield source.finding(("services",), "the app has no local service (`flow:`); it needs "
+                             "one to answer when every remote service is down", code="FL085",
+                             key=True)
+
+
+def _shown(path: FilePath) -> str:
+    try:
+        return str(path.relative_to(FilePath.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _default(loaded: LoadedApp) -> Iterator[Finding]:
+    spec = loaded.spec
+    if spec.default not in spec.services:
+        yield loaded.source.finding(("default",), f"default service `{spec.default}` is not "
+                                    f"one of the services ({', '.join(spec.services)})",
+                                    code="FL080")
+
+
+def service_keywords(loaded: LoadedApp, name: str) -> list[str]:
+    """The words that route to service ``name``: its own keywords, then (for a local
+    service with ``intents: true``) the keywords of its flow's routed intents."""
+    service = loaded.spec.services[name]
+    words = list(service.keywords)
+    compiled = loaded.flows.get(name)
+    if service.intents and compiled is not None:
+        spec = compiled.spec
+        words += [w for intent, s in spec.intents.items() if intent in spec.routes
+                  for w in s.keywords]
+    return list(dict.fromkeys(words))
+
+
+def _claimed_twice(loaded: LoadedApp) -> Iterator[Finding]:
+    owner: dict[str, str] = {}
+    for name, service in loaded.spec.services.items():
+        for word in service_keywords(loaded, name):
+            first = owner.setdefault(word, name)
+            if first == name:
+                continue
+            own = word in service.keywords
+            where = ("services", name, "keywords", service.keywords.index(word)) if own \
+                else ("services", name, "flow")
+            yield loaded.source.finding(
+                where, f"keyword `{word}` is claimed by services `{first}` and `{name}`; "
+                f"`{first}` (listed first) always gets it", code="FL081", severity="warning",
+                hint="remove it from one of them")
+
+
+def _unreachable(loaded: LoadedApp) -> Iterator[Finding]:
+    spec = loaded.spec
+    for name in spec.services:
+        if name != spec.default and not service_keywords(loaded, name):
+            yield loaded.source.finding(
+                ("services", name), f"service `{name}` is not the default and claims no "
+                "keyword: no message can reach it", code="FL082", severity="warning", key=True,
+                hint="give it `keywords:`")
+
+
+def _unset(loaded: LoadedApp, env: Mapping[str, str]) -> Iterator[Finding]:
+    for name, service in loaded.spec.services.items():
+        kind = "remote" if service.remote else "a2a"
+        template = service.remote or service.a2a
+        variable = url_variable(template) if template else None
+        if variable and not env.get(variable[0]) and variable[1] is None:
+            yield loaded.source.finding(
+                ("services", name, kind), f"`{variable[0]}` is not set, so service "
+                f"`{name}` has no URL", code="FL083", severity="warning",
+                hint=f"set it where the app runs, or give a default: "
+                f"${{{variable[0]}:-http://...}}")

@@ -1,0 +1,226 @@
+"""An app + store + settings -> ``AppEngine``: the runtime's ``Engine`` API over many services.
+
+Each turn: lock the app's record of the session, route the message (``router``), run the
+chosen service's turn and relay its events as they come, then add to its DONE which service
+answered (``state_snapshot.service``, and ``switched_from`` when the conversation moved) and
+a ``router`` entry in ``_trace``, save the app record (service in progress, mid-flow or
+not), send the DONE, and only then hand its hooks to the webhooks. ``AppEngine`` is an
+``Engine`` (its first local service's) so that everything serving an engine serves an app.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from dataclasses import replace
+from typing import Any, cast
+
+from engine.app.callers import forwarded
+from engine.app.checks import service_keywords
+from engine.app.hooks import Target, Webhooks
+from engine.app.load import LoadedApp, resolve_url
+from engine.app.remote import RemoteService
+from engine.app.router import Route, Router
+from engine.app.services import LocalService, Service
+from engine.app.store import APP, AppStore, ServiceStore, key
+from engine.config import Settings
+from engine.errors import FlowRuntimeError
+from engine.runtime.engine import Clock, Engine, plain_done, system_clock
+from engine.runtime.events import Done, Event
+from engine.runtime.session import SessionState
+from engine.store.base import SessionStore
+
+log = logging.getLogger("flowctl.app")
+
+__all__ = ["AppEngine", "is_mid_flow"]
+
+
+def is_mid_flow(done: Done) -> bool:
+    """The seeds' ``is_mid_flow``: the service is collecting slots, waiting for a yes or a
+    choice, or working through a batch (read from its DONE, so a remote's counts too)."""
+    snap: Mapping[str, Any] = done.state_snapshot
+    return done.next_action in ("CONFIRM", "ASK_CONTINUE") or bool(snap.get("task_queue")) \
+        or bool(snap.get("filling_turns")) \
+        or any(v is not None for v in (snap.get("slots") or {}).values())
+
+
+class AppEngine(Engine):
+    """Routes each turn of an app to one of its services; same API as ``Engine``."""
+
+    def __init__(self, app: LoadedApp, *, store: SessionStore, settings: Settings | None = None,
+                 clock: Clock = system_clock) -> None:
+        settings = settings or Settings()
+        # named after the app (health check, OpenAPI title, logs); texts from the first flow
+        first = replace(next(iter(app.flows.values())), name=app.spec.app,
+                        description=app.spec.description)
+        sensitive = {name: compiled.sensitive for name, compiled in app.flows.items()}
+        super().__init__(first, store=AppStore(store, sensitive), settings=settings, clock=clock)
+        self.app = app
+        self.raw = store
+        self.services: dict[str, Service] = {
+            name: self._service(name, store, settings, clock) for name in app.spec.services}
+        assert isinstance(self.store, AppStore)
+        self.store.elsewhere = {n: s for n, s in self.services.items()
+                                if not isinstance(s, LocalService)}
+        self.router = Router({n: service_keywords(app, n) for n in app.spec.services},
+                             app.spec.default)
+        self.webhooks = Webhooks([self._target(i) for i in range(len(app.spec.hooks))])
+
+    def _service(self, name: str, store: SessionStore, settings: Settings,
+                 clock: Clock) -> Service:
+        spec = self.app.spec.services[name]
+        if spec.flow is not None:
+            return LocalService(name, Engine(self.app.flows[name], store=ServiceStore(store, name),
+                                             settings=settings, clock=clock))
+        url = self._url(spec.remote or spec.a2a or "", f"services.{name}", settings.env)
+        api_key = settings.env.get(spec.api_key_env) if spec.api_key_env else None
+        failed = self.app.spec.messages.remote_failed
+        if spec.a2a is not None:
+            from engine.app.a2a import A2AService  # the a2a-sdk only for apps that use it
+
+            return A2AService(name, url, timeout=spec.timeout_sec, failed_text=failed,
+                              api_key=api_key)
+        return RemoteService(name, url, app=self.app.spec.app, timeout=spec.timeout_sec,
+                             failed_text=failed, api_key=api_key,
+                             forward=name in forwarded(settings.env))
+
+    def _target(self, index: int) -> Target:
+        spec = self.app.spec.hooks[index]
+        url = self._url(spec.url, f"hooks[{index}]", self.settings.env)
+        secret = self.settings.env.get(spec.secret_env) if spec.secret_env else None
+        if spec.secret_env and not secret:
+            raise FlowRuntimeError(f"{self.app.path}: hooks[{index}] signs with "
+                                   f"{spec.secret_env}, which is not set")
+        return Target(url, spec, secret)
+
+    def _url(self, template: str, where: str, env: Mapping[str, str]) -> str:
+        url = resolve_url(template, env)
+        if url is None:
+            raise FlowRuntimeError(f"{self.app.path}: {where} needs {template}, which is not "
+                                   "set; set it (see docs/apps.md)")
+        return url
+
+    async def turn(self, session_id: str, message: str, *,
+                   owner: str | None = None) -> AsyncIterator[Event]:
+        """Route and run one turn; yields the service's events, always ending with DONE
+        (a store that cannot lock or load gives the runtime's failure DONE)."""
+        started = time.perf_counter()
+        done: Done | None = None
+        try:
+            async with self.raw.lock(key(APP, session_id)):
+                async for event in self._routed_turn(session_id, message, owner, started):
+                    if isinstance(event, Done):
+                        done = event
+                    else:
+                        yield event
+        except Exception as err:
+            log.error("app turn of session %s failed: %s: %s", session_id,
+                      type(err).__name__, err)
+            if done is None:
+                done = plain_done(self.text("turn_failed"), SessionState(), self.service,
+                                  f"{random.getrandbits(32):08x}", started, error="turn_failed")
+        assert done is not None
+        yield done
+        self.webhooks.deliver(done.hooks, {"session_id": session_id,
+                                           "service": done.state_snapshot.get("service"),
+                                           "turn_id": done.trace.get("turn_id", "")})
+
+    async def _routed_turn(self, session_id: str, message: str, owner: str | None,
+                           started: float) -> AsyncIterator[Event]:
+        record = await self.raw.load(key(APP, session_id))
+        state = dict(record.data) if record else {}
+        if record is not None and state.get("owner") != owner:
+            yield self._refused(started)
+            return
+        route = self.router.route(message, state.get("service"),
+                                  mid_flow=bool(state.get("mid_flow")),
+                                  suspended=state.get("suspended"))
+        done: Done | None = None
+        answer = self.services[route.service].turn(session_id, message, owner=owner)
+        async with contextlib.aclosing(cast(AsyncGenerator[Event, None], answer)) as events:
+            async for event in events:
+                if isinstance(event, Done):
+                    done = event
+                    break
+                yield event
+        assert done is not None, "a service's turn always ends with DONE"
+        done = self._annotated(done, route, state.get("service"), started)
+        after = self._next_state(state, route, owner, is_mid_flow(done))
+        if done.trace.get("error") != "forbidden" and after != state:  # else: no write
+            try:
+                await self.raw.commit(key(APP, session_id), after,
+                                      expected_version=record.version if record else 0)
+            except Exception as err:  # the service's turn is saved; only routing state is lost
+                log.error("the app record of session %s was not saved: %s: %s", session_id,
+                          type(err).__name__, err)
+        yield done
+
+    @staticmethod
+    def _next_state(state: Mapping[str, Any], route: Route, owner: str | None,
+                    mid_flow: bool) -> dict[str, Any]:
+        """The app record after a turn: who answered, whether it is mid-flow, and which
+        service a switch left mid-flow (until it answers again)."""
+        suspended = state.get("suspended")
+        if route.reason == "switch":
+            suspended = state.get("service")
+        elif route.service == suspended:
+            suspended = None
+        return {"owner": owner, "service": route.service, "mid_flow": mid_flow,
+                "suspended": suspended}
+
+    def _refused(self, started: float) -> Done:
+        turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
+        return plain_done(self.text("not_yours"), SessionState(), self.service, turn_id, started,
+                          error="forbidden")
+
+    def _annotated(self, done: Done, route: Route, before: str | None, started: float) -> Done:
+        """``done`` with the service that answered in its snapshot and a router trace entry."""
+        snapshot: dict[str, Any] = {**done.state_snapshot, "service": route.service}
+        if before is not None and before != route.service:
+            snapshot["switched_from"] = before
+        entry: dict[str, Any] = {"agent": "router", "elapsed_ms": 0.0, "success": True,
+                                 "retries": 0, "error": None, "service": route.service,
+                                 "reason": route.reason}
+        if route.keyword:
+            entry["keyword"] = route.keyword
+        trace = {**done.trace, "agents": [entry, *done.trace.get("agents", [])]}
+        trace["total_elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        return replace(done, state_snapshot=snapshot,  # type: ignore[arg-type]
+                       trace=trace)  # type: ignore[arg-type]
+
+    async def finish_pending(self, session_id: str) -> Done | None:
+        """``Engine.finish_pending`` in every local service of the app (the last DONE)."""
+        done = None
+        for service in self.services.values():
+            if isinstance(service, LocalService):
+                done = await service.engine.finish_pending(session_id) or done
+        return done
+
+    async def finish_all_pending(self) -> int:
+        finished = 0
+        for service in self.services.values():
+            if isinstance(service, LocalService):
+                finished += await service.engine.finish_all_pending()
+        return finished
+
+    async def may_use(self, session_id: str, owner: str | None) -> bool:
+        record = await self.raw.load(key(APP, session_id))
+        return record is None or record.data.get("owner") == owner
+
+    async def delete(self, session_id: str, owner: str | None) -> bool:
+        async with self.raw.lock(key(APP, session_id)):
+            record = await self.raw.load(key(APP, session_id))
+            if record is None or record.data.get("owner") != owner:
+                return False
+            for service in self.services.values():
+                await service.delete(session_id, owner)
+            return await self.store.delete(session_id)
+
+    async def aclose(self) -> None:
+        await self.webhooks.aclose()
+        for service in self.services.values():
+            await service.aclose()
+        await super().aclose()

@@ -1,0 +1,156 @@
+"""DONE's hooks -> signed HTTP POSTs to the app's hook handlers, after the turn is saved.
+
+The seeds run server-side hook handlers for each hook a DONE carries; here a handler is a
+webhook. ``Webhooks.deliver`` only schedules: each delivery runs in a task of its own, so
+a slow or dead endpoint never delays or breaks a turn. Each attempt has a timeout; a failed
+one (connection error, timeout, 5xx, 429) is retried with exponential backoff and jitter
+(tenacity); a 4xx other than 429 is final. The body is JSON ``{id, type, data, session_id,
+service, turn_id}``; with a secret, ``X-Flowctl-Signature: sha256=<hex HMAC of the body>``.
+``X-Flowctl-Delivery`` (the ``id``) lets a receiver drop a repeated delivery. Every attempt
+is logged (logger ``flowctl.hooks``) and kept in ``log``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import time
+import uuid
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
+
+from engine.app.spec import HookSpec
+from engine.runtime.events import Hook
+
+log = logging.getLogger("flowctl.hooks")
+
+__all__ = ["Attempt", "Target", "Webhooks", "signature"]
+
+
+def signature(secret: str, body: bytes) -> str:
+    """The ``X-Flowctl-Signature`` value of ``body``: ``sha256=`` + hex HMAC-SHA256."""
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A hook handler, its URL and secret read from the environment."""
+
+    url: str
+    spec: HookSpec
+    secret: str | None = None
+
+    def wants(self, hook_type: str) -> bool:
+        return not self.spec.types or hook_type in self.spec.types
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One line of the delivery log."""
+
+    delivery: str
+    url: str
+    type: str
+    attempt: int
+    status: int | None
+    error: str | None
+    elapsed_ms: float
+
+
+class _Retryable(Exception):
+    pass
+
+
+def _retryable(err: BaseException) -> bool:
+    return isinstance(err, _Retryable | httpx.TransportError)
+
+
+class Webhooks:
+    """Delivers hooks to ``targets`` in the background; ``drain`` waits for the rest."""
+
+    def __init__(self, targets: Sequence[Target], *, client: httpx.AsyncClient | None = None,
+                 keep: int = 1000) -> None:
+        self.targets = tuple(targets)
+        self.client = client or httpx.AsyncClient()
+        self.log: deque[Attempt] = deque(maxlen=keep)
+        self.running: set[asyncio.Task[None]] = set()
+
+    def deliver(self, hooks: Sequence[Hook], context: Mapping[str, Any]) -> None:
+        """Schedule every hook for every target that wants it; returns at once."""
+        for hook in hooks:
+            for target in self.targets:
+                if target.wants(hook["type"]):
+                    body = {"id": uuid.uuid4().hex, "type": hook["type"], "data": hook["data"],
+                            **context}
+                    task = asyncio.create_task(self._send(target, body))
+                    self.running.add(task)
+                    task.add_done_callback(self.running.discard)
+
+    async def _send(self, target: Target, body: dict[str, Any]) -> None:
+        data = json.dumps(body, ensure_ascii=False, default=str).encode()
+        headers = {"Content-Type": "application/json", "X-Flowctl-Delivery": body["id"],
+                   "X-Flowctl-Hook": body["type"]}
+        if target.secret:
+            headers["X-Flowctl-Signature"] = signature(target.secret, data)
+        spec = target.spec
+        try:
+            retrying = AsyncRetrying(stop=stop_after_attempt(spec.retries + 1),
+                                     wait=wait_exponential(multiplier=spec.backoff_sec)
+                                     + wait_random(0, spec.backoff_sec),
+                                     retry=retry_if_exception(_retryable), reraise=True)
+            async for attempt in retrying:
+                with attempt:
+                    await self._attempt(target, body, data, headers,
+                                        attempt.retry_state.attempt_number)
+        except Exception as err:  # given up: logged; the turn was never waiting for it
+            log.warning("hook %s (%s) to %s not delivered: %s", body["type"], body["id"],
+                        target.url, err)
+
+    async def _attempt(self, target: Target, body: Mapping[str, Any], data: bytes,
+                       headers: Mapping[str, str], number: int) -> None:
+        started = time.perf_counter()
+        status: int | None = None
+        error: str | None = None
+        try:
+            response = await self.client.post(target.url, content=data, headers=headers,
+                                              timeout=target.spec.timeout_sec)
+            status = response.status_code
+            if status >= 500 or status == 429:
+                error = f"HTTP {status}"
+                raise _Retryable(error)
+            if status >= 400:
+                error = f"HTTP {status}"
+        except httpx.TransportError as err:
+            error = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+            raise
+        finally:
+            entry = Attempt(str(body["id"]), target.url, str(body["type"]), number, status,
+                            error, round((time.perf_counter() - started) * 1000, 1))
+            self.log.append(entry)
+            log.info("hook %s %s attempt %d to %s: %s", entry.type, entry.delivery, number,
+                     target.url, error or f"HTTP {status}")
+
+    async def drain(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for deliveries still running, then cancel them."""
+        if self.running:
+            _, late = await asyncio.wait(set(self.running), timeout=timeout)
+            for task in late:
+                task.cancel()
+
+    async def aclose(self, timeout: float = 5.0) -> None:
+        await self.drain(timeout)
+        await self.client.aclose()

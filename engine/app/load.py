@@ -1,0 +1,128 @@
+"""An app file -> (AppSpec, every located finding); the app's JSON Schema is generated here.
+
+Loading reuses the flow loader (``engine.dsl.load``: line:column for every node, duplicate
+keys and YAML 1.1 booleans caught) and the flow schema's way of explaining violations; the
+checks a schema cannot express (unknown default, a keyword two services claim, a service
+nothing routes to, a remote URL variable that is not set, a flow file that is missing or
+does not compile) follow, each located at the key the author must change.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path as FilePath
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from pydantic import ValidationError
+
+from engine.app.spec import AppSpec
+from engine.compiler.compiled import CompiledService
+from engine.dsl import schema as flow_schema
+from engine.dsl.load import load_file
+from engine.errors import Finding, FlowDefinitionError
+from engine.source import SourceMap
+
+SCHEMA_ID = "https://flowctl.dev/schemas/app.schema.json"
+SCHEMA_PATH = FilePath(__file__).resolve().parents[2] / "schemas" / "app.schema.json"
+_VARIABLE = re.compile(r"^\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^}]*))?\}")
+
+__all__ = ["SCHEMA_PATH", "LoadedApp", "analyse_app", "is_app_data", "is_app_file",
+           "load_app", "render_schema", "resolve_url", "url_variable"]
+
+
+def generate_schema() -> dict[str, Any]:
+    """The JSON Schema of an app file, generated from the spec models."""
+    schema = flow_schema._names_as_property_names(AppSpec.model_json_schema(by_alias=True))
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
+            "title": "flowctl app", **schema}
+
+
+def render_schema() -> str:
+    return json.dumps(generate_schema(), ensure_ascii=False, indent=2) + "\n"
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(generate_schema())
+
+
+def is_app_data(data: Any) -> bool:
+    """An app file has a top-level `app:` (a flow file has `service:`)."""
+    return isinstance(data, dict) and "app" in data and "service" not in data
+
+
+def is_app_file(path: str | FilePath) -> bool:
+    """Whether ``path`` holds an app (False for a flow file, and for one that cannot be read:
+    the flow loader then says why)."""
+    try:
+        data, _ = load_file(path)
+    except FlowDefinitionError:
+        return False
+    return is_app_data(data)
+
+
+def url_variable(template: str) -> tuple[str, str | None] | None:
+    """``${NAME}`` or ``${NAME:-default}`` at the start of ``template``: (NAME, default)."""
+    found = _VARIABLE.match(template)
+    return (found["name"], found["default"]) if found else None
+
+
+def resolve_url(template: str, env: Mapping[str, str]) -> str | None:
+    """The URL ``template`` names, its variable read from ``env``; None when it is unset and
+    has no default."""
+    found = _VARIABLE.match(template)
+    if found is None:
+        return template.rstrip("/")
+    value = env.get(found["name"]) or found["default"]
+    return (value + template[found.end():]).rstrip("/") if value else None
+
+
+@dataclass(slots=True)
+class LoadedApp:
+    """A valid app file: its spec, where it is, and its local services compiled."""
+
+    spec: AppSpec
+    path: FilePath
+    source: SourceMap
+    flows: dict[str, CompiledService] = field(default_factory=dict)
+
+
+def load_app(path: str | FilePath, env: Mapping[str, str]) -> LoadedApp:
+    """Load, validate and compile the app at ``path``; FlowDefinitionError with every
+    error-severity finding when it cannot be served."""
+    loaded, findings = analyse_app(path, env)
+    errors = [f for f in findings if f.severity == "error"]
+    if loaded is None or errors:
+        raise FlowDefinitionError(errors or findings)
+    return loaded
+
+
+def analyse_app(path: str | FilePath,
+                env: Mapping[str, str]) -> tuple[LoadedApp | None, list[Finding]]:
+    """Every finding of the app at ``path`` (schema, names, routes, flows, environment)."""
+    try:
+        data, source = load_file(path)
+    except FlowDefinitionError as err:
+        return None, list(err.findings)
+    validator = _validator()
+    findings = [f for error in validator.iter_errors(data)
+                for f in flow_schema._explain(error, validator.schema, source)]
+    if findings:
+        unique = {(f.location.line, f.location.column, f.message): f for f in findings}
+        return None, sorted(unique.values(), key=lambda f: (f.location.line, f.location.column))
+    try:
+        spec = AppSpec.model_validate(data)
+    except ValidationError as err:  # the one rule the schema cannot say (one service kind)
+        return None, [source.finding(tuple(e["loc"]), e["msg"].removeprefix("Value error, "),
+                                     code="FL016") for e in err.errors()]
+    from engine.app.checks import check_app
+
+    loaded = LoadedApp(spec, FilePath(path), source)
+    findings = list(check_app(loaded, env))
+    return loaded, findings
+
