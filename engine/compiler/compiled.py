@@ -258,7 +258,7 @@ class Patterns:
     chitchat: str | None = None
     """Flow a digression goes to (None: digressions are off)."""
     clarify_ask: str | None = None
-    clarify_margin: float = 0.05
+    clarify_margin: float = 0.02
     clarify_limit: int = 2
     handoff: str | None = None
     completed: str | None = None

@@ -264,7 +264,7 @@ class ClarifySpec(Spec):
     """Two intents match a message about equally well: ask which one was meant."""
 
     ask: str | None = Field(None, description="Message asking which one (it sees `options`, the candidates' labels); the built-in `clarify` text by default.")
-    margin: float = Field(0.05, ge=0, le=1, description="Candidates within this much confidence of the best (and over their thresholds) are offered.")
+    margin: float = Field(0.02, ge=0, le=1, description="Candidates within this much confidence of the best (and over their thresholds) are offered.")
     limit: int = Field(2, ge=1, description="Unanswered clarifications in a row before `handoff`.")
     handoff: Name | None = Field(None, description="Flow started when the limit is reached (e.g. a human hand-off); without it the default flow answers.")
 

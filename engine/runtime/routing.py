@@ -103,8 +103,9 @@ def choose(message: str, options: list[str], service: CompiledService) -> str | 
         label = normalise(service.patterns.labels.get(name, name))
         if text and (text == label or label in text or normalise(name) == text):
             return name
-    for word, index in _ORDINALS.items():
-        if text.startswith(word) and index < len(options):
+    for token in text.split():
+        index = next((i for word, i in _ORDINALS.items() if token.startswith(word)), None)
+        if index is not None and index < len(options):
             return options[index]
     best = next((i.name for i in ranked(message, service) if i.name in options), None)
     return best

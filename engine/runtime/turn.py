@@ -310,6 +310,11 @@ class TurnRun:
         clarify = session.clarify
         assert clarify is not None
         choice = routing.choose(self.state.message, clarify["options"], service)
+        if choice is None and routing.ranked(self.state.message, service):
+            session.clarify = None  # not an answer but a new request: route it afresh
+            async for event in self._route():
+                yield event
+            return
         if choice is None and yes_no(self.state.message, service.words) != "cancel":
             clarify["attempts"] += 1
             if clarify["attempts"] < service.patterns.clarify_limit:
@@ -391,8 +396,7 @@ class TurnRun:
             else:
                 self.set_slot(op.slot, op.value)
         if state.session.meta.get("awaiting") == "correction":
-            self.reply.say(state.flow.confirm_corrections)
-            return None  # the change waits for the user's yes
+            return None  # the change waits for the user's yes (settle asks)
         if u.decision is not None:
             return self._decided(u.decision)
         if stage.decide and not u.ops:
@@ -469,7 +473,10 @@ class TurnRun:
             trigger, self.pending = self.pending, None
             if stage.terminal:
                 self.state.batch.count_outcome(stage.name)
-            self.reply.say(stage.say if moved or not stage.reprompt else stage.reprompt)
+            if self.state.session.meta.get("awaiting") == "correction":
+                self.reply.say(flow.confirm_corrections)
+            else:
+                self.reply.say(stage.say if moved or not stage.reprompt else stage.reprompt)
             if trigger is not None:
                 if not self.fire(trigger):
                     raise FlowRuntimeError(f"trigger `{trigger}` fired in stage {stage.name} "
@@ -493,9 +500,12 @@ class TurnRun:
             self.stack.push("caller", "call", ok=ok)
         else:
             name, self.linking = self.linking or "", None
+            target = service.flows[name]
+            handed = {n: v for n, v in state.session.slots.items() if n in target.slots}
             self._finish_task(state.stage)  # the linking flow ends where it stands
+            state.session.slots.update(handed)  # values the linked flow collects go along
             self.ended = None
-            self.stack.link(service.flows[name])
+            self.stack.link(target)
         if not self.stack.start(service.flows[name], Intent(None, 0.0), "call"):
             return False
         return self.fire("update")

@@ -21,7 +21,8 @@ from engine.dsl import spec as s
 from engine.source import Path
 
 RESULT = "\0result"
-_FILLED_BY_TYPE = frozenset({"money", "date", "enum", "integer", "number"})
+# types understanding fills by itself (a boolean from a yes or a no to its question)
+_FILLED_BY_TYPE = frozenset({"money", "date", "enum", "integer", "number", "boolean"})
 
 
 @dataclass(frozen=True, slots=True)

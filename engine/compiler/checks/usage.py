@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from engine.compiler.checks.context import Context
 from engine.compiler.checks.reads import reads
+from engine.compiler.checks.stack import handovers
 from engine.compiler.resolve import suggest
 from engine.dsl import spec as s
 from engine.nlu import IntentRule, classify, normalise
@@ -110,12 +111,24 @@ def _unrouted_intents(ctx: Context) -> None:
 
 
 def _unreachable_flows(ctx: Context) -> None:
-    targets = {ctx.spec.default_flow, *ctx.spec.routes.values()}
+    spec = ctx.spec
+    targets = {spec.default_flow, *spec.routes.values(), spec.patterns.chitchat,
+               spec.patterns.clarify.handoff}
+    actions = frozenset(spec.actions)
+    targets |= {t for flow in spec.flows.values() for _, t in handovers(flow, actions)}
     for name in ctx.spec.flows:
         if name not in targets:
             ctx.add(("flows", name), "FL067", f"flow `{name}` is never entered: it is neither "
                     "the default flow nor the target of a route", key=True,
                     hint=f"route an intent to it (`routes: {{<intent>: {name}}}`), or remove it")
+
+
+def _clarified(spec: s.ServiceSpec, a: str, b: str) -> bool:
+    """Two intents of different flows with one priority: a message with their shared
+    keyword is answered with "which one did you mean?", on purpose."""
+    routes = spec.routes
+    return a in routes and b in routes and routes[a] != routes[b] \
+        and spec.intents[a].priority == spec.intents[b].priority
 
 
 def _intent_collisions(ctx: Context) -> None:
@@ -124,7 +137,7 @@ def _intent_collisions(ctx: Context) -> None:
     for name, intent in intents.items():
         for i, keyword in enumerate(intent.keywords):
             first = owner.setdefault(normalise(keyword), name)
-            if first != name:
+            if first != name and not _clarified(ctx.spec, first, name):
                 ctx.add(("intents", name, "keywords", i), "FL064", f"keyword `{keyword}` of "
                         f"intent `{name}` is also a keyword of `{first}`",
                         hint="keep each keyword in one intent")
