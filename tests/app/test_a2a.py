@@ -71,7 +71,7 @@ async def test_the_sdk_client_completes_a_transfer_over_message_stream(transfer:
                                                                 httpx_client=http))
         card = httpx.get(f"{transfer.url}/.well-known/agent-card.json").json()
         assert card["name"] == "transfer" and card["capabilities"]["streaming"] is True
-        assert {s["id"] for s in card["skills"]} == {"transfer", "history"}
+        assert {s["id"] for s in card["skills"]} == {"transfer", "balance", "history"}
         state, text, done = final(await send(client, "ctx-1", "엄마한테 1만원 보내줘"))
         assert state == TaskState.TASK_STATE_INPUT_REQUIRED
         assert text == "엄마에게 1만원을 이체할까요?"

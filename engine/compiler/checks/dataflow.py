@@ -21,8 +21,7 @@ from engine.dsl import spec as s
 from engine.source import Path
 
 RESULT = "\0result"
-# types understanding fills by itself (a boolean from a yes or a no to its question)
-_FILLED_BY_TYPE = frozenset({"money", "date", "enum", "integer", "number", "boolean"})
+_FILLED_BY_TYPE = frozenset({"money", "date", "enum", "integer", "number"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,12 +163,14 @@ def _foreign(ctx: Context, m: FlowModel, programs: dict[str, list[Op]]) -> None:
 # -- FL050/FL051: read before set ---------------------------------------------------------
 
 def set_only(ctx: Context, flow: s.FlowSpec) -> frozenset[str]:
-    """Slots of the flow that understanding never fills: only ``set`` steps give them values."""
+    """Slots of the flow that understanding never fills: only ``set`` steps give them values.
+    (A required boolean is asked, and a yes or a no to its question fills it.)"""
     out = set()
     for name in flow.slots:
         slot = ctx.spec.slots.get(name)
         extract = slot.extract if slot else None
-        if slot is not None and slot.type not in _FILLED_BY_TYPE and not (
+        asked_boolean = slot is not None and slot.type == "boolean" and slot.required is not False
+        if slot is not None and slot.type not in _FILLED_BY_TYPE and not asked_boolean and not (
                 extract and (extract.patterns or extract.bare)):
             out.add(name)
     return frozenset(out)
