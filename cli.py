@@ -72,35 +72,24 @@ def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool
               help="Session store: memory:// or sqlite:///PATH.")
 @click.option("--session", "session_id", default="terminal", show_default=True)
 @click.option("--verbose", "-v", is_flag=True, help="Show agent progress events.")
-def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
-    """Talk to FLOW in the terminal (one line per message; Ctrl-D ends)."""
+@click.option("--history", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Keep typed lines in this file across runs (arrow keys recall them).")
+def chat(flow: str, store: str, session_id: str, verbose: bool, history: Path | None) -> None:
+    """Talk to FLOW in the terminal (one line per message; Ctrl-D ends, Ctrl-C quits)."""
     from engine.config import load_settings
     from engine.runtime.engine import Engine
     from engine.store import open_store
-    from engine.transports.terminal import show_event
+    from engine.transports.terminal import LineReader, Piped, Prompt, talk
 
     settings = load_settings()  # a bad setting is one line before anything else is done
     service = _compile(flow)
     engine = Engine(service, store=open_store(store), settings=settings)
-    interactive = sys.stdin.isatty()
     console.print(f"[bold]{service.name}[/bold] — {service.description}")
     for name, reason in engine.models.offline.items():
         console.print(f"[dim]model {name} runs offline: {reason}[/dim]")
-
-    async def loop() -> None:
-        while True:
-            try:
-                line = input("you> ") if interactive else sys.stdin.readline()
-            except EOFError:
-                return
-            if not interactive:
-                if not line:
-                    return
-                console.print(f"[bold]you>[/bold] {line.rstrip()}")
-            async for event in engine.turn(session_id, line.rstrip("\n")):
-                show_event(console, event, verbose=verbose)
-
-    asyncio.run(loop())
+    at_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    reader: LineReader = Prompt(history) if at_terminal else Piped(sys.stdin, console)
+    talk(engine, session_id, reader, console, verbose=verbose)
 
 
 @app.command()
