@@ -13,7 +13,7 @@ machine without internet.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import fastapi_offline
@@ -111,7 +111,7 @@ def graph(name: str, service: s.ServiceSpec) -> Graph:
             label = t.trigger + (f" [{' '.join(t.when.split())}]" if t.when else "")
             for source, _ in model.sources(t):
                 labelled.setdefault((source, t.dest), []).append(label)
-    column = columns(flow.initial, flow.stages, labelled)
+    column = columns(flow.initial, flow.stages, labelled, terminals=model.terminals)
     rows: dict[int, int] = {}
     stages = []
     for stage, st in flow.stages.items():
@@ -124,9 +124,14 @@ def graph(name: str, service: s.ServiceSpec) -> Graph:
                                        for (a, b), labels in labelled.items()])
 
 
-def columns(initial: str, stages: Iterable[str],
-            edges: Mapping[tuple[str, str], object]) -> dict[str, int]:
-    """Each stage's distance from ``initial`` along ``edges``; unreachable ones after all."""
+def columns(initial: str, stages: Iterable[str], edges: Mapping[tuple[str, str], object], *,
+            terminals: Collection[str] = ()) -> dict[str, int]:
+    """Each stage's distance from ``initial`` along ``edges``; unreachable ones after all, and
+    terminal stages in the columns after every other stage (where a conversation ends).
+
+    >>> columns("A", "ABCX", {("A", "B"): 1, ("B", "C"): 1, ("A", "X"): 1}, terminals="X")
+    {'A': 0, 'B': 1, 'C': 2, 'X': 3}
+    """
     following: dict[str, list[str]] = {}
     for source, dest in edges:
         following.setdefault(source, []).append(dest)
@@ -138,8 +143,12 @@ def columns(initial: str, stages: Iterable[str],
             if dest not in distance:
                 distance[dest] = distance[stage] + 1
                 queue.append(dest)
-    last = max(distance.values()) + 1
-    return {stage: distance.get(stage, last) for stage in stages}
+    stages = list(stages)
+    unreachable = max(distance.values()) + 1
+    placed = {stage: distance.get(stage, unreachable) for stage in stages}
+    ends = max((placed[s] for s in stages if s not in terminals), default=-1) + 1
+    return {stage: max(placed[stage], ends) if stage in terminals else placed[stage]
+            for stage in stages}
 
 
 def install(app: FastAPI, service: CompiledService) -> None:
