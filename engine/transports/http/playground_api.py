@@ -35,6 +35,11 @@ from engine.transports.http.schemas import AUTH_ERRORS
 
 ASSETS = Path(fastapi_offline.__file__).parent / "static"
 ASSETS_URL = "/docs/assets"
+# Both pages run one inline script (FastAPI's) and load everything else from here: nothing
+# may come from elsewhere (ReDoc would fetch its logo from cdn.redoc.ly).
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline'; worker-src 'self' blob:; "
+            "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; "
+            "base-uri 'none'; frame-ancestors 'none'")
 MAX_EXAMPLES = 8  # "try saying" chips: enough to show the range, few enough to read
 
 __all__ = ["ServiceView", "install", "service_view"]
@@ -175,12 +180,12 @@ def offline_docs(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     async def swagger() -> HTMLResponse:
-        return get_swagger_ui_html(
+        return local_only(get_swagger_ui_html(
             openapi_url=openapi_url, title=f"{app.title} - Swagger UI",
             oauth2_redirect_url=oauth2, swagger_js_url=f"{ASSETS_URL}/swagger-ui-bundle.js",
             swagger_css_url=f"{ASSETS_URL}/swagger-ui.css",
             swagger_favicon_url=f"{ASSETS_URL}/favicon.png",
-            swagger_ui_parameters=app.swagger_ui_parameters)
+            swagger_ui_parameters=app.swagger_ui_parameters))
 
     @app.get(oauth2, include_in_schema=False)
     async def swagger_redirect() -> HTMLResponse:
@@ -188,9 +193,14 @@ def offline_docs(app: FastAPI) -> None:
 
     @app.get("/redoc", include_in_schema=False)
     async def redoc() -> HTMLResponse:
-        return get_redoc_html(openapi_url=openapi_url, title=f"{app.title} - ReDoc",
-                              redoc_js_url=f"{ASSETS_URL}/redoc.standalone.js",
-                              redoc_favicon_url=f"{ASSETS_URL}/favicon.png",
-                              with_google_fonts=False)
+        return local_only(get_redoc_html(openapi_url=openapi_url, title=f"{app.title} - ReDoc",
+                                         redoc_js_url=f"{ASSETS_URL}/redoc.standalone.js",
+                                         redoc_favicon_url=f"{ASSETS_URL}/favicon.png",
+                                         with_google_fonts=False))
 
     app.mount(ASSETS_URL, StaticFiles(directory=ASSETS), name="docs-assets")
+
+
+def local_only(page: HTMLResponse) -> HTMLResponse:
+    page.headers["Content-Security-Policy"] = DOCS_CSP
+    return page
