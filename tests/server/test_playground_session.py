@@ -6,6 +6,7 @@ Swagger UI from the server alone."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -14,9 +15,10 @@ from playwright.sync_api import Page, expect
 
 from engine.authoring.scaffold import scaffold
 from engine.compiler import compile_file
-from engine.config import Settings
+from engine.config import Settings, load_settings
 from engine.runtime.engine import Engine
 from engine.store import MemoryStore
+from tests.fakes.llm_servers import FakeLLMServer, FakeReply
 from tests.server.conftest import ALL_DONE, BATCH, MakeServer
 from tests.server.test_playground import browser, open_playground, page, say
 
@@ -175,3 +177,51 @@ def test_docs_render_from_the_server_alone(make_server: MakeServer, page: Page) 
     expect(page.get_by_text("/v1/agent/service").first).to_be_attached()
     page.wait_for_load_state("networkidle")
     assert left == []
+
+
+CHAT_FLOW = """\
+service: helper
+description: Chats with a model.
+locale: en
+default_flow: chat
+models:
+  fast: {provider: openai, model: gpt-4.1-mini, max_retry: 2, backoff_sec: 0.01}
+flows:
+  chat:
+    initial: CHAT
+    stages:
+      CHAT:
+        steps:
+          - {agent: chat, prompt: chat, model: fast, fallback: chat_offline}
+messages:
+  chat_offline: (offline)
+"""
+
+
+def test_the_trace_shows_the_model_its_tokens_retries_and_first_token(
+        make_server: MakeServer, page: Page, tmp_path: Path) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "chat.j2").write_text("Be brief.", encoding="utf-8")
+    flow = tmp_path / "helper.yaml"
+    flow.write_text(CHAT_FLOW, encoding="utf-8")
+    with FakeLLMServer() as model:
+        model.enqueue(FakeReply.server_error(),  # one retry, then tokens 20 ms apart
+                      FakeReply(text="Hello there, friend", token_interval_sec=0.02,
+                                input_tokens=42, output_tokens=3))
+        engine = Engine(compile_file(flow), store=MemoryStore(),
+                        settings=load_settings({**model.env(), "DEV_MODE": "true"}))
+        server = make_server(engine=engine)
+        page.goto(server.url)
+        expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        say(page, "hi")
+        expect(page.locator("#messages .msg.assistant")).to_have_text(["Hello there, friend"])
+    rows = page.locator("#trace tbody tr")
+    expect(rows.locator("td:first-child")).to_have_text(["intent", "chat"])
+    expect(rows.last.locator("td")).to_have_text(
+        ["chat", "openai:gpt-4.1-mini", re.compile(r"^\d+\.\d$"), "42→3", "1", ""])
+    expect(page.locator("#trace-summary")).to_contain_text(re.compile(r"first token \+\d+\.\d ms"))
+    expect(page.locator("#timeline .LLM_TOKEN .what")).to_have_text("×3")
+    expect(page.locator("#timeline .LLM_TOKEN")).to_have_attribute("title", "Hello there, friend")
+    names = page.locator("#timeline .name").all_inner_texts()
+    assert names == ["AGENT_START", "AGENT_DONE",  # intent
+                     "AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "DONE"], names
