@@ -96,8 +96,21 @@ def chat(flow: str, store: str, session_id: str, verbose: bool, history: Path | 
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--coverage", "show_coverage", is_flag=True,
               help="Report the stages, transitions and slot branches the tests exercised.")
-def test(paths: Sequence[str], show_coverage: bool) -> None:
+@click.option("-k", "patterns", multiple=True, metavar="PATTERN",
+              help="Run only conversations whose name contains PATTERN (any case; repeat "
+                   "for several).")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the results as JUnit XML to FILE (for CI test reports).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document (results; coverage too with --coverage) "
+                   "instead of text.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
+              help="Exit 1 when the total coverage is under PERCENT (implies --coverage).")
+def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
+         junit_file: str | None, as_json: bool, fail_under: float | None) -> None:
     """Run the conversation tests (*.test.yaml) of flows and directories."""
+    from engine.testing.coverage import Totals, coverage, render
+    from engine.testing.report import Selection, json_report, junit_xml
     from engine.testing.runner import run_file
     from engine.testing.spec import TEST_SUFFIX, find_test_files
     from engine.transports import terminal
@@ -109,26 +122,35 @@ def test(paths: Sequence[str], show_coverage: bool) -> None:
     if not files:
         errors.print(f"no {TEST_SUFFIX} files found in {', '.join(paths)}")
         raise Exit(2)
-    passed = failed = 0
+    selection = Selection(patterns)
     everything = []
     for path in files:
         try:
-            results = asyncio.run(run_file(path))
+            results = asyncio.run(run_file(path, select=selection))
         except FlowDefinitionError as err:
             refuse(err)
         everything += results
-        p, f = terminal.show_results(console, results)
-        passed, failed = passed + p, failed + f
-    if show_coverage:
-        from rich.markup import escape
+        if not as_json:
+            terminal.show_results(console, results)
+    if not everything:
+        errors.print(f"no conversation's name contains {' or '.join(map(repr, patterns))}")
+        raise Exit(2)
+    report = coverage(everything) if show_coverage or fail_under is not None else None
+    if junit_file:
+        Path(junit_file).write_text(junit_xml(everything), encoding="utf-8")
+    if as_json:
+        import json
 
-        from engine.testing.coverage import coverage, render
-
-        for line in render(coverage(everything)):
-            console.print(escape(line), style="red" if line.endswith("MISSED") else None,
-                          highlight=False, emoji=False)
-    console.print(f"{passed} passed, {failed} failed")
-    if failed:
+        click.echo(json.dumps(json_report(everything, deselected=selection.deselected,
+                                          coverage=report), ensure_ascii=False, indent=2))
+    else:
+        terminal.show_summary(console, everything, render(report) if report is not None else (),
+                              deselected=selection.deselected)
+    # compared as shown (one decimal): a total shown as 96.2% passes --fail-under 96.2
+    total = round(Totals.of(report).percent, 1) if report is not None else 100.0
+    if fail_under is not None and total < fail_under:
+        errors.print(f"coverage {total:.1f}% is under --fail-under {fail_under:g}")
+    if any(not r.passed for r in everything) or (fail_under is not None and total < fail_under):
         raise Exit(1)
 
 

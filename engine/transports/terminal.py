@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
@@ -176,6 +176,18 @@ def show_results(console: Console, results: Sequence[ResultLike]) -> tuple[int, 
                           highlight=False)
             console.print(f"    [red]+ actual:   {escape(_show(m.actual))}[/red]", highlight=False)
     return passed, failed
+
+
+def show_summary(console: Console, results: Sequence[ResultLike], coverage: Iterable[str], *,
+                 deselected: int = 0) -> None:
+    """The lines of the coverage report (MISSED ones red), then ``N passed, M failed`` (and
+    how many conversations ``-k`` left out)."""
+    for line in coverage:
+        console.print(escape(line), style="red" if line.endswith("MISSED") else None,
+                      highlight=False, emoji=False)
+    passed = sum(r.passed for r in results)
+    summary = f"{passed} passed, {len(results) - passed} failed"
+    console.print(summary + (f", {deselected} deselected" if deselected else ""))
 
 
 def _show(value: Any) -> str:
