@@ -91,10 +91,11 @@ def chat(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
                     ".ci/run does)", pytrace=False)
     panes: list[Pane] = []
 
-    def start(flow: str = "flows/transfer.yaml", env: dict[str, str] | None = None) -> Pane:
+    def start(*args: str, env: dict[str, str] | None = None) -> Pane:
         environment = flowctl_env({"LANG": "C.UTF-8", "TERM": "tmux-256color",
                                    "HOME": str(tmp_path), **(env or {})})
-        pane = Pane([sys.executable, "-m", "cli", "chat", flow], environment)
+        pane = Pane([sys.executable, "-m", "cli", "chat", "flows/transfer.yaml", *args],
+                    environment)
         panes.append(pane)
         pane.wait_text("you>")
         return pane
@@ -121,6 +122,22 @@ def test_arrow_keys_edit_the_line_and_recall_history(chat: Callable[..., Pane]) 
     shown = pane.wait_text('slots={"target": "엄마", "amount": 30000}')
     assert "you> 3만원" in shown
     assert "^[[" not in shown
+
+
+def test_history_kept_in_a_file_comes_back_next_time(chat: Callable[..., Pane],
+                                                     tmp_path: Path) -> None:
+    history = tmp_path / "chat-history"
+    pane = chat("--history", str(history))
+    pane.type("용걸이한테 보내줘")
+    pane.keys("Enter")
+    pane.wait_text("stage=FILLING")
+    pane.keys("C-d")  # Ctrl-D at an empty prompt ends the chat normally
+    pane.wait_text("EXIT=0", timeout=5)
+
+    again = chat("--history", str(history))
+    again.keys("Up")
+    again.wait_for(lambda _: again.prompt_line().rstrip() == "you> 용걸이한테 보내줘",
+                   "the line typed in the last run")
 
 
 def test_a_10000_character_line_is_refused_whole_as_the_server_does(
