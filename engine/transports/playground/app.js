@@ -73,11 +73,17 @@ async function logIn(event) {
 
 // -- the service: what it does, what to try, its graphs ---------------------------------------
 
+// False when the server wants a key first; without the description (an older server, a
+// failure) the page still chats, in the last language it used.
 async function loadService() {
-  const response = await fetch(`${API}/service`);
-  if (response.status === 401) {
+  const response = await fetch(`${API}/service`).catch(() => null);
+  if (response?.status === 401) {
     askForKey();
     return false;
+  }
+  if (!response?.ok) {
+    console.warn("GET /v1/agent/service failed", response?.status);
+    return true;
   }
   ui.view = await response.json();
   setLocale(ui.view.locale);
