@@ -137,7 +137,11 @@ def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
         raise Exit(2)
     report = coverage(everything) if show_coverage or fail_under is not None else None
     if junit_file:
-        Path(junit_file).write_text(junit_xml(everything), encoding="utf-8")
+        try:
+            Path(junit_file).write_text(junit_xml(everything), encoding="utf-8")
+        except OSError as err:
+            errors.print(f"error: cannot write {junit_file}: {err.strerror or err}")
+            raise Exit(2) from None
     if as_json:
         import json
 

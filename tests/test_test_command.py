@@ -70,6 +70,14 @@ def test_junit_has_a_testcase_per_conversation_and_the_failure(
     assert failed[0].get("line") == "29" and float(failed[0].get("time") or -1) >= 0
 
 
+def test_a_junit_file_that_cannot_be_written_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    where = tmp_path / "no" / "such" / "dir" / "report.xml"
+    assert main(["test", "--junit", str(where), TESTS]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"error: cannot write {where}: No such file or directory"
+
+
 def test_json_is_one_document_with_results_and_coverage(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tests = broken_copy(tmp_path)
