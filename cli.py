@@ -87,6 +87,12 @@ def chat(flow: str, store: str, session_id: str, verbose: bool, history: Path | 
     console.print(f"[bold]{service.name}[/bold] — {service.description}")
     for name, reason in engine.models.offline.items():
         console.print(f"[dim]model {name} runs offline: {reason}[/dim]")
+    if history is not None:
+        try:
+            history.open("a", encoding="utf-8").close()  # fail now, not after the first line
+        except OSError as err:
+            errors.print(f"error: cannot write {history}: {err.strerror or err}")
+            raise Exit(2) from None
     at_terminal = sys.stdin.isatty() and sys.stdout.isatty()
     reader: LineReader = Prompt(history) if at_terminal else Piped(sys.stdin, console)
     talk(engine, session_id, reader, console, verbose=verbose)

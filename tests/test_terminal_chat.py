@@ -140,6 +140,15 @@ def test_history_kept_in_a_file_comes_back_next_time(chat: Callable[..., Pane],
                    "the line typed in the last run")
 
 
+def test_a_history_file_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    where = tmp_path / "missing" / "history"
+    run = subprocess.run([sys.executable, "-m", "cli", "chat", "flows/transfer.yaml",
+                          "--history", str(where)], cwd=ROOT, env=flowctl_env(), input="",
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.strip() == f"error: cannot write {where}: No such file or directory"
+
+
 def test_a_10000_character_line_is_refused_whole_as_the_server_does(
         chat: Callable[..., Pane], tmp_path: Path) -> None:
     pane = chat()
