@@ -274,8 +274,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                  standalone_mode=False)
     except Exit as done:
         return done.code
-    except click.exceptions.Abort:
-        return 1
+    except click.exceptions.Abort as abort:  # Ctrl-C (click turns it into Abort): 128 + SIGINT
+        return 130 if isinstance(abort.__cause__, KeyboardInterrupt) else 1
     except click.ClickException as err:
         err.show()
         return 2

@@ -178,7 +178,7 @@ def test_the_first_ctrl_c_at_the_prompt_quits(chat: Callable[..., Pane]) -> None
     pane = chat()
     pane.type("엄마한")  # a half-typed line
     pane.keys("C-c")
-    pane.wait_text("EXIT=", timeout=3)
+    pane.wait_text("EXIT=130", timeout=3)
 
 
 def test_the_first_ctrl_c_in_the_middle_of_a_turn_quits(chat: Callable[..., Pane]) -> None:
@@ -191,5 +191,5 @@ def test_the_first_ctrl_c_in_the_middle_of_a_turn_quits(chat: Callable[..., Pane
             assert time.monotonic() < deadline, pane.screen()
             time.sleep(0.05)
         pane.keys("C-c")
-        shown = pane.wait_text("EXIT=", timeout=3)
+        shown = pane.wait_text("EXIT=130", timeout=3)
         assert "늦은 답" not in shown
