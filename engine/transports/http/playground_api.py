@@ -113,6 +113,7 @@ def graph(name: str, service: s.ServiceSpec) -> Graph:
     labelled: dict[tuple[str, str], list[str]] = {}
     for t in flow.transitions:
         if t.dest in flow.stages:
+            # as `flowctl graph` labels an edge (authoring is beside transports, not below)
             label = t.trigger + (f" [{' '.join(t.when.split())}]" if t.when else "")
             for source, _ in model.sources(t):
                 labelled.setdefault((source, t.dest), []).append(label)
