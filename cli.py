@@ -72,12 +72,14 @@ def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool
               help="Session store: memory:// or sqlite:///PATH.")
 @click.option("--session", "session_id", default="terminal", show_default=True)
 @click.option("--verbose", "-v", is_flag=True, help="Show agent progress events.")
-def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
-    """Talk to FLOW in the terminal (one line per message; Ctrl-D ends)."""
+@click.option("--history", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Keep typed lines in this file across runs (arrow keys recall them).")
+def chat(flow: str, store: str, session_id: str, verbose: bool, history: Path | None) -> None:
+    """Talk to FLOW in the terminal (one line per message; Ctrl-D ends, Ctrl-C quits)."""
     from engine.app import engine_factory
     from engine.config import load_settings
     from engine.store import open_store
-    from engine.transports.terminal import show_event
+    from engine.transports.terminal import LineReader, Piped, Prompt, talk
 
     settings = load_settings()  # a bad setting is one line before anything else is done
     try:
@@ -85,33 +87,39 @@ def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
     except FlowDefinitionError as err:
         refuse(err)
     service = engine.service
-    interactive = sys.stdin.isatty()
     console.print(f"[bold]{service.name}[/bold] — {service.description}")
     for name, reason in engine.models.offline.items():
         console.print(f"[dim]model {name} runs offline: {reason}[/dim]")
-
-    async def loop() -> None:
-        while True:
-            try:
-                line = input("you> ") if interactive else sys.stdin.readline()
-            except EOFError:
-                return
-            if not interactive:
-                if not line:
-                    return
-                console.print(f"[bold]you>[/bold] {line.rstrip()}")
-            async for event in engine.turn(session_id, line.rstrip("\n")):
-                show_event(console, event, verbose=verbose)
-
-    asyncio.run(loop())
+    if history is not None:
+        try:
+            history.open("a", encoding="utf-8").close()  # fail now, not after the first line
+        except OSError as err:
+            errors.print(f"error: cannot write {history}: {err.strerror or err}")
+            raise Exit(2) from None
+    at_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    reader: LineReader = Prompt(history) if at_terminal else Piped(sys.stdin, console)
+    talk(engine, session_id, reader, console, verbose=verbose)
 
 
 @app.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--coverage", "show_coverage", is_flag=True,
               help="Report the stages, transitions and slot branches the tests exercised.")
-def test(paths: Sequence[str], show_coverage: bool) -> None:
+@click.option("-k", "patterns", multiple=True, metavar="PATTERN",
+              help="Run only conversations whose name contains PATTERN (any case; repeat "
+                   "for several).")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the results as JUnit XML to FILE (for CI test reports).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document (results; coverage too with --coverage) "
+                   "instead of text.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
+              help="Exit 1 when the total coverage is under PERCENT (implies --coverage).")
+def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
+         junit_file: str | None, as_json: bool, fail_under: float | None) -> None:
     """Run the conversation tests (*.test.yaml) of flows and directories."""
+    from engine.testing.coverage import Totals, coverage, render
+    from engine.testing.report import Selection, json_report, junit_xml
     from engine.testing.runner import run_file
     from engine.testing.spec import TEST_SUFFIX, find_test_files
     from engine.transports import terminal
@@ -123,26 +131,39 @@ def test(paths: Sequence[str], show_coverage: bool) -> None:
     if not files:
         errors.print(f"no {TEST_SUFFIX} files found in {', '.join(paths)}")
         raise Exit(2)
-    passed = failed = 0
+    selection = Selection(patterns)
     everything = []
     for path in files:
         try:
-            results = asyncio.run(run_file(path))
+            results = asyncio.run(run_file(path, select=selection))
         except FlowDefinitionError as err:
             refuse(err)
         everything += results
-        p, f = terminal.show_results(console, results)
-        passed, failed = passed + p, failed + f
-    if show_coverage:
-        from rich.markup import escape
+        if not as_json:
+            terminal.show_results(console, results)
+    if not everything:
+        errors.print(f"no conversation's name contains {' or '.join(map(repr, patterns))}")
+        raise Exit(2)
+    report = coverage(everything) if show_coverage or fail_under is not None else None
+    if junit_file:
+        try:
+            Path(junit_file).write_text(junit_xml(everything), encoding="utf-8")
+        except OSError as err:
+            errors.print(f"error: cannot write {junit_file}: {err.strerror or err}")
+            raise Exit(2) from None
+    if as_json:
+        import json
 
-        from engine.testing.coverage import coverage, render
-
-        for line in render(coverage(everything)):
-            console.print(escape(line), style="red" if line.endswith("MISSED") else None,
-                          highlight=False, emoji=False)
-    console.print(f"{passed} passed, {failed} failed")
-    if failed:
+        click.echo(json.dumps(json_report(everything, deselected=selection.deselected,
+                                          coverage=report), ensure_ascii=False, indent=2))
+    else:
+        terminal.show_summary(console, everything, render(report) if report is not None else (),
+                              deselected=selection.deselected)
+    # compared as shown (one decimal): a total shown as 96.2% passes --fail-under 96.2
+    total = round(Totals.of(report).percent, 1) if report is not None else 100.0
+    if fail_under is not None and total < fail_under:
+        errors.print(f"coverage {total:.1f}% is under --fail-under {fail_under:g}")
+    if any(not r.passed for r in everything) or (fail_under is not None and total < fail_under):
         raise Exit(1)
 
 
@@ -272,8 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                  standalone_mode=False)
     except Exit as done:
         return done.code
-    except click.exceptions.Abort:
-        return 1
+    except click.exceptions.Abort as abort:  # Ctrl-C (click turns it into Abort): 128 + SIGINT
+        return 130 if isinstance(abort.__cause__, KeyboardInterrupt) else 1
     except click.ClickException as err:
         err.show()
         return 2

@@ -40,6 +40,8 @@ def test_readme_documents_every_command() -> None:
 CI_STEPS = {
     ".venv": (".", r"^\. \.ci/venv\.sh\b"),  # made and activated before anything installs
     "chromium": ("apt_install", r"\bchromium\b"),
+    "fonts-noto-cjk": ("apt_install", r"\bfonts-noto-cjk\b"),
+    "tmux": ("apt_install", r"\btmux\b"),
     "ruff": ("python3 -m ruff", r"\scheck \.$"),  # the whole tree
     "mypy": ("python3 -m mypy", r""),
     "test extras": ("python3 -m pip", r"\binstall\b.*-e '?\.\[test\]'?"),

@@ -162,15 +162,54 @@ def _slots(name: str, flow: s.FlowSpec, spec: s.ServiceSpec, source: SourceMap,
             for slot in flow.slots if slot in spec.slots for branch in BRANCHES]
 
 
+KINDS = ("stage", "transition", "slot")
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    """Covered and declared items over every flow of a report, by kind and altogether."""
+
+    counts: dict[str, tuple[int, int]]
+
+    @classmethod
+    def of(cls, report: Sequence[FlowCoverage]) -> Totals:
+        pairs = [[flow.count(kind) for flow in report] for kind in KINDS]
+        return cls({kind: (sum(a for a, _ in p), sum(b for _, b in p))
+                    for kind, p in zip(KINDS, pairs, strict=True)})
+
+    @property
+    def covered(self) -> int:
+        return sum(a for a, _ in self.counts.values())
+
+    @property
+    def total(self) -> int:
+        return sum(b for _, b in self.counts.values())
+
+    @property
+    def percent(self) -> float:
+        """Covered items of all items, in percent (100 when there is nothing to cover)."""
+        return 100.0 * self.covered / self.total if self.total else 100.0
+
+    def line(self) -> str:
+        """``coverage total: stages 9/9, ... — 95.0% (19/20)``."""
+        return (f"coverage total: {_counts(self.counts)} — {self.percent:.1f}% "
+                f"({self.covered}/{self.total})")
+
+
+def _counts(counts: Mapping[str, tuple[int, int]]) -> str:
+    return ", ".join(f"{kind}s {a}/{b}" if kind != "slot" else f"slot branches {a}/{b}"
+                     for kind, (a, b) in counts.items())
+
+
 def render(report: Sequence[FlowCoverage], *, show_covered: bool = True) -> Iterator[str]:
-    """A summary line per flow, then each item: ``file:line: kind label — covered|MISSED``."""
+    """A summary line per flow, then each item: ``file:line: kind label — covered|MISSED``;
+    last, the totals over every flow."""
     for flow in report:
-        counts = ", ".join(f"{kind}s {a}/{b}" if kind != "slot" else f"slot branches {a}/{b}"
-                           for kind in ("stage", "transition", "slot")
-                           for a, b in [flow.count(kind)])
+        counts = _counts({kind: flow.count(kind) for kind in KINDS})
         yield f"coverage of flow `{flow.flow}` ({Path(flow.file).name}): {counts}"
         for item in flow.items:
             if item.covered and not show_covered:
                 continue
             mark = "covered" if item.covered else "MISSED"
             yield f"  {flow.file}:{item.line}: {item.kind} {item.label} — {mark}"
+    yield Totals.of(report).line()

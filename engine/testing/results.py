@@ -37,6 +37,8 @@ class ConversationResult:
     """(flow, index in the flow's ``transitions``) of every transition that fired."""
     slot_branches: set[tuple[str, str, str]] = field(default_factory=set)
     """(flow, slot, "filled" | "rejected" | "corrected") the conversation exercised."""
+    seconds: float = 0.0
+    """How long the conversation took to run (for reports such as JUnit's)."""
 
     @property
     def passed(self) -> bool:

@@ -8,7 +8,8 @@ turn by turn, and every expectation a turn states is compared with what the turn
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Any
@@ -29,8 +30,10 @@ from engine.testing.results import ConversationResult, Mismatch
 from engine.testing.spec import ConversationSpec, TurnSpec, load_tests
 
 
-async def run_file(path: FilePath) -> list[ConversationResult]:
-    """Run every conversation of the test file ``path`` against the flow it tests."""
+async def run_file(path: FilePath, *,
+                   select: Callable[[str], bool] | None = None) -> list[ConversationResult]:
+    """Run every conversation of the test file ``path`` against the flow it tests, or only
+    those whose name ``select`` accepts (``flowctl test -k``)."""
     spec, source, flow_path = load_tests(path)
     service = compile_file(flow_path)
     check_names(spec, source, service)
@@ -39,7 +42,8 @@ async def run_file(path: FilePath) -> list[ConversationResult]:
     run = _Run(path, flow_path, source, observe(service, fired), load_settings(spec.env),
                clock_time, fired)
     return [await run.conversation(c, conversation)
-            for c, conversation in enumerate(spec.conversations)]
+            for c, conversation in enumerate(spec.conversations)
+            if select is None or select(conversation.name)]
 
 
 @dataclass
@@ -55,6 +59,7 @@ class _Run:
     fired: list[Fired]
 
     async def conversation(self, c: int, conversation: ConversationSpec) -> ConversationResult:
+        started = time.perf_counter()
         store = MemoryStore()
         stubs = {name: ActionStub(stub.result, stub.error)
                  for name, stub in conversation.stubs.items()}
@@ -69,6 +74,7 @@ class _Run:
         before: Mapping[str, Any] = {}
         for t, turn in enumerate(conversation.turns):
             before = await self._turn(engine, store, result, (c, t), turn, before)
+        result.seconds = time.perf_counter() - started
         return result
 
     async def _turn(self, engine: Engine, store: MemoryStore, result: ConversationResult,

@@ -1,16 +1,89 @@
-"""Events and results -> terminal text (rich); used by `flowctl chat` and `flowctl test`."""
+"""The terminal: typed lines -> turns -> events as text (rich); `flowctl chat` and `test`.
+
+``talk`` is `flowctl chat`'s loop. At a terminal the lines come from prompt_toolkit
+(``Prompt``): line editing, history on the arrow keys, and no line-length cut (the tty's
+canonical mode stops at 4096 bytes, ~1,365 Korean characters; prompt_toolkit reads in raw
+mode), so an overlong message reaches the engine and is refused as the server refuses it.
+Piped input (``Piped``) is read line by line and echoed. Reading happens outside the event
+loop and each turn runs on its own ``Runner.run``, so the first Ctrl-C stops at once, at the
+prompt or in the middle of a turn (``KeyboardInterrupt``; the CLI exits 130).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from rich.console import Console
 from rich.markup import escape
 
 from engine.errors import Finding, SourceLocation
 from engine.runtime.events import AgentDone, AgentStart, Done, Event, LlmToken, TaskProgress
+
+if TYPE_CHECKING:
+    from engine.runtime.engine import Engine
+
+PROMPT = "you> "
+
+
+class LineReader(Protocol):
+    """Where `flowctl chat` gets its messages: ``read`` returns None when the input ends."""
+
+    def read(self) -> str | None: ...
+
+
+class Prompt:
+    """Lines typed at a terminal, with editing, history (arrow keys, Ctrl-R) and no length
+    cut; Ctrl-D ends, Ctrl-C raises ``KeyboardInterrupt``. ``history`` keeps lines across
+    runs in that file."""
+
+    def __init__(self, history: Path | None = None) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+
+        kept: History = FileHistory(history) if history is not None else InMemoryHistory()
+        self.session: PromptSession[str] = PromptSession(history=kept)
+
+    def read(self) -> str | None:
+        try:
+            return self.session.prompt(PROMPT)
+        except EOFError:
+            return None
+
+
+class Piped:
+    """Lines from a pipe or a file, each echoed after the prompt so the transcript reads
+    like a conversation."""
+
+    def __init__(self, stream: TextIO, console: Console) -> None:
+        self.stream = stream
+        self.console = console
+
+    def read(self) -> str | None:
+        line = self.stream.readline()
+        if not line:
+            return None
+        line = line.removesuffix("\n").removesuffix("\r")
+        self.console.print(f"[bold]{PROMPT.strip()}[/bold] {escape(line)}")
+        return line
+
+
+def talk(engine: Engine, session_id: str, reader: LineReader, console: Console, *,
+         verbose: bool) -> None:
+    """Read a line, run its turn and show its events, until the input ends."""
+    with asyncio.Runner() as runner:
+        while (line := reader.read()) is not None:
+            runner.run(_show_turn(engine, session_id, line, console, verbose=verbose))
+        runner.run(engine.aclose())
+
+
+async def _show_turn(engine: Engine, session_id: str, message: str, console: Console, *,
+                     verbose: bool) -> None:
+    async for event in engine.turn(session_id, message):
+        show_event(console, event, verbose=verbose)
 
 
 class MismatchLike(Protocol):
@@ -64,7 +137,8 @@ def show_done(console: Console, done: Done) -> None:
     snap = done.state_snapshot
     console.print(f"[bold cyan]bot[/bold cyan] {escape(done.message)}")
     slots = {k: v for k, v in snap.get("slots", {}).items() if v is not None}
-    state = f"stage={snap.get('stage')} next={done.next_action}"
+    # a turn outside any flow (small talk, a refusal) has no stage: say nothing of it
+    state = (f"stage={snap['stage']} " if snap.get("stage") else "") + f"next={done.next_action}"
     if slots:
         state += " slots=" + json.dumps(slots, ensure_ascii=False)
     errors = snap.get("meta", {}).get("slot_errors") or {}
@@ -102,6 +176,18 @@ def show_results(console: Console, results: Sequence[ResultLike]) -> tuple[int, 
                           highlight=False)
             console.print(f"    [red]+ actual:   {escape(_show(m.actual))}[/red]", highlight=False)
     return passed, failed
+
+
+def show_summary(console: Console, results: Sequence[ResultLike], coverage: Iterable[str], *,
+                 deselected: int = 0) -> None:
+    """The lines of the coverage report (MISSED ones red), then ``N passed, M failed`` (and
+    how many conversations ``-k`` left out)."""
+    for line in coverage:
+        console.print(escape(line), style="red" if line.endswith("MISSED") else None,
+                      highlight=False, emoji=False)
+    passed = sum(r.passed for r in results)
+    summary = f"{passed} passed, {len(results) - passed} failed"
+    console.print(summary + (f", {deselected} deselected" if deselected else ""))
 
 
 def _show(value: Any) -> str:

@@ -15,6 +15,7 @@ from engine.runtime.engine import Engine
 from engine.store import MemoryStore
 from engine.transports.http import create_app
 from engine.transports.http.edge import API_CSP, PAGE_CSP
+from engine.transports.http.playground_api import DOCS_CSP
 from tests.server.conftest import MakeServer, Running, sse
 from tests.server.test_auth import KEY_A, KEY_B, SEND, bearer
 
@@ -179,7 +180,7 @@ COMMON = {"x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
     ("POST", CHAT, {"json": {}}, API_CSP),
     ("GET", "/nowhere", {}, API_CSP),
     ("POST", CHAT, {"content": b"x" * 200_000}, API_CSP),
-    ("GET", "/docs", {}, None),
+    ("GET", "/docs", {}, DOCS_CSP),  # its own: local scripts and FastAPI's inline one
 ])
 async def test_every_response_carries_the_security_headers(
         client: httpx.AsyncClient, method: str, path: str, kw: dict[str, Any],

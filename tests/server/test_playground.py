@@ -20,6 +20,25 @@ from engine.runtime.engine import Engine
 from engine.runtime.events import AgentDone, AgentStart, Event, LlmDone, LlmToken
 from tests.server.conftest import ALL_DONE, BATCH, MakeServer
 
+# Draws "가", "나" and a code point no font has (U+10FFFD) in the font of a reply bubble; with
+# no CJK font all three are the same missing-glyph box.
+GLYPHS = """(selector) => {
+  const font = getComputedStyle(document.querySelector(selector)).font;
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 64;
+  const ctx = canvas.getContext("2d", { willReadFrequently: true });
+  const draw = (text) => {
+    ctx.clearRect(0, 0, 64, 64);
+    ctx.font = font;
+    ctx.fillText(text, 4, 48);
+    return Array.from(ctx.getImageData(0, 0, 64, 64).data);
+  };
+  const [ga, na, none] = [draw("가"), draw("나"), draw("\\u{10FFFD}")];
+  const same = (a, b) => a.every((value, i) => value === b[i]);
+  return { font, inked: ga.filter((value, i) => i % 4 === 3 && value > 0).length,
+           gaIsNa: same(ga, na), gaIsMissing: same(ga, none) };
+}"""
+
 KEY = "playground-key-0123456789abcdef"
 
 CHROMIUM = Path(os.environ.get("FLOWCTL_CHROMIUM", "/usr/bin/chromium"))
@@ -86,11 +105,15 @@ def test_the_batch_transfer_conversation_in_a_browser(make_server: MakeServer,
     expect(page.locator("#stage")).to_have_text("EXECUTED")
     expect(page.locator("#next-action")).to_have_text("DONE")
     expect(buttons).to_have_count(0)
-    expect(page.locator("#task-queue")).to_have_text("empty")
+    expect(page.locator("#task-queue")).to_have_text("비어 있음")
     names = page.locator("#timeline .name").all_inner_texts()
     assert names[0] == "AGENT_START" and names[-1] == "DONE" and "TASK_PROGRESS" in names
-    times = [float(t.strip("+ ms")) for t in page.locator("#timeline .at").all_inner_texts()]
-    assert times == sorted(times)
+    turns = page.locator("#timeline .turn")
+    expect(turns).to_have_count(3)  # every turn stays in the timeline, each ending in DONE
+    for turn in turns.all():
+        expect(turn.locator(".name").last).to_have_text("DONE")
+        times = [float(t.strip("+ ms")) for t in turn.locator(".at").all_inner_texts()]
+        assert times == sorted(times)
     if SCREENSHOT:
         page.screenshot(path=SCREENSHOT, full_page=True)
 
@@ -99,6 +122,20 @@ def test_the_batch_transfer_conversation_in_a_browser(make_server: MakeServer,
     expect(page.locator("#session-id")).not_to_have_text(session)
     expect(page.locator("#messages .msg")).to_have_count(0)
     expect(page.locator("#stage")).to_have_text("–")
+
+
+def test_korean_is_drawn_with_real_glyphs(make_server: MakeServer, page: Page) -> None:
+    """CI installs a CJK font (.ci/run: fonts-noto-cjk); without one Korean is empty boxes."""
+    server = make_server()
+    open_playground(page, server.url)
+    say(page, "엄마한테 보내줘")
+    expect(page.locator("#messages .msg.assistant").last).to_have_text(
+        "엄마에게 얼마를 보내드릴까요?")
+    glyphs = page.evaluate(GLYPHS, "#messages .msg.assistant .text")
+    assert glyphs["inked"] > 20, glyphs
+    assert not glyphs["gaIsNa"] and not glyphs["gaIsMissing"], (
+        f"Korean renders as missing-glyph boxes in {glyphs['font']!r}: install a CJK font "
+        "(`apt-get install fonts-noto-cjk`, as .ci/run does)")
 
 
 def test_slot_errors_and_a_blank_message_show(make_server: MakeServer, page: Page) -> None:

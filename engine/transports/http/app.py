@@ -35,7 +35,7 @@ from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
 from engine.runtime.engine import Engine
-from engine.transports.http import edge, errors
+from engine.transports.http import edge, errors, playground_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
 from engine.transports.http.errors import error, too_long
@@ -87,7 +87,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     >>> sorted(app.openapi()["paths"])  # doctest: +NORMALIZE_WHITESPACE
     ['/.well-known/agent-card.json', '/healthz', '/v1/agent/chat',
      '/v1/agent/chat/stream', '/v1/agent/completed', '/v1/agent/login', '/v1/agent/logout',
-     '/v1/agent/sessions', '/v1/agent/sessions/{session_id}']
+     '/v1/agent/service', '/v1/agent/sessions', '/v1/agent/sessions/{session_id}']
     """
     turns = Turns(engine)
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
@@ -118,6 +118,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     session_routes(app, auth)
     page_routes(app, engine, settings)
     a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
+    playground_api.install(app, engine.service)
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)

@@ -45,7 +45,7 @@ PUBLIC = frozenset({"/healthz", "/", "/favicon.ico", LOGIN, LOGOUT,
 PAGE_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
             "img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 API_CSP = "default-src 'none'; base-uri 'none'; frame-ancestors 'none'"
-# Swagger UI and ReDoc load from a CDN and run an inline script: they get no CSP.
+# Swagger UI and ReDoc run an inline script: they set their own CSP (playground_api).
 NO_CSP = ("/docs", "/docs/oauth2-redirect", "/redoc")
 
 __all__ = ["PRINCIPAL", "Gate", "HostCheck", "RateLimiter", "SecurityHeaders", "install",

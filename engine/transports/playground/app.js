@@ -1,15 +1,29 @@
 // flowctl playground: one EventSource per message (the seed's React example, without React).
-// Tokens are appended as they arrive, DONE replaces them with the final message and brings
-// the buttons and the state snapshot; the timeline shows each event relative to the request.
+// Tokens are appended as they arrive; DONE replaces them with the final message and brings
+// the buttons, the state, the trace and the hooks. Every turn is kept (saved.js), so the
+// timeline runs across turns and a reload comes back to the same session; clicking a turn
+// in the timeline shows the state, trace, hooks and graph as they were after it.
 // A server with API keys answers 401 until the page logs in: the key prompt trades the key
 // for an HttpOnly cookie (POST /v1/agent/login), which the EventSource then carries.
-"use strict";
+
+import { drawGraph } from "./graph.js";
+import {
+  $, el, eventRow, renderCompleted, renderHooks, renderState, renderTrace, turnGroup,
+} from "./panels.js";
+import { Saved, lastLocale } from "./saved.js";
+import { apply, setLocale, t } from "./texts.js";
 
 const EVENTS = ["AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "TASK_PROGRESS", "DONE"];
-const $ = (id) => document.getElementById(id);
+const API = "/v1/agent";
 
 const ui = {
+  serviceName: null,
+  view: null,        // GET /v1/agent/service: description, examples, flow graphs, locale
+  saved: null,       // this browser's sessions and their turns
   sessionId: null,
+  turns: [],         // [{user, at, events: [{name, at, data, count?, text?}], done, ttft}]
+  selected: null,    // the turn the panels show
+  graphFlow: null,   // the flow whose graph is shown (null: the selected turn's)
   busy: false,
   maxChars: 4000,
   devMode: false,
@@ -23,7 +37,7 @@ function localSessionId() {
 
 // A fresh id from the server (unguessable); null when the server wants a key first.
 async function newSessionId() {
-  const response = await fetch("/v1/agent/sessions", { method: "POST" });
+  const response = await fetch(`${API}/sessions`, { method: "POST" });
   if (response.status === 401) return null;
   if (!response.ok) return localSessionId();
   return (await response.json()).session_id;
@@ -42,30 +56,164 @@ async function logIn(event) {
   event.preventDefault();
   const key = $("api-key").value.trim();
   if (!key) return;
-  const response = await fetch("/v1/agent/login", {
+  const response = await fetch(`${API}/login`, {
     method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ key }),
   });
   if (!response.ok) {
-    $("login-error").textContent = response.status === 429
-      ? "잠시 후 다시 시도해 주세요." : "키가 올바르지 않아요.";
+    $("login-error").textContent = response.status === 429 ? t("tryLater") : t("wrongKey");
     return;
   }
   $("api-key").value = "";
   $("login").hidden = true;
   setBusy(false);
-  if (!ui.sessionId) await startSession();
+  if (!ui.view) await loadService();
+  if (!ui.sessionId) await resume();
 }
 
-function el(tag, props = {}, ...children) {
-  const node = Object.assign(document.createElement(tag), props);
-  node.append(...children);
-  return node;
+// -- the service: what it does, what to try, its graphs ---------------------------------------
+
+// False when the server wants a key first; without the description (an older server, a
+// failure) the page still chats, in the last language it used.
+async function loadService() {
+  const response = await fetch(`${API}/service`).catch(() => null);
+  if (response?.status === 401) {
+    askForKey();
+    return false;
+  }
+  if (!response?.ok) {
+    console.warn("GET /v1/agent/service failed", response?.status);
+    return true;
+  }
+  ui.view = await response.json();
+  setLocale(ui.view.locale);
+  lastLocale.set(ui.view.locale);
+  apply();
+  $("description").textContent = ui.view.description;
+  $("examples").replaceChildren(...ui.view.examples.map((example) =>
+    el("button", { type: "button", className: "example", textContent: example,
+                   onclick: () => send(example) })));
+  $("about").hidden = !ui.view.description && !ui.view.examples.length;
+  if (ui.view.examples.length) {
+    $("input").placeholder = t("placeholderExample", { example: ui.view.examples[0] });
+  }
+  return true;
 }
 
-function show(value) {
-  if (value === null || value === undefined || value === "") return "–";
-  return typeof value === "object" ? JSON.stringify(value) : String(value);
+// -- sessions ---------------------------------------------------------------------------------
+
+async function resume() {
+  const known = ui.saved.current;
+  if (known) await openSession(known);
+  else await startSession();
+}
+
+async function startSession() {
+  const id = await newSessionId().catch(() => localSessionId());
+  if (id === null) {
+    ui.sessionId = null;
+    askForKey();
+    return;
+  }
+  await openSession(id);
+}
+
+async function openSession(id) {
+  ui.sessionId = id;
+  ui.saved.current = id;
+  ui.turns = ui.saved.turns(id);
+  ui.saved.remember(id, ui.turns[0]?.user);
+  ui.graphFlow = null;
+  $("session-id").textContent = id;
+  $("debug-link").href = `${API}/debug/${encodeURIComponent(id)}`;
+  $("messages").replaceChildren();
+  for (const turn of ui.turns) {
+    bubble("user", turn.user);
+    const reply = bubble("assistant", turn.done ? turn.done.message : t("disconnected"));
+    if (!turn.done) reply.classList.add("failed");
+  }
+  const last = ui.turns.at(-1)?.done;
+  setButtons(last?.ui_hint?.buttons);
+  renderTimeline();
+  select(ui.turns.length ? ui.turns.length - 1 : null);
+  renderSessions();
+  refreshCompleted();
+  $("input").focus();
+}
+
+async function forget(id) {
+  await fetch(`${API}/sessions/${encodeURIComponent(id)}`, { method: "DELETE" }).catch(() => null);
+  ui.saved.forget(id);
+  if (id === ui.sessionId) await startSession();
+  else renderSessions();
+}
+
+function renderSessions() {
+  $("sessions").replaceChildren(...ui.saved.sessions().map((s) => {
+    const open = el("button", { type: "button", className: "open",
+                                textContent: s.title || t("untitled"),
+                                title: `${s.id} · ${new Date(s.updated).toLocaleString()}`,
+                                onclick: () => { if (!ui.busy) openSession(s.id); } });
+    const drop = el("button", { type: "button", className: "forget", textContent: "×",
+                                title: t("forgetTitle"), onclick: () => forget(s.id) });
+    drop.setAttribute("aria-label", t("forget"));
+    const item = el("li", { className: s.id === ui.sessionId ? "current" : "" }, open, drop);
+    if (s.id === ui.sessionId) item.setAttribute("aria-current", "true");
+    return item;
+  }));
+}
+
+async function refreshCompleted() {
+  const query = new URLSearchParams({ session_id: ui.sessionId });
+  const response = await fetch(`${API}/completed?${query}`).catch(() => null);
+  renderCompleted(response && response.ok ? (await response.json()).completed : []);
+}
+
+// -- the panels of the selected turn ----------------------------------------------------------
+
+function select(index) {
+  ui.selected = index;
+  const turn = index === null ? null : ui.turns[index];
+  const done = turn?.done;
+  renderState(done?.state_snapshot, done?.next_action ?? null);
+  renderTrace(turn, index + 1);
+  renderHooks(done?.hooks);
+  $("timeline").querySelectorAll(".turn").forEach((node, i) =>
+    node.classList.toggle("selected", i === index));
+  const last = turn?.events.at(-1);
+  $("timeline-total").textContent = last ? `+${last.at.toFixed(1)} ms` : "";
+  renderGraph();
+}
+
+function snapshotAt(index) {
+  for (let i = index; i >= 0; i -= 1) if (ui.turns[i]?.done) return ui.turns[i].done.state_snapshot;
+  return null;
+}
+
+function renderGraph() {
+  if (!ui.view) return;
+  const snapshot = ui.selected === null ? null : snapshotAt(ui.selected);
+  const shown = ui.graphFlow || snapshot?.flow || ui.view.default_flow;
+  const graph = ui.view.flows.find((f) => f.name === shown) || ui.view.flows[0];
+  const visited = new Set(ui.turns.slice(0, (ui.selected ?? -1) + 1)
+    .map((turn) => turn.done?.state_snapshot)
+    .filter((s) => s && s.flow === graph.name).map((s) => s.stage));
+  const current = snapshot?.flow === graph.name ? snapshot.stage : null;
+  $("graph").dataset.flow = graph.name;
+  drawGraph($("graph"), graph, current, visited);
+  $("graph-flows").replaceChildren(...ui.view.flows.map((flow) => {
+    const tab = el("button", { type: "button", textContent: flow.name, title: flow.description,
+                               onclick: () => { ui.graphFlow = flow.name; renderGraph(); } });
+    if (flow.name === graph.name) tab.setAttribute("aria-pressed", "true");
+    return tab;
+  }));
+}
+
+function renderTimeline() {
+  $("timeline").replaceChildren(...ui.turns.map((turn, i) => turnGroup(turn, i, (index) => {
+    ui.graphFlow = null;
+    select(index);
+  })));
 }
 
 // -- chat -------------------------------------------------------------------------------------
@@ -79,76 +227,36 @@ function bubble(role, content) {
 }
 
 function setButtons(buttons) {
-  const box = $("buttons");
-  box.replaceChildren(...(buttons || []).map((label) =>
+  $("buttons").replaceChildren(...(buttons || []).map((label) =>
     el("button", { type: "button", textContent: label, onclick: () => send(label) })));
 }
 
 function setBusy(busy) {
   ui.busy = busy;
   $("send").disabled = busy;
-  for (const button of $("buttons").querySelectorAll("button")) button.disabled = busy;
-}
-
-// -- state and timeline -----------------------------------------------------------------------
-
-function renderState(snapshot, nextAction) {
-  const s = snapshot || {};
-  $("flow").textContent = show(s.flow);
-  $("stage").textContent = show(s.stage);
-  $("next-action").textContent = show(nextAction);
-  const meta = s.meta || {};
-  $("batch").textContent = meta.batch_total
-    ? `${(meta.batch_progress || 0) + 1} / ${meta.batch_total}` : "–";
-  const missing = new Set(nextAction === "DONE" ? [] : s.missing_required || []);
-  const rows = Object.entries(s.slots || {}).map(([name, value]) =>
-    el("tr", { className: missing.has(name) ? "missing" : "" },
-      el("th", { textContent: name }), el("td", { textContent: show(value) })));
-  $("slots").tBodies[0].replaceChildren(...rows);
-  const errors = Object.entries(meta.slot_errors || {});
-  $("slot-errors").replaceChildren(...(errors.length
-    ? errors.map(([name, why]) => el("li", {}, el("b", { textContent: name }), ": " + why))
-    : [el("li", { className: "none", textContent: "none" })]));
-  const queue = s.task_queue || [];
-  $("task-queue").replaceChildren(...(queue.length
-    ? queue.map((task) => el("li", { textContent: show(task) }))
-    : [el("li", { className: "none", textContent: "empty" })]));
-}
-
-function describe(name, data) {
-  switch (name) {
-    case "AGENT_START": return `${data.agent} · ${data.label}`;
-    case "AGENT_DONE":
-      return `${data.agent} ${data.success ? "✓" : "✗"}` + (data.stage ? ` → ${data.stage}` : "")
-        + (data.result !== undefined ? ` · ${show(data.result)}` : "");
-    case "LLM_DONE": return `${data.action || ""} ${data.message || ""}`.trim();
-    case "TASK_PROGRESS": return `task ${data.index}/${data.total} ${show(data.slots)}`;
-    case "DONE": return `${data.next_action} · ${data.state_snapshot?.stage ?? "–"}`;
-    default: return show(data);
+  for (const button of document.querySelectorAll("#buttons button, #examples button")) {
+    button.disabled = busy;
   }
 }
 
-function timeline(started) {
-  const list = $("timeline");
-  list.replaceChildren();
-  $("timeline-total").textContent = "";
-  let tokens = null;
-  return (name, data) => {
-    const at = `+${(performance.now() - started).toFixed(1)} ms`;
-    if (name === "LLM_TOKEN" && tokens) {
-      tokens.count += 1;
-      tokens.node.querySelector(".what").textContent = `×${tokens.count}`;
-      tokens.node.querySelector(".at").textContent = at;
+// Record an event of `turn` and show it in the timeline (consecutive tokens folded).
+function record(turn, group, name, data, at) {
+  const last = turn.events.at(-1);
+  if (name === "LLM_TOKEN") {
+    turn.ttft ??= at;
+    if (last?.name === "LLM_TOKEN") {
+      last.count += 1;
+      last.text += data;
+      last.at = at;
+      group.lastChild.replaceWith(eventRow(last));
       return;
     }
-    const node = el("li", { className: `ev ${name}` },
-      el("span", { className: "at", textContent: at }),
-      el("span", { className: "name", textContent: name }),
-      el("span", { className: "what", textContent: name === "LLM_TOKEN" ? "×1" : describe(name, data) }));
-    tokens = name === "LLM_TOKEN" ? { node, count: 1 } : null;
-    list.append(node);
-    if (name === "DONE") $("timeline-total").textContent = at;
-  };
+    turn.events.push({ name, at, data: null, count: 1, text: data });
+  } else {
+    turn.events.push({ name, at, data });
+  }
+  group.append(eventRow(turn.events.at(-1)));
+  $("timeline-total").textContent = `+${at.toFixed(1)} ms`;
 }
 
 // -- one turn over EventSource ----------------------------------------------------------------
@@ -158,7 +266,7 @@ function send(raw) {
   if (ui.busy) return;
   if (!ui.sessionId) { askForKey(); return; }
   if (message.length > ui.maxChars) {
-    bubble("error", `메시지가 너무 길어요. ${ui.maxChars}자 이내로 입력해 주세요.`);
+    bubble("error", t("tooLong", { limit: ui.maxChars }));
     return;
   }
   $("input").value = "";
@@ -169,23 +277,39 @@ function send(raw) {
   const text = reply.querySelector(".text");
   const status = el("div", { className: "status", textContent: "…" });
   reply.append(status);
-  const record = timeline(performance.now());
+
+  const turn = { user: message, at: Date.now(), events: [], done: null, ttft: null };
+  ui.turns.push(turn);
+  const index = ui.turns.length - 1;
+  const item = turnGroup(turn, index, (i) => { ui.graphFlow = null; select(i); });
+  $("timeline").append(item);
+  item.scrollIntoView({ block: "nearest" });
+  const group = item.querySelector(".events");
+  const saveTurns = () => {
+    ui.saved.saveTurns(ui.sessionId, ui.turns);
+    if (index === 0) { ui.saved.remember(ui.sessionId, message); renderSessions(); }
+  };
+  const started = performance.now();
   const query = new URLSearchParams({ session_id: ui.sessionId, message });
-  const source = new EventSource(`/v1/agent/chat/stream?${query}`);
+  const source = new EventSource(`${API}/chat/stream?${query}`);
   let finished = false;
 
   const handlers = {
     AGENT_START: (d) => { status.textContent = `${d.label}…`; },
     LLM_TOKEN: (d) => { text.textContent += d; },
-    TASK_PROGRESS: (d) => { status.textContent = `작업 ${d.index}/${d.total}`; },
+    TASK_PROGRESS: (d) => { status.textContent = t("task", d); },
     DONE: (d) => {
       finished = true;
       source.close();
+      turn.done = d;
+      saveTurns();
       text.textContent = d.message;
       status.remove();
       reply.classList.remove("pending");
       setButtons(d.ui_hint?.buttons);
-      renderState(d.state_snapshot, d.next_action);
+      ui.graphFlow = null;
+      select(index);
+      refreshCompleted();
       setBusy(false);
       $("input").focus();
     },
@@ -193,55 +317,44 @@ function send(raw) {
   for (const name of EVENTS) {
     source.addEventListener(name, (event) => {
       const data = JSON.parse(event.data);
-      record(name, data);
+      record(turn, group, name, data, performance.now() - started);
       handlers[name]?.(data);
     });
   }
   source.onerror = async () => {
     if (finished) return;
     source.close();  // never let the browser resend the message by itself
-    status.textContent = "연결이 끊겼어요. 다시 시도해 주세요.";
+    status.textContent = t("disconnected");
     reply.classList.replace("pending", "failed");
+    saveTurns();
     setBusy(false);
     // An EventSource cannot tell a 401: ask the server whether a key is wanted now.
-    const probe = await fetch("/v1/agent/sessions", { method: "POST" }).catch(() => null);
-    if (probe && probe.status === 401) askForKey("로그인이 필요해요.");
+    const probe = await fetch(`${API}/sessions`, { method: "POST" }).catch(() => null);
+    if (probe && probe.status === 401) askForKey(t("loginNeeded"));
   };
 }
 
-async function startSession() {
-  const id = await newSessionId().catch(() => localSessionId());
-  if (id === null) {
-    ui.sessionId = null;
-    askForKey();
-    return;
-  }
-  ui.sessionId = id;
-  $("session-id").textContent = ui.sessionId;
-  $("debug-link").href = `/v1/agent/debug/${encodeURIComponent(ui.sessionId)}`;
-  $("messages").replaceChildren();
-  $("timeline").replaceChildren();
-  $("timeline-total").textContent = "";
-  setButtons([]);
-  renderState({}, null);
-  $("input").focus();
-}
-
 async function init() {
+  setLocale(lastLocale.get());
+  apply();
+  renderState({}, null);
+  renderHooks([]);
+  renderCompleted([]);
   $("composer").addEventListener("submit", (event) => { event.preventDefault(); send(); });
-  $("new-session").addEventListener("click", startSession);
+  $("new-session").addEventListener("click", () => { if (!ui.busy) startSession(); });
   $("login").addEventListener("submit", logIn);
-  await startSession();
   try {
     const health = await (await fetch("/healthz")).json();
+    ui.serviceName = health.service;
     $("service").textContent = health.service;
     document.title = `flowctl · ${health.service}`;
-    ui.maxChars = health.max_message_chars;
-    $("input").maxLength = health.max_message_chars;
+    ui.maxChars = health.max_message_chars;  // longer is refused, never cut (no maxLength)
     $("debug-link").hidden = !health.dev_mode;
   } catch (err) {
     console.warn("healthz failed", err);
   }
+  ui.saved = new Saved(ui.serviceName || "flowctl");
+  if (await loadService()) await resume();
   document.body.dataset.ready = "true";
 }
 
