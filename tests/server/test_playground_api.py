@@ -22,25 +22,24 @@ async def test_the_service_says_what_it_does_and_what_to_try(client: httpx.Async
     assert (view["service"], view["locale"], view["default_flow"]) == ("transfer", "ko", "chat")
     assert view["description"].startswith("이체 서비스")
     # round-robin over the intents: each one's first example first
-    assert view["examples"][:3] == ["엄마한테 1만원 보내줘", "총 얼마 보냈어?",
-                                    "용걸이한테 5만원 이체해줘"]
-    assert [i["name"] for i in view["intents"]] == ["transfer", "history"]
+    assert view["examples"][:3] == ["엄마한테 1만원 보내줘", "통장 잔액 알려줘", "총 얼마 보냈어?"]
+    assert [i["name"] for i in view["intents"]] == ["transfer", "balance", "history"]
 
 
 async def test_each_flow_comes_as_a_laid_out_graph(client: httpx.AsyncClient) -> None:
     flows = {f["name"]: f for f in (await client.get(SERVICE)).json()["flows"]}
-    assert list(flows) == ["chat", "history", "transfer"]
+    assert list(flows) == ["chat", "balance", "history", "transfer"]
     transfer = flows["transfer"]
     place = {s["name"]: (s["column"], s["row"]) for s in transfer["stages"]}
-    assert place == {"INIT": (0, 0), "FILLING": (1, 0), "READY": (1, 1), "CONFIRMED": (2, 0),
-                     "EXECUTED": (3, 0), "FAILED": (3, 1), "CANCELLED": (3, 2),
-                     "UNSUPPORTED": (3, 3)}
-    assert (transfer["columns"], transfer["rows"]) == (4, 4)
+    assert place == {"INIT": (0, 0), "FILLING": (1, 0), "CHECKING": (1, 1), "READY": (2, 0),
+                     "CONFIRMED": (3, 0), "EXECUTED": (4, 0), "FAILED": (4, 1),
+                     "CANCELLED": (4, 2), "NOT_ENOUGH": (4, 3), "UNSUPPORTED": (4, 4)}
+    assert (transfer["columns"], transfer["rows"]) == (5, 5)
     marks = {s["name"]: (s["terminal"], s["confirm"]) for s in transfer["stages"]}
     assert marks["READY"] == (False, True) and marks["EXECUTED"] == (True, False)
     edges = {(e["source"], e["dest"]): e["labels"] for e in transfer["edges"]}
     assert edges[("READY", "CONFIRMED")] == ["confirm"]
-    assert edges[("INIT", "READY")] == ["update [not missing]"]
+    assert edges[("INIT", "CHECKING")] == ["update [not missing]"]
     assert ("EXECUTED", "CANCELLED") not in edges  # `source: '*'` leaves no terminal stage
     assert flows["chat"]["edges"] == [] and flows["chat"]["initial"] == "CHAT"
 

@@ -119,7 +119,8 @@ def test_the_graph_lights_the_stage_and_the_panels_follow_the_turn(
     expect(page.locator("#stage")).to_have_text("READY")
     expect(page.locator("#task-queue li")).to_have_count(1)
     expect(page.locator("#hooks")).to_have_text("없음")
-    expect(page.locator("#trace tbody td:first-child")).to_have_text(["intent", "understand"])
+    expect(page.locator("#trace tbody td:first-child")).to_have_text(["intent", "understand",
+                                                                        "lookup_balance"])
     page.locator("#graph-flows button").get_by_text("chat").click()
     expect(page.locator("#graph")).to_have_attribute("data-flow", "chat")
     expect(page.locator("#graph .stage.current")).to_have_count(0)
