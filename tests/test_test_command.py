@@ -88,7 +88,7 @@ def test_json_is_one_document_with_results_and_coverage(
     (failed,) = [c for c in document["conversations"] if not c["passed"]]
     assert failed["mismatches"] == [{
         "turn": 2, "user": "3만원", "field": "slots.amount", "expected": 3000,
-        "actual": 30000, "location": f"{tests}:36:9"}]
+        "actual": 30000, "location": f"{tests}:37:9"}]
     coverage = document["coverage"]
     assert coverage["total"] == 26 and 0 < coverage["covered"] < 26
     assert coverage["percent"] == round(100 * coverage["covered"] / 26, 2)
