@@ -90,8 +90,8 @@ def test_json_is_one_document_with_results_and_coverage(
         "turn": 2, "user": "3만원", "field": "slots.amount", "expected": 3000,
         "actual": 30000, "location": f"{tests}:37:9"}]
     coverage = document["coverage"]
-    assert coverage["total"] == 26 and 0 < coverage["covered"] < 26
-    assert coverage["percent"] == round(100 * coverage["covered"] / 26, 2)
+    assert coverage["total"] == 37 and 0 < coverage["covered"] < 37
+    assert coverage["percent"] == round(100 * coverage["covered"] / 37, 2)
     flows = {f["flow"]: f for f in coverage["flows"]}
     assert {"kind": "stage", "label": "FILLING", "line": 94, "covered": True} in \
         flows["transfer"]["items"]
