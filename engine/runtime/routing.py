@@ -1,4 +1,4 @@
-"""(message, service, current flow) -> which flow should take the message, by rules alone.
+"""(message, service, current flow) -> which flow should take the message.
 
 Used by the turn before any LLM call: the intents a message names (best first), several
 flows asked for in one message ("잔액 확인하고 엄마한테 만원 보내줘"), intents that fit about
@@ -14,7 +14,8 @@ import re
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
 from engine.nlu import classify
 from engine.nlu.words import normalise
-from engine.runtime.understand import Intent
+from engine.runtime.llm import LlmUnderstanding
+from engine.runtime.understand import Intent, Understanding
 
 _PARTS = re.compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
                     r"|(?<=[가-힣])(?:하고|고)\s+", re.IGNORECASE)
@@ -111,5 +112,36 @@ def choose(message: str, options: list[str], service: CompiledService) -> str | 
     return best
 
 
-__all__ = ["ambiguous", "choose", "digression", "elsewhere", "other_intent", "ranked",
-           "several"]
+def settled(u: Understanding) -> bool:
+    """Rules settled the turn: a yes/no decision, or slot values, were found."""
+    return u.decision is not None or bool(u.ops) or bool(u.tasks)
+
+
+def merge(rules: Understanding, llm: LlmUnderstanding | None) -> Understanding:
+    """Rules' values win; the LLM fills what they missed. Only code ever confirms."""
+    if llm is None:
+        return rules
+    if llm.parse_error:
+        rules.unclear = not settled(rules)
+        return rules
+    have = {op.slot for op in rules.ops}
+    rules.ops.extend(op for op in llm.ops if op.slot not in have)
+    if len(llm.tasks) > 1 and not rules.tasks:
+        rules.tasks = llm.tasks
+    if llm.cancel and rules.decision is None:
+        rules.decision = "cancel"
+    return rules
+
+
+def llm_intent(service: CompiledService, llm: LlmUnderstanding | None) -> Intent:
+    """The intent an understanding call named, if it is routed and confident enough."""
+    if llm is None or llm.intent is None or llm.intent not in service.routes:
+        return Intent(None, 0.0)
+    threshold = service.intent_thresholds.get(llm.intent, 0.5)
+    if llm.confidence < threshold:
+        return Intent(None, llm.confidence, f"llm {llm.intent} below threshold")
+    return Intent(llm.intent, llm.confidence, "llm")
+
+
+__all__ = ["ambiguous", "choose", "digression", "elsewhere", "llm_intent", "merge",
+           "other_intent", "ranked", "settled", "several"]

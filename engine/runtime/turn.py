@@ -17,14 +17,12 @@ from typing import TYPE_CHECKING, Any
 from engine.compiler.compiled import (
     CallStep,
     CompiledFlow,
-    CompiledService,
     CompiledStage,
     scrubbed,
     shown,
 )
 from engine.errors import FlowRuntimeError, ProviderError
-from engine.nlu import yes_no
-from engine.runtime import routing
+from engine.runtime import patterns
 from engine.runtime.agent import JsonCheck, ModelCall
 from engine.runtime.context import TurnState, missing
 from engine.runtime.events import (
@@ -45,7 +43,8 @@ from engine.runtime.llm import (
 from engine.runtime.memory import fold, remember
 from engine.runtime.models import LiveModel
 from engine.runtime.reply import Reply
-from engine.runtime.session import Clarify, JournalEntry, SessionState
+from engine.runtime.routing import merge, settled
+from engine.runtime.session import JournalEntry, SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.stack import FlowStack, entries, unwind
 from engine.runtime.steps import run_steps
@@ -72,37 +71,6 @@ def snapshot(state: SessionState, flow: CompiledFlow | None,
     return snap
 
 
-def settled(u: Understanding) -> bool:
-    """Rules settled the turn: a yes/no decision, or slot values, were found."""
-    return u.decision is not None or bool(u.ops) or bool(u.tasks)
-
-
-def merge(rules: Understanding, llm: LlmUnderstanding | None) -> Understanding:
-    """Rules' values win; the LLM fills what they missed. Only code ever confirms."""
-    if llm is None:
-        return rules
-    if llm.parse_error:
-        rules.unclear = not settled(rules)
-        return rules
-    have = {op.slot for op in rules.ops}
-    rules.ops.extend(op for op in llm.ops if op.slot not in have)
-    if len(llm.tasks) > 1 and not rules.tasks:
-        rules.tasks = llm.tasks
-    if llm.cancel and rules.decision is None:
-        rules.decision = "cancel"
-    return rules
-
-
-def llm_intent(service: CompiledService, llm: LlmUnderstanding | None) -> Intent:
-    """The intent an understanding call named, if it is routed and confident enough."""
-    if llm is None or llm.intent is None or llm.intent not in service.routes:
-        return Intent(None, 0.0)
-    threshold = service.intent_thresholds.get(llm.intent, 0.5)
-    if llm.confidence < threshold:
-        return Intent(None, llm.confidence, f"llm {llm.intent} below threshold")
-    return Intent(llm.intent, llm.confidence, "llm")
-
-
 class TurnRun:
     """The mutable work of one turn; discarded unless the whole turn succeeds."""
 
@@ -123,7 +91,7 @@ class TurnRun:
         self.version = version
         """The stored session's version this turn last loaded or wrote."""
         self._committed = 0
-        self._llm: LlmUnderstanding | None = None
+        self.llm: LlmUnderstanding | None = None
         self.routed = False
         """This turn picked the flow (a new task), rather than continuing one."""
         self.halted = False
@@ -135,7 +103,7 @@ class TurnRun:
         """A ``link`` step handed the conversation to this flow."""
         self.ended: dict[str, Any] | None = None
         """The task that ended this turn (its outcome and slots) until a caller takes it."""
-        self._moved = False
+        self.moved = False
 
     async def commit(self, *, final: bool = True) -> None:
         """Write the session and the tasks completed since the last write, in one go;
@@ -174,12 +142,12 @@ class TurnRun:
             self.reply.parts.append(session.notice)
             session.notice = ""
         if session.clarify is not None:
-            turn = self._clarified()
+            turn = patterns.clarified(self)
         elif active is not None and active.in_progress(session.stage):
             state.enter(active)
-            turn = self._mid_flow()
+            turn = patterns.mid_flow(self)
         else:
-            turn = self._route()
+            turn = patterns.route(self)
         async for event in turn:
             yield event
         async for event in unwind(self):
@@ -210,132 +178,7 @@ class TurnRun:
 
     # -- route, interrupt, understand ------------------------------------------------------
 
-    async def _route(self) -> AsyncIterator[Event]:
-        """No flow in progress: the message picks one (or asks which one was meant)."""
-        label = self.reply.label("intent")
-        yield AgentStart("intent", label)
-        started = time.perf_counter()
-        service, message = self.service, self.state.message
-        ranked = routing.ranked(message, service)
-        intent = ranked[0] if ranked else Intent(None, 0.0)
-        if intent.name is None and self.engine.understanding is not None:
-            routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
-            if await self._ask_llm(self.engine.understanding, routed, current=None):
-                intent = llm_intent(service, self._llm)
-        self.tracer.step("intent", started)
-        yield AgentDone("intent", label, True, result=intent.name)
-        parts = routing.several(message, service) if ranked else []
-        if parts:
-            (intent, message), later = parts[0], parts[1:]
-            self.stack.queue([(service.routes[i.name or ""], text) for i, text in later])
-        elif len(options := routing.ambiguous(ranked, service)) > 1:
-            self._ask_which(options, message)
-            return
-        flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
-        if self.stack.start(flow, intent, "intent"):
-            async for event in self.work(message):
-                yield event
-
-    async def _mid_flow(self) -> AsyncIterator[Event]:
-        """A flow in progress: its own answers, a cancel, or another flow's intent on top."""
-        state = self.state
-        flow, awaiting = state.flow, state.session.meta.get("awaiting")
-        if awaiting is not None and await self._awaited(awaiting):
-            async for event in self.settle(self._moved):
-                yield event
-            return
-        rules = self._rules(state.message)
-        other = routing.other_intent(state.message, self.service, flow)
-        if rules.decision == "cancel" and other is not None:  # "취소하고 잔액 알려줘"
-            async for event in self.settle(self.fire("cancel")):
-                yield event
-            async for event in self._switch(other, "cancel and start"):
-                yield event
-            return
-        if not settled(rules) and flow.interruptible and not self.stack.full():
-            live = self.engine.understanding
-            if other is None and live is not None:
-                routed = [flow, *(self.service.flows[f] for f in
-                                  dict.fromkeys(self.service.routes.values()) if f != flow.name)]
-                if await self._ask_llm(live, routed, current=flow):
-                    other = routing.elsewhere(llm_intent(self.service, self._llm),
-                                              self.service, flow)
-            if other is None and routing.digression(state.message, self.service, state.stage,
-                                                    flow):
-                other = Intent(None, 0.0, "digression")
-            if other is not None:
-                self.stack.push("interrupted", other.reason or "intent")
-                async for event in self._switch(other, other.reason or "intent"):
-                    yield event
-                return
-        async for event in self.work(state.message, rules):
-            yield event
-
-    async def _switch(self, intent: Intent, reason: str) -> AsyncIterator[Event]:
-        """Start the flow ``intent`` routes to (the chit-chat flow for a digression)."""
-        service = self.service
-        name = service.routes.get(intent.name or "") or service.patterns.chitchat \
-            or service.default_flow
-        if self.stack.start(service.flows[name], intent, reason):
-            async for event in self.work(self.state.message):
-                yield event
-
-    async def _awaited(self, awaiting: str) -> bool:
-        """The answer to the flow's own question (go on? apply the correction?); True when
-        it settled the turn (``self._moved`` says whether the stage changed)."""
-        state = self.state
-        correction = state.session.meta.get("correction")
-        state.await_answer(None)
-        words = self.service.patterns.resume if awaiting == "continue" else \
-            (state.stage.words or self.service.words)
-        answer = yes_no(state.message, words)
-        if answer is None:
-            return False
-        self._moved = False
-        if answer != "confirm":
-            self._moved = awaiting == "continue" and self.fire("cancel")
-        elif correction is not None:
-            self.set_slot(correction["slot"], correction["new"], confirmed=True)
-            self._moved = self.fire("update")
-        return True
-
-    def _ask_which(self, options: list[str], message: str) -> None:
-        """Several intents fit about equally well: ask which one was meant."""
-        self.state.session.clarify = Clarify(options=options, message=message, attempts=0)
-        self.reply.say_which(options)
-
-    async def _clarified(self) -> AsyncIterator[Event]:
-        """The answer to "which one?": start that flow with the first message's words."""
-        session, service = self.state.session, self.service
-        clarify = session.clarify
-        assert clarify is not None
-        choice = routing.choose(self.state.message, clarify["options"], service)
-        if choice is None and routing.ranked(self.state.message, service):
-            session.clarify = None  # not an answer but a new request: route it afresh
-            async for event in self._route():
-                yield event
-            return
-        if choice is None and yes_no(self.state.message, service.words) != "cancel":
-            clarify["attempts"] += 1
-            if clarify["attempts"] < service.patterns.clarify_limit:
-                self.reply.say_which(clarify["options"])
-                return
-            session.clarify = None
-            handoff = service.patterns.handoff or service.default_flow
-            if self.stack.start(service.flows[handoff], Intent(None, 0.0), "handoff"):
-                async for event in self.work(self.state.message):
-                    yield event
-            return
-        session.clarify = None
-        if choice is None:
-            self.reply.say(None)
-            return
-        flow = service.flows[service.routes[choice]]
-        if self.stack.start(flow, Intent(choice, 1.0, "clarified"), "clarified"):
-            async for event in self.work(clarify["message"]):
-                yield event
-
-    def _rules(self, text: str) -> Understanding:
+    def rules(self, text: str) -> Understanding:
         state, flow = self.state, self.state.flow
         session = state.session
         # a bare answer ("엄마") fills the slot the last turn asked for: on the turn that routed
@@ -350,13 +193,13 @@ class TurnRun:
     async def _understand(self, text: str, rules: Understanding | None) -> str | None:
         """Rules first; the turn's one LLM call only when they settle nothing."""
         if rules is None:
-            rules = self._rules(text)
+            rules = self.rules(text)
         live = self.engine.understanding
-        if self._llm is None and not settled(rules) and live is not None:
-            await self._ask_llm(live, [self.state.flow], current=self.state.flow)
-        return self._apply(merge(rules, self._llm))
+        if self.llm is None and not settled(rules) and live is not None:
+            await self.ask_llm(live, [self.state.flow], current=self.state.flow)
+        return self._apply(merge(rules, self.llm))
 
-    async def _ask_llm(self, live: LiveModel, flows: list[CompiledFlow], *,
+    async def ask_llm(self, live: LiveModel, flows: list[CompiledFlow], *,
                        current: CompiledFlow | None) -> bool:
         """The turn's one understanding call; a provider failure leaves the rules' answer."""
         call = ModelCall(live, "understand", self.tracer)
@@ -377,7 +220,7 @@ class TurnRun:
             return False
         live.breaker.success()
         names = [n for f in flows for n in f.slots]
-        self._llm = (LlmUnderstanding(parse_error=True) if obj is None
+        self.llm = (LlmUnderstanding(parse_error=True) if obj is None
                      else parse_understanding(obj, names))
         return True
 

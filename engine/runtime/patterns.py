@@ -1,0 +1,153 @@
+"""The conversation patterns of a turn: route a new message, or handle one mid-flow.
+
+``route``: no flow in progress — the message picks one (rules, then the turn's one LLM
+call), asks "which one?" when intents tie, or queues several flows said in one message.
+``mid_flow``: a flow in progress keeps its own answers; the answer to its own question
+(go on? apply the correction?), a cancel that starts another flow, another flow's intent
+or a question it cannot use start a flow on top. ``clarified``: the answer to "which
+one?". The flow stack itself is ``stack.py``; the turn's bookkeeping is ``turn.py``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from engine.nlu import yes_no
+from engine.runtime import routing
+from engine.runtime.events import AgentDone, AgentStart, Event
+from engine.runtime.session import Clarify
+from engine.runtime.understand import Intent
+
+if TYPE_CHECKING:
+    from engine.runtime.turn import TurnRun
+
+
+async def route(run: TurnRun) -> AsyncIterator[Event]:
+    """No flow in progress: the message picks one (or asks which one was meant)."""
+    label = run.reply.label("intent")
+    yield AgentStart("intent", label)
+    started = time.perf_counter()
+    service, message = run.service, run.state.message
+    ranked = routing.ranked(message, service)
+    intent = ranked[0] if ranked else Intent(None, 0.0)
+    if intent.name is None and run.engine.understanding is not None:
+        routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
+        if await run.ask_llm(run.engine.understanding, routed, current=None):
+            intent = routing.llm_intent(service, run.llm)
+    run.tracer.step("intent", started)
+    yield AgentDone("intent", label, True, result=intent.name)
+    parts = routing.several(message, service) if ranked else []
+    if parts:
+        (intent, message), later = parts[0], parts[1:]
+        run.stack.queue([(service.routes[i.name or ""], text) for i, text in later])
+    elif len(options := routing.ambiguous(ranked, service)) > 1:
+        _ask_which(run, options, message)
+        return
+    flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
+    if run.stack.start(flow, intent, "intent"):
+        async for event in run.work(message):
+            yield event
+
+async def mid_flow(run: TurnRun) -> AsyncIterator[Event]:
+    """A flow in progress: its own answers, a cancel, or another flow's intent on top."""
+    state = run.state
+    flow, awaiting = state.flow, state.session.meta.get("awaiting")
+    if awaiting is not None and await _awaited(run, awaiting):
+        async for event in run.settle(run.moved):
+            yield event
+        return
+    rules = run.rules(state.message)
+    other = routing.other_intent(state.message, run.service, flow)
+    if rules.decision == "cancel" and other is not None:  # "취소하고 잔액 알려줘"
+        async for event in run.settle(run.fire("cancel")):
+            yield event
+        async for event in _switch(run, other, "cancel and start"):
+            yield event
+        return
+    if not routing.settled(rules) and flow.interruptible and not run.stack.full():
+        live = run.engine.understanding
+        if other is None and live is not None:
+            routed = [flow, *(run.service.flows[f] for f in
+                              dict.fromkeys(run.service.routes.values()) if f != flow.name)]
+            if await run.ask_llm(live, routed, current=flow):
+                other = routing.elsewhere(routing.llm_intent(run.service, run.llm),
+                                          run.service, flow)
+        if other is None and routing.digression(state.message, run.service, state.stage,
+                                                flow):
+            other = Intent(None, 0.0, "digression")
+        if other is not None:
+            run.stack.push("interrupted", other.reason or "intent")
+            async for event in _switch(run, other, other.reason or "intent"):
+                yield event
+            return
+    async for event in run.work(state.message, rules):
+        yield event
+
+async def _switch(run: TurnRun, intent: Intent, reason: str) -> AsyncIterator[Event]:
+    """Start the flow ``intent`` routes to (the chit-chat flow for a digression)."""
+    service = run.service
+    name = service.routes.get(intent.name or "") or service.patterns.chitchat \
+        or service.default_flow
+    if run.stack.start(service.flows[name], intent, reason):
+        async for event in run.work(run.state.message):
+            yield event
+
+async def _awaited(run: TurnRun, awaiting: str) -> bool:
+    """The answer to the flow's own question (go on? apply the correction?); True when
+    it settled the turn (``run.moved`` says whether the stage changed)."""
+    state = run.state
+    correction = state.session.meta.get("correction")
+    state.await_answer(None)
+    words = run.service.patterns.resume if awaiting == "continue" else \
+        (state.stage.words or run.service.words)
+    answer = yes_no(state.message, words)
+    if answer is None:
+        return False
+    run.moved = False
+    if answer != "confirm":
+        run.moved = awaiting == "continue" and run.fire("cancel")
+    elif correction is not None:
+        run.set_slot(correction["slot"], correction["new"], confirmed=True)
+        run.moved = run.fire("update")
+    return True
+
+def _ask_which(run: TurnRun, options: list[str], message: str) -> None:
+    """Several intents fit about equally well: ask which one was meant."""
+    run.state.session.clarify = Clarify(options=options, message=message, attempts=0)
+    run.reply.say_which(options)
+
+async def clarified(run: TurnRun) -> AsyncIterator[Event]:
+    """The answer to "which one?": start that flow with the first message's words."""
+    session, service = run.state.session, run.service
+    clarify = session.clarify
+    assert clarify is not None
+    choice = routing.choose(run.state.message, clarify["options"], service)
+    if choice is None and routing.ranked(run.state.message, service):
+        session.clarify = None  # not an answer but a new request: route it afresh
+        async for event in route(run):
+            yield event
+        return
+    if choice is None and yes_no(run.state.message, service.words) != "cancel":
+        clarify["attempts"] += 1
+        if clarify["attempts"] < service.patterns.clarify_limit:
+            run.reply.say_which(clarify["options"])
+            return
+        session.clarify = None
+        handoff = service.patterns.handoff or service.default_flow
+        if run.stack.start(service.flows[handoff], Intent(None, 0.0), "handoff"):
+            async for event in run.work(run.state.message):
+                yield event
+        return
+    session.clarify = None
+    if choice is None:
+        run.reply.say(None)
+        return
+    flow = service.flows[service.routes[choice]]
+    if run.stack.start(flow, Intent(choice, 1.0, "clarified"), "clarified"):
+        async for event in run.work(clarify["message"]):
+            yield event
+
+
+__all__ = ["clarified", "mid_flow", "route"]
