@@ -146,3 +146,38 @@ async def test_an_llm_answer_for_the_current_flow_stays_in_it(
             ("pop", "transfer", "caller")]
     finally:
         await engine.aclose()
+
+
+async def test_typed_false_leaves_only_the_patterns(tmp_path: Any) -> None:
+    flow = tmp_path / "f.yaml"
+    flow.write_text("""
+service: f
+locale: en
+default_flow: main
+slots:
+  code: {type: integer, required: true, ask: ask_code, extract: {typed: false, patterns: ['#(?P<value>\\d+)']}}
+  count: {type: integer, required: true, ask: ask_count}
+flows:
+  main:
+    slots: [code, count]
+    initial: INIT
+    stages:
+      INIT: {}
+      FILLING: {say: filling}
+      DONE: {terminal: true, say: done}
+    transitions:
+      - {trigger: update, source: [INIT, FILLING], dest: DONE, when: not missing}
+      - {trigger: update, source: [INIT, FILLING], dest: FILLING}
+messages:
+  ask_code: Which code?
+  ask_count: How many?
+  filling: "{{ ask(missing[0]) }}"
+  done: Done.
+""", encoding="utf-8")
+    engine = Engine(compile_file(flow), store=MemoryStore(), clock=lambda: TODAY)
+    done = await engine.reply("s", "3 of them")  # a bare number is the count, never the code
+    assert done.state_snapshot["slots"] == {"code": None, "count": 3}
+    done = await engine.reply("s", "#42")
+    assert done.state_snapshot["stage"] == "DONE"
+    (task,) = await engine.store.completed("s")
+    assert task["slots"] == {"code": 42, "count": 3}

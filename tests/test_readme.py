@@ -128,3 +128,10 @@ def test_ci_runs_what_the_readme_says() -> None:
     expected = {program for program, _ in {**CI_STEPS, **NOT_IN_README}.values()}
     extra = sorted({p for p, _ in commands} - expected)
     assert not extra, f"{script} runs {extra}, which README's sentence does not name"
+
+
+def test_the_number_of_lint_checks_is_the_catalogue_s() -> None:
+    from engine.codes import CATALOGUE
+
+    (said,) = re.findall(r"— (\d+) checks, each", README)
+    assert int(said) == len(CATALOGUE)
