@@ -155,7 +155,11 @@ service: f
 locale: en
 default_flow: main
 slots:
-  code: {type: integer, required: true, ask: ask_code, extract: {typed: false, patterns: ['#(?P<value>\\d+)']}}
+  code:
+    type: integer
+    required: true
+    ask: ask_code
+    extract: {typed: false, patterns: ['#(?P<value>\\d+)']}
   count: {type: integer, required: true, ask: ask_count}
 flows:
   main:
