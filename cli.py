@@ -35,8 +35,9 @@ def app() -> None:
 @click.argument("flow", type=click.Path(dir_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--store", "store_url", default="sqlite:///.flowctl/sessions.db", show_default=True,
-              help="Session store: sqlite:///PATH (relative to here) or memory://.")
+@click.option("--store", "store_url", default=None, metavar="URL",
+              help="Session store: sqlite:///PATH (relative to here), postgresql://HOST/DB or "
+                   "memory:// (FLOWCTL_STORE; default sqlite:///.flowctl/sessions.db).")
 @click.option("--allow-anonymous", is_flag=True,
               help="Without API keys, answer any client and listen on any address "
                    "(FLOWCTL_ALLOW_ANONYMOUS=true). Without it and without keys: loopback only.")
@@ -47,7 +48,7 @@ def app() -> None:
               help="A Host header value to answer besides localhost/127.0.0.1/[::1], e.g. "
                    "api.example.com or *.example.com (repeatable; adds to "
                    "FLOWCTL_ALLOWED_HOSTS).")
-def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool,
+def serve(flow: str, host: str, port: int, store_url: str | None, allow_anonymous: bool,
           cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...]) -> None:
     """Serve FLOW over HTTP/SSE with the playground at /.
 
@@ -56,10 +57,12 @@ def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool
     """
     import os
 
-    from engine.transports.http import run_server
+    from engine.config import store_url as chosen_store
+    from engine.transports.http import DEFAULT_STORE, run_server
 
     try:
-        run_server(flow, host=host, port=port, store_url=store_url, env=os.environ,
+        run_server(flow, host=host, port=port, store_url=chosen_store(store_url, DEFAULT_STORE),
+                   env=os.environ,
                    allow_anonymous=allow_anonymous, cors_origins=cors_origins,
                    allowed_hosts=allowed_hosts)
     except FlowDefinitionError as err:
@@ -68,20 +71,21 @@ def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool
 
 @app.command()
 @click.argument("flow", type=click.Path(dir_okay=False))
-@click.option("--store", default="memory://", show_default=True,
-              help="Session store: memory:// or sqlite:///PATH.")
+@click.option("--store", default=None, metavar="URL",
+              help="Session store: memory://, sqlite:///PATH or postgresql://HOST/DB "
+                   "(FLOWCTL_STORE; default memory://).")
 @click.option("--session", "session_id", default="terminal", show_default=True)
 @click.option("--verbose", "-v", is_flag=True, help="Show agent progress events.")
-def chat(flow: str, store: str, session_id: str, verbose: bool) -> None:
+def chat(flow: str, store: str | None, session_id: str, verbose: bool) -> None:
     """Talk to FLOW in the terminal (one line per message; Ctrl-D ends)."""
-    from engine.config import load_settings
+    from engine.config import load_settings, store_url
     from engine.runtime.engine import Engine
     from engine.store import open_store
     from engine.transports.terminal import show_event
 
     settings = load_settings()  # a bad setting is one line before anything else is done
     service = _compile(flow)
-    engine = Engine(service, store=open_store(store), settings=settings)
+    engine = Engine(service, store=open_store(store_url(store, "memory://")), settings=settings)
     interactive = sys.stdin.isatty()
     console.print(f"[bold]{service.name}[/bold] — {service.description}")
     for name, reason in engine.models.offline.items():

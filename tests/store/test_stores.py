@@ -1,11 +1,11 @@
-"""Both stores keep the same contract: versioned records, completed tasks, FIFO locks."""
+"""Every store keeps the same contract (memory, SQLite, PostgreSQL: the `store` fixture of
+conftest.py): versioned records, completed tasks, FIFO locks."""
 
 from __future__ import annotations
 
 import asyncio
 import doctest
 import importlib
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -13,14 +13,6 @@ import pytest
 from engine.errors import FlowRuntimeError
 from engine.store import MemoryStore, SqliteStore, VersionConflict, open_store
 from engine.store.base import SessionLocks, SessionStore
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SessionStore]:
-    made: SessionStore = MemoryStore() if request.param == "memory" \
-        else SqliteStore(tmp_path / "sessions.db")
-    yield made
-    await made.close()
 
 
 async def test_commit_then_load_returns_the_new_version(store: SessionStore) -> None:

@@ -1,0 +1,302 @@
+"""PostgreSQL SessionStore: every ``flowctl serve`` instance, on any machine, shares sessions.
+
+Opening the store connects once (synchronously, so a wrong URL or an unreachable server
+fails at start-up with one line) and migrates the schema (``pg_schema``). Turns then use a
+pool of async connections (psycopg 3 + psycopg_pool), opened on first use in the running
+event loop, in autocommit mode.
+
+``lock(session_id)`` serialises turns of one session across every instance. An asyncio lock
+queues this process's turns in arrival order, so each instance has at most one connection
+waiting per session; the head of that queue takes a connection from the pool and a
+session-level advisory lock on the session (``pg_advisory_lock`` on a 64-bit hash of its
+id), held for the turn. PostgreSQL queues the instances' waiters and grants the lock the
+moment the holder releases it. The holding connection is also the turn's *lease*: it has
+``idle_session_timeout`` set to ``lease_seconds`` and a heartbeat pings it every third of
+that, so a process that stalls (a blocked event loop, SIGSTOP, a lost machine) loses its
+connection and with it the lock, and a process killed with SIGKILL loses it at once when
+the server sees the socket close. No dead-owner bookkeeping is needed.
+
+Each write is one statement, hence one transaction: the session row (its action journal
+included) and the tasks it completed are written together, or not at all. Inside ``lock``
+reads and writes go through the holding connection (never a second one from the pool, so
+turns cannot starve the pool into a deadlock). The session's version is the fencing token:
+a commit writes only if the stored version is the one the turn loaded or last wrote, so a
+stalled instance whose lease ended, and whose session another instance has since moved on,
+gets ``LeaseLost`` (its connection is gone) or ``VersionConflict`` and writes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+from engine.errors import FlowRuntimeError
+from engine.store.base import JSON, LeaseLost, SessionLocks, SessionRecord, VersionConflict
+from engine.store.pg_schema import migrate
+
+_CREATE = """
+WITH s AS (
+  INSERT INTO flowctl_sessions (id, version, data, pending, updated_at)
+  VALUES (%(id)s, 1, %(data)s::json, %(pending)s, now())
+  ON CONFLICT (id) DO NOTHING RETURNING version),
+c AS (
+  INSERT INTO flowctl_completed (session_id, data, created_at)
+  SELECT %(id)s, u.d::json, now() FROM s, unnest(%(done)s::text[]) WITH ORDINALITY AS u(d, n)
+  ORDER BY u.n)
+SELECT version FROM s
+"""
+_UPDATE = """
+WITH s AS (
+  UPDATE flowctl_sessions SET version = version + 1, data = %(data)s::json,
+    pending = %(pending)s, updated_at = now()
+  WHERE id = %(id)s AND version = %(expected)s RETURNING version),
+c AS (
+  INSERT INTO flowctl_completed (session_id, data, created_at)
+  SELECT %(id)s, u.d::json, now() FROM s, unnest(%(done)s::text[]) WITH ORDINALITY AS u(d, n)
+  ORDER BY u.n)
+SELECT version FROM s
+"""
+_DELETE = """
+WITH c AS (DELETE FROM flowctl_completed WHERE session_id = %(id)s)
+DELETE FROM flowctl_sessions WHERE id = %(id)s
+"""
+_EXPIRE = """
+WITH gone AS (
+  DELETE FROM flowctl_sessions WHERE updated_at < now() - make_interval(secs => %(age)s)
+  RETURNING id),
+c AS (
+  DELETE FROM flowctl_completed
+  WHERE created_at < now() - make_interval(secs => %(age)s)
+     OR session_id IN (SELECT id FROM gone))
+SELECT count(*) FROM gone
+"""
+
+_OWN_PARAMETERS = ("pool_size",)  # flowctl's, not libpq's: taken out of the URL
+
+
+class PostgresStore:
+    """Sessions in PostgreSQL; ``lock`` is shared by every instance using the database."""
+
+    def __init__(self, url: str, *, pool_size: int | None = None, lease_seconds: float = 10.0,
+                 lock_timeout: float = 60.0, connect_timeout: float = 10.0) -> None:
+        self.conninfo, options = split_url(url)
+        self.where = redact(url)
+        self.pool_size = pool_size or int(options.get("pool_size", 20))
+        self.lease_seconds = lease_seconds
+        self.lock_timeout = lock_timeout
+        self.connect_timeout = connect_timeout
+        try:
+            with psycopg.connect(self.conninfo, autocommit=True,
+                                 connect_timeout=max(1, int(connect_timeout))) as conn:
+                self.migrated = migrate(conn)
+        except psycopg.Error as err:
+            raise FlowRuntimeError(f"cannot open session store {self.where}: "
+                                   f"{one_line(err)}") from None
+        self._pool: AsyncConnectionPool | None = None
+        self._pool_loop: asyncio.AbstractEventLoop | None = None
+        self._opening = asyncio.Lock()
+        self._held: dict[str, psycopg.AsyncConnection[Any]] = {}
+        self._local = SessionLocks()
+
+    # -- connections ------------------------------------------------------------------------
+
+    async def pool(self) -> AsyncConnectionPool:
+        """The connection pool of the running event loop, opened on first use."""
+        loop = asyncio.get_running_loop()
+        if self._pool is not None and self._pool_loop is loop:
+            return self._pool
+        async with self._opening:
+            if self._pool is None or self._pool_loop is not loop:
+                pool = AsyncConnectionPool(
+                    self.conninfo, min_size=1, max_size=self.pool_size, open=False,
+                    kwargs={"autocommit": True}, configure=self._configure,
+                    timeout=self.lock_timeout, name="flowctl")
+                try:
+                    await pool.open(wait=True, timeout=self.connect_timeout)
+                except PoolTimeout as err:
+                    raise FlowRuntimeError(f"cannot connect to session store {self.where}: "
+                                           f"{one_line(err)}") from None
+                self._pool, self._pool_loop = pool, loop
+        return self._pool
+
+    async def _configure(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        ms = int(self.lock_timeout * 1000)
+        await conn.execute(f"SET lock_timeout = {ms}")  # also bounds an advisory-lock wait
+
+    @contextlib.asynccontextmanager
+    async def _connection(self, session_id: str) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """The connection holding ``session_id``'s lock, else one from the pool."""
+        held = self._held.get(session_id)
+        if held is not None:
+            try:
+                yield held
+            except psycopg.OperationalError as err:
+                raise LeaseLost(f"session {session_id!r}: the connection holding its lock "
+                                f"was lost ({one_line(err)}); the turn was not saved") from None
+            return
+        pool = await self.pool()
+        try:
+            async with pool.connection() as conn:
+                yield conn
+        except (psycopg.OperationalError, PoolTimeout) as err:
+            raise FlowRuntimeError(f"session store {self.where}: {one_line(err)}") from None
+
+    # -- the per-session lock ---------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def lock(self, session_id: str) -> AsyncIterator[None]:
+        """Hold the session against turns of this and every other instance."""
+        async with self._local(session_id):
+            pool = await self.pool()
+            try:
+                conn = await pool.getconn()
+            except PoolTimeout as err:
+                raise FlowRuntimeError(f"session store {self.where}: {one_line(err)}") from None
+            key = advisory_key(session_id)
+            clean = False
+            try:
+                await self._acquire(conn, session_id, key)
+                self._held[session_id] = conn
+                stop = asyncio.Event()
+                beat = asyncio.create_task(self._heartbeat(conn, stop))
+                try:
+                    yield
+                finally:
+                    stop.set()
+                    await asyncio.wait([beat])  # never cancelled inside a query
+                    del self._held[session_id]
+                    clean = await self._release(conn, key)
+            finally:
+                if not clean:  # closing it ends whatever lock the server still holds for it
+                    await conn.close()
+                await pool.putconn(conn)
+
+    async def _acquire(self, conn: psycopg.AsyncConnection[Any], session_id: str,
+                       key: int) -> None:
+        lease = int(self.lease_seconds * 1000)
+        try:
+            await conn.execute(f"SET idle_session_timeout = {lease}; "
+                               f"SELECT pg_advisory_lock({key})")
+        except psycopg.errors.LockNotAvailable:
+            raise FlowRuntimeError(f"session {session_id!r} stayed locked by another instance "
+                                   f"for {self.lock_timeout:g}s; try again later") from None
+        except psycopg.OperationalError as err:
+            raise FlowRuntimeError(f"session store {self.where}: {one_line(err)}") from None
+
+    @staticmethod
+    async def _release(conn: psycopg.AsyncConnection[Any], key: int) -> bool:
+        """Unlock and end the lease; False when the connection could not (it is lost)."""
+        try:
+            await conn.execute(f"SELECT pg_advisory_unlock({key}); SET idle_session_timeout = 0")
+        except psycopg.Error:
+            return False
+        return True
+
+    async def _heartbeat(self, conn: psycopg.AsyncConnection[Any], stop: asyncio.Event) -> None:
+        """Keep the lease of a long turn: the connection is never idle for its timeout."""
+        with contextlib.suppress(psycopg.Error):
+            while not stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.lease_seconds / 3)
+                if not stop.is_set():
+                    await conn.execute("SELECT 1")
+
+    # -- records ----------------------------------------------------------------------------
+
+    async def load(self, session_id: str) -> SessionRecord | None:
+        async with self._connection(session_id) as conn:
+            cur = await conn.execute("SELECT version, data::text FROM flowctl_sessions "
+                                     "WHERE id = %s", (session_id,))
+            row = await cur.fetchone()
+        return SessionRecord(session_id, row[0], json.loads(row[1])) if row else None
+
+    async def commit(self, session_id: str, data: JSON, *, expected_version: int,
+                     completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
+        """Write the session and its completed tasks in one statement if the stored version
+        is ``expected_version``. ``final`` changes nothing here: the lock is the holding
+        connection's until the turn leaves it."""
+        params = {"id": session_id, "data": json.dumps(data, ensure_ascii=False),
+                  "pending": has_pending(data), "expected": expected_version,
+                  "done": [json.dumps(c, ensure_ascii=False) for c in completed]}
+        async with self._connection(session_id) as conn:
+            cur = await conn.execute(_CREATE if expected_version == 0 else _UPDATE, params)
+            row = await cur.fetchone()
+        if row is None:
+            raise VersionConflict(f"session {session_id!r} changed since it was loaded")
+        return int(row[0])
+
+    async def completed(self, session_id: str) -> list[JSON]:
+        async with self._connection(session_id) as conn:
+            cur = await conn.execute("SELECT data::text FROM flowctl_completed "
+                                     "WHERE session_id = %s ORDER BY seq", (session_id,))
+            rows = await cur.fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    async def delete(self, session_id: str) -> bool:
+        async with self._connection(session_id) as conn:
+            cur = await conn.execute(_DELETE, {"id": session_id})
+        return cur.rowcount == 1
+
+    async def expire(self, older_than: float) -> int:
+        async with self._connection("") as conn:
+            cur = await conn.execute(_EXPIRE, {"age": older_than})
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def pending_sessions(self) -> list[str]:
+        async with self._connection("") as conn:
+            cur = await conn.execute("SELECT id FROM flowctl_sessions WHERE pending ORDER BY id")
+            rows = await cur.fetchall()
+        return [r[0] for r in rows]
+
+    async def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None and self._pool_loop is asyncio.get_running_loop():
+            await pool.close()
+
+
+def advisory_key(session_id: str) -> int:
+    """A signed 64-bit key for ``pg_advisory_lock``, the same in every process."""
+    digest = hashlib.blake2b(session_id.encode(), digest_size=8, person=b"flowctl").digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def has_pending(data: Mapping[str, Any]) -> bool:
+    """Whether the session's action journal holds a ``pending`` entry."""
+    journal = data.get("journal") or {}
+    return isinstance(journal, Mapping) and any(
+        isinstance(entry, Mapping) and entry.get("status") == "pending"
+        for entry in journal.values())
+
+
+def split_url(url: str) -> tuple[str, dict[str, str]]:
+    """(the URL libpq reads, flowctl's own query parameters taken out of it)."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    own = {k: v for k, v in query if k in _OWN_PARAMETERS}
+    rest = urlencode([(k, v) for k, v in query if k not in _OWN_PARAMETERS])
+    if "pool_size" in own and not (own["pool_size"].isdigit() and int(own["pool_size"]) > 0):
+        raise FlowRuntimeError(f"store URL {redact(url)}: pool_size={own['pool_size']!r} "
+                               "is not a positive whole number")
+    return urlunsplit(parts._replace(query=rest)), own
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
