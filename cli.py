@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 findings or failing tests, 2 unusable input (invalid flow, b
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -38,6 +39,8 @@ def app() -> None:
 @click.option("--store", "store_url", default=None, metavar="URL",
               help="Session store: sqlite:///PATH (relative to here), postgresql://HOST/DB or "
                    "memory:// (FLOWCTL_STORE; default sqlite:///.flowctl/sessions.db).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="Worker processes sharing the port (sqlite:// or postgresql:// store).")
 @click.option("--allow-anonymous", is_flag=True,
               help="Without API keys, answer any client and listen on any address "
                    "(FLOWCTL_ALLOW_ANONYMOUS=true). Without it and without keys: loopback only.")
@@ -48,8 +51,9 @@ def app() -> None:
               help="A Host header value to answer besides localhost/127.0.0.1/[::1], e.g. "
                    "api.example.com or *.example.com (repeatable; adds to "
                    "FLOWCTL_ALLOWED_HOSTS).")
-def serve(flow: str, host: str, port: int, store_url: str | None, allow_anonymous: bool,
-          cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...]) -> None:
+def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
+          allow_anonymous: bool, cors_origins: tuple[str, ...],
+          allowed_hosts: tuple[str, ...]) -> None:
     """Serve FLOW over HTTP/SSE with the playground at /.
 
     API keys come from FLOWCTL_API_KEYS or FLOWCTL_API_KEYS_FILE; with none, only this
@@ -59,12 +63,13 @@ def serve(flow: str, host: str, port: int, store_url: str | None, allow_anonymou
 
     from engine.config import store_url as chosen_store
     from engine.transports.http import DEFAULT_STORE, run_server
+    from engine.transports.http.workers import run_workers
 
+    run = run_server if workers == 1 else functools.partial(run_workers, workers=workers)
     try:
-        run_server(flow, host=host, port=port, store_url=chosen_store(store_url, DEFAULT_STORE),
-                   env=os.environ,
-                   allow_anonymous=allow_anonymous, cors_origins=cors_origins,
-                   allowed_hosts=allowed_hosts)
+        run(flow, host=host, port=port, store_url=chosen_store(store_url, DEFAULT_STORE),
+            env=os.environ, allow_anonymous=allow_anonymous, cors_origins=cors_origins,
+            allowed_hosts=allowed_hosts)
     except FlowDefinitionError as err:
         refuse(err)
 

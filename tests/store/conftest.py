@@ -9,6 +9,7 @@ PostgreSQL tests are skipped on a developer machine and fail in CI (``CI`` set),
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from engine.store import MemoryStore, SqliteStore
 from engine.store.base import SessionStore
 from engine.store.postgres import PostgresStore
 from tests.pg_cluster import Cluster, NoPostgres
+from tests.server.conftest import long_memory_text
 
 STORES = ["memory", "sqlite", "postgresql"]
 
@@ -44,6 +46,16 @@ def pg_url(postgres: Cluster) -> str:
         if exists and exists[0]:
             conn.execute("TRUNCATE flowctl_sessions, flowctl_completed")
     return postgres.url
+
+
+@pytest.fixture
+def flow(tmp_path: Path) -> Path:
+    """transfer.yaml with a raw history long enough to hold every turn sent here."""
+    shutil.copytree(Path(__file__).resolve().parents[2] / "prompts", tmp_path / "prompts")
+    path = tmp_path / "transfer.yaml"
+    path.write_text(long_memory_text().replace("summarize_threshold: 200",
+                                               "summarize_threshold: 1000"), encoding="utf-8")
+    return path
 
 
 @pytest.fixture(params=STORES)

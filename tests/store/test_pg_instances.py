@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ import httpx
 import pytest
 
 from tests.pg_cluster import free_port
-from tests.server.conftest import ALL_DONE, BATCH, long_memory_text
+from tests.server.conftest import ALL_DONE, BATCH
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRUBBED = ("OPENAI_", "ANTHROPIC_", "FLOWCTL_", "MEMORY_")
@@ -52,16 +51,6 @@ class Instance:
         if self.proc.poll() is None:
             self.proc.terminate()
         return self.proc.communicate(timeout=30)[0]
-
-
-@pytest.fixture
-def flow(tmp_path: Path) -> Path:
-    """transfer.yaml with a raw history long enough to hold every turn sent here."""
-    shutil.copytree(ROOT / "prompts", tmp_path / "prompts")
-    path = tmp_path / "transfer.yaml"
-    path.write_text(long_memory_text().replace("summarize_threshold: 200",
-                                               "summarize_threshold: 1000"), encoding="utf-8")
-    return path
 
 
 @pytest.fixture

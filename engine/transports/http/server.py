@@ -97,8 +97,10 @@ def bind(host: str, port: int, *, address: Address | None = None) -> socket.sock
 async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
                 store_url: str = DEFAULT_STORE, env: Mapping[str, str],
                 allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
-                allowed_hosts: Iterable[str] = ()) -> None:
+                allowed_hosts: Iterable[str] = (), sock: socket.socket | None = None) -> None:
     """Compile ``flow_path``, bind ``host:port``, open the store and serve until stopped.
+
+    ``sock``: a socket already bound after the same checks (``flowctl serve --workers``).
 
     ``allow_anonymous``, ``cors_origins`` and ``allowed_hosts`` add to what ``env`` sets
     (``flowctl serve``'s options). Raises FlowDefinitionError for an invalid flow and
@@ -112,9 +114,10 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
             allowed_hosts=allowed_hosts)
     except ValueError as err:
         raise FlowRuntimeError(str(err)) from None
-    address = resolve(host, port)
-    check_exposure(host, address, settings)
-    sock = bind(host, port, address=address)
+    if sock is None:
+        address = resolve(host, port)
+        check_exposure(host, address, settings)
+        sock = bind(host, port, address=address)
     try:
         store = open_store(store_url)
     except BaseException:
@@ -162,7 +165,7 @@ def _stopped(signum: int, frame: FrameType | None) -> None:
 def run_server(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
                store_url: str = DEFAULT_STORE, env: Mapping[str, str],
                allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
-               allowed_hosts: Iterable[str] = ()) -> None:
+               allowed_hosts: Iterable[str] = (), sock: socket.socket | None = None) -> None:
     """``serve`` for synchronous callers (the CLI); same arguments, same exceptions.
 
     SIGTERM stops it gracefully and it returns: uvicorn drains the server, then re-raises
@@ -174,7 +177,7 @@ def run_server(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
     try:
         asyncio.run(serve(flow_path, host=host, port=port, store_url=store_url, env=env,
                           allow_anonymous=allow_anonymous, cors_origins=cors_origins,
-                          allowed_hosts=allowed_hosts))
+                          allowed_hosts=allowed_hosts, sock=sock))
     except _Stopped:
         log.info("stopped")
     finally:
