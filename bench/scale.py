@@ -246,6 +246,9 @@ async def stored(args: argparse.Namespace, urls: dict[str, str]) -> None:
             started = time.monotonic()
             await fill(url, size)
             loaded = time.monotonic() - started
+            if url.startswith("postgresql"):  # not a checkpoint of the load during the run
+                with psycopg.connect(url, autocommit=True) as conn:
+                    conn.execute("CHECKPOINT")
             server = await flowctl(url, 1).ready()
             try:
                 await replay(server.port, turns=100, users=1, tag=f"s{size}-warm")
