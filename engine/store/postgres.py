@@ -32,10 +32,12 @@ import contextlib
 import hashlib
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
+from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from engine.errors import FlowRuntimeError
@@ -79,6 +81,10 @@ c AS (
 SELECT count(*) FROM gone
 """
 
+_LOAD = "SELECT version, data::text FROM flowctl_sessions WHERE id = %s"
+_NO_LEASE = "SET idle_session_timeout = 0"
+_NOTHING: Any = object()  # no row read ahead
+
 _OWN_PARAMETERS = ("pool_size",)  # flowctl's, not libpq's: taken out of the URL
 
 
@@ -103,7 +109,7 @@ class PostgresStore:
         self._pool: AsyncConnectionPool | None = None
         self._pool_loop: asyncio.AbstractEventLoop | None = None
         self._opening = asyncio.Lock()
-        self._held: dict[str, psycopg.AsyncConnection[Any]] = {}
+        self._held: dict[str, _Hold] = {}
         self._local = SessionLocks()
 
     # -- connections ------------------------------------------------------------------------
@@ -137,7 +143,7 @@ class PostgresStore:
         held = self._held.get(session_id)
         if held is not None:
             try:
-                yield held
+                yield held.conn
             except psycopg.OperationalError as err:
                 raise LeaseLost(f"session {session_id!r}: the connection holding its lock "
                                 f"was lost ({one_line(err)}); the turn was not saved") from None
@@ -160,11 +166,11 @@ class PostgresStore:
                 conn = await pool.getconn()
             except PoolTimeout as err:
                 raise FlowRuntimeError(f"session store {self.where}: {one_line(err)}") from None
-            key = advisory_key(session_id)
+            hold = _Hold(conn, advisory_key(session_id))
             clean = False
             try:
-                await self._acquire(conn, session_id, key)
-                self._held[session_id] = conn
+                await self._acquire(hold, session_id)
+                self._held[session_id] = hold
                 stop = asyncio.Event()
                 beat = asyncio.create_task(self._heartbeat(conn, stop))
                 try:
@@ -173,18 +179,21 @@ class PostgresStore:
                     stop.set()
                     await asyncio.wait([beat])  # never cancelled inside a query
                     del self._held[session_id]
-                    clean = await self._release(conn, key)
+                    clean = await self._release(hold)
             finally:
                 if not clean:  # closing it ends whatever lock the server still holds for it
                     await conn.close()
                 await pool.putconn(conn)
 
-    async def _acquire(self, conn: psycopg.AsyncConnection[Any], session_id: str,
-                       key: int) -> None:
+    async def _acquire(self, hold: _Hold, session_id: str) -> None:
+        """Set the lease, wait for the lock and read the session: one round trip (the
+        session is what the turn loads first)."""
         lease = int(self.lease_seconds * 1000)
         try:
-            await conn.execute(f"SET idle_session_timeout = {lease}; "
-                               f"SELECT pg_advisory_lock({key})")
+            cur = await run(hold.conn, f"SET idle_session_timeout = {lease}; "
+                            f"SELECT pg_advisory_lock({hold.key}); {_LOAD}", (session_id,))
+            hold.prefetched = await last_row(cur)
+            hold.locked = True
         except psycopg.errors.LockNotAvailable:
             raise FlowRuntimeError(f"session {session_id!r} stayed locked by another instance "
                                    f"for {self.lock_timeout:g}s; try again later") from None
@@ -192,10 +201,13 @@ class PostgresStore:
             raise FlowRuntimeError(f"session store {self.where}: {one_line(err)}") from None
 
     @staticmethod
-    async def _release(conn: psycopg.AsyncConnection[Any], key: int) -> bool:
-        """Unlock and end the lease; False when the connection could not (it is lost)."""
+    async def _release(hold: _Hold) -> bool:
+        """Unlock and end the lease (unless a final commit did); False when the connection
+        could not (it is lost)."""
+        if not hold.locked:
+            return hold.conn.info.transaction_status == TransactionStatus.IDLE
         try:
-            await conn.execute(f"SELECT pg_advisory_unlock({key}); SET idle_session_timeout = 0")
+            await hold.conn.execute(f"SELECT pg_advisory_unlock({hold.key}); {_NO_LEASE}")
         except psycopg.Error:
             return False
         return True
@@ -212,10 +224,13 @@ class PostgresStore:
     # -- records ----------------------------------------------------------------------------
 
     async def load(self, session_id: str) -> SessionRecord | None:
-        async with self._connection(session_id) as conn:
-            cur = await conn.execute("SELECT version, data::text FROM flowctl_sessions "
-                                     "WHERE id = %s", (session_id,))
-            row = await cur.fetchone()
+        hold = self._held.get(session_id)
+        if hold is not None and hold.prefetched is not _NOTHING:
+            row, hold.prefetched = hold.prefetched, _NOTHING  # read as the lock was taken
+        else:
+            async with self._connection(session_id) as conn:
+                cur = await conn.execute(_LOAD, (session_id,))
+                row = await cur.fetchone()
         return SessionRecord(session_id, row[0], json.loads(row[1])) if row else None
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
@@ -226,12 +241,37 @@ class PostgresStore:
         params = {"id": session_id, "data": json.dumps(data, ensure_ascii=False),
                   "pending": has_pending(data), "expected": expected_version,
                   "done": [json.dumps(c, ensure_ascii=False) for c in completed]}
+        statement = _CREATE if expected_version == 0 else _UPDATE
+        hold = self._held.get(session_id)
         async with self._connection(session_id) as conn:
-            cur = await conn.execute(_CREATE if expected_version == 0 else _UPDATE, params)
-            row = await cur.fetchone()
+            if hold is None:
+                cur = await conn.execute(statement, params)
+                row = await cur.fetchone()
+            else:
+                row = await self._fenced(hold, session_id, statement, params, final)
         if row is None:
             raise VersionConflict(f"session {session_id!r} changed since it was loaded")
         return int(row[0])
+
+    async def _fenced(self, hold: _Hold, session_id: str, statement: str,
+                      params: dict[str, Any], final: bool) -> Any:
+        """A commit inside ``lock``, through the lock's connection. A final one also ends
+        the lock and the lease after its transaction, in the same round trip."""
+        hold.prefetched = _NOTHING
+        if not hold.locked:  # an earlier final commit of this turn let the session go
+            lease = int(self.lease_seconds * 1000)
+            cur = await run(hold.conn, f"SET idle_session_timeout = {lease}; "
+                            "SELECT pg_try_advisory_lock(%s)", (hold.key,))
+            if not (await last_row(cur) or (False,))[0]:
+                raise LeaseLost(f"session {session_id!r} was taken by another instance after "
+                                "this turn's last commit; the turn was not saved")
+            hold.locked = True
+        if not final:
+            return await (await hold.conn.execute(statement, params)).fetchone()
+        ended = await run(hold.conn, f"BEGIN; {statement}; COMMIT; "
+                          f"SELECT pg_advisory_unlock({hold.key}); {_NO_LEASE}", params)
+        hold.locked = False
+        return await version_row(ended)
 
     async def completed(self, session_id: str) -> list[JSON]:
         async with self._connection(session_id) as conn:
@@ -261,6 +301,45 @@ class PostgresStore:
         pool, self._pool = self._pool, None
         if pool is not None and self._pool_loop is asyncio.get_running_loop():
             await pool.close()
+
+
+@dataclass(slots=True)
+class _Hold:
+    """A session this process holds: the connection its lock lives on."""
+
+    conn: psycopg.AsyncConnection[Any]
+    key: int
+    locked: bool = False
+    """The advisory lock is ours (a final commit ends it before the turn leaves ``lock``)."""
+    prefetched: Any = _NOTHING
+    """The session's row as read when the lock was taken, for the turn's first ``load``."""
+
+
+async def run(conn: psycopg.AsyncConnection[Any], statements: str,
+              params: Any) -> psycopg.AsyncClientCursor[Any]:
+    """Several statements in one round trip (parameters bound by the client, as literals)."""
+    cur = psycopg.AsyncClientCursor(conn)
+    await cur.execute(statements, params)
+    return cur
+
+
+async def last_row(cur: psycopg.AsyncClientCursor[Any]) -> Any:
+    """The row of the last statement that returned rows, None when it had none."""
+    row = None
+    while True:
+        if cur.description is not None:
+            row = await cur.fetchone()
+        if not cur.nextset():
+            return row
+
+
+async def version_row(cur: psycopg.AsyncClientCursor[Any]) -> Any:
+    """The row of the statement whose column is ``version`` (None: nothing written)."""
+    while True:
+        if cur.description is not None and cur.description[0].name == "version":
+            return await cur.fetchone()
+        if not cur.nextset():
+            return None
 
 
 def advisory_key(session_id: str) -> int:

@@ -124,23 +124,22 @@ async def test_a_turn_needs_one_connection_only(pg_url: str) -> None:
     await store.close()
 
 
-async def test_two_instances_never_hold_one_session_together(pg_url: str) -> None:
+async def test_two_instances_never_run_turns_of_one_session_together(pg_url: str) -> None:
     a, b = PostgresStore(pg_url), PostgresStore(pg_url)  # two pools: two instances
-    inside: list[str] = []
+    seen: list[int] = []
 
     async def turn(store: PostgresStore, name: str) -> None:
         async with store.lock("s"):
-            inside.append(name)
-            assert len(inside) == 1, inside
             record = await store.load("s")
-            await asyncio.sleep(0.002)
             version = record.version if record else 0
+            seen.append(version)
+            await asyncio.sleep(0.002)
             await store.commit("s", {"last": name}, expected_version=version)
-            inside.remove(name)
 
     await asyncio.gather(*(turn(a if i % 2 else b, f"t{i}") for i in range(40)))
     record = await a.load("s")
     assert record is not None and record.version == 40
+    assert sorted(seen) == list(range(40))  # each turn saw the one before it: none overlapped
     await a.close()
     await b.close()
 
@@ -199,3 +198,24 @@ async def test_a_commit_through_a_lost_connection_is_lease_lost(pg_url: str) -> 
     assert await store.load("s") is None
     assert await timed_lock(store, "s") < 1.0  # the lost connection left the pool
     await store.close()
+
+
+@pytest.mark.parametrize("taken", [False, True])
+async def test_a_commit_after_a_final_one_takes_the_lock_again_or_is_refused(
+        pg_url: str, taken: bool) -> None:
+    a = PostgresStore(pg_url)
+    b = PostgresStore(pg_url, lock_timeout=0.3)
+    async with a.lock("s"):
+        await a.commit("s", {"n": 1}, expected_version=0)  # final: the lock ended here...
+        if taken:
+            async with b.lock("s"):  # ...so another instance could take the session
+                with pytest.raises(LeaseLost):
+                    await a.commit("s", {"n": 2}, expected_version=1)
+        else:
+            assert await a.commit("s", {"n": 2}, expected_version=1, final=False) == 2
+            with pytest.raises(FlowRuntimeError, match="stayed locked"):
+                await timed_lock(b, "s")  # not final: it holds the session again
+    record = await a.load("s")
+    assert record is not None and record.data == {"n": 1 if taken else 2}
+    await a.close()
+    await b.close()

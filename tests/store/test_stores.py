@@ -81,7 +81,7 @@ async def test_lock_lets_different_sessions_run_together(store: SessionStore) ->
         async with store.lock(session_id):
             inside += 1
             most = max(most, inside)
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)  # longer than a PostgreSQL pool takes to grow
             inside -= 1
 
     await asyncio.gather(*(turn(f"s{i}") for i in range(5)))
