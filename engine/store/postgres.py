@@ -171,13 +171,11 @@ class PostgresStore:
             try:
                 await self._acquire(hold, session_id)
                 self._held[session_id] = hold
-                stop = asyncio.Event()
-                beat = asyncio.create_task(self._heartbeat(conn, stop))
+                beat = _Heartbeat(conn, self.lease_seconds / 3)
                 try:
                     yield
                 finally:
-                    stop.set()
-                    await asyncio.wait([beat])  # never cancelled inside a query
+                    await beat.stop()
                     del self._held[session_id]
                     clean = await self._release(hold)
             finally:
@@ -211,15 +209,6 @@ class PostgresStore:
         except psycopg.Error:
             return False
         return True
-
-    async def _heartbeat(self, conn: psycopg.AsyncConnection[Any], stop: asyncio.Event) -> None:
-        """Keep the lease of a long turn: the connection is never idle for its timeout."""
-        with contextlib.suppress(psycopg.Error):
-            while not stop.is_set():
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.lease_seconds / 3)
-                if not stop.is_set():
-                    await conn.execute("SELECT 1")
 
     # -- records ----------------------------------------------------------------------------
 
@@ -313,6 +302,35 @@ class _Hold:
     """The advisory lock is ours (a final commit ends it before the turn leaves ``lock``)."""
     prefetched: Any = _NOTHING
     """The session's row as read when the lock was taken, for the turn's first ``load``."""
+
+
+class _Heartbeat:
+    """Pings a held connection every ``every`` seconds, so a long turn keeps its lease (a
+    timer, not a task: most turns end before it first fires)."""
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any], every: float) -> None:
+        self.conn, self.every = conn, every
+        self.loop = asyncio.get_running_loop()
+        self.handle: asyncio.TimerHandle | None = self.loop.call_later(every, self._fire)
+        self.ping: asyncio.Task[None] | None = None
+
+    def _fire(self) -> None:
+        self.ping = self.loop.create_task(self._send())
+
+    async def _send(self) -> None:
+        try:
+            await self.conn.execute("SELECT 1")
+        except psycopg.Error:
+            return  # the connection is lost: so is the lease
+        if self.handle is not None:
+            self.handle = self.loop.call_later(self.every, self._fire)
+
+    async def stop(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        if self.ping is not None:
+            await asyncio.wait([self.ping])  # never cancelled inside a query
 
 
 async def run(conn: psycopg.AsyncConnection[Any], statements: str,

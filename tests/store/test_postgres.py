@@ -219,3 +219,18 @@ async def test_a_commit_after_a_final_one_takes_the_lock_again_or_is_refused(
     assert record is not None and record.data == {"n": 1 if taken else 2}
     await a.close()
     await b.close()
+
+
+async def test_a_long_turn_keeps_its_lease_while_its_process_runs(pg_url: str) -> None:
+    a = PostgresStore(pg_url, lease_seconds=0.6)
+    b = PostgresStore(pg_url, lock_timeout=0.3)
+    async with a.lock("s"):
+        await a.commit("s", {"journal": "pending"}, expected_version=0, final=False)
+        for _ in range(4):  # the action's call, longer than the lease: pinged meanwhile
+            await asyncio.sleep(0.4)
+            with pytest.raises(FlowRuntimeError, match="stayed locked"):
+                await timed_lock(b, "s")
+        assert await a.commit("s", {"journal": "done"}, expected_version=1) == 2
+    assert await timed_lock(b, "s") < 0.3
+    await a.close()
+    await b.close()
