@@ -223,18 +223,28 @@ async def latency(args: argparse.Namespace, tmp: Path) -> None:
 
 
 async def throughput(args: argparse.Namespace, urls: dict[str, str]) -> None:
-    print(f"\n2. {args.users} users replaying the conversations, {args.turns} turns per run")
-    print("   " + HEADER)
+    print(f"\n2. {args.users} users replaying the conversations, {args.turns} turns a run; "
+          f"the median of {args.rounds} runs, alternating stores")
+    print("   " + HEADER + "   turns/s of each run")
     for workers in args.workers:
-        for name, url in urls.items():
-            server = await flowctl(url, workers).ready()
-            try:
+        servers = {name: await flowctl(url, workers).ready() for name, url in urls.items()}
+        try:
+            runs: dict[str, list[Round]] = {name: [] for name in servers}
+            for server in servers.values():
                 await replay(server.port, turns=300, users=args.users, tag=f"w{workers}-warm")
-                result = await replay(server.port, turns=args.turns, users=args.users,
-                                      tag=f"w{workers}-{time.time_ns()}")
-            finally:
+            for r in range(args.rounds):
+                for name, server in servers.items():
+                    runs[name].append(await replay(server.port, turns=args.turns,
+                                                   users=args.users,
+                                                   tag=f"w{workers}-{r}-{time.time_ns()}"))
+        finally:
+            for server in servers.values():
                 server.stop()
-            print("   " + row(f"{name}, --workers {workers}", result), flush=True)
+        for name, results in runs.items():
+            median = sorted(results, key=lambda x: x.rate)[len(results) // 2]
+            every = " ".join(f"{x.rate:.0f}" for x in results)
+            print("   " + row(f"{name}, --workers {workers}", median) + f"   {every}",
+                  flush=True)
 
 
 async def stored(args: argparse.Namespace, urls: dict[str, str]) -> None:
@@ -279,6 +289,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         default=[1, 2], help="worker counts, e.g. 1,2,4 (default 1,2)")
     parser.add_argument("--turns", type=int, default=2000, help="turns per throughput run")
     parser.add_argument("--users", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=3, help="throughput runs per target")
     parser.add_argument("--serial", type=int, default=500, help="turns of the serial runs")
     parser.add_argument("--skip-million", action="store_true", help="10k stored sessions only")
     parser.add_argument("--parts", default="latency,throughput,stored")

@@ -19,7 +19,11 @@ the server sees the socket close. No dead-owner bookkeeping is needed.
 Each write is one statement, hence one transaction: the session row (its action journal
 included) and the tasks it completed are written together, or not at all. Inside ``lock``
 reads and writes go through the holding connection (never a second one from the pool, so
-turns cannot starve the pool into a deadlock). The session's version is the fencing token:
+turns cannot starve the pool into a deadlock), and a plain turn costs two round trips:
+taking the lock also reads the session (the turn's first ``load``), and the final commit
+also ends the lock and the lease, after its transaction, as SQLite's commit ends its lease.
+Statements that share a round trip are sent as one simple query, their parameters bound by
+psycopg on the client. The session's version is the fencing token:
 a commit writes only if the stored version is the one the turn loaded or last wrote, so a
 stalled instance whose lease ended, and whose session another instance has since moved on,
 gets ``LeaseLost`` (its connection is gone) or ``VersionConflict`` and writes nothing.
@@ -225,8 +229,12 @@ class PostgresStore:
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
                      completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
         """Write the session and its completed tasks in one statement if the stored version
-        is ``expected_version``. ``final`` changes nothing here: the lock is the holding
-        connection's until the turn leaves it."""
+        is ``expected_version``; return the new version.
+
+        Inside ``lock`` a final commit also ends the lock and the lease once its transaction
+        is committed (a waiting instance may go on at once); one that is not final keeps
+        them. A commit after a final one takes the lock again, or raises ``LeaseLost`` if
+        another instance has it."""
         params = {"id": session_id, "data": json.dumps(data, ensure_ascii=False),
                   "pending": has_pending(data), "expected": expected_version,
                   "done": [json.dumps(c, ensure_ascii=False) for c in completed]}
