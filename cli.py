@@ -109,7 +109,13 @@ def chat(flow: str, store: str | None, session_id: str, verbose: bool) -> None:
             async for event in engine.turn(session_id, line.rstrip("\n")):
                 show_event(console, event, verbose=verbose)
 
-    asyncio.run(loop())
+    async def talk() -> None:
+        try:
+            await loop()
+        finally:
+            await engine.store.close()  # a PostgreSQL store's connections
+
+    asyncio.run(talk())
 
 
 @app.command()
