@@ -79,3 +79,24 @@ def test_an_unshared_or_unusable_store_is_one_error(store: str, message: str) ->
     assert run.returncode == 2, run.stderr
     assert message in run.stderr and "secret" not in run.stderr
     assert "Traceback" not in run.stderr and run.stderr.count("\n") == 1, run.stderr
+
+
+def test_workers_stop_when_their_supervisor_is_killed(tmp_path: Path, flow: Path) -> None:
+    server = Instance(flow, f"sqlite:///{tmp_path}/s.db", "--workers", "2").wait_ready()
+    workers = children(server.proc.pid)
+    server.proc.kill()
+    server.proc.wait(timeout=10)
+
+    def running(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1][0] != "Z"
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+
+    try:
+        wait_for(lambda: not any(running(pid) for pid in workers))  # no orphans on the port
+    finally:
+        for pid in workers:
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
+        server.stop()

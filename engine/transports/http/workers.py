@@ -21,6 +21,8 @@ Sessions must live where every worker sees them: ``sqlite://`` or ``postgresql:/
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import logging
 import os
 import signal
@@ -37,6 +39,7 @@ from engine.transports.http.server import bind, check_exposure, resolve, run_ser
 
 log = logging.getLogger("flowctl.http")
 
+_PR_SET_PDEATHSIG = 1
 STARTUP_FAILED = 2
 """A worker's exit status when it could not start (bad store, bad flow): not respawned."""
 RESPAWN_WINDOW = 60.0
@@ -105,9 +108,10 @@ class Supervisor:
     def _spawn(self) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:
-            code = _child(self.work)
+            code = _child(self.work, parent)
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
@@ -141,10 +145,20 @@ class Supervisor:
                     pass
 
 
-def _child(work: Callable[[], None]) -> int:
-    """Run ``work`` in a forked worker; its exit status."""
+def _die_with(parent: int) -> None:
+    """Linux: a SIGTERM when the supervisor dies, even by SIGKILL: no orphan on the port."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:  # it died before that
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _child(work: Callable[[], None], parent: int) -> int:
+    """Run ``work`` in a worker forked by ``parent``; its exit status."""
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL)
+    _die_with(parent)
     try:
         work()
     except (FlowDefinitionError, FlowRuntimeError) as err:
