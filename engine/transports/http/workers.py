@@ -4,10 +4,11 @@ The supervisor checks what ``serve`` checks (the flow compiles, the settings par
 non-loopback address without keys), binds the socket once and forks N workers before any
 event loop or thread exists. Each worker runs ``run_server`` on the inherited socket with
 its own store connection(s) and engine; the kernel hands each new connection to one of the
-workers waiting in ``accept``. A worker that dies is replaced; one that exits at once with
-an error (a store that cannot be opened) stops the whole server with its message. SIGTERM
-is passed on to the workers, which finish their running turns, and the supervisor returns
-when all are gone; Ctrl-C reaches the workers from the terminal directly.
+workers waiting in ``accept``. A worker that dies is replaced; one that could not start
+(status ``STARTUP_FAILED``: say its store became unreachable) stops the whole server with
+its message, as do workers that keep dying. SIGTERM is passed on to the workers, which
+finish their running turns, and the supervisor returns when all are gone; Ctrl-C reaches
+the workers from the terminal directly. A worker gets SIGTERM when the supervisor dies.
 
 The socket is made with the protocol ``getaddrinfo`` names (IPPROTO_TCP), so asyncio sets
 TCP_NODELAY on every accepted connection. ``uvicorn --workers`` binds with protocol 0,
@@ -51,7 +52,7 @@ def run_workers(flow_path: str, *, workers: int, host: str, port: int, store_url
                 cors_origins: Iterable[str] = (), allowed_hosts: Iterable[str] = ()) -> None:
     """Serve ``flow_path`` from ``workers`` processes until SIGTERM or Ctrl-C; same
     arguments and exceptions as ``run_server``."""
-    if store_url.startswith("memory"):
+    if store_url in ("memory://", "memory"):
         raise FlowRuntimeError("--workers needs a store every worker shares (sqlite:///PATH or "
                                "postgresql://...); memory:// lives in one process")
     compile_file(flow_path)  # FlowDefinitionError before any worker starts
