@@ -117,3 +117,12 @@ def test_open_store_rejects_unknown_urls(url: str, message: str) -> None:
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(f"engine.store.{name}"))
     assert (result.failed, result.attempted > 0) == (0, True)
+
+
+def test_the_store_is_the_option_then_flowctl_store_then_the_default() -> None:
+    from engine.config import store_url
+
+    env = {"FLOWCTL_STORE": " postgresql://db/flowctl "}
+    assert store_url(None, "memory://", {}) == "memory://"
+    assert store_url(None, "memory://", env) == "postgresql://db/flowctl"
+    assert store_url("sqlite:///s.db", "memory://", env) == "sqlite:///s.db"
