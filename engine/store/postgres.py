@@ -166,16 +166,11 @@ class PostgresStore:
         """Hold the session against turns of this and every other instance."""
         async with self._local(session_id):
             pool = await self.pool()
-            try:
-                conn = await pool.getconn()
-            except PoolTimeout as err:
-                raise FlowRuntimeError(f"session store {self.where}: {one_line(err)}") from None
-            hold = _Hold(conn, advisory_key(session_id))
+            hold = await self._take(pool, session_id)
             clean = False
             try:
-                await self._acquire(hold, session_id)
                 self._held[session_id] = hold
-                beat = _Heartbeat(conn, self.lease_seconds / 3)
+                beat = _Heartbeat(hold.conn, self.lease_seconds / 3)
                 try:
                     yield
                 finally:
@@ -184,23 +179,45 @@ class PostgresStore:
                     clean = await self._release(hold)
             finally:
                 if not clean:  # closing it ends whatever lock the server still holds for it
-                    await conn.close()
+                    await hold.conn.close()
+                await pool.putconn(hold.conn)
+
+    async def _take(self, pool: AsyncConnectionPool, session_id: str) -> _Hold:
+        """A connection from the pool holding the session's lock. One the server closed
+        while it sat in the pool (a restart, a failover) is replaced, once."""
+        for again in (True, False):
+            try:
+                conn = await pool.getconn()
+            except PoolTimeout as err:
+                raise FlowRuntimeError(f"session store {self.where}: {one_line(err)}") from None
+            hold = _Hold(conn, advisory_key(session_id))
+            try:
+                await self._acquire(hold, session_id)
+                return hold
+            except BaseException as err:
+                broken = conn.broken
+                await conn.close()  # whatever the server granted it ends with it
                 await pool.putconn(conn)
+                if not (again and broken and isinstance(err, psycopg.OperationalError)):
+                    raise self._lock_error(session_id, err) from None
+        raise AssertionError("unreachable")
 
     async def _acquire(self, hold: _Hold, session_id: str) -> None:
         """Set the lease, wait for the lock and read the session: one round trip (the
         session is what the turn loads first)."""
         lease = int(self.lease_seconds * 1000)
-        try:
-            cur = await run(hold.conn, f"SET idle_session_timeout = {lease}; "
-                            f"SELECT pg_advisory_lock({hold.key}); {_LOAD}", (session_id,))
-            hold.prefetched = await last_row(cur)
-            hold.locked = True
-        except psycopg.errors.LockNotAvailable:
-            raise FlowRuntimeError(f"session {session_id!r} stayed locked by another instance "
-                                   f"for {self.lock_timeout:g}s; try again later") from None
-        except psycopg.OperationalError as err:
-            raise FlowRuntimeError(f"session store {self.where}: {one_line(err)}") from None
+        cur = await run(hold.conn, f"SET idle_session_timeout = {lease}; "
+                        f"SELECT pg_advisory_lock({hold.key}); {_LOAD}", (session_id,))
+        hold.prefetched = await last_row(cur)
+        hold.locked = True
+
+    def _lock_error(self, session_id: str, err: BaseException) -> BaseException:
+        if isinstance(err, psycopg.errors.LockNotAvailable):
+            return FlowRuntimeError(f"session {session_id!r} stayed locked by another instance "
+                                    f"for {self.lock_timeout:g}s; try again later")
+        if isinstance(err, psycopg.OperationalError):
+            return FlowRuntimeError(f"session store {self.where}: {one_line(err)}")
+        return err
 
     @staticmethod
     async def _release(hold: _Hold) -> bool:

@@ -21,7 +21,7 @@ from engine.errors import FlowRuntimeError
 from engine.store import LeaseLost, open_store
 from engine.store.pg_schema import LATEST
 from engine.store.postgres import PostgresStore, redact
-from tests.pg_cluster import free_port
+from tests.pg_cluster import Cluster, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -234,3 +234,17 @@ async def test_a_long_turn_keeps_its_lease_while_its_process_runs(pg_url: str) -
     assert await timed_lock(b, "s") < 0.3
     await a.close()
     await b.close()
+
+
+async def test_the_first_turn_after_a_database_restart_gets_a_fresh_connection(
+        postgres: Cluster, pg_url: str) -> None:
+    store = PostgresStore(pg_url)
+    async with store.lock("s"):  # the pool now holds a connection...
+        await store.commit("s", {"n": 1}, expected_version=0)
+    postgres.restart()  # ...that the server closes
+    async with store.lock("s"):
+        record = await store.load("s")
+        assert record is not None
+        await store.commit("s", {"n": 2}, expected_version=record.version)
+    assert (await store.load("s")).data == {"n": 2}  # type: ignore[union-attr]
+    await store.close()
