@@ -1,6 +1,6 @@
 """Several real ``flowctl serve --store postgresql://...`` processes share sessions: turns of
-one session alternate between instances, and 200 concurrent messages to one session spread
-over two instances are all answered, none lost and none run twice."""
+one session alternate between instances (JSON and SSE streams), and 200 concurrent messages
+to one session spread over two instances are all answered, none lost and none run twice."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tests.pg_cluster import free_port
-from tests.server.conftest import ALL_DONE, BATCH
+from tests.server.conftest import ALL_DONE, BATCH, sse
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRUBBED = ("OPENAI_", "ANTHROPIC_", "FLOWCTL_", "MEMORY_")
@@ -112,3 +112,22 @@ async def test_200_concurrent_messages_across_two_instances_lose_and_repeat_none
     assert (debug["version"], debug["state"]["turns"]) == (200, 200)
     history = user_messages(debug)
     assert len(history) == 200 and sorted(history) == sorted(messages)  # none lost, none twice
+
+
+async def test_the_batch_conversation_streams_from_alternating_instances(
+        instances: Any) -> None:
+    servers = instances(2)
+    async with httpx.AsyncClient(timeout=30) as client:
+        turns = []
+        for i, message in enumerate((BATCH, "확인", "확인")):
+            method = "GET" if i % 2 else "POST"
+            params = {"session_id": "streamed", "message": message}
+            turns.append(await sse(client, method,
+                                   f"{servers[i % 2].url}/v1/agent/chat/stream",
+                                   **({"params": params} if method == "GET" else
+                                      {"json": params})))
+    assert [[name for name, _ in events].count("DONE") for events in turns] == [1, 1, 1]
+    assert turns[0][-1][1]["message"] == "총 2건이 요청됐어요. 먼저 엄마에게 1만원 보낼까요? (1/2)"
+    assert ("AGENT_START", {"agent": "send_money", "label": "이체 실행 중"}) in turns[2]
+    done = turns[2][-1][1]
+    assert (done["message"], done["state_snapshot"]["stage"]) == (ALL_DONE, "EXECUTED")
