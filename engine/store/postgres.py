@@ -47,6 +47,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 from engine.errors import FlowRuntimeError
 from engine.store.base import JSON, LeaseLost, SessionLocks, SessionRecord, VersionConflict
 from engine.store.pg_schema import migrate
+from engine.store.urls import redact
 
 _CREATE = """
 WITH s AS (
@@ -409,15 +410,6 @@ def split_url(url: str) -> tuple[str, dict[str, str]]:
         raise FlowRuntimeError(f"store URL {redact(url)}: pool_size={own['pool_size']!r} "
                                "is not a positive whole number")
     return urlunsplit(parts._replace(query=rest)), own
-
-
-def redact(url: str) -> str:
-    """The URL without its password, for messages and logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def one_line(err: BaseException) -> str:

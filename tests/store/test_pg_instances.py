@@ -131,3 +131,10 @@ async def test_the_batch_conversation_streams_from_alternating_instances(
     assert ("AGENT_START", {"agent": "send_money", "label": "이체 실행 중"}) in turns[2]
     done = turns[2][-1][1]
     assert (done["message"], done["state_snapshot"]["stage"]) == (ALL_DONE, "EXECUTED")
+
+
+def test_the_log_never_shows_the_store_password(flow: Path, pg_url: str) -> None:
+    url = pg_url.replace("flowctl@", "flowctl:hunter2-secret@", 1)  # trust: any password
+    server = Instance(flow, url).wait_ready()
+    log = server.stop()
+    assert "flowctl:***@" in log and "hunter2" not in log, log

@@ -20,7 +20,8 @@ import pytest
 from engine.errors import FlowRuntimeError
 from engine.store import LeaseLost, open_store
 from engine.store.pg_schema import LATEST
-from engine.store.postgres import PostgresStore, redact
+from engine.store.postgres import PostgresStore
+from engine.store.urls import redact
 from tests.pg_cluster import Cluster, free_port
 
 ROOT = Path(__file__).resolve().parents[2]

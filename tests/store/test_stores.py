@@ -113,7 +113,7 @@ def test_open_store_rejects_unknown_urls(url: str, message: str) -> None:
         open_store(url)
 
 
-@pytest.mark.parametrize("name", ["sqlite", "memory"])
+@pytest.mark.parametrize("name", ["sqlite", "memory", "urls"])
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(f"engine.store.{name}"))
     assert (result.failed, result.attempted > 0) == (0, True)

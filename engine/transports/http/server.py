@@ -29,6 +29,7 @@ from engine.config import Settings, load_settings
 from engine.errors import FlowRuntimeError
 from engine.runtime.engine import Engine
 from engine.store import open_store
+from engine.store.urls import redact
 from engine.transports.http.app import SHUTDOWN_GRACE_SECONDS, create_app
 from engine.transports.http.edge import is_loopback
 
@@ -131,7 +132,7 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
             server = uvicorn.Server(server_config(
                 app, host=host, port=port, max_message_chars=engine.settings.max_message_chars))
             log.info("serving %s from %s with store %s; playground at http://%s:%d/",
-                     service.name, flow_path, store_url, host, port)
+                     service.name, flow_path, redact(store_url), host, port)
             log.info("%s", access_line(settings))
             await server.serve(sockets=[sock])
         finally:
