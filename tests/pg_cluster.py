@@ -74,6 +74,7 @@ class Cluster:
         data = self.root / "data"
         run = lambda *args: subprocess.run([*as_user, *args], check=True,  # noqa: E731
                                            capture_output=True, text=True, timeout=120)
+        self._run, self._pg_ctl = run, programs / "pg_ctl"
         try:
             run(str(programs / "initdb"), "-D", str(data), "-U", USER, "--auth=trust",
                 "-E", "UTF8", "--locale=C.UTF-8", "--no-sync")
@@ -86,9 +87,8 @@ class Cluster:
         except subprocess.CalledProcessError as err:
             log = (self.root / "log").read_text() if (self.root / "log").exists() else ""
             self.stop()
-            raise RuntimeError(f"{err.cmd[0]} failed: {err.stderr}\n{log}") from None
-        self._run = run
-        self._pg_ctl = programs / "pg_ctl"
+            program = Path(err.cmd[len(as_user)]).name
+            raise RuntimeError(f"{program} failed: {err.stderr}\n{log}") from None
         return self
 
     def restart(self) -> None:
