@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 findings or failing tests, 2 unusable input (invalid flow, b
 from __future__ import annotations
 
 import asyncio
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,8 +36,11 @@ def app() -> None:
 @click.argument("flow", type=click.Path(dir_okay=False))
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--store", "store_url", default="sqlite:///.flowctl/sessions.db", show_default=True,
-              help="Session store: sqlite:///PATH (relative to here) or memory://.")
+@click.option("--store", "store_url", default=None, metavar="URL",
+              help="Session store: sqlite:///PATH (relative to here), postgresql://HOST/DB or "
+                   "memory:// (FLOWCTL_STORE; default sqlite:///.flowctl/sessions.db).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="Worker processes sharing the port (sqlite:// or postgresql:// store).")
 @click.option("--allow-anonymous", is_flag=True,
               help="Without API keys, answer any client and listen on any address "
                    "(FLOWCTL_ALLOW_ANONYMOUS=true). Without it and without keys: loopback only.")
@@ -47,8 +51,9 @@ def app() -> None:
               help="A Host header value to answer besides localhost/127.0.0.1/[::1], e.g. "
                    "api.example.com or *.example.com (repeatable; adds to "
                    "FLOWCTL_ALLOWED_HOSTS).")
-def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool,
-          cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...]) -> None:
+def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
+          allow_anonymous: bool, cors_origins: tuple[str, ...],
+          allowed_hosts: tuple[str, ...]) -> None:
     """Serve FLOW over HTTP/SSE with the playground at /.
 
     API keys come from FLOWCTL_API_KEYS or FLOWCTL_API_KEYS_FILE; with none, only this
@@ -56,34 +61,40 @@ def serve(flow: str, host: str, port: int, store_url: str, allow_anonymous: bool
     """
     import os
 
-    from engine.transports.http import run_server
+    from engine.config import store_url as chosen_store
+    from engine.transports.http import DEFAULT_STORE, run_server
+    from engine.transports.http.workers import run_workers
 
+    run = run_server if workers == 1 else functools.partial(run_workers, workers=workers)
     try:
-        run_server(flow, host=host, port=port, store_url=store_url, env=os.environ,
-                   allow_anonymous=allow_anonymous, cors_origins=cors_origins,
-                   allowed_hosts=allowed_hosts)
+        run(flow, host=host, port=port, store_url=chosen_store(store_url, DEFAULT_STORE),
+            env=os.environ, allow_anonymous=allow_anonymous, cors_origins=cors_origins,
+            allowed_hosts=allowed_hosts)
     except FlowDefinitionError as err:
         refuse(err)
 
 
 @app.command()
 @click.argument("flow", type=click.Path(dir_okay=False))
-@click.option("--store", default="memory://", show_default=True,
-              help="Session store: memory:// or sqlite:///PATH.")
+@click.option("--store", default=None, metavar="URL",
+              help="Session store: memory://, sqlite:///PATH or postgresql://HOST/DB "
+                   "(FLOWCTL_STORE; default memory://).")
 @click.option("--session", "session_id", default="terminal", show_default=True)
 @click.option("--verbose", "-v", is_flag=True, help="Show agent progress events.")
 @click.option("--history", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Keep typed lines in this file across runs (arrow keys recall them).")
-def chat(flow: str, store: str, session_id: str, verbose: bool, history: Path | None) -> None:
+def chat(flow: str, store: str | None, session_id: str, verbose: bool,
+         history: Path | None) -> None:
     """Talk to FLOW in the terminal (one line per message; Ctrl-D ends, Ctrl-C quits)."""
     from engine.app import engine_factory
-    from engine.config import load_settings
+    from engine.config import load_settings, store_url
     from engine.store import open_store
     from engine.transports.terminal import LineReader, Piped, Prompt, talk
 
     settings = load_settings()  # a bad setting is one line before anything else is done
     try:
-        engine = engine_factory(flow, settings.env)(open_store(store), settings)
+        engine = engine_factory(flow, settings.env)(open_store(store_url(store, "memory://")),
+                                                    settings)
     except FlowDefinitionError as err:
         refuse(err)
     service = engine.service

@@ -171,8 +171,10 @@ class BankProcess:
 class Server:
     """``python -m cli serve`` on a loopback port, restarted on the same SQLite file."""
 
-    def __init__(self, flow: Path, db: Path, env: Mapping[str, str], log: Path) -> None:
+    def __init__(self, flow: Path, db: Path, env: Mapping[str, str], log: Path,
+                 store: str | None = None) -> None:
         self.flow, self.db, self.env = flow, db, dict(env)
+        self.store = store or f"sqlite:///{db}"  # bench/faults_pg.py: a postgresql:// URL
         self.log = log.open("ab")
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
@@ -183,7 +185,7 @@ class Server:
             started = time.monotonic()
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "cli", "serve", str(self.flow), "--store",
-                 f"sqlite:///{self.db}", "--port", str(self.port)],
+                 self.store, "--port", str(self.port)],
                 cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
             while time.monotonic() - started < START_TIMEOUT:
                 if self.proc.poll() is not None:

@@ -136,6 +136,18 @@ SERVER_VARIABLES = ("FLOWCTL_API_KEYS", "FLOWCTL_API_KEYS_FILE", "FLOWCTL_COOKIE
                     "FLOWCTL_RATE_LIMIT")
 
 
+def store_url(option: str | None, default: str, env: Mapping[str, str] | None = None) -> str:
+    """The session store: the ``--store`` option, else FLOWCTL_STORE, else ``default``.
+
+    >>> store_url(None, "memory://", {"FLOWCTL_STORE": "postgresql://db/flowctl"})
+    'postgresql://db/flowctl'
+    >>> store_url("sqlite:///s.db", "memory://", {"FLOWCTL_STORE": "postgresql://db/x"})
+    'sqlite:///s.db'
+    """
+    env = os.environ if env is None else env
+    return option or env.get("FLOWCTL_STORE", "").strip() or default
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Read settings from ``env`` (``os.environ`` when None); a bad value is a SettingsError."""
     env = dict(os.environ if env is None else env)
@@ -299,4 +311,5 @@ def _parse(var: str, raw: str, default: object, minimum: int) -> Any:
 
 
 __all__ = ["DEFAULT_RATE_LIMIT", "FLOW_SETTINGS", "SERVER_VARIABLES", "SETTING_NAMES",
-           "RateLimit", "Settings", "SettingsError", "load_settings", "parse_rate_limit"]
+           "RateLimit", "Settings", "SettingsError", "load_settings", "parse_rate_limit",
+           "store_url"]

@@ -73,11 +73,15 @@ class Piped:
 
 def talk(engine: Engine, session_id: str, reader: LineReader, console: Console, *,
          verbose: bool) -> None:
-    """Read a line, run its turn and show its events, until the input ends."""
+    """Read a line, run its turn and show its events, until the input ends; then close the
+    engine's clients and its store (a PostgreSQL store's connections)."""
     with asyncio.Runner() as runner:
-        while (line := reader.read()) is not None:
-            runner.run(_show_turn(engine, session_id, line, console, verbose=verbose))
-        runner.run(engine.aclose())
+        try:
+            while (line := reader.read()) is not None:
+                runner.run(_show_turn(engine, session_id, line, console, verbose=verbose))
+        finally:
+            runner.run(engine.aclose())
+            runner.run(engine.store.close())
 
 
 async def _show_turn(engine: Engine, session_id: str, message: str, console: Console, *,

@@ -4,21 +4,8 @@ the same behaviour from every store."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
-import pytest
-
-from engine.store import MemoryStore, SqliteStore
 from engine.store.base import SessionStore
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SessionStore]:
-    made: SessionStore = MemoryStore() if request.param == "memory" else \
-        SqliteStore(tmp_path / "s.db")
-    yield made
-    await made.close()
 
 
 async def test_delete_forgets_the_session_and_its_completed_tasks(store: SessionStore) -> None:

@@ -1,11 +1,11 @@
-"""Both stores keep the same contract: versioned records, completed tasks, FIFO locks."""
+"""Every store keeps the same contract (memory, SQLite, PostgreSQL: the `store` fixture of
+conftest.py): versioned records, completed tasks, FIFO locks."""
 
 from __future__ import annotations
 
 import asyncio
 import doctest
 import importlib
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -13,14 +13,6 @@ import pytest
 from engine.errors import FlowRuntimeError
 from engine.store import MemoryStore, SqliteStore, VersionConflict, open_store
 from engine.store.base import SessionLocks, SessionStore
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SessionStore]:
-    made: SessionStore = MemoryStore() if request.param == "memory" \
-        else SqliteStore(tmp_path / "sessions.db")
-    yield made
-    await made.close()
 
 
 async def test_commit_then_load_returns_the_new_version(store: SessionStore) -> None:
@@ -89,7 +81,7 @@ async def test_lock_lets_different_sessions_run_together(store: SessionStore) ->
         async with store.lock(session_id):
             inside += 1
             most = max(most, inside)
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)  # longer than a PostgreSQL pool takes to grow
             inside -= 1
 
     await asyncio.gather(*(turn(f"s{i}") for i in range(5)))
@@ -121,7 +113,16 @@ def test_open_store_rejects_unknown_urls(url: str, message: str) -> None:
         open_store(url)
 
 
-@pytest.mark.parametrize("name", ["sqlite", "memory"])
+@pytest.mark.parametrize("name", ["sqlite", "memory", "urls"])
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(f"engine.store.{name}"))
     assert (result.failed, result.attempted > 0) == (0, True)
+
+
+def test_the_store_is_the_option_then_flowctl_store_then_the_default() -> None:
+    from engine.config import store_url
+
+    env = {"FLOWCTL_STORE": " postgresql://db/flowctl "}
+    assert store_url(None, "memory://", {}) == "memory://"
+    assert store_url(None, "memory://", env) == "postgresql://db/flowctl"
+    assert store_url("sqlite:///s.db", "memory://", env) == "sqlite:///s.db"

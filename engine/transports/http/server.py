@@ -28,6 +28,7 @@ from engine.app import engine_factory
 from engine.config import Settings, load_settings
 from engine.errors import FlowRuntimeError
 from engine.store import open_store
+from engine.store.urls import redact
 from engine.transports.http.app import SHUTDOWN_GRACE_SECONDS, create_app
 from engine.transports.http.edge import is_loopback
 
@@ -96,8 +97,10 @@ def bind(host: str, port: int, *, address: Address | None = None) -> socket.sock
 async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
                 store_url: str = DEFAULT_STORE, env: Mapping[str, str],
                 allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
-                allowed_hosts: Iterable[str] = ()) -> None:
+                allowed_hosts: Iterable[str] = (), sock: socket.socket | None = None) -> None:
     """Compile ``flow_path`` (a flow or an app), bind ``host:port``, open the store, serve.
+
+    ``sock``: a socket already bound after the same checks (``flowctl serve --workers``).
 
     ``allow_anonymous``, ``cors_origins`` and ``allowed_hosts`` add to what ``env`` sets
     (``flowctl serve``'s options). Raises FlowDefinitionError for an invalid flow and
@@ -111,9 +114,10 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
             allowed_hosts=allowed_hosts)
     except ValueError as err:
         raise FlowRuntimeError(str(err)) from None
-    address = resolve(host, port)
-    check_exposure(host, address, settings)
-    sock = bind(host, port, address=address)
+    if sock is None:
+        address = resolve(host, port)
+        check_exposure(host, address, settings)
+        sock = bind(host, port, address=address)
     try:
         store = open_store(store_url)
     except BaseException:
@@ -127,7 +131,7 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
             server = uvicorn.Server(server_config(
                 app, host=host, port=port, max_message_chars=engine.settings.max_message_chars))
             log.info("serving %s from %s with store %s; playground at http://%s:%d/",
-                     engine.service.name, flow_path, store_url, host, port)
+                     engine.service.name, flow_path, redact(store_url), host, port)
             log.info("%s", access_line(settings))
             await server.serve(sockets=[sock])
         finally:
@@ -161,7 +165,7 @@ def _stopped(signum: int, frame: FrameType | None) -> None:
 def run_server(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
                store_url: str = DEFAULT_STORE, env: Mapping[str, str],
                allow_anonymous: bool = False, cors_origins: Iterable[str] = (),
-               allowed_hosts: Iterable[str] = ()) -> None:
+               allowed_hosts: Iterable[str] = (), sock: socket.socket | None = None) -> None:
     """``serve`` for synchronous callers (the CLI); same arguments, same exceptions.
 
     SIGTERM stops it gracefully and it returns: uvicorn drains the server, then re-raises
@@ -173,7 +177,7 @@ def run_server(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
     try:
         asyncio.run(serve(flow_path, host=host, port=port, store_url=store_url, env=env,
                           allow_anonymous=allow_anonymous, cors_origins=cors_origins,
-                          allowed_hosts=allowed_hosts))
+                          allowed_hosts=allowed_hosts, sock=sock))
     except _Stopped:
         log.info("stopped")
     finally:
