@@ -50,6 +50,7 @@ async def route(run: TurnRun) -> AsyncIterator[Event]:
         async for event in run.work(message):
             yield event
 
+
 async def mid_flow(run: TurnRun) -> AsyncIterator[Event]:
     """A flow in progress: its own answers, a cancel, or another flow's intent on top."""
     state = run.state
@@ -85,6 +86,7 @@ async def mid_flow(run: TurnRun) -> AsyncIterator[Event]:
     async for event in run.work(state.message, rules):
         yield event
 
+
 async def _switch(run: TurnRun, intent: Intent, reason: str) -> AsyncIterator[Event]:
     """Start the flow ``intent`` routes to (the chit-chat flow for a digression)."""
     service = run.service
@@ -93,6 +95,7 @@ async def _switch(run: TurnRun, intent: Intent, reason: str) -> AsyncIterator[Ev
     if run.stack.start(service.flows[name], intent, reason):
         async for event in run.work(run.state.message):
             yield event
+
 
 async def _awaited(run: TurnRun, awaiting: str) -> bool:
     """The answer to the flow's own question (go on? apply the correction?); True when
@@ -113,10 +116,12 @@ async def _awaited(run: TurnRun, awaiting: str) -> bool:
         run.moved = run.fire("update")
     return True
 
+
 def _ask_which(run: TurnRun, options: list[str], message: str) -> None:
     """Several intents fit about equally well: ask which one was meant."""
     run.state.session.clarify = Clarify(options=options, message=message, attempts=0)
     run.reply.say_which(options)
+
 
 async def clarified(run: TurnRun) -> AsyncIterator[Event]:
     """The answer to "which one?": start that flow with the first message's words."""
@@ -141,8 +146,10 @@ async def clarified(run: TurnRun) -> AsyncIterator[Event]:
                 yield event
         return
     session.clarify = None
-    if choice is None:
-        run.reply.say(None)
+    if choice is None:  # "never mind": nothing starts; the default flow answers
+        if run.stack.start(service.flows[service.default_flow], Intent(None, 0.0), "cancel"):
+            async for event in run.work(run.state.message):
+                yield event
         return
     flow = service.flows[service.routes[choice]]
     if run.stack.start(flow, Intent(choice, 1.0, "clarified"), "clarified"):
