@@ -309,3 +309,52 @@ async def test_only_the_owner_deletes_a_session(transfer: CompiledService) -> No
     assert await engine.store.load("s") is not None
     assert await engine.delete("s", "alice") is True
     assert await engine.store.load("s") is None
+
+
+PIZZA_CHARGE = """    tool: sandbox_bank
+    label: Charging
+    irreversible: true
+    timeout_sec: 5
+    args:
+      to: "'pizzeria'"
+      amount: AMOUNT
+"""
+PIZZA_HTTP_CHARGE = """    http:
+      url: "{{ env.BANK_URL }}/transfers"
+      json:
+        to: "'pizzeria'"
+        amount: AMOUNT
+    label: Charging
+    irreversible: true
+    timeout_sec: 5
+    retries: 2
+"""
+
+
+async def test_a_called_flow_s_pending_charge_finishes_and_its_caller_goes_on(
+        tmp_path: Path, bank: Bank) -> None:
+    """The payment flow (called by the order) gets no settling answer: it stays pending
+    under the flow stack; the next turn asks again with the same key, the money moves once,
+    and the order it was called from is placed in the same turn."""
+    text = (ROOT / "flows" / "pizza.yaml").read_text(encoding="utf-8")
+    amount = "\"{'small': 10, 'medium': 14, 'large': 18}[slots.size] + (2 if slots.cheese " \
+             "else 0)\""
+    tool, http = (a.replace("AMOUNT", amount) for a in (PIZZA_CHARGE, PIZZA_HTTP_CHARGE))
+    assert tool in text, "flows/pizza.yaml's charge action changed; update the test"
+    (tmp_path / "pizza.yaml").write_text(text.replace(tool, http),
+                                         encoding="utf-8")
+    engine = engine_for(compile_file(tmp_path / "pizza.yaml"), bank)
+    for message in ("a large pizza", "no", "place it", "cash"):
+        await engine.reply("s", message)
+    bank.status = 503
+    done = await engine.reply("s", "yes")
+    assert (done.state_snapshot["flow"], done.state_snapshot["stage"]) == ("payment",
+                                                                           "CHARGING")
+    assert [f["flow"] for f in done.state_snapshot["stack"]] == ["order"]
+    assert len({k for k, _ in bank.requests}) == 1 and bank.executions == []
+    bank.status = 200
+    done = await engine.reply("s", "did it work?")
+    assert (done.state_snapshot["flow"], done.state_snapshot["stage"]) == ("order", "PLACED")
+    assert done.state_snapshot["stack"] == []
+    assert len(bank.executions) == 1 and len({k for k, _ in bank.requests}) == 1
+    assert [c["outcome"] for c in await engine.store.completed("s")] == ["PLACED"]

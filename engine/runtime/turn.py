@@ -132,6 +132,8 @@ class TurnRun:
             state.enter(active)
             async for event in self.settle(True):
                 yield event
+            async for event in unwind(self):  # a called flow's caller goes on with it
+                yield event
             if state.message:
                 remember(session, state.message, self.reply.text(), self.engine.memory)
             else:  # finished at start-up with nobody listening: say it on the next turn
