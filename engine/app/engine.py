@@ -29,8 +29,8 @@ from engine.app.store import APP, AppStore, ServiceStore, key
 from engine.config import Settings
 from engine.errors import FlowRuntimeError
 from engine.runtime.engine import Clock, Engine, plain_done, system_clock
-from engine.runtime.events import Done, Event
-from engine.runtime.session import SessionState
+from engine.runtime.events import Done, Event, wire
+from engine.runtime.session import SessionState, StreamLog, replayed
 from engine.store.base import SessionStore
 
 log = logging.getLogger("flowctl.app")
@@ -103,15 +103,17 @@ class AppEngine(Engine):
                                    "set; set it (see docs/apps.md)")
         return url
 
-    async def turn(self, session_id: str, message: str, *,
-                   owner: str | None = None) -> AsyncIterator[Event]:
+    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
+                   stream: str | None = None) -> AsyncIterator[Event]:
         """Route and run one turn; yields the service's events, always ending with DONE
-        (a store that cannot lock or load gives the runtime's failure DONE)."""
+        (a store that cannot lock or load gives the runtime's failure DONE). ``stream``: the
+        events are kept in the app record for ``replay``, as ``Engine.turn`` keeps them."""
         started = time.perf_counter()
         done: Done | None = None
         try:
             async with self.raw.lock(key(APP, session_id)):
-                async for event in self._routed_turn(session_id, message, owner, started):
+                async for event in self._routed_turn(session_id, message, owner, started,
+                                                     stream):
                     if isinstance(event, Done):
                         done = event
                     else:
@@ -129,7 +131,8 @@ class AppEngine(Engine):
                                            "turn_id": done.trace.get("turn_id", "")})
 
     async def _routed_turn(self, session_id: str, message: str, owner: str | None,
-                           started: float) -> AsyncIterator[Event]:
+                           started: float, stream: str | None = None
+                           ) -> AsyncIterator[Event]:
         record = await self.raw.load(key(APP, session_id))
         state = dict(record.data) if record else {}
         if record is not None and state.get("owner") != owner:
@@ -139,16 +142,21 @@ class AppEngine(Engine):
                                   mid_flow=bool(state.get("mid_flow")),
                                   suspended=state.get("suspended"))
         done: Done | None = None
+        sent: list[tuple[str, Any]] = []
         answer = self.services[route.service].turn(session_id, message, owner=owner)
         async with contextlib.aclosing(cast(AsyncGenerator[Event, None], answer)) as events:
             async for event in events:
                 if isinstance(event, Done):
                     done = event
                     break
+                if stream is not None:
+                    sent.append(wire(event))
                 yield event
         assert done is not None, "a service's turn always ends with DONE"
         done = self._annotated(done, route, state.get("service"), started)
         after = self._next_state(state, route, owner, is_mid_flow(done))
+        if stream is not None:
+            after["stream"] = StreamLog(id=stream, events=[*sent, wire(done)])
         if done.trace.get("error") != "forbidden" and after != state:  # else: no write
             try:
                 await self.raw.commit(key(APP, session_id), after,
@@ -190,6 +198,15 @@ class AppEngine(Engine):
         trace["total_elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
         return replace(done, state_snapshot=snapshot,  # type: ignore[arg-type]
                        trace=trace)  # type: ignore[arg-type]
+
+    async def replay(self, session_id: str, stream: str, after: int, *,
+                     owner: str | None = None) -> list[tuple[int, str, Any]]:
+        """``Engine.replay`` over the app record (where an app keeps its last stream)."""
+        async with self.raw.lock(key(APP, session_id)):
+            record = await self.raw.load(key(APP, session_id))
+        if record is None or record.data.get("owner") != owner:
+            return []
+        return replayed(record.data.get("stream"), stream, after)
 
     async def finish_pending(self, session_id: str) -> Done | None:
         """``Engine.finish_pending`` in every local service of the app (the last DONE)."""

@@ -21,10 +21,10 @@ from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import base_context
 from engine.config import Settings
 from engine.runtime.actions import ActionStub
-from engine.runtime.events import Done, Event, Trace, UiHint
+from engine.runtime.events import Done, Event, Trace, UiHint, wire
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
-from engine.runtime.session import SessionState
+from engine.runtime.session import SessionState, StreamLog, replayed
 from engine.runtime.turn import TurnRun, ms, snapshot
 from engine.store.base import SessionStore
 from engine.texts import text
@@ -57,9 +57,13 @@ class Engine:
         self.stubs: Mapping[str, ActionStub] = stubs or {}
         """Actions answered without running them (``flowctl test``'s per-conversation stubs)."""
 
-    async def turn(self, session_id: str, message: str, *,
-                   owner: str | None = None) -> AsyncIterator[Event]:
+    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
+                   stream: str | None = None) -> AsyncIterator[Event]:
         """Run one turn; yields progress events and always ends with ``Done``.
+
+        ``stream``: the id of the SSE stream that carries the turn; its events are then kept
+        with the session (committed with the turn), so a client that lost the stream gets
+        the rest from ``replay`` on any instance, and the turn never runs twice.
 
         ``owner`` is the caller's principal: a session belongs to the one that created it,
         and a turn of anyone else is refused (``Done.trace["error"] == "forbidden"``) without
@@ -82,7 +86,8 @@ class Engine:
                 yield plain_done(refusal, state, self.service, turn_id, started)
                 return
             async with self.store.lock(session_id):
-                events = self._locked_turn(session_id, message, turn_id, started, owner)
+                events = self._locked_turn(session_id, message, turn_id, started, owner,
+                                           stream)
                 try:
                     async for event in events:
                         sent_done = isinstance(event, Done)
@@ -100,7 +105,8 @@ class Engine:
                              started, error="turn_failed")
 
     async def _locked_turn(self, session_id: str, message: str, turn_id: str,
-                           started: float, owner: str | None) -> AsyncIterator[Event]:
+                           started: float, owner: str | None,
+                           stream: str | None = None) -> AsyncIterator[Event]:
         record = await self.store.load(session_id)
         session = SessionState.from_json(record.data if record else None)
         if record is not None and session.owner != owner:
@@ -110,10 +116,15 @@ class Engine:
         session.owner = owner
         run = TurnRun(self, session_id, message, turn_id, session,
                       version=record.version if record else 0)
+        sent: list[tuple[str, Any]] = []
         try:
             async for event in run.execute():
+                if stream is not None:
+                    sent.append(wire(event))
                 yield event
             done = run.done(started)
+            if stream is not None:
+                session.stream = StreamLog(id=stream, events=[*sent, wire(done)])
             await run.commit()
         except Exception as err:
             # one line for operators; the traceback when debugging (never to the user)
@@ -124,6 +135,17 @@ class Engine:
             done = plain_done(self.text("turn_failed"), before, self.service, turn_id,
                               started, error="turn_failed")
         yield done
+
+    async def replay(self, session_id: str, stream: str, after: int, *,
+                     owner: str | None = None) -> list[tuple[int, str, Any]]:
+        """The events of ``stream`` after its ``after``-th, as (index, name, payload), once
+        its turn has finished (the turn holds the session's lock, so this waits for it, on
+        any instance); [] when the session is not ``owner``'s or its last stream is another."""
+        async with self.store.lock(session_id):
+            record = await self.store.load(session_id)
+        if record is None or record.data.get("owner") != owner:
+            return []
+        return replayed(record.data.get("stream"), stream, after)
 
     async def finish_pending(self, session_id: str) -> Done | None:
         """Finish the irreversible action a dead process left pending in ``session_id`` (as

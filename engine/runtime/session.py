@@ -76,6 +76,20 @@ class Frame(TypedDict):
     message: NotRequired[str]
 
 
+class StreamLog(TypedDict):
+    """The events of the session's last streamed turn, for a client that reconnects."""
+
+    id: str
+    events: list[tuple[str, Any]]
+
+
+def replayed(log: StreamLog | None, stream: str, after: int) -> list[tuple[int, str, Any]]:
+    """(index, name, payload) of ``log``'s events after the ``after``-th, if it is ``stream``."""
+    if not log or log.get("id") != stream:
+        return []
+    return [(i, name, payload) for i, (name, payload) in enumerate(log["events"]) if i > after]
+
+
 class Clarify(TypedDict):
     """A clarification question waiting for its answer: which intent was meant."""
 
@@ -110,6 +124,8 @@ class SessionState:
     stack: list[Frame] = field(default_factory=list)
     """Flows waiting under the current one, the most recent last."""
     clarify: Clarify | None = None
+    stream: StreamLog | None = None
+    """The last streamed turn's events (replaced by each streamed turn)."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> SessionState:
@@ -125,7 +141,8 @@ class SessionState:
                    turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0),
                    task_id=data.get("task_id", ""), journal=data.get("journal", {}),
                    owner=data.get("owner"), notice=data.get("notice", ""),
-                   stack=data.get("stack", []), clarify=data.get("clarify"))
+                   stack=data.get("stack", []), clarify=data.get("clarify"),
+                   stream=data.get("stream"))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -145,6 +162,8 @@ class SessionState:
             data["stack"] = self.stack
         if self.clarify is not None:
             data["clarify"] = self.clarify
+        if self.stream is not None:
+            data["stream"] = self.stream
         return data
 
     def pending(self) -> list[JournalEntry]:

@@ -3,9 +3,9 @@
 ``POST /v1/agent/chat`` answers ``{interaction, hooks}`` with the DONE payload as
 ``interaction``; ``/v1/agent/chat/stream`` (POST body or GET query, for ``EventSource``)
 streams every event as an SSE frame, DONE last. An empty or blank message is answered by
-the engine's DONE ("질문을 입력해주세요."); a request that carries ``Last-Event-ID`` is an
-``EventSource`` reconnecting and gets 204 (which stops the browser) instead of running the
-same message twice.
+the engine's DONE ("질문을 입력해주세요."); a request that carries ``Last-Event-ID`` is a
+client reconnecting: it gets the rest of that stream from the store (on any instance), or
+204 when nothing is left (which stops a browser), and the message never runs twice.
 
 A session belongs to the principal that created it (``edge.Gate`` finds who sent a request);
 another principal's session is answered like one that does not exist (404) and no turn
@@ -21,7 +21,7 @@ import json
 import logging
 import secrets
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import parse_qs
@@ -29,7 +29,7 @@ from urllib.parse import parse_qs
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from sse_starlette import EventSourceResponse
+from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
@@ -54,6 +54,7 @@ from engine.transports.http.schemas import (
     SessionId,
 )
 from engine.transports.http.turns import Turns, sse_frames
+from engine.transports.sse import parse_event_id, wire_frame
 
 log = logging.getLogger("flowctl.http")
 
@@ -195,18 +196,31 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
 def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
                   ping_seconds: float) -> None:
     async def stream(request: Request, body: ChatRequest) -> Response:
-        if request.headers.get("last-event-id") is not None:
-            return Response(status_code=204)  # a reconnect: never run a message twice
         who = principal(request.scope)
+        last = request.headers.get("last-event-id")
+        if last is not None:  # a reconnect: the rest of that stream; never run a message twice
+            return await resume(body.session_id, last, who)
         refused = await refuse_turn(engine, auth, body, who)
         if refused is not None:
             return refused
-        # runs even if the client leaves
-        queue = turns.start(body.session_id, body.message, owner=who)
+        # runs even if the client leaves; its events are kept under the stream's id
+        stream_id = uuid.uuid4().hex[:12]
+        queue = turns.start(body.session_id, body.message, owner=who, stream=stream_id)
         # At shutdown the stream goes on to its DONE (the turn finishes anyway).
-        return EventSourceResponse(sse_frames(engine, queue, uuid.uuid4().hex[:12]),
+        return EventSourceResponse(sse_frames(engine, queue, stream_id),
                                    ping=ping_seconds, headers={"Cache-Control": "no-cache"},
                                    shutdown_grace_period=STREAM_GRACE_SECONDS)
+
+    async def resume(session_id: str, last: str, who: str | None) -> Response:
+        parsed = parse_event_id(last)
+        missed = await engine.replay(session_id, *parsed, owner=who) if parsed else []
+        if not missed:
+            return Response(status_code=204)  # nothing (more) to send: a browser stops
+        stream_id = parsed[0] if parsed else ""
+        frames = (wire_frame(name, payload, stream_id=stream_id, index=i)
+                  for i, name, payload in missed)
+        return EventSourceResponse(_iterate(frames), ping=ping_seconds,
+                                   headers={"Cache-Control": "no-cache"})
 
     @app.post(f"{PREFIX}/chat/stream", response_class=EventSourceResponse, tags=["agent"],
               responses={**ERRORS, **AUTH_ERRORS, **SSE_DOC})
@@ -219,6 +233,11 @@ def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
     async def stream_get(request: Request, query: Annotated[ChatRequest, Query()]) -> Response:
         """The same, with `session_id` and `message` as query parameters (`EventSource`)."""
         return await stream(request, query)
+
+
+async def _iterate(frames: Iterable[ServerSentEvent]) -> AsyncIterator[ServerSentEvent]:
+    for item in frames:
+        yield item
 
 
 def completed_route(app: FastAPI, engine: Engine) -> None:

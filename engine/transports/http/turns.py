@@ -33,11 +33,13 @@ class Turns:
         self.engine = engine
         self.running: set[asyncio.Task[Any]] = set()
 
-    def start(self, session_id: str, message: str, *,
-              owner: str | None = None) -> asyncio.Queue[Event | Exception]:
-        """Begin a turn whose events (or the exception that stopped it) go to a queue."""
+    def start(self, session_id: str, message: str, *, owner: str | None = None,
+              stream: str | None = None) -> asyncio.Queue[Event | Exception]:
+        """Begin a turn whose events (or the exception that stopped it) go to a queue;
+        ``stream``: the SSE stream's id, under which the engine keeps the events."""
         queue: asyncio.Queue[Event | Exception] = asyncio.Queue()
-        self._spawn(self._pump(self.engine.turn(session_id, message, owner=owner), queue))
+        turn = self.engine.turn(session_id, message, owner=owner, stream=stream)
+        self._spawn(self._pump(turn, queue))
         return queue
 
     async def reply(self, session_id: str, message: str, *, owner: str | None = None) -> Done:
