@@ -138,3 +138,28 @@ def test_the_log_never_shows_the_store_password(flow: Path, pg_url: str) -> None
     server = Instance(flow, url).wait_ready()
     log = server.stop()
     assert "flowctl:***@" in log and "hunter2" not in log, log
+
+
+async def test_a_stream_dropped_on_one_instance_resumes_on_the_other(instances: Any) -> None:
+    """Last-Event-ID at the other instance: the missed frames and DONE come from PostgreSQL,
+    and the confirmation (which moves money) ran once."""
+    from httpx_sse import aconnect_sse
+
+    a, b = instances(2)
+    async with httpx.AsyncClient(timeout=30) as client:
+        await chat(client, a.url, "resume", "엄마한테 1만원 보내줘")
+        params = {"session_id": "resume", "message": "확인"}
+        async with aconnect_sse(client, "GET", f"{a.url}/v1/agent/chat/stream",
+                                params=params) as source:
+            first = await anext(source.aiter_sse())  # then the connection drops
+        async with aconnect_sse(client, "GET", f"{b.url}/v1/agent/chat/stream", params=params,
+                                headers={"Last-Event-ID": first.id}) as source:
+            assert source.response.status_code == 200
+            rest = [e async for e in source.aiter_sse()]
+        completed = (await client.get(f"{b.url}/v1/agent/completed",
+                                      params={"session_id": "resume"})).json()["completed"]
+        debug = (await client.get(f"{a.url}/v1/agent/debug/resume")).json()
+    assert rest[0].id.endswith("-1") and rest[-1].event == "DONE"
+    assert '"stage":"EXECUTED"' in rest[-1].data
+    assert [c["outcome"] for c in completed] == ["EXECUTED"]
+    assert debug["state"]["turns"] == 2
