@@ -31,10 +31,10 @@ class RecordingEngine(Engine):
 
     arrivals: list[str]
 
-    def turn(self, session_id: str, message: str, *,
-             owner: str | None = None) -> AsyncIterator[Event]:
+    def turn(self, session_id: str, message: str, *, owner: str | None = None,
+             stream: str | None = None) -> AsyncIterator[Event]:
         self.__dict__.setdefault("arrivals", []).append(message)
-        return super().turn(session_id, message, owner=owner)
+        return super().turn(session_id, message, owner=owner, stream=stream)
 
 
 async def send(client: httpx.AsyncClient, i: int, session_id: str, message: str) -> dict[str, Any]:

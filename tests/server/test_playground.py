@@ -155,15 +155,15 @@ class TokenEngine(Engine):
 
     REPLY = "토큰이 하나씩 도착해요"
 
-    async def turn(self, session_id: str, message: str, *,
-                   owner: str | None = None) -> AsyncIterator[Event]:
+    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
+                   stream: str | None = None) -> AsyncIterator[Event]:
         yield AgentStart("chat", "답변 작성 중")
         for token in self.REPLY.split(" "):
             await asyncio.sleep(0.05)
             yield LlmToken(token + " ")
         yield LlmDone({"action": "ASK", "message": self.REPLY})
         yield AgentDone("chat", "답변 작성 중", True)
-        async for event in super().turn(session_id, message, owner=owner):
+        async for event in super().turn(session_id, message, owner=owner, stream=stream):
             yield event
 
 
