@@ -8,8 +8,6 @@ regular expressions and validators that do not import are located findings here.
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path as FilePath
 from typing import Any, TypedDict
@@ -25,6 +23,7 @@ from engine.compiler.templates import (
     compile_template,
     undeclared,
 )
+from engine.compiler.validators import import_validator
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
 from engine.nlu import IntentRule, YesNoWords, default_words
@@ -193,33 +192,13 @@ def _slot(name: str, slot: s.SlotSpec, spec: s.ServiceSpec, base: FilePath,
                      if (p := r.regex(text, (*path, "extract", "patterns", i))) is not None)
     full = r.regex(f"(?:{slot.pattern})\\Z", (*path, "pattern")) if slot.pattern else None
     synonyms = {value: tuple(words) for value, words in (slot.values or {}).items()}
-    validator = _import_validator(slot.validator, base, (*path, "validator"), r)
+    validator = import_validator(slot.validator, base, (*path, "validator"), r)
     required_when = None
     if isinstance(slot.required, str):
         required_when = r.expression(slot.required, (*path, "required"), only=("slots",),
                                      why="a `required` condition (true, false, or e.g. "
                                          "`slots.method == 'card'`) sees ")
     return c.CompiledSlot(name, slot, patterns, full, synonyms, validator, required_when)
-
-
-def _import_validator(target: str | None, base: FilePath, path: Path, r: Resolver) -> Any:
-    """Import ``module:function``, looking beside the flow file first."""
-    if target is None:
-        return None
-    module_name, func_name = target.split(":")
-    sys.path.insert(0, str(base))
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as err:  # any import-time failure is the author's to fix
-        r.error(path, f"cannot import validator module `{module_name}`: {err}", "FL034")
-        return None
-    finally:
-        sys.path.remove(str(base))
-    func = getattr(module, func_name, None)
-    if not callable(func):
-        r.error(path, f"`{module_name}` has no function `{func_name}`", "FL034")
-        return None
-    return func
 
 
 def _values(items: Mapping[str, Any], path: Path, r: Resolver) -> tuple[tuple[str, c.Value], ...]:

@@ -1,0 +1,141 @@
+"""Authoring: the engine's clock reaches validators and expressions as `today`/`now`, and a
+validator may normalise the value it is given (`Replace` or `{"value": ...}`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from engine.compiler import compile_file
+from engine.errors import FlowDefinitionError
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+
+BOOKING = """
+service: demo
+default_flow: book
+slots:
+  date: {type: date, required: true, ask: ask_date, validator: "rules:RULE"}
+flows:
+  book:
+    slots: [date]
+    initial: INIT
+    stages:
+      INIT: {}
+      ASKING: {say: ask}
+      SOON: {say: soon, terminal: true}
+      LATER: {say: later, terminal: true}
+    transitions:
+      - trigger: update
+        source: [INIT, ASKING]
+        dest: SOON
+        when: "not missing and slots.date <= today"
+      - {trigger: update, source: [INIT, ASKING], dest: LATER, when: not missing}
+      - {trigger: update, source: [INIT, ASKING], dest: ASKING}
+messages:
+  ask_date: Which day?
+  ask: "{{ errors.date ~ ' ' if errors.date else '' }}{{ ask(missing[0]) }} (today is {{ today }})"
+  soon: "today it is ({{ now[:16] }})"
+  later: "booked for {{ slots.date }}"
+"""
+
+RULES = '''
+import datetime as dt
+
+from engine.compiler.validators import Replace
+
+def not_past(value, slots, today):
+    if dt.date.fromisoformat(value) < today:
+        return "That day has passed."
+    return True
+
+def old_style(value, slots):
+    return value != "2026-01-09" or "not that day"
+
+def any_kwargs(value, slots, **extra):
+    return f"saw {sorted(extra)} {extra['today'].isoformat()}"
+
+def move_to_friday(value, slots):
+    day = dt.date.fromisoformat(value)
+    return Replace((day + dt.timedelta(days=(4 - day.weekday()) % 7)).isoformat())
+
+def as_dict(value, slots):
+    return {"value": "2026-01-20"}
+
+def replaced_badly(value, slots):
+    return {"value": "not a date"}
+
+def confused(value, slots):
+    return {"ok": True}
+
+def one_argument(value):
+    return True
+'''
+
+NOW = dt.datetime(2026, 1, 8, 9, 30).astimezone()  # a Thursday
+
+
+def _engine(tmp_path: Path, rule: str) -> Engine:
+    (tmp_path / "rules.py").write_text(RULES)
+    (tmp_path / "book.yaml").write_text(BOOKING.replace("RULE", rule))
+    return Engine(compile_file(tmp_path / "book.yaml"), store=MemoryStore(), clock=lambda: NOW)
+
+
+async def _say(engine: Engine, message: str) -> tuple[str, str, object]:
+    """Stage, reply and the date slot (empty again once a terminal stage ends the task)."""
+    done = await engine.reply("s", message)
+    snap = done.state_snapshot
+    return snap["stage"], done.message, snap["slots"]["date"]
+
+
+async def test_a_validator_sees_the_engine_clock_as_today(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "not_past")
+    assert await _say(engine, "2026-01-02") == (
+        "ASKING", "That day has passed. Which day? (today is 2026-01-08)", None)
+    assert await _say(engine, "2026-01-12") == ("LATER", "booked for 2026-01-12", None)
+
+
+async def test_expressions_see_today_and_now(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "old_style")
+    assert await _say(engine, "today") == ("SOON", "today it is (2026-01-08T09:30)", None)
+
+
+async def test_two_argument_validators_still_work(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "old_style")
+    assert (await _say(engine, "tomorrow"))[:2] == ("ASKING", "not that day Which day? "
+                                                              "(today is 2026-01-08)")
+
+
+async def test_kwargs_validators_get_today_by_name(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "any_kwargs")
+    assert (await _say(engine, "tomorrow"))[1].startswith("saw ['today'] 2026-01-08 ")
+
+
+@pytest.mark.parametrize(("rule", "stored"), [("move_to_friday", "2026-01-16"),
+                                              ("as_dict", "2026-01-20")])
+async def test_a_validator_may_replace_the_value(tmp_path: Path, rule: str, stored: str) -> None:
+    engine = _engine(tmp_path, rule)
+    assert await _say(engine, "2026-01-13") == ("LATER", f"booked for {stored}", None)
+
+
+async def test_a_replacement_is_checked_like_input(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "replaced_badly")
+    stage, _, date = await _say(engine, "2026-01-13")
+    assert (stage, date) == ("ASKING", None)
+
+
+async def test_an_unknown_verdict_fails_the_turn_without_saving(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, "confused")
+    done = await engine.reply("s", "2026-01-13")
+    assert done.message == engine.text("turn_failed")
+    assert (await engine.reply("s", "hello")).state_snapshot["slots"].get("date") is None
+
+
+def test_a_validator_that_cannot_take_value_and_slots_is_fl034(tmp_path: Path) -> None:
+    with pytest.raises(FlowDefinitionError) as err:
+        _engine(tmp_path, "one_argument")
+    (finding,) = err.value.findings
+    assert finding.code == "FL034"
+    assert "cannot be called as `one_argument(value, slots)`" in finding.message
