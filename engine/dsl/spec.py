@@ -106,7 +106,7 @@ class SlotSpec(Spec):
     values: dict[str, list[str]] | None = Field(None, description="Enum values, each with its synonyms.")
     items: Literal["string", "integer", "number"] | None = Field(None, description="Item type of a list slot.")
     extract: ExtractSpec | None = Field(None, description="Extraction hints.")
-    validator: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="`module:function(value, slots) -> bool | str` for business rules.")
+    validator: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="`module:function(value, slots[, today]) -> bool | str | Replace` for business rules: accept, reject (a str says why) or replace the value.")
 
     @model_validator(mode="after")
     def _enum_has_values(self) -> SlotSpec:
