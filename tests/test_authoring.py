@@ -139,3 +139,55 @@ def test_a_validator_that_cannot_take_value_and_slots_is_fl034(tmp_path: Path) -
     (finding,) = err.value.findings
     assert finding.code == "FL034"
     assert "cannot be called as `one_argument(value, slots)`" in finding.message
+
+
+TIMED = """
+service: table
+locale: en
+default_flow: book
+slots:
+  at: {type: time, required: true, ask: ask_at}
+flows:
+  book:
+    slots: [at]
+    initial: INIT
+    stages:
+      INIT: {}
+      ASKING: {say: ask}
+      DONE: {say: done, terminal: true}
+    transitions:
+      - {trigger: update, source: [INIT, ASKING], dest: DONE, when: not missing}
+      - {trigger: update, source: [INIT, ASKING], dest: ASKING}
+messages:
+  ask_at: What time?
+  ask: "{{ ask(missing[0]) }}"
+  done: "See you at {{ slots.at }}."
+"""
+
+
+@pytest.mark.parametrize(("said", "reply"), [("7pm please", "See you at 19:00."),
+                                             ("오후 3시 반", "See you at 15:30."),
+                                             ("25:99", "What time?")])
+async def test_a_time_slot(tmp_path: Path, said: str, reply: str) -> None:
+    (tmp_path / "t.yaml").write_text(TIMED)
+    engine = Engine(compile_file(tmp_path / "t.yaml"), store=MemoryStore(), clock=lambda: NOW)
+    assert (await engine.reply("s", said)).message == reply
+
+
+def test_a_time_slot_validates_model_values(tmp_path: Path) -> None:
+    from engine.runtime.slots import Rejected, validate
+
+    (tmp_path / "t.yaml").write_text(TIMED)
+    slot = compile_file(tmp_path / "t.yaml").slots["at"]
+    assert [validate(slot, v, {}) for v in ("7pm", "19:30", " 07:05 ")] == [
+        "19:00", "19:30", "07:05"]
+    assert all(isinstance(validate(slot, v, {}), Rejected)
+               for v in ("25:99", "soon", 1930, ["19:30"], "7pm or 8pm"))
+
+
+def test_a_time_slot_lints_clean(tmp_path: Path) -> None:
+    from engine.lint import lint_paths
+
+    (tmp_path / "t.yaml").write_text(TIMED)
+    report = lint_paths([tmp_path / "t.yaml"])
+    assert [f.code for f in report.findings] == []

@@ -78,7 +78,7 @@ class CompiledSlot:
     """``required:`` written as a condition over ``slots``."""
 
 
-_SPECIFICITY = {"money": 1, "date": 2, "enum": 3, "integer": 4, "number": 4}
+_SPECIFICITY = {"money": 1, "date": 2, "time": 2, "enum": 3, "integer": 4, "number": 4}
 
 
 def extraction_order(slots: Sequence[CompiledSlot]) -> tuple[CompiledSlot, ...]:

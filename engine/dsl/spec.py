@@ -19,7 +19,7 @@ StageName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", descriptio
 Expression = Annotated[str, Field(description="A jinja2 expression over the turn context, e.g. `not missing` or `slots.amount > 100000`.")]
 SourceName = Annotated[str, Field(pattern=r"^(\*|[A-Za-z_][A-Za-z0-9_]*)$", description="A stage name, or `*` for every non-terminal stage.")]
 NextAction = Literal["ASK", "CONFIRM", "ASK_CONTINUE", "DONE"]
-SlotType = Literal["string", "integer", "number", "money", "date", "enum", "boolean", "list"]
+SlotType = Literal["string", "integer", "number", "money", "date", "time", "enum", "boolean", "list"]
 
 
 class Spec(BaseModel):

@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.compiler.compiled import CompiledSlot
 from engine.compiler.validators import Replace
+from engine.nlu.times import parse_time
 from engine.providers.jsonout import MAX_DEPTH, nesting_depth
 
 MAX_MAGNITUDE = 10**15
@@ -69,6 +70,9 @@ def _coerce(slot: CompiledSlot, raw: Any) -> Any:
             return _number(raw, integer=False)
         case "date":
             return _date(raw)
+        case "time":
+            text = _text(raw)
+            return (text and parse_time(text)) or Rejected()
         case "enum":
             return _enum(slot, raw)
         case "boolean":
