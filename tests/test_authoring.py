@@ -191,3 +191,42 @@ def test_a_time_slot_lints_clean(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(TIMED)
     report = lint_paths([tmp_path / "t.yaml"])
     assert [f.code for f in report.findings] == []
+
+
+LINTED = """
+service: a
+default_flow: main
+flows:
+  main:
+    initial: INIT
+    stages: {INIT: {}, DONE: {terminal: true}, CANCELLED: {terminal: true}}
+    transitions:
+      - {trigger: update, source: INIT, dest: DONE, when: WHEN}
+      - {trigger: cancel, source: SOURCE, dest: CANCELLED}
+"""
+
+
+@pytest.mark.parametrize(("when", "source", "code", "hint"), [
+    ("'{{ not missing }}'", "'*'", "FL030",
+     "an expression is written without {{ }}: drop them, e.g. `when: not missing`"),
+    ("not missing", "*", "FL002", "quote '*': YAML reads a bare * as an alias; "
+                                  "write `source: '*'`"),
+])
+def test_lint_hints_for_newcomers_mistakes(tmp_path: Path, when: str, source: str, code: str,
+                                           hint: str) -> None:
+    from engine.lint import lint_paths
+
+    (tmp_path / "a.yaml").write_text(LINTED.replace("WHEN", when).replace("SOURCE", source))
+    errors = [f for f in lint_paths([tmp_path / "a.yaml"]).findings if f.severity == "error"]
+    assert [(f.code, f.hint) for f in errors] == [(code, hint)]
+
+
+@pytest.mark.parametrize(("when", "source", "code"), [("'not (missing'", "INIT", "FL030"),
+                                                    ("not missing", "[INIT, 3 * 4", "FL002")])
+def test_no_hint_when_the_mistake_is_another(tmp_path: Path, when: str, source: str,
+                                             code: str) -> None:
+    from engine.lint import lint_paths
+
+    (tmp_path / "a.yaml").write_text(LINTED.replace("WHEN", when).replace("SOURCE", source))
+    found = [f for f in lint_paths([tmp_path / "a.yaml"]).findings if f.code == code]
+    assert [f.hint for f in found] == [None]
