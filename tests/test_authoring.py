@@ -230,3 +230,17 @@ def test_no_hint_when_the_mistake_is_another(tmp_path: Path, when: str, source: 
     (tmp_path / "a.yaml").write_text(LINTED.replace("WHEN", when).replace("SOURCE", source))
     found = [f for f in lint_paths([tmp_path / "a.yaml"]).findings if f.code == code]
     assert [f.hint for f in found] == [None]
+
+
+def test_the_slots_scaffold_is_named_after_what_was_asked_for(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli import main
+
+    flows = tmp_path / "flows"
+    assert main(["new", "table_booking", "--shape", "slots", "--dir", str(flows)]) == 0
+    text = (flows / "table_booking.yaml").read_text(encoding="utf-8")
+    assert "table booking" in text and "TABLE_BOOKING_URL" in text
+    assert not any(word in text.lower() for word in ("pay", "payee", "usd", "money"))
+    capsys.readouterr()
+    assert main(["test", str(flows)]) == 0, capsys.readouterr().out
+    assert capsys.readouterr().out.splitlines()[-1] == "5 passed, 0 failed"
