@@ -46,7 +46,8 @@ class MemorySpec(Spec):
     enabled: bool = Field(True, description="Fold older turns into a summary (MEMORY_ENABLE_SUMMARY).")
     summarize_threshold: int = Field(6, ge=1, description="Turns kept raw before folding (MEMORY_SUMMARIZE_THRESHOLD).")
     keep_recent_turns: int = Field(4, ge=0, description="Raw turns kept after folding (MEMORY_KEEP_RECENT_TURNS).")
-    summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries.")
+    summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries (MEMORY_SUMMARY_MODEL may also name a vendor model, e.g. gpt-4o-mini).")
+    summary_prompt: str | None = Field(None, description="Prompt file in prompts/ (name without .j2) replacing the built-in summary instructions; it sees `service`, `description` and `locale`.")
 
 
 class UnderstandSpec(Spec):
