@@ -244,3 +244,13 @@ def test_the_slots_scaffold_is_named_after_what_was_asked_for(
     capsys.readouterr()
     assert main(["test", str(flows)]) == 0, capsys.readouterr().out
     assert capsys.readouterr().out.splitlines()[-1] == "5 passed, 0 failed"
+
+
+async def test_two_flows_with_their_own_rules_module_each_get_theirs(tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir(), second.mkdir()
+    _engine(first, "old_style")
+    (second / "rules.py").write_text("def old_style(value, slots):\n    return 'second'\n")
+    (second / "book.yaml").write_text(BOOKING.replace("RULE", "old_style"))
+    engine = Engine(compile_file(second / "book.yaml"), store=MemoryStore(), clock=lambda: NOW)
+    assert (await _say(engine, "2026-01-20"))[1].startswith("second ")

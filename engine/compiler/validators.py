@@ -48,6 +48,7 @@ def import_validator(target: str | None, base: FilePath, path: Path,
     if target is None:
         return None
     module_name, func_name = target.split(":")
+    _forget_other(module_name, base)
     sys.path.insert(0, str(base))
     try:
         module = importlib.import_module(module_name)
@@ -66,6 +67,18 @@ def import_validator(target: str | None, base: FilePath, path: Path,
                       " (optionally with `today=`)", "FL034")
         return None
     return SlotValidator(func, takes_today)
+
+
+def _forget_other(module_name: str, base: FilePath) -> None:
+    """Two flows in different directories may each have a ``rules.py``: a module of that
+    name imported from elsewhere is dropped from the cache, so this flow gets its own."""
+    cached = sys.modules.get(module_name)
+    beside = base / (module_name.replace(".", "/") + ".py")
+    if cached is None or not beside.is_file():
+        return
+    if FilePath(getattr(cached, "__file__", "") or "").resolve() != beside.resolve():
+        del sys.modules[module_name]
+        importlib.invalidate_caches()
 
 
 def _takes_today(func: Callable[..., Any]) -> bool | None:
