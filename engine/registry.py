@@ -22,7 +22,10 @@ AGENT_PROMPT_NAMES: tuple[str, ...] = ("message", "history", "instructions", "in
 # what the understanding prompt sees (runtime/llm.py provides them)
 UNDERSTAND_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "today", "intents",
                                             "current", "stage", "current_intent", "flows")
-PROMPT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(AGENT_PROMPT_NAMES + UNDERSTAND_PROMPT_NAMES))
+# what memory.summary_prompt sees (runtime/memory.py renders it once per engine)
+SUMMARY_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "locale")
+PROMPT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(AGENT_PROMPT_NAMES + UNDERSTAND_PROMPT_NAMES
+                                                    + SUMMARY_PROMPT_NAMES))
 # the seed wire protocol's event names (engine/runtime/events.py emits them)
 EVENT_NAMES: tuple[str, ...] = ("AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE",
                                 "TASK_PROGRESS", "DONE")
@@ -36,4 +39,5 @@ PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted", "offline")
 
 __all__ = ["ACTION_TOOLS", "AGENT_PROMPT_NAMES", "AGENT_TOOLS", "BUILTIN_TEXTS", "CONTEXT_FIELDS",
            "EVENT_NAMES",
-           "PROMPT_NAMES", "PROVIDERS", "UNDERSTAND_PROMPT_NAMES"]
+           "PROMPT_NAMES", "PROVIDERS", "SUMMARY_PROMPT_NAMES",
+           "UNDERSTAND_PROMPT_NAMES"]

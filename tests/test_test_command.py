@@ -42,7 +42,7 @@ def test_k_runs_the_conversations_whose_name_contains_a_pattern(
     assert main(["test", "-k", "BATCH", TESTS]) == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.removeprefix(f"PASS {TESTS} :: ") for line in out[:-1]] == BATCH_NAMES
-    assert out[-1] == "4 passed, 0 failed, 20 deselected"
+    assert out[-1] == "4 passed, 0 failed, 22 deselected"
 
 
 def test_k_matching_nothing_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,9 +57,9 @@ def test_junit_has_a_testcase_per_conversation_and_the_failure(
     assert main(["test", "--junit", str(out), str(tests)]) == 1
     assert "FAIL" in capsys.readouterr().out  # the terminal output stays
     root = ET.parse(out).getroot()
-    assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "24", "1")
+    assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "26", "1")
     (suite,) = root
-    assert (suite.get("name"), suite.get("tests"), suite.get("failures")) == (str(tests), "24",
+    assert (suite.get("name"), suite.get("tests"), suite.get("failures")) == (str(tests), "26",
                                                                               "1")
     failed = [case for case in suite if case.find("failure") is not None]
     assert [case.get("name") for case in failed] == ["2 missing amount: FILLING asks, then READY"]
@@ -84,7 +84,7 @@ def test_json_is_one_document_with_results_and_coverage(
     assert main(["test", "--json", "--coverage", "-k", "missing", str(tests)]) == 1
     document = json.loads(capsys.readouterr().out)  # nothing but the document
     assert (document["passed"], document["failed"]) == (1, 1)  # 2 and 2b
-    assert document["deselected"] == 22
+    assert document["deselected"] == 24
     (failed,) = [c for c in document["conversations"] if not c["passed"]]
     assert failed["mismatches"] == [{
         "turn": 2, "user": "3만원", "field": "slots.amount", "expected": 3000,
@@ -102,7 +102,7 @@ def test_the_coverage_ends_with_a_total(capsys: pytest.CaptureFixture[str]) -> N
     out = capsys.readouterr().out.splitlines()
     assert out[-2:] == [
         "coverage total: stages 16/16, transitions 12/12, slot branches 8/9 — 97.3% (36/37)",
-        "24 passed, 0 failed"]
+        "26 passed, 0 failed"]
 
 
 @pytest.mark.parametrize("gate, code", [("97", 0), ("97.3", 0), ("97.4", 1), ("100", 1)])

@@ -2,7 +2,8 @@
 
 The three shapes are the seeds' three ways to start a service (seed 000 §3): ``chat``
 (plain chat, one agent), ``intent`` (intents routed to flows, a default chat flow) and
-``slots`` (slot filling, confirmation, an irreversible action). Each passes
+``slots`` (slot filling, confirmation, an irreversible action), each named after the
+service: ``flowctl new booking --shape slots`` takes "booking" requests. Each passes
 ``flowctl lint --strict`` and ``flowctl test`` as generated. Nothing is ever overwritten.
 """
 
@@ -42,7 +43,10 @@ def plan(name: str, shape: str, directory: Path) -> dict[Path, str]:
     if shape not in SHAPES:
         raise ScaffoldError(f"unknown shape `{shape}`; expected one of {', '.join(SHAPES)}")
     schema = Path(os.path.relpath(SCHEMA_PATH, directory.resolve())).as_posix()
-    values = {"__NAME__": name, "__SCHEMA__": schema, "__DIR__": directory.as_posix()}
+    words = name.replace("_", " ").strip().lower() or name
+    values = {"__NAME__": name, "__SCHEMA__": schema, "__DIR__": directory.as_posix(),
+              "__WORDS__": words, "__TITLE__": words[:1].upper() + words[1:],
+              "__ENV__": f"{name.upper().strip('_')}_URL"}
 
     def fill(text: str) -> str:
         for key, value in values.items():

@@ -8,8 +8,6 @@ regular expressions and validators that do not import are located findings here.
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path as FilePath
 from typing import Any, TypedDict
@@ -25,6 +23,7 @@ from engine.compiler.templates import (
     compile_template,
     undeclared,
 )
+from engine.compiler.validators import import_validator
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
 from engine.nlu import IntentRule, YesNoWords, default_words
@@ -34,6 +33,7 @@ from engine.registry import (
     AGENT_PROMPT_NAMES,
     AGENT_TOOLS,
     BUILTIN_TEXTS,
+    SUMMARY_PROMPT_NAMES,
     UNDERSTAND_PROMPT_NAMES,
 )
 from engine.source import Path, SourceMap
@@ -41,6 +41,7 @@ from engine.source import Path, SourceMap
 # what a prompt may read: an agent's sees the turn context, the understanding prompt does not
 AGENT_PROMPT = CONTEXT_NAMES | frozenset(AGENT_PROMPT_NAMES)
 UNDERSTAND_PROMPT = frozenset(base_context()) | frozenset(UNDERSTAND_PROMPT_NAMES)
+SUMMARY_PROMPT = frozenset(base_context()) | frozenset(SUMMARY_PROMPT_NAMES)
 
 
 __all__ = ["build_service", "prompt_candidates"]
@@ -127,20 +128,28 @@ def _prompts(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> dict[str, Comp
     beside or above the flow. A file that fails to compile maps to None; a missing one is
     absent (reported where it is named)."""
     names = {step.prompt: AGENT_PROMPT for _, step in _agent_steps(spec)}
-    if spec.understand.prompt:
-        allowed = names.get(spec.understand.prompt)
-        names[spec.understand.prompt] = UNDERSTAND_PROMPT & allowed if allowed else \
-            UNDERSTAND_PROMPT
-        if not any(p.is_file() for p in prompt_candidates(base, spec.understand.prompt)):
-            r.error(("understand", "prompt"), f"prompt `{spec.understand.prompt}` not found",
-                    "FL026", hint=f"create prompts/{spec.understand.prompt}.j2 beside or above "
-                    "the flow file")
+    for prompt, path, allowed in ((spec.understand.prompt, ("understand", "prompt"),
+                                   UNDERSTAND_PROMPT),
+                                  (spec.memory.summary_prompt, ("memory", "summary_prompt"),
+                                   SUMMARY_PROMPT)):
+        if prompt:
+            _named_prompt(prompt, path, allowed, names, base, r)
     out: dict[str, Compiled | None] = {}
     for name in sorted(names):
         found = next((p for p in prompt_candidates(base, name) if p.is_file()), None)
         if found is not None:
             out[name] = _prompt(found, names[name], r)
     return out
+
+
+def _named_prompt(prompt: str, path: Path, allowed: frozenset[str],
+                  names: dict[str, frozenset[str]], base: FilePath, r: Resolver) -> None:
+    """A prompt named outside the steps: it may read only ``allowed`` (and what every other
+    use of the same file may read); a missing file is FL026 at ``path``."""
+    names[prompt] = allowed & names[prompt] if prompt in names else allowed
+    if not any(p.is_file() for p in prompt_candidates(base, prompt)):
+        r.error(path, f"prompt `{prompt}` not found", "FL026",
+                hint=f"create prompts/{prompt}.j2 beside or above the flow file")
 
 
 def _prompt(path: FilePath, allowed: frozenset[str], r: Resolver) -> Compiled | None:
@@ -193,33 +202,13 @@ def _slot(name: str, slot: s.SlotSpec, spec: s.ServiceSpec, base: FilePath,
                      if (p := r.regex(text, (*path, "extract", "patterns", i))) is not None)
     full = r.regex(f"(?:{slot.pattern})\\Z", (*path, "pattern")) if slot.pattern else None
     synonyms = {value: tuple(words) for value, words in (slot.values or {}).items()}
-    validator = _import_validator(slot.validator, base, (*path, "validator"), r)
+    validator = import_validator(slot.validator, base, (*path, "validator"), r)
     required_when = None
     if isinstance(slot.required, str):
         required_when = r.expression(slot.required, (*path, "required"), only=("slots",),
                                      why="a `required` condition (true, false, or e.g. "
                                          "`slots.method == 'card'`) sees ")
     return c.CompiledSlot(name, slot, patterns, full, synonyms, validator, required_when)
-
-
-def _import_validator(target: str | None, base: FilePath, path: Path, r: Resolver) -> Any:
-    """Import ``module:function``, looking beside the flow file first."""
-    if target is None:
-        return None
-    module_name, func_name = target.split(":")
-    sys.path.insert(0, str(base))
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as err:  # any import-time failure is the author's to fix
-        r.error(path, f"cannot import validator module `{module_name}`: {err}", "FL034")
-        return None
-    finally:
-        sys.path.remove(str(base))
-    func = getattr(module, func_name, None)
-    if not callable(func):
-        r.error(path, f"`{module_name}` has no function `{func_name}`", "FL034")
-        return None
-    return func
 
 
 def _values(items: Mapping[str, Any], path: Path, r: Resolver) -> tuple[tuple[str, c.Value], ...]:

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine.compiler.machine import StageMachine
 from engine.compiler.templates import Compiled
+from engine.compiler.validators import SlotValidator
 from engine.dsl.spec import MemorySpec, ModelSpec, ServiceSpec, SlotSpec
 from engine.nlu import IntentRule, YesNoWords
 from engine.source import SourceMap
-
-Validator = Callable[[Any, Mapping[str, Any]], Any]
 
 
 def mask(value: Any) -> Any:
@@ -74,12 +73,12 @@ class CompiledSlot:
     patterns: tuple[re.Pattern[str], ...] = ()
     full_pattern: re.Pattern[str] | None = None
     synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    validator: Validator | None = None
+    validator: SlotValidator | None = None
     required_when: Compiled | None = None
     """``required:`` written as a condition over ``slots``."""
 
 
-_SPECIFICITY = {"money": 1, "date": 2, "enum": 3, "integer": 4, "number": 4}
+_SPECIFICITY = {"money": 1, "date": 2, "time": 2, "enum": 3, "integer": 4, "number": 4}
 
 
 def extraction_order(slots: Sequence[CompiledSlot]) -> tuple[CompiledSlot, ...]:

@@ -74,7 +74,10 @@ class Resolver:
             reason = _short(err.message)
             if kind == "expression":
                 reason = reason.replace("end of template", "end of expression")
-            self.error(path, f"{kind} syntax error: {reason}", "FL030")
+            braced = kind == "expression" and text.strip().startswith("{{")
+            self.error(path, f"{kind} syntax error: {reason}", "FL030",
+                       hint="an expression is written without {{ }}: drop them, e.g. "
+                            "`when: not missing`" if braced else None)
             return None
         allowed = set(only) if only is not None else CONTEXT_NAMES | set(extra)
         for name in undeclared(compiled.names, allowed):

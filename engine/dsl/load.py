@@ -8,6 +8,7 @@ are remembered so schema errors can tell the author to quote them.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -50,7 +51,7 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
         line, col, problem = _where(err, text)
         raise FlowDefinitionError(
             [Finding(SourceLocation(file, line, col), f"YAML syntax error: {problem}", "FL002",
-                     source_line=source.line(line))]
+                     hint=_alias_hint(source.line(line)), source_line=source.line(line))]
         ) from None
     except RecursionError:
         raise FlowDefinitionError([Finding(SourceLocation(file, 1, 1),
@@ -180,4 +181,14 @@ class NodeBuilder:
 
 def _pos(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
+
+
+_BARE_STAR = re.compile(r"[:\[{,-]\s*\*\s*(?:[,\]}#]|$)")
+
+
+def _alias_hint(line: str | None) -> str | None:
+    """A bare ``*`` (``source: *``) is a YAML alias with no name: say to quote it."""
+    if line is None or not _BARE_STAR.search(line):
+        return None
+    return "quote '*': YAML reads a bare * as an alias; write `source: '*'`"
 

@@ -19,7 +19,7 @@ StageName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", descriptio
 Expression = Annotated[str, Field(description="A jinja2 expression over the turn context, e.g. `not missing` or `slots.amount > 100000`.")]
 SourceName = Annotated[str, Field(pattern=r"^(\*|[A-Za-z_][A-Za-z0-9_]*)$", description="A stage name, or `*` for every non-terminal stage.")]
 NextAction = Literal["ASK", "CONFIRM", "ASK_CONTINUE", "DONE"]
-SlotType = Literal["string", "integer", "number", "money", "date", "enum", "boolean", "list"]
+SlotType = Literal["string", "integer", "number", "money", "date", "time", "enum", "boolean", "list"]
 
 
 class Spec(BaseModel):
@@ -46,7 +46,8 @@ class MemorySpec(Spec):
     enabled: bool = Field(True, description="Fold older turns into a summary (MEMORY_ENABLE_SUMMARY).")
     summarize_threshold: int = Field(6, ge=1, description="Turns kept raw before folding (MEMORY_SUMMARIZE_THRESHOLD).")
     keep_recent_turns: int = Field(4, ge=0, description="Raw turns kept after folding (MEMORY_KEEP_RECENT_TURNS).")
-    summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries.")
+    summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries (MEMORY_SUMMARY_MODEL may also name a vendor model, e.g. gpt-4o-mini).")
+    summary_prompt: str | None = Field(None, description="Prompt file in prompts/ (name without .j2) replacing the built-in summary instructions; it sees `service`, `description` and `locale`.")
 
 
 class UnderstandSpec(Spec):
@@ -106,7 +107,7 @@ class SlotSpec(Spec):
     values: dict[str, list[str]] | None = Field(None, description="Enum values, each with its synonyms.")
     items: Literal["string", "integer", "number"] | None = Field(None, description="Item type of a list slot.")
     extract: ExtractSpec | None = Field(None, description="Extraction hints.")
-    validator: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="`module:function(value, slots) -> bool | str` for business rules.")
+    validator: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="`module:function(value, slots[, today]) -> bool | str | Replace` for business rules: accept, reject (a str says why) or replace the value.")
 
     @model_validator(mode="after")
     def _enum_has_values(self) -> SlotSpec:

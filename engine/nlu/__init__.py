@@ -18,6 +18,7 @@ from .money import find_money
 from .numbers import find_numbers
 from .patterns import Match, MatchValue, find_pattern, non_overlapping
 from .segments import split_segments
+from .times import find_times, parse_time
 from .words import Answer, YesNoWords, default_words, normalise, yes_no
 
 __all__ = [
@@ -37,7 +38,9 @@ __all__ = [
     "find_money",
     "find_numbers",
     "find_pattern",
+    "find_times",
     "non_overlapping",
+    "parse_time",
     "normalise",
     "split_segments",
     "yes_no",

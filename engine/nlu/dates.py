@@ -8,6 +8,8 @@ Resolution rules:
 - Offsets: "3일 후/뒤/전", "2주 뒤", 하루/이틀/사흘/나흘/일주일 후; "in 3 days",
   "in two weeks", "3 days later/from now/ago".
 - Full dates: "2026-11-25", "2026/11/25", "2026.11.25", "2026년 11월 25일".
+- English month names: "January 20", "Jan 20th", "20 January", "20th of January, 2027"
+  ("May" only capitalised, since "may" is a verb).
 - Month and day without a year ("11월 25일", "11/25", month first): the next occurrence on
   or after today - this year if it has not passed, else next year ("2/29" waits for the
   next leap year).
@@ -49,6 +51,12 @@ _WEEK_SHIFT = {
     "저번": -1,
     "last": -1,
 }
+_EN_MONTHS = {name[:3]: i for i, name in enumerate(
+    ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"), start=1)}
+_EN_MONTH = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May|MAY)|june?|july?"
+             r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_ORDINAL = r"(?:st|nd|rd|th)?"
 _EN_COUNT = r"[0-9]+|an?|" + "|".join(EN_NUMBER_WORDS)
 _I = re.IGNORECASE
 
@@ -89,13 +97,25 @@ def _full(match: re.Match[str], today: date) -> date | None:
 
 
 def _month_day(match: re.Match[str], today: date) -> date | None:
-    month, day = int(match["m"]), int(match["d"])
+    return _next_occurrence(int(match["m"]), int(match["d"]), today)
+
+
+def _next_occurrence(month: int, day: int, today: date) -> date | None:
     # Eight years always reach a leap year, so "2/29" resolves; "13/45" never does.
     for year in range(today.year, today.year + 9):
         candidate = _safe_date(year, month, day)
         if candidate is not None and candidate >= today:
             return candidate
     return None
+
+
+def _en_month(match: re.Match[str], today: date) -> date | None:
+    """"January 20", "Jan 20th, 2027", "20 January": dated, or the next occurrence."""
+    month = _EN_MONTHS[(match["mon"] or match["mon2"]).lower()[:3]]
+    day = int(match["d"] or match["d2"])
+    if match["y"]:
+        return _safe_date(int(match["y"]), month, day)
+    return _next_occurrence(month, day, today)
 
 
 def _ko_word(match: re.Match[str], today: date) -> date | None:
@@ -149,6 +169,15 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     ),
     (re.compile(r"(?<![0-9])(?P<m>[0-9]{1,2})\s*월\s*(?P<d>[0-9]{1,2})\s*일"), _month_day),
     (re.compile(r"(?<![0-9/.\-])(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![0-9/])"), _month_day),
+    (
+        re.compile(
+            rf"\b(?:{_EN_MONTH}\s+(?P<d>[0-9]{{1,2}}){_ORDINAL}"
+            rf"|(?P<d2>[0-9]{{1,2}}){_ORDINAL}\s+(?:of\s+)?{_EN_MONTH.replace('mon', 'mon2')})"
+            r"(?:,?\s+(?P<y>[0-9]{4}))?(?![0-9])",
+            _I,
+        ),
+        _en_month,
+    ),
     (re.compile("|".join(_KO_WORD_DAYS)), _ko_word),
     (re.compile(r"\b(?:the\s+)?day\s+(?P<w>after)\s+tomorrow\b", _I), _en_word),
     (re.compile(r"\b(?:the\s+)?day\s+(?P<w>before)\s+yesterday\b", _I), _en_word),

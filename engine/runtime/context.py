@@ -8,6 +8,7 @@ view (jinja2 writes template-local names to its own context, not to this dict).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -36,15 +37,18 @@ def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
 class TurnState:
     """The session a turn works on, the flow and intent it is routed to, the last result."""
 
-    __slots__ = ("service", "session", "message", "flow", "intent", "result", "batch", "_view")
+    __slots__ = ("service", "session", "message", "flow", "intent", "result", "batch", "now",
+                 "_view")
 
     def __init__(self, service: CompiledService, session: SessionState, message: str,
                  flow: CompiledFlow, *, fill_turns: Callable[[int | None], int],
-                 ask: Callable[[str], str]) -> None:
+                 ask: Callable[[str], str], now: dt.datetime | None = None) -> None:
         self.service, self.session, self.message = service, session, message
         self.flow, self.intent = flow, Intent(None, 0.0)
         self.result: Any = None
         self.batch = BatchQueue(self)
+        # the engine's clock at the turn's start: `today`/`now` for templates and validators
+        self.now = now or dt.datetime.now().astimezone()
         self._view = View(self, fill_turns, ask)
 
     # -- reading ---------------------------------------------------------------------------
@@ -206,6 +210,8 @@ class View:
                          "confidence": turn.intent.confidence},
                 "flow": turn.flow.name, "completed": turn.session.done,
                 "summary": turn.session.summary_text, "ask": self._ask, "value": None,
+                "today": turn.now.date().isoformat(),
+                "now": turn.now.isoformat(timespec="seconds"),
             }
         return self._constants
 

@@ -51,7 +51,7 @@ class Engine:
                                                                     service.memory)
         self.clock = clock
         self.models = models or ModelPool(service, self.settings.env)
-        self.memory = MemoryPolicy.of(self.settings)
+        self.memory = MemoryPolicy.of(self.settings, service)
         self.understanding = self.models.get(service.understanding_model)
         self.understanding_prompt = service.prompts.get(service.understanding_prompt or "")
         self.stubs: Mapping[str, ActionStub] = stubs or {}

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.compiler.compiled import CompiledService
 from engine.config import Settings
 from engine.errors import ProviderError
 from engine.providers.base import ChatMessage, ChatRequest
@@ -35,14 +36,23 @@ class MemoryPolicy:
     threshold: int
     keep_recent: int
     summary_model: str | None
+    system: str = SUMMARY_PROMPT
+    """The summary model's instructions: ``memory.summary_prompt`` rendered, or the built-in."""
 
     @classmethod
-    def of(cls, settings: Settings) -> MemoryPolicy:
-        """The policy the resolved settings give (``config.resolve_settings``)."""
+    def of(cls, settings: Settings, service: CompiledService | None = None) -> MemoryPolicy:
+        """The policy the resolved settings give (``config.resolve_settings``), with the
+        service's ``memory.summary_prompt`` rendered once."""
+        prompt = service.memory.summary_prompt if service is not None else None
+        system = SUMMARY_PROMPT
+        if service is not None and prompt and prompt in service.prompts:
+            system = service.prompts[prompt].render({
+                "service": service.name, "description": service.description,
+                "locale": service.locale}).strip() or SUMMARY_PROMPT
         return cls(enabled=settings.memory_enable_summary,
                    threshold=settings.memory_summarize_threshold,
                    keep_recent=settings.memory_keep_recent_turns,
-                   summary_model=settings.memory_summary_model)
+                   summary_model=settings.memory_summary_model, system=system)
 
 
 def remember(state: SessionState, message: str, reply: str, policy: MemoryPolicy) -> bool:
@@ -65,18 +75,19 @@ async def fold(state: SessionState, policy: MemoryPolicy, models: ModelPool,
     folded, kept = split_for_folding(state.raw_history, policy)
     if not folded:
         return
-    live = models.get(policy.summary_model)
+    live = models.summary(policy.summary_model)
     summary = None
     if live is not None and live.breaker.allow():
         yield AgentStart("memory", label)
-        summary = await _summarise(call_of(live), state.summary_text, folded)
+        summary = await _summarise(call_of(live), policy.system, state.summary_text, folded)
         yield AgentDone("memory", label, summary is not None)
     state.summary_text = summary or offline_summary(state.summary_text, folded, state.done)
     state.raw_history = kept
 
 
-async def _summarise(call: ModelCall, previous: str, folded: list[dict[str, str]]) -> str | None:
-    request = ChatRequest(system=SUMMARY_PROMPT, messages=(ChatMessage(
+async def _summarise(call: ModelCall, system: str, previous: str,
+                     folded: list[dict[str, str]]) -> str | None:
+    request = ChatRequest(system=system, messages=(ChatMessage(
         role="user", content=dialog_text(previous, folded)),))
     try:
         text = await call.text(request)

@@ -43,6 +43,7 @@ class ModelPool:
                  providers: Mapping[str, Provider] | None = None) -> None:
         self.live: dict[str, LiveModel] = {}
         self.offline: dict[str, str] = {}
+        self._env, self._base_dir = env, service.base_dir
         for name, spec in service.models.items():
             spec = _override(name, spec, env, service.base_dir)
             try:
@@ -60,11 +61,38 @@ class ModelPool:
     def get(self, name: str | None) -> LiveModel | None:
         return self.live.get(name) if name else None
 
+    def summary(self, name: str | None) -> LiveModel | None:
+        """The memory summary model: a ``models:`` entry by name, else ``name`` read as a
+        vendor model (``gpt-4o-mini``, ``claude-3-5-haiku-latest``, ``openai:gpt-4o-mini``),
+        built once on first use; None when it runs offline (no key), logged once."""
+        if not name or name in self.live or name in self.offline:
+            return self.get(name)
+        spec = vendor_model(name)
+        try:
+            provider = _build(spec, self._env, self._base_dir)
+        except FlowRuntimeError as err:
+            provider, self.offline[name] = None, str(err)
+        if provider is None:
+            self.offline.setdefault(name, "provider `offline`")
+            log.info("summary model %s runs offline: %s", name, self.offline[name])
+            return None
+        self.live[name] = LiveModel(name, provider, _config(spec), spec)
+        return self.live[name]
+
     async def close(self) -> None:
         for model in self.live.values():
             close = getattr(model.provider, "aclose", None)
             if close is not None:
                 await close()
+
+
+def vendor_model(name: str) -> ModelSpec:
+    """``provider:model`` or a bare vendor model name (``claude-*`` is Anthropic's, any
+    other OpenAI's or an OpenAI-compatible server's) as a model spec."""
+    provider, sep, model = name.partition(":")
+    if sep and provider in PROVIDERS:
+        return ModelSpec(provider=provider, model=model)
+    return ModelSpec(provider="anthropic" if name.startswith("claude") else "openai", model=name)
 
 
 def _override(name: str, spec: ModelSpec, env: Mapping[str, str], base_dir: Path) -> ModelSpec:

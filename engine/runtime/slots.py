@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.compiler.compiled import CompiledSlot
+from engine.compiler.validators import Replace
+from engine.nlu.times import parse_time
 from engine.providers.jsonout import MAX_DEPTH, nesting_depth
 
 MAX_MAGNITUDE = 10**15
@@ -37,16 +39,21 @@ class Rejected:
     """Text from a validator that explains the rejection; None means use the slot's error."""
 
 
-def validate(slot: CompiledSlot, raw: Any, slots: Mapping[str, Any]) -> Any:
-    """The normalised value, or a ``Rejected``."""
+def validate(slot: CompiledSlot, raw: Any, slots: Mapping[str, Any], *,
+             today: dt.date | None = None) -> Any:
+    """The normalised value, or a ``Rejected``; ``today`` (the engine's clock) reaches a
+    validator that asks for it."""
+    value = _checked(slot, raw)
+    if isinstance(value, Rejected) or slot.validator is None:
+        return value
+    return _run_validator(slot, value, slots, today or dt.date.today())
+
+
+def _checked(slot: CompiledSlot, raw: Any) -> Any:
     value = _coerce(slot, raw)
     if isinstance(value, Rejected):
         return value
-    if not _within_bounds(slot, value):
-        return Rejected()
-    if slot.validator is not None:
-        return _run_validator(slot, value, slots)
-    return value
+    return value if _within_bounds(slot, value) else Rejected()
 
 
 def _coerce(slot: CompiledSlot, raw: Any) -> Any:
@@ -63,6 +70,9 @@ def _coerce(slot: CompiledSlot, raw: Any) -> Any:
             return _number(raw, integer=False)
         case "date":
             return _date(raw)
+        case "time":
+            text = _text(raw)
+            return (text and parse_time(text)) or Rejected()
         case "enum":
             return _enum(slot, raw)
         case "boolean":
@@ -152,15 +162,25 @@ def _within_bounds(slot: CompiledSlot, value: Any) -> bool:
     return True
 
 
-def _run_validator(slot: CompiledSlot, value: Any, slots: Mapping[str, Any]) -> Any:
-    """A validator returns True/None (accept), False (reject) or a str (reject, with reason)."""
+def _run_validator(slot: CompiledSlot, value: Any, slots: Mapping[str, Any],
+                   today: dt.date) -> Any:
+    """True/None accept, False or a str reject, ``Replace(v)`` or ``{"value": v}`` accept
+    ``v`` instead (checked like input by the slot's type and bounds, not validated again);
+    any other verdict is the validator's bug."""
     assert slot.validator is not None
     try:
-        verdict = slot.validator(value, dict(slots))
+        verdict = slot.validator(value, slots, today)
     except ValueError as err:
         return Rejected(str(err) or None)
+    if verdict is None or verdict is True:
+        return value
     if verdict is False:
         return Rejected()
     if isinstance(verdict, str):
         return Rejected(verdict)
-    return value
+    if isinstance(verdict, Replace):
+        return _checked(slot, verdict.value)
+    if isinstance(verdict, dict) and set(verdict) == {"value"}:
+        return _checked(slot, verdict["value"])
+    raise TypeError(f"validator of slot `{slot.name}` returned {verdict!r}; expected True, "
+                    "None, False, a str, Replace(value) or {'value': ...}")

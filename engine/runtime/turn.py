@@ -81,7 +81,7 @@ class TurnRun:
         self.state = TurnState(self.service, session, message,
                                self.service.flows[self.service.default_flow],
                                fill_turns=engine.settings.fill_turns,
-                               ask=lambda name: self.reply.ask(name))
+                               ask=lambda name: self.reply.ask(name), now=engine.clock())
         self.reply = Reply(self.service, self.state, engine.text)
         self.tracer = Tracer(redact=not engine.settings.dev_mode)
         self.hooks: list[Hook] = []
@@ -262,7 +262,7 @@ class TurnRun:
             state.reject(name, self.engine.text("currency_mismatch", currency=raw.currency,
                                                 expected=slot.spec.currency))
             return
-        value = validate(slot, raw, state.session.slots)
+        value = validate(slot, raw, state.session.slots, today=state.now.date())
         if isinstance(value, Rejected):
             state.reject(name, self._slot_error(name, raw, value))
             return

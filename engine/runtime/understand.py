@@ -22,6 +22,7 @@ from engine.nlu import (
     find_money,
     find_numbers,
     find_pattern,
+    find_times,
     split_segments,
     yes_no,
 )
@@ -181,6 +182,7 @@ _PATTERN: Finder = lambda slot, text, today: find_pattern(text, slot.patterns)  
 _FINDERS: dict[str, Finder] = {
     "money": lambda slot, text, today: find_money(text),
     "date": lambda slot, text, today: find_dates(text, today),
+    "time": lambda slot, text, today: find_times(text),
     "enum": lambda slot, text, today: find_enum(text, slot.synonyms),
     "integer": lambda slot, text, today: [m for m in find_numbers(text)
                                           if isinstance(m.value, int)],

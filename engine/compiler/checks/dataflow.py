@@ -21,7 +21,7 @@ from engine.dsl import spec as s
 from engine.source import Path
 
 RESULT = "\0result"
-_FILLED_BY_TYPE = frozenset({"money", "date", "enum", "integer", "number"})
+_FILLED_BY_TYPE = frozenset({"money", "date", "time", "enum", "integer", "number"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from engine.compiler.checks.reads import Reads, reads
 from engine.compiler.resolve import suggest
 from engine.dsl import spec as s
 from engine.nlu import enum_conflicts
+from engine.nlu.times import parse_time
 
 
 def _number(value: Any) -> bool:
@@ -51,6 +52,9 @@ def rejects(slot: s.SlotSpec, value: Any) -> str | None:
             return None if isinstance(value, str) else "it holds text"
         case "date":
             return None if _iso_date(value) else "it holds ISO dates such as '2026-01-31'"
+        case "time":
+            ok = isinstance(value, str) and parse_time(value) == value
+            return None if ok else "it holds times of day such as '19:30'"
         case "boolean":
             return None if isinstance(value, bool) else "it holds true or false"
         case "enum":

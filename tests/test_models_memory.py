@@ -1,0 +1,144 @@
+"""Models and memory for a newcomer: the shipped minimal flow goes live with a key, the
+summary model may be a vendor model name (MEMORY_SUMMARY_MODEL=gpt-4o-mini), and the summary
+instructions may come from a prompt file (memory.summary_prompt). The LLM is a real HTTP
+server on loopback speaking the OpenAI and Anthropic wire formats."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.errors import FlowDefinitionError
+from engine.runtime.engine import Engine
+from engine.runtime.models import vendor_model
+from engine.store import MemoryStore
+from tests.conftest import ROOT, TODAY
+from tests.fakes.llm_servers import FakeLLMServer, FakeReply
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as fake:
+        yield fake
+
+
+ENGINES: list[Engine] = []
+
+
+@pytest.fixture(autouse=True)
+async def fresh(server: FakeLLMServer) -> Any:
+    server.reset()
+    yield
+    while ENGINES:
+        await ENGINES.pop().aclose()
+
+
+def engine_for(flow: Path, env: dict[str, str]) -> Engine:
+    engine = Engine(compile_file(flow), store=MemoryStore(), settings=load_settings(env),
+                    clock=lambda: TODAY)
+    ENGINES.append(engine)
+    return engine
+
+
+async def test_the_minimal_flow_answers_with_its_model_once_a_key_is_set(
+        server: FakeLLMServer) -> None:
+    offline = engine_for(ROOT / "flows" / "minimal.yaml", {})
+    assert "API 키를 설정하면" in (await offline.reply("s", "안녕")).message
+    live = engine_for(ROOT / "flows" / "minimal.yaml", server.env())
+    server.enqueue(FakeReply(text="안녕하세요! 무엇을 도와드릴까요?"))
+    done = await live.reply("s", "안녕")
+    assert done.message == "안녕하세요! 무엇을 도와드릴까요?"
+    assert [r.body["model"] for r in server.requests] == ["gpt-4.1-mini"]
+
+
+PLAIN = """
+service: plain
+description: Small talk.
+locale: en
+default_flow: chat
+MEMORY
+flows:
+  chat:
+    initial: CHAT
+    stages:
+      CHAT: {say: echo}
+messages:
+  echo: You said {{ turn.message }}.
+"""
+
+FOLD_EARLY = {"MEMORY_SUMMARIZE_THRESHOLD": "2", "MEMORY_KEEP_RECENT_TURNS": "1"}
+
+
+def _plain(tmp_path: Path, memory: str = "", prompt: str | None = None) -> Path:
+    if prompt is not None:
+        (tmp_path / "prompts").mkdir()
+        (tmp_path / "prompts" / "brief.j2").write_text(prompt, encoding="utf-8")
+    (tmp_path / "plain.yaml").write_text(PLAIN.replace("MEMORY", memory), encoding="utf-8")
+    return tmp_path / "plain.yaml"
+
+
+async def _fold(engine: Engine) -> dict[str, Any]:
+    for message in ("hello", "my name is Kim"):
+        await engine.reply("s", message)
+    record = await engine.store.load("s")
+    assert record is not None
+    return dict(record.data["memory"])
+
+
+@pytest.mark.parametrize(("name", "api", "model"), [
+    ("gpt-4o-mini", "openai", "gpt-4o-mini"),
+    ("claude-haiku-4-5", "anthropic", "claude-haiku-4-5"),
+    ("openai:gpt-4.1-nano", "openai", "gpt-4.1-nano"),
+])
+async def test_memory_summary_model_may_be_a_vendor_model_name(
+        tmp_path: Path, server: FakeLLMServer, name: str, api: str, model: str) -> None:
+    engine = engine_for(_plain(tmp_path), {**server.env(), **FOLD_EARLY,
+                                           "MEMORY_SUMMARY_MODEL": name})
+    server.enqueue(FakeReply(text="The user is Kim."))
+    memory = await _fold(engine)
+    assert memory["summary_text"] == "The user is Kim."
+    assert [(r.api, r.body["model"]) for r in server.requests] == [(api, model)]
+
+
+async def test_a_vendor_summary_model_without_a_key_folds_offline(tmp_path: Path) -> None:
+    engine = engine_for(_plain(tmp_path), {**FOLD_EARLY, "MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
+    memory = await _fold(engine)
+    assert memory["summary_text"] == "earlier requests: hello"
+    assert engine.models.offline["gpt-4o-mini"].startswith("provider 'openai' needs")
+
+
+def test_vendor_model_names() -> None:
+    assert [(s.provider, s.model) for s in map(vendor_model, [
+        "gpt-4o-mini", "claude-sonnet-4-5", "anthropic:claude-3-5-haiku-latest", "llama3:8b"])
+    ] == [("openai", "gpt-4o-mini"), ("anthropic", "claude-sonnet-4-5"),
+          ("anthropic", "claude-3-5-haiku-latest"), ("openai", "llama3:8b")]
+
+
+async def test_the_summary_prompt_replaces_the_built_in_instructions(
+        tmp_path: Path, server: FakeLLMServer) -> None:
+    flow = _plain(tmp_path, "memory: {summary_prompt: brief}",
+                  "Summarise for {{ service }} ({{ description }}) in {{ locale }}; one line.\n")
+    engine = engine_for(flow, {**server.env(), **FOLD_EARLY, "MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
+    server.enqueue(FakeReply(text="Kim said hello."))
+    assert (await _fold(engine))["summary_text"] == "Kim said hello."
+    (request,) = server.requests
+    system = request.body["messages"][0]  # type: ignore[index]
+    assert system == {"role": "system",
+                      "content": "Summarise for plain (Small talk.) in en; one line."}
+
+
+@pytest.mark.parametrize(("prompt", "code", "where"), [
+    (None, "FL026", "prompt `brief` not found"),
+    ("Summarise {{ slots }}.", "FL031", "`slots` is not defined in a prompt"),
+])
+def test_a_summary_prompt_is_checked_at_compile_time(tmp_path: Path, prompt: str | None,
+                                                     code: str, where: str) -> None:
+    flow = _plain(tmp_path, "memory: {summary_prompt: brief}", prompt)
+    with pytest.raises(FlowDefinitionError) as err:
+        compile_file(flow)
+    assert [(f.code, f.message) for f in err.value.findings] == [(code, where)]
