@@ -185,3 +185,35 @@ messages:
     assert done.state_snapshot["stage"] == "DONE"
     (task,) = await engine.store.completed("s")
     assert task["slots"] == {"code": 42, "count": 3}
+
+
+async def test_a_stubbed_http_action_needs_no_url_variable(tmp_path: Any) -> None:
+    from engine.runtime.actions import ActionStub
+
+    flow = tmp_path / "h.yaml"
+    flow.write_text("""
+service: h
+locale: en
+default_flow: main
+actions:
+  ping: {http: {url: "{{ env.PING_URL }}/ping"}}
+flows:
+  main:
+    initial: START
+    stages:
+      START:
+        steps:
+          - {call: ping, ok: done, error: failed}
+      DONE: {terminal: true, say: done}
+      FAILED: {terminal: true, say: failed}
+    transitions:
+      - {trigger: done, source: START, dest: DONE}
+      - {trigger: failed, source: START, dest: FAILED}
+messages:
+  done: "Pong {{ result.value }}."
+  failed: Failed.
+""", encoding="utf-8")
+    engine = Engine(compile_file(flow), store=MemoryStore(), clock=lambda: TODAY,
+                    stubs={"ping": ActionStub(result={"value": 7})})
+    done = await engine.reply("s", "hi")  # PING_URL is not set: only the stub answers
+    assert done.message == "Pong 7." and "error" not in done.trace

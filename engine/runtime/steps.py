@@ -133,12 +133,12 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
     session = run.state.session
     key = f"{session.task_id}:{name}"
     url = headers = None
-    if action.kind == "http":
+    stub = run.engine.stubs.get(name)
+    if action.kind == "http" and stub is None:  # a stubbed action needs no URL (nor its env)
         with_env = {**run.state.view(), "env": dict(run.engine.settings.env)}
         url = str(action.url.render(with_env)) if action.url else ""
         headers = {k: str(t.render(with_env)) for k, t in action.headers}
     error, settled = None, True
-    stub = run.engine.stubs.get(name)
     try:
         result: Any = stub.outcome() if stub is not None else \
             await run_action(action, args, key, url=url, headers=headers)
