@@ -103,10 +103,11 @@ class AppEngine(Engine):
                                    "set; set it (see docs/apps.md)")
         return url
 
-    async def turn(self, session_id: str, message: str, *,
-                   owner: str | None = None) -> AsyncIterator[Event]:
+    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
+                   context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
         """Route and run one turn; yields the service's events, always ending with DONE
-        (a store that cannot lock or load gives the runtime's failure DONE)."""
+        (a store that cannot lock or load gives the runtime's failure DONE). An app does
+        not forward a request ``context`` to its services yet."""
         started = time.perf_counter()
         done: Done | None = None
         try:

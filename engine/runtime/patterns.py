@@ -116,6 +116,7 @@ async def _awaited(run: TurnRun, awaiting: str) -> bool:
 def _ask_which(run: TurnRun, options: list[str], message: str) -> None:
     """Several intents fit about equally well: ask which one was meant."""
     run.state.session.clarify = Clarify(options=options, message=message, attempts=0)
+    run.tracer.tag("MULTIPLE_INTENTS_CONFLICT")
     run.reply.say_which(options)
 
 async def clarified(run: TurnRun) -> AsyncIterator[Event]:
@@ -132,6 +133,7 @@ async def clarified(run: TurnRun) -> AsyncIterator[Event]:
     if choice is None and yes_no(run.state.message, service.words) != "cancel":
         clarify["attempts"] += 1
         if clarify["attempts"] < service.patterns.clarify_limit:
+            run.tracer.tag("MULTIPLE_INTENTS_CONFLICT")
             run.reply.say_which(clarify["options"])
             return
         session.clarify = None

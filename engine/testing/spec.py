@@ -42,6 +42,8 @@ class TurnSpec(_Spec):
     hooks: list[str] | None = Field(None, description="Hook types sent in DONE.")
     queue: int | None = Field(None, description="Tasks waiting in the batch queue.")
     completed: int | None = Field(None, description="Completed tasks in the session so far.")
+    failure_tags: list[str] | None = Field(
+        None, description="DONE's `_trace.failure_tags`, in order; [] for none.")
 
 
 class StubSpec(_Spec):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from typing import Any, TypeVar
 
 from sse_starlette import ServerSentEvent
@@ -33,16 +33,19 @@ class Turns:
         self.engine = engine
         self.running: set[asyncio.Task[Any]] = set()
 
-    def start(self, session_id: str, message: str, *,
-              owner: str | None = None) -> asyncio.Queue[Event | Exception]:
+    def start(self, session_id: str, message: str, *, owner: str | None = None,
+              context: Mapping[str, Any] | None = None) -> asyncio.Queue[Event | Exception]:
         """Begin a turn whose events (or the exception that stopped it) go to a queue."""
         queue: asyncio.Queue[Event | Exception] = asyncio.Queue()
-        self._spawn(self._pump(self.engine.turn(session_id, message, owner=owner), queue))
+        self._spawn(self._pump(self.engine.turn(session_id, message, owner=owner,
+                                                context=context), queue))
         return queue
 
-    async def reply(self, session_id: str, message: str, *, owner: str | None = None) -> Done:
+    async def reply(self, session_id: str, message: str, *, owner: str | None = None,
+                    context: Mapping[str, Any] | None = None) -> Done:
         """The DONE of a turn; raises what the engine raised if it could not answer."""
-        task = self._spawn(_done_of(self.engine.turn(session_id, message, owner=owner)))
+        task = self._spawn(_done_of(self.engine.turn(session_id, message, owner=owner,
+                                                     context=context)))
         return await asyncio.shield(task)  # a request cancelled mid-turn leaves it running
 
     def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
