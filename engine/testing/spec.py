@@ -60,6 +60,9 @@ class ConversationSpec(_Spec):
         default_factory=dict,
         description="Action -> its canned result or error in this conversation; nothing is "
                     "called.")
+    context: dict[str, Any] | None = Field(
+        None, description="The request context every turn of this conversation carries "
+                          "(checked against the flow's `context` schema).")
     turns: list[TurnSpec]
 
 
