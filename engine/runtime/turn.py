@@ -140,6 +140,8 @@ class TurnRun:
                 session.notice = self.reply.text()
                 session.raw_history.append({"role": "assistant", "content": session.notice})
             return
+        if active is not None and self.service.guard:
+            state.enter(active)  # the guard's message and DONE see the flow in progress
         if blocked(self):
             return  # the guard answered: the session stays as it was
         if session.notice:
