@@ -16,7 +16,12 @@ from typing import Any, TypedDict
 
 from engine.compiler import compiled as c
 from engine.compiler.machine import Edge, StageMachine
-from engine.compiler.policy import agent_outputs, context_schema, guard_rules
+from engine.compiler.policy import (
+    agent_outputs,
+    confidence_bands,
+    context_schema,
+    guard_rules,
+)
 from engine.compiler.resolve import Resolver, suggest
 from engine.compiler.templates import (
     CONTEXT_NAMES,
@@ -99,10 +104,13 @@ def _patterns(spec: s.ServiceSpec, r: Resolver) -> c.Patterns:
     words = _words(spec)
     resume = YesNoWords(confirm=(*spec.words.resume, *RESUME_WORDS.get(spec.locale, ()),
                                  *words.confirm), cancel=words.cancel, deny=words.deny)
+    bands = confidence_bands(spec, r)
     return c.Patterns(chitchat=chitchat, clarify_ask=p.clarify.ask,
                       clarify_margin=p.clarify.margin, clarify_limit=p.clarify.limit,
                       handoff=p.clarify.handoff, completed=p.completed, labels=labels,
-                      resume=resume)
+                      resume=resume, bands=bands,
+                      confirm_ask=p.confidence.confirm_ask if p.confidence else None,
+                      low_confidence=p.confidence.clarify_ask if p.confidence else None)
 
 
 def _words(spec: s.ServiceSpec) -> YesNoWords:

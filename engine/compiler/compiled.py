@@ -282,4 +282,9 @@ class Patterns:
     labels: Mapping[str, str] = field(default_factory=dict)
     resume: YesNoWords = field(default_factory=YesNoWords)
     """Answers to "go on with the flow?": confirm = go on, cancel/deny = cancel the flow."""
+    bands: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    """Intent -> (act, confirm) confidence bounds; empty when the service has no bands."""
+    confirm_ask: str | None = None
+    low_confidence: str | None = None
+    """The bands' questions: confirm the intent, and say more (``patterns.confidence``)."""
 

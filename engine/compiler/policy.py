@@ -41,6 +41,31 @@ def agent_outputs(spec: s.ServiceSpec) -> frozenset[str]:
     return frozenset(out)
 
 
+def confidence_bands(spec: s.ServiceSpec, r: Resolver) -> dict[str, tuple[float, float]]:
+    """Intent -> (act, confirm): the intent's own bounds, else the service's."""
+    bands = spec.patterns.confidence
+    path = ("patterns", "confidence")
+    if bands is None:
+        for name, intent in spec.intents.items():
+            for key in ("act", "confirm"):
+                if getattr(intent, key) is not None:
+                    r.error(("intents", name, key), f"`{key}` needs `patterns.confidence`",
+                            "FL016", hint="declare the service's bands under "
+                            "`patterns.confidence`")
+        return {}
+    r.exists(bands.confirm_ask, spec.messages, (*path, "confirm_ask"), "message", "FL020")
+    r.exists(bands.clarify_ask, spec.messages, (*path, "clarify_ask"), "message", "FL020")
+    out = {}
+    for name, intent in spec.intents.items():
+        act = bands.act if intent.act is None else intent.act
+        confirm = bands.confirm if intent.confirm is None else intent.confirm
+        if confirm > act:
+            r.error(("intents", name), f"intent `{name}` confirms from {confirm}, above "
+                    f"where it acts ({act})", "FL016", hint="keep `confirm` <= `act`")
+        out[name] = (act, confirm)
+    return out
+
+
 def guard_rules(spec: s.ServiceSpec, r: Resolver) -> tuple[c.GuardRule, ...]:
     rules = []
     for i, rule in enumerate(spec.guard.rules):
@@ -55,4 +80,4 @@ def guard_rules(spec: s.ServiceSpec, r: Resolver) -> tuple[c.GuardRule, ...]:
     return tuple(rules)
 
 
-__all__ = ["agent_outputs", "context_schema", "guard_rules"]
+__all__ = ["agent_outputs", "confidence_bands", "context_schema", "guard_rules"]

@@ -77,6 +77,8 @@ class IntentSpec(Spec):
     examples: list[str] = Field(default_factory=list, description="Example utterances, matched by similarity.")
     priority: int = Field(0, description="Higher wins when several intents match equally (seed 003).")
     threshold: float = Field(0.5, ge=0, le=1, description="Minimum confidence to act on the intent.")
+    act: float | None = Field(None, ge=0, le=1, description="This intent's `patterns.confidence.act` (needs `patterns.confidence`).")
+    confirm: float | None = Field(None, ge=0, le=1, description="This intent's `patterns.confidence.confirm` (needs `patterns.confidence`).")
 
 
 class ExtractSpec(Spec):
@@ -296,6 +298,23 @@ class ClarifySpec(Spec):
     handoff: Name | None = Field(None, description="Flow started when the limit is reached (e.g. a human hand-off); without it the default flow answers.")
 
 
+class ConfidenceSpec(Spec):
+    """Confidence bands of a new request's intent: at or above `act` its flow starts; from
+    `confirm` up to `act` the user is asked to confirm it first; below `confirm` the user is
+    asked to say more, and the turn ends there (nothing is routed)."""
+
+    act: float = Field(0.85, ge=0, le=1, description="Confidence from which the intent's flow starts at once.")
+    confirm: float = Field(0.70, ge=0, le=1, description="Confidence from which the user is asked to confirm the intent (below `act`); below it the user is asked to clarify.")
+    confirm_ask: str = Field(description="Message asking whether the intent was meant (it sees `turn.intent` and `turn.confidence`); a yes starts its flow with the first message's words.")
+    clarify_ask: str = Field(description="Message asking the user to say more; failure tag INTENT_LOW_CONFIDENCE.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ConfidenceSpec:
+        if self.confirm > self.act:
+            raise ValueError("`confirm` must not be above `act`")
+        return self
+
+
 class PatternsSpec(Spec):
     """Conversation patterns every flow gets; a service replaces the parts it wants."""
 
@@ -304,6 +323,7 @@ class PatternsSpec(Spec):
     clarify: ClarifySpec = Field(default_factory=ClarifySpec, description="Asking which of several matching intents was meant.")
     completed: str | None = Field(None, description="Message said after a flow ends when nothing else is waiting (e.g. \"무엇을 더 도와드릴까요?\").")
     labels: dict[Name, str] = Field(default_factory=dict, description="Intent -> the words offered for it in a clarification question (default: its first example, or its name).")
+    confidence: ConfidenceSpec | None = Field(None, description="Confidence bands of a new request's intent (act, ask to confirm, ask to clarify); without it every routed intent acts.")
 
 
 IfStep.model_rebuild()
