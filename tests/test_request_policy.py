@@ -131,3 +131,18 @@ messages: {hi: hi}
         _compile(text)
     found = {(f.code, f.location.line) for f in caught.value.findings}
     assert found == {("FL019", 3), ("FL033", 6), ("FL020", 6)}
+
+
+async def test_a_low_confidence_turn_makes_one_call_and_routes_nothing(
+        shop: CompiledService) -> None:
+    engine = engine_of(shop, FLOWCTL_MODEL_FAST=f"scripted:{NO_CALLS}",
+                       FLOWCTL_MODEL_PICKER=f"scripted:{NO_CALLS}")
+    done = await engine.reply("s", "뭐가 좋을까", context={"logged_in": True})
+    assert done.trace["failure_tags"] == ["INTENT_LOW_CONFIDENCE"]
+    assert [a["agent"] for a in done.trace["agents"]] == ["understand", "intent"]
+    stored = (await engine.store.load("s")).data  # type: ignore[union-attr]
+    assert done.state_snapshot["flow"] is None and stored.get("clarify") is None
+    done = await engine.reply("s", "요즘 쓸만한 거 있어?", context={"logged_in": True})
+    assert done.message == "상품 추천을 원하시는 게 맞나요?" and "failure_tags" not in done.trace
+    done = await engine.reply("s", "네", context={"logged_in": True})
+    assert done.state_snapshot["flow"] == "recommend" and "버즈3" in done.message
