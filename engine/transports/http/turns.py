@@ -38,14 +38,14 @@ class Turns:
         """Begin a turn whose events (or the exception that stopped it) go to a queue."""
         queue: asyncio.Queue[Event | Exception] = asyncio.Queue()
         self._spawn(self._pump(self.engine.turn(session_id, message, owner=owner,
-                                                context=context), queue))
+                                                **_context(context)), queue))
         return queue
 
     async def reply(self, session_id: str, message: str, *, owner: str | None = None,
                     context: Mapping[str, Any] | None = None) -> Done:
         """The DONE of a turn; raises what the engine raised if it could not answer."""
         task = self._spawn(_done_of(self.engine.turn(session_id, message, owner=owner,
-                                                     context=context)))
+                                                     **_context(context))))
         return await asyncio.shield(task)  # a request cancelled mid-turn leaves it running
 
     def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
@@ -72,6 +72,12 @@ class Turns:
         except Exception as err:  # the engine could not even answer (its store failed)
             queue.put_nowait(err)  # the consumer logs it: once, with its request
 
+
+
+def _context(context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``context=`` only when the request carried one: an engine wrapper written before
+    request contexts (``turn(session_id, message, *, owner)``) keeps working."""
+    return {} if context is None else {"context": context}
 
 async def _done_of(events: AsyncIterator[Event]) -> Done:
     async for event in events:
