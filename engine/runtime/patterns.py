@@ -119,6 +119,8 @@ def _unsure(run: TurnRun, intent: Intent, message: str) -> bool:
     """Confidence bands: below the intent's `act` bound ask to confirm it, or below its
     `confirm` bound ask to say more (nothing is routed then); True when it asked."""
     patterns = run.service.patterns
+    if intent.name is None and run.llm is not None and run.llm.intent in run.service.routes:
+        intent = Intent(run.llm.intent, run.llm.confidence, "llm")  # below its threshold
     bounds = patterns.bands.get(intent.name or "")
     if bounds is None or intent.confidence >= bounds[0]:
         return False
