@@ -71,6 +71,8 @@ CATALOGUE: tuple[Code, ...] = (
        "at a `decide: confirm` stage may confirm."),
     _c("FL036", "error", "model-fixture", "A scripted model has no replies file, or it does "
        "not exist."),
+    _c("FL037", "error", "unknown-agent-output", "`agents.<name>` names no `json_output` "
+       "agent step whose model declares an `output_schema`."),
     _c("FL040", "warning", "unreachable-stage", "No path from the initial stage reaches the "
        "stage."),
     _c("FL041", "error", "dead-end", "A non-terminal stage the flow can stop in has no way "
@@ -104,6 +106,8 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL056", "error", "enum-synonym-conflict", "One enum synonym maps to two values."),
     _c("FL057", "error", "flow-recursion", "A flow can call or link back to itself: the flow "
        "stack could grow without end."),
+    _c("FL058", "error", "agent-output-before-agent", "`agents.<name>` is read where agent "
+       "step `<name>` did not run before it in the same turn."),
     _c("FL059", "warning", "resume-button", "A `resume` button is neither a resume nor a "
        "cancel word, so pressing it does not answer the question."),
     _c("FL060", "warning", "unused-slot", "A declared slot no flow collects or reads."),
@@ -127,6 +131,10 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL073", "warning", "guard-without-message", "A flow guard without a `refused` message, "
        "or a `refused` message without a guard."),
     _c("FL074", "warning", "kept-slot-uncollected", "A `keep: true` slot that no flow collects."),
+    _c("FL075", "warning", "context-undeclared", "A template or condition reads `context`, "
+       "but the service declares no `context` schema, so it is always empty."),
+    _c("FL076", "warning", "guard-blocks-everything", "A guard pattern matches the empty "
+       "text, so it blocks every message."),
     _c("FL080", "error", "unknown-service", "An app's `default` names a service the app does "
        "not hold."),
     _c("FL081", "warning", "keyword-claimed-twice", "Two services of an app claim one keyword "

@@ -34,10 +34,16 @@ CONTEXT_FIELDS: dict[str, tuple[str, ...]] = {
     "turn": ("message", "intent", "confidence"),
     "batch": ("index", "total", "remaining", "counts"),
 }
+# the failure tags DONE's `_trace.failure_tags` may carry (seed 003's closed list); the runtime
+# sets each where it knows the fact, a guard rule names one
+FAILURE_TAGS: tuple[str, ...] = (
+    "INTENT_LOW_CONFIDENCE", "MULTIPLE_INTENTS_CONFLICT", "AGENT_CALL_FAILED",
+    "RESPONSE_SYNTHESIS_FAILED", "MISSING_REQUIRED_SLOTS", "POLICY_BLOCKED",
+    "TOOL_GATEWAY_REJECTED", "CONTEXT_OVERFLOW")
 # model providers (engine/providers/registry.py builds them; `offline` means no model)
 PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted", "offline")
 
 __all__ = ["ACTION_TOOLS", "AGENT_PROMPT_NAMES", "AGENT_TOOLS", "BUILTIN_TEXTS", "CONTEXT_FIELDS",
-           "EVENT_NAMES",
+           "EVENT_NAMES", "FAILURE_TAGS",
            "PROMPT_NAMES", "PROVIDERS", "SUMMARY_PROMPT_NAMES",
            "UNDERSTAND_PROMPT_NAMES"]

@@ -14,6 +14,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "slot_invalid": "입력하신 값을 사용할 수 없어요.",
         "ask_slot": "{slot} 값을 알려주세요.",
         "not_yours": "이 대화에는 접근할 수 없어요.",
+        "bad_context": "요청의 context를 사용할 수 없어요: {problems}",
         "action_pending": "요청하신 작업의 결과를 아직 확인하지 못했어요. 잠시 후 아무 말이나 "
                           "보내 주시면 결과부터 확인해 드릴게요.",
         "currency_mismatch": "{currency} 금액은 받을 수 없어요. {expected} 금액으로 알려주세요.",
@@ -32,6 +33,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "slot_invalid": "That value can't be used.",
         "ask_slot": "Please tell me the {slot}.",
         "not_yours": "This conversation is not available.",
+        "bad_context": "The request's context can't be used: {problems}",
         "action_pending": "I couldn't confirm the result of your request yet. Send any "
                           "message in a moment and I'll check it first.",
         "currency_mismatch": "I can't take an amount in {currency}; please give it in {expected}.",

@@ -43,7 +43,7 @@ def test_conversation_tests_pass(capsys: pytest.CaptureFixture[str]) -> None:
 def copy_flows(tmp_path: Path) -> Path:
     for name in ("transfer.yaml", "transfer.test.yaml"):
         shutil.copy(ROOT / "flows" / name, tmp_path / name)
-    shutil.copytree(ROOT / "prompts", tmp_path.parent / "prompts", dirs_exist_ok=True)
+    shutil.copytree(ROOT / "prompts", tmp_path / "prompts")  # beside the flow, not shared
     return tmp_path / "transfer.test.yaml"
 
 

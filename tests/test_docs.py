@@ -872,6 +872,7 @@ def key_tables() -> Iterator[tuple[str, str, int, Any, str]]:
                 ("dsl.md", key, 2, s.FlowSpec, ""), ("dsl.md", key, 3, s.StageSpec, ""),
                 ("dsl.md", key, 4, s.TransitionSpec, ""),
                 ("dsl.md", "intent key | type | default | meaning", 0, s.IntentSpec, ""),
+                ("dsl.md", "guard rule key | type | default | meaning", 0, s.GuardRule, ""),
                 ("dsl.md", "key | kinds | default | meaning", 0, s.ToolAction, ""),
                 ("dsl.md", "key | kinds | default | meaning", 0, s.HttpAction, ""),
                 ("dsl.md", "key | kinds | default | meaning", 0, s.HttpRequestSpec, "http."),

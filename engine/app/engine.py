@@ -104,10 +104,12 @@ class AppEngine(Engine):
         return url
 
     async def turn(self, session_id: str, message: str, *, owner: str | None = None,
-                   stream: str | None = None) -> AsyncIterator[Event]:
+                   stream: str | None = None,
+                   context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
         """Route and run one turn; yields the service's events, always ending with DONE
         (a store that cannot lock or load gives the runtime's failure DONE). ``stream``: the
-        events are kept in the app record for ``replay``, as ``Engine.turn`` keeps them."""
+        events are kept in the app record for ``replay``, as ``Engine.turn`` keeps them. An
+        app does not forward a request ``context`` to its services yet."""
         started = time.perf_counter()
         done: Done | None = None
         try:

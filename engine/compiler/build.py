@@ -14,6 +14,12 @@ from typing import Any, TypedDict
 
 from engine.compiler import compiled as c
 from engine.compiler.machine import Edge, StageMachine
+from engine.compiler.policy import (
+    agent_outputs,
+    confidence_bands,
+    context_schema,
+    guard_rules,
+)
 from engine.compiler.resolve import Resolver, suggest
 from engine.compiler.templates import (
     CONTEXT_NAMES,
@@ -50,7 +56,7 @@ __all__ = ["build_service", "prompt_candidates"]
 def build_service(spec: s.ServiceSpec, source: SourceMap, *,
                     base_dir: FilePath | None = None) -> c.CompiledService:
     base = base_dir or FilePath.cwd()
-    r = Resolver(source, frozenset(spec.slots))
+    r = Resolver(source, frozenset(spec.slots), agent_outputs=agent_outputs(spec))
     messages = _messages(spec, r)
     prompts = _prompts(spec, base, r)
     slots = {name: _slot(name, slot, spec, base, r) for name, slot in spec.slots.items()}
@@ -62,6 +68,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
     r.exists(spec.understand.model, spec.models, ("understand", "model"), "model", "FL027")
     r.exists(spec.memory.summary_model, spec.models, ("memory", "summary_model"), "model",
              "FL027")
+    schema, guard = context_schema(spec, r), guard_rules(spec, r)
     if r.findings:
         raise FlowDefinitionError(r.findings)
     return c.CompiledService(
@@ -78,6 +85,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         intent_names=tuple(spec.intents),
         understanding_model=spec.understand.model, understanding_prompt=spec.understand.prompt,
         patterns=patterns, kept=frozenset(n for n, slot in spec.slots.items() if slot.keep),
+        context_schema=schema, guard=guard, agent_outputs=r.agent_outputs,
     )
 
 
@@ -97,10 +105,13 @@ def _patterns(spec: s.ServiceSpec, r: Resolver) -> c.Patterns:
     words = _words(spec)
     resume = YesNoWords(confirm=(*spec.words.resume, *RESUME_WORDS.get(spec.locale, ()),
                                  *words.confirm), cancel=words.cancel, deny=words.deny)
+    bands = confidence_bands(spec, r)
     return c.Patterns(chitchat=chitchat, clarify_ask=p.clarify.ask,
                       clarify_margin=p.clarify.margin, clarify_limit=p.clarify.limit,
                       handoff=p.clarify.handoff, completed=p.completed, labels=labels,
-                      resume=resume)
+                      resume=resume, bands=bands,
+                      confirm_ask=p.confidence.confirm_ask if p.confidence else None,
+                      low_confidence=p.confidence.clarify_ask if p.confidence else None)
 
 
 def _words(spec: s.ServiceSpec) -> YesNoWords:

@@ -248,6 +248,23 @@ class CompiledService:
     patterns: Patterns = field(default_factory=lambda: Patterns())
     kept: frozenset[str] = frozenset()
     """Slots kept when their flow ends (``keep: true``), shared by every flow."""
+    context_schema: Mapping[str, Any] | None = None
+    """JSON Schema of the request context (None: a request may carry none)."""
+    guard: tuple[GuardRule, ...] = ()
+    agent_outputs: frozenset[str] = frozenset()
+    """Agent steps whose validated JSON output templates read as ``agents.<name>``."""
+
+
+@dataclass(frozen=True, slots=True)
+class GuardRule:
+    """A compiled ``guard`` rule: it matches when a keyword or pattern is found (or there is
+    none) and ``when`` holds."""
+
+    keywords: tuple[str, ...]
+    patterns: tuple[re.Pattern[str], ...]
+    when: Compiled | None
+    say: str
+    tag: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,4 +281,9 @@ class Patterns:
     labels: Mapping[str, str] = field(default_factory=dict)
     resume: YesNoWords = field(default_factory=YesNoWords)
     """Answers to "go on with the flow?": confirm = go on, cancel/deny = cancel the flow."""
+    bands: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    """Intent -> (act, confirm) confidence bounds; empty when the service has no bands."""
+    confirm_ask: str | None = None
+    low_confidence: str | None = None
+    """The bands' questions: confirm the intent, and say more (``patterns.confidence``)."""
 

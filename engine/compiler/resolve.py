@@ -38,6 +38,8 @@ class Resolver:
     source: SourceMap
     slot_names: frozenset[str]
     findings: list[Finding] = field(default_factory=list)
+    agent_outputs: frozenset[str] = frozenset()
+    """Agents whose output templates may read (``agents.<name>``)."""
 
     def error(self, path: Path, message: str, code: str, *, hint: str | None = None,
               key: bool = False) -> None:
@@ -94,6 +96,11 @@ class Resolver:
                 self.error(path, f"`{name}.{attr}` is not defined: `{name}` has "
                            + ", ".join(f"`{k}`" for k in known), "FL031",
                            hint=suggest(attr, known))
+        for agent in sorted(compiled.agent_refs - self.agent_outputs):
+            if "agents" in allowed:
+                self.error(path, f"`agents.{agent}` is not an agent output: no `json_output` "
+                           f"agent step `{agent}` with a model that has an `output_schema`",
+                           "FL037", hint=suggest(agent, self.agent_outputs))
         for slot in sorted(compiled.slot_refs):
             if slot not in self.slot_names:
                 self.error(path, f"slot `{slot}` is not declared", "FL032",

@@ -25,7 +25,7 @@ from engine.registry import CONTEXT_FIELDS
 CONTEXT_NAMES = frozenset({
     "slots", "missing", "errors", "meta", "filling_turns", "max_fill_turns", "batch",
     "progress", "turn", "stage", "flow", "completed", "summary", "result", "ask", "value",
-    "today", "now",
+    "today", "now", "context", "agents",
 })
 
 
@@ -73,6 +73,8 @@ class Compiled:
     """Names read from ``slots`` (``slots.amount``, ``slots['amount']``)."""
     field_refs: frozenset[tuple[str, str]] = frozenset()
     """Fields read from the context's fixed-shape values (``turn.intent``, ``batch.total``)."""
+    agent_refs: frozenset[str] = frozenset()
+    """Agents whose output is read (``agents.recommend.items``)."""
 
 
 def base_context() -> dict[str, Any]:
@@ -93,7 +95,7 @@ def compile_template(source: str) -> Compiled:
     """
     env = environment()
     tree = env.parse(source)
-    names, slots, fields = _reads(tree)
+    names, slots, fields, agents = _reads(tree)
     template: Template = env.template_class.from_code(
         env, env.compile(tree), env.make_globals(None), None)
 
@@ -101,7 +103,7 @@ def compile_template(source: str) -> Compiled:
         context = _context(env, template, ctx)
         return env.concat(template.root_render_func(context)).strip()
 
-    return Compiled(source, names, render, slots, fields)
+    return Compiled(source, names, render, slots, fields, agents)
 
 
 @lru_cache(maxsize=4096)
@@ -110,10 +112,10 @@ def compile_expression(source: str) -> Compiled:
     env = environment()
     template = env.compile_expression(source, undefined_to_none=False)._template
     tree = env.parse("{{ (" + source + ") }}")
-    names, slots, fields = _reads(tree)
+    names, slots, fields, agents = _reads(tree)
     fast = _fast_expression(env, tree)
     if fast is not None:  # simple names, paths, comparisons: no template run per call
-        return Compiled(source, names, fast, slots, fields)
+        return Compiled(source, names, fast, slots, fields, agents)
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
         context = _context(env, template, ctx)
@@ -121,7 +123,7 @@ def compile_expression(source: str) -> Compiled:
             pass
         return context.vars["result"]
 
-    return Compiled(source, names, evaluate, slots, fields)
+    return Compiled(source, names, evaluate, slots, fields, agents)
 
 
 Reader = Callable[[Mapping[str, Any]], Any]
@@ -174,11 +176,11 @@ def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None
 
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],
-                                          frozenset[tuple[str, str]]]:
-    """The undeclared names a tree reads, the attributes it reads from ``slots``, and the
-    fields it reads from the fixed-shape values (``turn.intent``)."""
+                                          frozenset[tuple[str, str]], frozenset[str]]:
+    """The undeclared names a tree reads, the attributes it reads from ``slots``, the
+    fields it reads from the fixed-shape values (``turn.intent``) and from ``agents``."""
     names = frozenset(meta.find_undeclared_variables(tree))
-    slots, fields = set(), set()
+    slots, fields, agents = set(), set(), set()
     found: Iterator[nodes.Getattr | nodes.Getitem] = tree.find_all((nodes.Getattr, nodes.Getitem))
     for node in found:
         if not isinstance(node.node, nodes.Name) or node.node.name not in names:
@@ -193,7 +195,9 @@ def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],
             slots.add(attr)
         elif attr is not None and node.node.name in CONTEXT_FIELDS:
             fields.add((node.node.name, attr))
-    return names, frozenset(slots), frozenset(fields)
+        elif attr is not None and node.node.name == "agents":
+            agents.add(attr)
+    return names, frozenset(slots), frozenset(fields), frozenset(agents)
 
 
 def _context(env: ImmutableSandboxedEnvironment, template: Template, ctx: Mapping[str, Any]) -> Any:

@@ -14,11 +14,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.registry import FAILURE_TAGS
+
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
 StageName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="A stage name, e.g. READY.")]
 Expression = Annotated[str, Field(description="A jinja2 expression over the turn context, e.g. `not missing` or `slots.amount > 100000`.")]
 SourceName = Annotated[str, Field(pattern=r"^(\*|[A-Za-z_][A-Za-z0-9_]*)$", description="A stage name, or `*` for every non-terminal stage.")]
 NextAction = Literal["ASK", "CONFIRM", "ASK_CONTINUE", "DONE"]
+FailureTag = Literal[FAILURE_TAGS]  # type: ignore[valid-type]
 SlotType = Literal["string", "integer", "number", "money", "date", "time", "enum", "boolean", "list"]
 
 
@@ -75,6 +78,8 @@ class IntentSpec(Spec):
     examples: list[str] = Field(default_factory=list, description="Example utterances, matched by similarity.")
     priority: int = Field(0, description="Higher wins when several intents match equally (seed 003).")
     threshold: float = Field(0.5, ge=0, le=1, description="Minimum confidence to act on the intent.")
+    act: float | None = Field(None, ge=0, le=1, description="This intent's `patterns.confidence.act` (needs `patterns.confidence`).")
+    confirm: float | None = Field(None, ge=0, le=1, description="This intent's `patterns.confidence.confirm` (needs `patterns.confidence`).")
 
 
 class ExtractSpec(Spec):
@@ -239,6 +244,28 @@ class FlowSpec(Spec):
     transitions: list[TransitionSpec] = Field(default_factory=list, description="Stage changes, tried in order; the first whose trigger, source and condition match fires.")
 
 
+class GuardRule(Spec):
+    """A rule of the service's guard: a message it matches ends the turn before understanding."""
+
+    keywords: list[str] = Field(default_factory=list, description="Substrings (any case) that block the message.")
+    patterns: list[str] = Field(default_factory=list, description="Regexes searched in the message; a match blocks it.")
+    when: Expression | None = Field(None, description="Condition over `context` (and `slots`, `turn`); with keywords or patterns both must hold, alone it blocks every message while it holds.")
+    say: str = Field(description="Message (name in `messages`) said instead of an answer.")
+    tag: FailureTag = Field("POLICY_BLOCKED", description="Failure tag in DONE's `_trace.failure_tags`.")
+
+    @model_validator(mode="after")
+    def _matches_something(self) -> GuardRule:
+        if not (self.keywords or self.patterns or self.when):
+            raise ValueError("a guard rule needs `keywords`, `patterns` or `when`")
+        return self
+
+
+class GuardSpec(Spec):
+    """Checks run on every turn before understanding, mid-flow included; no LLM call."""
+
+    rules: list[GuardRule] = Field(default_factory=list, description="Tried in order; the first that matches ends the turn with its message, leaving the session as it was.")
+
+
 class ServiceSpec(Spec):
     """A whole conversational service in one file."""
 
@@ -258,6 +285,8 @@ class ServiceSpec(Spec):
     actions: dict[Name, ToolAction | HttpAction] = Field(default_factory=dict, description="Tool or HTTP actions that `call` steps run, by name.")
     flows: dict[Name, FlowSpec] = Field(description="The flows of the service, by name; each is one stage machine.")
     messages: dict[Name, str] = Field(default_factory=dict, description="Every user-facing sentence, as a jinja2 template.")
+    context: dict[str, Any] | None = Field(None, description="JSON Schema of the request context a chat request may carry (e.g. logged_in, user_type); checked on every request, read as `context`. Without it a request with a context is refused.")
+    guard: GuardSpec = Field(default_factory=GuardSpec, description="Rules checked before understanding on every turn; a match ends the turn with a fixed message and a failure tag.")
     patterns: PatternsSpec = Field(default_factory=lambda: PatternsSpec(), description="The built-in conversation patterns (digressions, clarification, what is said after a flow ends), each replaceable.")
 
 
@@ -270,6 +299,23 @@ class ClarifySpec(Spec):
     handoff: Name | None = Field(None, description="Flow started when the limit is reached (e.g. a human hand-off); without it the default flow answers.")
 
 
+class ConfidenceSpec(Spec):
+    """Confidence bands of a new request's intent: at or above `act` its flow starts; from
+    `confirm` up to `act` the user is asked to confirm it first; below `confirm` the user is
+    asked to say more, and the turn ends there (nothing is routed)."""
+
+    act: float = Field(0.85, ge=0, le=1, description="Confidence from which the intent's flow starts at once.")
+    confirm: float = Field(0.70, ge=0, le=1, description="Confidence from which the user is asked to confirm the intent (below `act`); below it the user is asked to clarify.")
+    confirm_ask: str = Field(description="Message asking whether the intent was meant (it sees `turn.intent` and `turn.confidence`); a yes starts its flow with the first message's words.")
+    clarify_ask: str = Field(description="Message asking the user to say more; failure tag INTENT_LOW_CONFIDENCE.")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ConfidenceSpec:
+        if self.confirm > self.act:
+            raise ValueError("`confirm` must not be above `act`")
+        return self
+
+
 class PatternsSpec(Spec):
     """Conversation patterns every flow gets; a service replaces the parts it wants."""
 
@@ -278,6 +324,7 @@ class PatternsSpec(Spec):
     clarify: ClarifySpec = Field(default_factory=ClarifySpec, description="Asking which of several matching intents was meant.")
     completed: str | None = Field(None, description="Message said after a flow ends when nothing else is waiting (e.g. \"무엇을 더 도와드릴까요?\").")
     labels: dict[Name, str] = Field(default_factory=dict, description="Intent -> the words offered for it in a clarification question (default: its first example, or its name).")
+    confidence: ConfidenceSpec | None = Field(None, description="Confidence bands of a new request's intent (act, ask to confirm, ask to clarify); without it every routed intent acts.")
 
 
 IfStep.model_rebuild()

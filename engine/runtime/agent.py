@@ -52,6 +52,8 @@ class Reply:
     """An agent's answer as the seeds' LLM_DONE payload (``action``, ``message``, ...)."""
 
     payload: dict[str, Any]
+    output: dict[str, Any] | None = None
+    """A JSON agent's object as the model wrote it, checked against the model's schema."""
 
 
 class ModelCall:
@@ -137,11 +139,11 @@ async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: tuple[str
         call.failed(err)
         return
     live.breaker.success()
-    payload = _payload(call, text, json_output)
-    if payload is None and json_output and live.config.max_retry > 0:
-        payload = await _retry(call, request)
-    if payload is not None:
-        yield Reply(payload)
+    output = _payload(call, text, json_output)
+    if output is None and json_output and live.config.max_retry > 0:
+        output = await _retry(call, request)
+    if output is not None:
+        yield Reply({"action": "ASK", **output}, output if json_output else None)
 
 
 async def _with_tools(call: ModelCall, request: ChatRequest, tools: tuple[str, ...]) -> str:
@@ -156,13 +158,11 @@ async def _with_tools(call: ModelCall, request: ChatRequest, tools: tuple[str, .
 
 def _payload(call: ModelCall, text: str, json_output: bool) -> dict[str, Any] | None:
     if not json_output:
-        return {"action": "ASK", "message": text.strip()} if text.strip() else None
+        return {"message": text.strip()} if text.strip() else None
     obj, problem = JsonCheck(call.live.spec.output_schema, needs_message=True).problem(text)
-    if obj is None:
-        if call.last is not None:
-            call.tracer.unusable(call.last, problem)
-        return None
-    return {"action": "ASK", **obj}
+    if obj is None and call.last is not None:
+        call.tracer.unusable(call.last, problem)
+    return obj
 
 
 async def _retry(call: ModelCall, request: ChatRequest) -> dict[str, Any] | None:
@@ -173,7 +173,7 @@ async def _retry(call: ModelCall, request: ChatRequest) -> dict[str, Any] | None
     except ProviderError as err:
         call.failed(err, trip=False)
         return None
-    return None if obj is None else {"action": "ASK", **obj}
+    return obj
 
 
 __all__ = ["JsonCheck", "ModelCall", "Reply", "agent_reply"]

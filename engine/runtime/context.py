@@ -9,7 +9,7 @@ view (jinja2 writes template-local names to its own context, not to this dict).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage, secrets_of
@@ -38,14 +38,19 @@ class TurnState:
     """The session a turn works on, the flow and intent it is routed to, the last result."""
 
     __slots__ = ("service", "session", "message", "flow", "intent", "result", "batch", "now",
-                 "_view")
+                 "_view", "context", "agents")
 
     def __init__(self, service: CompiledService, session: SessionState, message: str,
                  flow: CompiledFlow, *, fill_turns: Callable[[int | None], int],
-                 ask: Callable[[str], str], now: dt.datetime | None = None) -> None:
+                 ask: Callable[[str], str], now: dt.datetime | None = None,
+                 context: Mapping[str, Any] | None = None) -> None:
         self.service, self.session, self.message = service, session, message
         self.flow, self.intent = flow, Intent(None, 0.0)
         self.result: Any = None
+        self.context: Mapping[str, Any] = context or {}
+        """The request's context (validated against the service's schema), read-only."""
+        self.agents: dict[str, Any] = {}
+        """Validated JSON outputs of this turn's agent steps, by agent name."""
         self.batch = BatchQueue(self)
         # the engine's clock at the turn's start: `today`/`now` for templates and validators
         self.now = now or dt.datetime.now().astimezone()
@@ -159,6 +164,10 @@ class TurnState:
         self.result = result
         self._changed()
 
+    def set_agent_output(self, agent: str, output: Any) -> None:
+        self.agents[agent] = output
+        self._changed()
+
 
 
 class View:
@@ -195,7 +204,7 @@ class View:
             "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
                       "counts": counts},
             "progress": f" ({index}/{total})" if total > 1 else "",
-            "stage": state.stage, "result": turn.result,
+            "stage": state.stage, "result": turn.result, "agents": dict(turn.agents),
         }
 
     def _turn_constants(self) -> dict[str, Any]:
@@ -212,6 +221,7 @@ class View:
                 "summary": turn.session.summary_text, "ask": self._ask, "value": None,
                 "today": turn.now.date().isoformat(),
                 "now": turn.now.isoformat(timespec="seconds"),
+                "context": turn.context,
             }
         return self._constants
 

@@ -22,6 +22,7 @@ from engine.compiler.templates import base_context
 from engine.config import Settings
 from engine.runtime.actions import ActionStub
 from engine.runtime.events import Done, Event, Trace, UiHint, wire
+from engine.runtime.guard import context_problems
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
 from engine.runtime.session import SessionState, StreamLog, replayed
@@ -58,7 +59,8 @@ class Engine:
         """Actions answered without running them (``flowctl test``'s per-conversation stubs)."""
 
     async def turn(self, session_id: str, message: str, *, owner: str | None = None,
-                   stream: str | None = None) -> AsyncIterator[Event]:
+                   stream: str | None = None,
+                   context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
         """Run one turn; yields progress events and always ends with ``Done``.
 
         ``stream``: the id of the SSE stream that carries the turn; its events are then kept
@@ -69,12 +71,17 @@ class Engine:
         and a turn of anyone else is refused (``Done.trace["error"] == "forbidden"``) without
         reading or changing it. A consumer that stops listening mid-turn (``aclose``) does
         not stop the turn: it finishes unseen and commits, so an action that already ran is
-        always recorded.
+        always recorded. ``context`` is the request's context, checked against the
+        service's ``context`` schema (a bad one is refused: ``_trace.error`` ==
+        ``bad_context``; transports check it first with ``context_problems``).
         """
         started = time.perf_counter()
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
         message = clean_text(message) if isinstance(message, str) else ""
         refusal = self._refuse(message)
+        problems = context_problems(self.service, context)
+        if problems:
+            refusal = self.text("bad_context", problems="; ".join(problems))
         sent_done = False
         try:
             if refusal is not None:
@@ -83,11 +90,13 @@ class Engine:
                 if state.owner != owner:
                     state = SessionState()
                 sent_done = True
-                yield plain_done(refusal, state, self.service, turn_id, started)
+                tags = ["CONTEXT_OVERFLOW"] if message and not problems else []  # too long
+                yield plain_done(refusal, state, self.service, turn_id, started, tags=tags,
+                                 error="bad_context" if problems else None)
                 return
             async with self.store.lock(session_id):
                 events = self._locked_turn(session_id, message, turn_id, started, owner,
-                                           stream)
+                                           stream=stream, context=context)
                 try:
                     async for event in events:
                         sent_done = isinstance(event, Done)
@@ -106,7 +115,9 @@ class Engine:
 
     async def _locked_turn(self, session_id: str, message: str, turn_id: str,
                            started: float, owner: str | None,
-                           stream: str | None = None) -> AsyncIterator[Event]:
+                           stream: str | None = None,
+                           context: Mapping[str, Any] | None = None
+                           ) -> AsyncIterator[Event]:
         record = await self.store.load(session_id)
         session = SessionState.from_json(record.data if record else None)
         if record is not None and session.owner != owner:
@@ -115,7 +126,7 @@ class Engine:
             return
         session.owner = owner
         run = TurnRun(self, session_id, message, turn_id, session,
-                      version=record.version if record else 0)
+                      version=record.version if record else 0, context=context)
         sent: list[tuple[str, Any]] = []
         try:
             async for event in run.execute():
@@ -189,10 +200,11 @@ class Engine:
         """Close the providers' HTTP clients (the store belongs to the caller)."""
         await self.models.close()
 
-    async def reply(self, session_id: str, message: str, *, owner: str | None = None) -> Done:
+    async def reply(self, session_id: str, message: str, *, owner: str | None = None,
+                    context: Mapping[str, Any] | None = None) -> Done:
         """Run a turn and return only its ``Done``."""
         done: Done | None = None
-        async for event in self.turn(session_id, message, owner=owner):
+        async for event in self.turn(session_id, message, owner=owner, context=context):
             if isinstance(event, Done):
                 done = event
         assert done is not None
@@ -253,14 +265,17 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
-               started: float, *, error: str | None = None) -> Done:
+               started: float, *, error: str | None = None,
+               tags: list[str] | None = None) -> Done:
     """A DONE for a turn that did no work: a refusal, or a failure (``error``: its kind,
-    ``turn_failed`` or ``forbidden``, as ``_trace.error``)."""
+    ``turn_failed`` or ``forbidden``, as ``_trace.error``; ``tags``: its failure tags)."""
     flow = service.flows.get(state.flow or "")
     stage = flow.stages.get(state.stage or "") if flow else None
     trace = Trace(turn_id=turn_id, total_elapsed_ms=ms(started), agents=[])
     if error:
         trace["error"] = error
+    if tags:
+        trace["failure_tags"] = tags
     return Done(message=message, next_action=stage.next_action if stage else "ASK",
                 ui_hint=UiHint(buttons=list(stage.buttons) if stage else []),
                 state_snapshot=snapshot(state, flow, service.sensitive), trace=trace)

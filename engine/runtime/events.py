@@ -77,6 +77,7 @@ class Trace(TypedDict):
     agents: list[TraceEntry]
     error: NotRequired[str]
     stack: NotRequired[list[StackOp]]
+    failure_tags: NotRequired[list[str]]
 
 
 @dataclass(frozen=True, slots=True)

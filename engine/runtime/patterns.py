@@ -45,6 +45,8 @@ async def route(run: TurnRun) -> AsyncIterator[Event]:
     elif len(options := routing.ambiguous(ranked, service)) > 1:
         _ask_which(run, options, message)
         return
+    elif _unsure(run, intent, message):
+        return
     flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
     if run.stack.start(flow, intent, "intent"):
         async for event in run.work(message):
@@ -117,9 +119,30 @@ async def _awaited(run: TurnRun, awaiting: str) -> bool:
     return True
 
 
+def _unsure(run: TurnRun, intent: Intent, message: str) -> bool:
+    """Confidence bands: below the intent's `act` bound ask to confirm it, or below its
+    `confirm` bound ask to say more (nothing is routed then); True when it asked."""
+    patterns = run.service.patterns
+    if intent.name is None and run.llm is not None and run.llm.intent in run.service.routes:
+        intent = Intent(run.llm.intent, run.llm.confidence, "llm")  # below its threshold
+    bounds = patterns.bands.get(intent.name or "")
+    if bounds is None or intent.confidence >= bounds[0]:
+        return False
+    run.state.intent = intent  # the question sees turn.intent and turn.confidence
+    if intent.confidence < bounds[1]:
+        run.tracer.tag("INTENT_LOW_CONFIDENCE")
+        run.reply.say(patterns.low_confidence)
+    else:
+        run.state.session.clarify = Clarify(options=[intent.name or ""], message=message,
+                                            attempts=0)
+        run.reply.say(patterns.confirm_ask)
+    return True
+
+
 def _ask_which(run: TurnRun, options: list[str], message: str) -> None:
     """Several intents fit about equally well: ask which one was meant."""
     run.state.session.clarify = Clarify(options=options, message=message, attempts=0)
+    run.tracer.tag("MULTIPLE_INTENTS_CONFLICT")
     run.reply.say_which(options)
 
 
@@ -129,6 +152,14 @@ async def clarified(run: TurnRun) -> AsyncIterator[Event]:
     clarify = session.clarify
     assert clarify is not None
     choice = routing.choose(run.state.message, clarify["options"], service)
+    if choice is None and len(clarify["options"]) == 1:  # "did you mean …?" (bands)
+        answer = yes_no(run.state.message, service.words)
+        if answer == "confirm":
+            choice = clarify["options"][0]
+        elif answer is not None:  # no: ask to say more instead
+            session.clarify = None
+            run.reply.say(service.patterns.low_confidence)
+            return
     if choice is None and routing.ranked(run.state.message, service):
         session.clarify = None  # not an answer but a new request: route it afresh
         async for event in route(run):
@@ -137,6 +168,7 @@ async def clarified(run: TurnRun) -> AsyncIterator[Event]:
     if choice is None and yes_no(run.state.message, service.words) != "cancel":
         clarify["attempts"] += 1
         if clarify["attempts"] < service.patterns.clarify_limit:
+            run.tracer.tag("MULTIPLE_INTENTS_CONFLICT")
             run.reply.say_which(clarify["options"])
             return
         session.clarify = None

@@ -174,12 +174,18 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
                                       json_output=step.json_output):
             if isinstance(item, Reply):
                 reply = item.payload
+                if item.output is not None and step.agent in run.service.agent_outputs:
+                    run.state.set_agent_output(step.agent, item.output)
             else:
                 yield item
     if reply is None:
         reply = {"action": "ASK", "message": run.reply.render(step.fallback)}
         if live is None:
             run.tracer.step(step.agent, started)
+        else:  # a model was configured: its call failed, was refused or was unusable
+            run.tracer.tag("AGENT_CALL_FAILED")
+        if step.agent in run.service.agent_outputs:
+            run.state.set_agent_output(step.agent, None)  # no data: `agents.<name>` is none
     yield LlmDone(reply)
     run.reply.parts.append(str(reply.get("message", "")))
     yield AgentDone(step.agent, label, True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 
 from engine.providers.reliability import CallRecord
+from engine.registry import FAILURE_TAGS
 from engine.runtime.events import TraceEntry
 from engine.runtime.models import LiveModel
 
@@ -25,11 +26,19 @@ def ms(started: float) -> float:
 class Tracer:
     """Collects a turn's trace entries."""
 
-    __slots__ = ("entries", "redact")
+    __slots__ = ("entries", "redact", "tags")
 
     def __init__(self, *, redact: bool = True) -> None:
         self.entries: list[TraceEntry] = []
         self.redact = redact
+        self.tags: list[str] = []
+        """The turn's failure tags (``registry.FAILURE_TAGS``), each once, in order."""
+
+    def tag(self, name: str) -> None:
+        """Note failure tag ``name`` for DONE's ``_trace.failure_tags``."""
+        assert name in FAILURE_TAGS, name
+        if name not in self.tags:
+            self.tags.append(name)
 
     def step(self, agent: str, started: float, *, error: str | None = None) -> TraceEntry:
         """A built-in agent (intent, understand) or an action that took since ``started``."""

@@ -11,7 +11,7 @@ lock, the load and the commit around it; steps live in ``steps.py``, model calls
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.compiler.compiled import (
@@ -34,6 +34,7 @@ from engine.runtime.events import (
     StateSnapshot,
     Trace,
 )
+from engine.runtime.guard import blocked
 from engine.runtime.llm import (
     UNDERSTANDING_SCHEMA,
     LlmUnderstanding,
@@ -75,13 +76,15 @@ class TurnRun:
     """The mutable work of one turn; discarded unless the whole turn succeeds."""
 
     def __init__(self, engine: Engine, session_id: str, message: str, turn_id: str,
-                 session: SessionState, *, version: int = 0) -> None:
+                 session: SessionState, *, version: int = 0,
+                 context: Mapping[str, Any] | None = None) -> None:
         self.engine, self.service = engine, engine.service
         self.session_id, self.turn_id = session_id, turn_id
         self.state = TurnState(self.service, session, message,
                                self.service.flows[self.service.default_flow],
                                fill_turns=engine.settings.fill_turns,
-                               ask=lambda name: self.reply.ask(name), now=engine.clock())
+                               ask=lambda name: self.reply.ask(name), now=engine.clock(),
+                               context=context)
         self.reply = Reply(self.service, self.state, engine.text)
         self.tracer = Tracer(redact=not engine.settings.dev_mode)
         self.hooks: list[Hook] = []
@@ -140,6 +143,10 @@ class TurnRun:
                 session.notice = self.reply.text()
                 session.raw_history.append({"role": "assistant", "content": session.notice})
             return
+        if active is not None and self.service.guard:
+            state.enter(active)  # the guard's message and DONE see the flow in progress
+        if blocked(self):
+            return  # the guard answered: the session stays as it was
         if session.notice:
             self.reply.parts.append(session.notice)
             session.notice = ""
@@ -367,6 +374,9 @@ class TurnRun:
         if not (session.stack and session.stack[-1]["kind"] == "caller"):
             self.completed.append(record)  # a called flow is part of its caller's task
             session.done.append(record)
+        if state.missing() and session.filling_turns >= self.engine.settings.fill_turns(
+                state.flow.max_fill_turns):
+            self.tracer.tag("MISSING_REQUIRED_SLOTS")  # gave up asking (MAX_FILL_TURNS)
         ended = {"outcome": stage.name, "slots": state.all_slots()}
         task = state.batch.next_task()
         if task is None:
@@ -385,6 +395,8 @@ class TurnRun:
                         "agents": self.tracer.entries}
         if self.stack.ops:
             trace["stack"] = self.stack.ops
+        if self.tracer.tags:
+            trace["failure_tags"] = list(self.tracer.tags)
         return Done(message=self.reply.text(), next_action=next_action,
                     ui_hint={"buttons": buttons},
                     state_snapshot=snapshot(state.session, state.flow, self.service.sensitive),

@@ -37,7 +37,8 @@ def _compare_plain(turn: TurnSpec, done: Done) -> Iterator[Miss]:
     plain = {"stage": snap.get("stage"), "flow": snap.get("flow"),
              "next_action": done.next_action, "buttons": done.ui_hint.get("buttons", []),
              "missing": snap.get("missing_required"), "queue": len(snap.get("task_queue", [])),
-             "hooks": [h["type"] for h in done.hooks]}
+             "hooks": [h["type"] for h in done.hooks],
+             "failure_tags": done.trace.get("failure_tags", [])}
     for name, actual in plain.items():
         expected = getattr(turn, name)
         if expected is not None and expected != actual:

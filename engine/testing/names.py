@@ -14,7 +14,7 @@ from engine.compiler.compiled import CompiledService
 from engine.compiler.resolve import suggest
 from engine.dsl.spec import AgentStep, EmitStep, IfStep, ServiceSpec
 from engine.errors import Finding, FlowDefinitionError
-from engine.registry import EVENT_NAMES
+from engine.registry import EVENT_NAMES, FAILURE_TAGS
 from engine.source import Path, SourceMap
 from engine.testing.spec import TestFileSpec, TurnSpec
 
@@ -75,7 +75,9 @@ class _Names:
     def turn(self, turn: TurnSpec, flow: str | None) -> list[Problem]:
         """Every unknown name of ``turn``; ``flow`` is the flow it names, if that exists."""
         return [*self._stage(turn.stage, flow), *self._flow(turn.flow), *self._slots(turn),
-                *self._hooks(turn.hooks or []), *self._events(turn.events or [])]
+                *self._hooks(turn.hooks or []), *self._events(turn.events or []),
+                *((("failure_tags", i), f"unknown failure tag `{t}`", suggest(t, FAILURE_TAGS))
+                  for i, t in enumerate(turn.failure_tags or []) if t not in FAILURE_TAGS)]
 
     def _stage(self, stage: str | None, flow: str | None) -> list[Problem]:
         if stage is None:

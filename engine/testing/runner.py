@@ -73,17 +73,19 @@ class _Run:
                                     flow_file=str(self.flow_path))
         before: Mapping[str, Any] = {}
         for t, turn in enumerate(conversation.turns):
-            before = await self._turn(engine, store, result, (c, t), turn, before)
+            before = await self._turn(engine, store, result, (c, t), turn, before,
+                                      conversation.context)
         result.seconds = time.perf_counter() - started
         return result
 
     async def _turn(self, engine: Engine, store: MemoryStore, result: ConversationResult,
                     where: tuple[int, int], turn: TurnSpec,
-                    before: Mapping[str, Any]) -> Mapping[str, Any]:
+                    before: Mapping[str, Any],
+                    context: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
         """Run one turn, note its mismatches and coverage; the state the next turn starts in."""
         c, t = where
         self.fired.clear()
-        events = [e async for e in engine.turn(f"test-{c}", turn.user)]
+        events = [e async for e in engine.turn(f"test-{c}", turn.user, context=context)]
         done = events[-1]
         assert isinstance(done, Done)
         result.stages.add(str(done.state_snapshot.get("stage")))

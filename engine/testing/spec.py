@@ -42,6 +42,8 @@ class TurnSpec(_Spec):
     hooks: list[str] | None = Field(None, description="Hook types sent in DONE.")
     queue: int | None = Field(None, description="Tasks waiting in the batch queue.")
     completed: int | None = Field(None, description="Completed tasks in the session so far.")
+    failure_tags: list[str] | None = Field(
+        None, description="DONE's `_trace.failure_tags`, in order; [] for none.")
 
 
 class StubSpec(_Spec):
@@ -58,6 +60,9 @@ class ConversationSpec(_Spec):
         default_factory=dict,
         description="Action -> its canned result or error in this conversation; nothing is "
                     "called.")
+    context: dict[str, Any] | None = Field(
+        None, description="The request context every turn of this conversation carries "
+                          "(checked against the flow's `context` schema).")
     turns: list[TurnSpec]
 
 

@@ -147,7 +147,7 @@ async def test_openapi_documents_typed_models(client: httpx.AsyncClient) -> None
         .endswith("/ChatResponse")
     assert {"413", "422", "503"} <= set(chat_op["responses"])
     query = {p["name"] for p in paths["/v1/agent/chat/stream"]["get"]["parameters"]}
-    assert query == {"session_id", "message"}
+    assert query == {"session_id", "message", "context"}
     assert "text/event-stream" in paths["/v1/agent/chat/stream"]["get"]["responses"]["200"][
         "content"]
     interaction = spec["components"]["schemas"]["Interaction"]["properties"]

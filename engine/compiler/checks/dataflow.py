@@ -1,6 +1,7 @@
 """What each stage reads and writes, in order -> FL050 (a ``set``-only slot read before any
 step set it), FL051 (``result`` read where no ``call`` ran earlier in the turn) and FL052
-(a flow reading or setting a slot it does not collect).
+(a flow reading or setting a slot it does not collect) and FL058 (``agents.<name>`` read where
+that agent step did not run earlier in the turn).
 
 A stage runs as a little program: its steps in order (``if`` branches both possible), then
 its ``say``/``reprompt``. Slots persist across turns of a task; ``result`` lives only
@@ -21,6 +22,8 @@ from engine.dsl import spec as s
 from engine.source import Path
 
 RESULT = "\0result"
+AGENT = "\0agent:"
+"""Values that live only within one turn start with NUL: ``result``, ``agents.<name>``."""
 _FILLED_BY_TYPE = frozenset({"money", "date", "time", "enum", "integer", "number"})
 
 
@@ -34,7 +37,8 @@ class Site:
 
 
 Op = tuple[Any, ...]
-"""("read", Site) | ("write", slot, Path) | ("call",) | ("if", Site, then ops, else ops)"""
+"""("read", Site) | ("write", slot, Path) | ("call",) | ("agent", name)
+| ("if", Site, then ops, else ops)"""
 
 
 def expression_site(path: Path, raw: Any, what: str) -> Site | None:
@@ -84,7 +88,8 @@ def _step_ops(ctx: Context, flow: s.FlowSpec, step: s.Step, path: Path) -> list[
             return [("read", Site((*path, "fallback"), ctx.message_reads(step.fallback, flow),
                                   f"message `{step.fallback}`")),
                     ("read", Site((*path, "prompt"), prompt_reads(ctx, step.prompt),
-                                  f"prompt `{step.prompt}`"))]
+                                  f"prompt `{step.prompt}`")),
+                    ("agent", step.agent)]
         case s.IfStep():
             return [("if", Site((*path, "if"), reads(step.if_, expression=True), "condition"),
                      program(ctx, flow, step.then, (*path, "then")),
@@ -185,6 +190,8 @@ def _run(ops: list[Op], state: frozenset[str], visit: Any = None) -> frozenset[s
             state = state | {op[1]}
         elif op[0] == "call":
             state = state | {RESULT}
+        elif op[0] == "agent":
+            state = state | {AGENT + op[1]}
         elif op[0] == "if":
             if visit:
                 visit(op[1], state)
@@ -202,7 +209,7 @@ def _solve(m: FlowModel, programs: dict[str, list[Op]], universe: frozenset[str]
         new = dict(into)
         for hop in m.hops:
             if hop.source in into and hop.dest in into and hop.dest != m.flow.initial:
-                carried = out[hop.source] if hop.by_step else out[hop.source] - {RESULT}
+                carried = out[hop.source] if hop.by_step else _kept(out[hop.source])
                 new[hop.dest] = new[hop.dest] & carried
         if new == into:
             break
@@ -210,9 +217,16 @@ def _solve(m: FlowModel, programs: dict[str, list[Op]], universe: frozenset[str]
     return into
 
 
+def _kept(state: frozenset[str]) -> frozenset[str]:
+    """What a new turn still has: not ``result`` nor the agents' outputs."""
+    return frozenset(v for v in state if not v.startswith("\0"))
+
+
 def _before_set(ctx: Context, m: FlowModel, programs: dict[str, list[Op]]) -> None:
     watched = set_only(ctx, m.flow)
-    universe = frozenset(watched | {RESULT})
+    agents = {AGENT + step.agent for _, _, _, step in s.service_steps(ctx.spec)
+              if isinstance(step, s.AgentStep)}
+    universe = frozenset(watched | {RESULT} | agents)
     into = _solve(m, programs, universe)
 
     def visit(site: Site, state: frozenset[str]) -> None:
@@ -226,6 +240,12 @@ def _before_set(ctx: Context, m: FlowModel, programs: dict[str, list[Op]]) -> No
                     "before it in the same turn, so `result` is empty here",
                     hint="read `result` only in the stage of the `call` (after it) or in "
                     "the stage its `ok`/`error` trigger leads to")
+        for agent in sorted(site.reads.agents):
+            if AGENT + agent in universe and AGENT + agent not in state:
+                ctx.add(site.path, "FL058", f"{site.what} reads `agents.{agent}`, but agent "
+                        f"step `{agent}` does not run before it in the same turn, so it "
+                        "is empty here", hint=f"read `agents.{agent}` after the `{agent}` "
+                        "step, in its stage or one a step-fired trigger leads to")
 
     conditions = condition_sites(m)
     for stage, state in into.items():
@@ -234,7 +254,7 @@ def _before_set(ctx: Context, m: FlowModel, programs: dict[str, list[Op]]) -> No
             if i in conditions and stage in dict(m.sources(t)):
                 fired_by_step = any(h.by_step for h in m.hops if h.index == i and
                                     h.source == stage)
-                visit(conditions[i], after if fired_by_step else after - {RESULT})
+                visit(conditions[i], after if fired_by_step else _kept(after))
 
 
 def check(ctx: Context) -> None:

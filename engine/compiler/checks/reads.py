@@ -41,6 +41,8 @@ class Reads:
     """Intent names a template compares with ``turn.intent`` (the intent is handled there)."""
     constant: Any = _NOT_CONSTANT
     name_lines: tuple[tuple[str, int], ...] = ()
+    agents: frozenset[str] = frozenset()
+    """Agents whose output is read (``agents.<name>``)."""
 
     @property
     def is_constant(self) -> bool:
@@ -50,7 +52,7 @@ class Reads:
         return Reads(self.names | other.names, self.slots | other.slots,
                      self.asks + other.asks, self.comparisons + other.comparisons,
                      self.intents | other.intents, _NOT_CONSTANT,
-                     self.name_lines + other.name_lines)
+                     self.name_lines + other.name_lines, self.agents | other.agents)
 
 
 NOTHING = Reads()
@@ -74,17 +76,23 @@ def reads(text: str, *, expression: bool = False) -> Reads:
         intents=frozenset(_intents(tree)),
         constant=_constant(tree) if expression else _NOT_CONSTANT,
         name_lines=tuple((n, line) for n, line in names.items() if n not in assigned),
+        agents=frozenset(_fields_of(tree, "agents")),
     )
 
 
-def _slot_of(node: nodes.Node) -> str | None:
-    """``slots.x`` or ``slots['x']`` -> "x"."""
-    if isinstance(node, nodes.Getattr) and _is_name(node.node, "slots"):
+def _slot_of(node: nodes.Node, base: str = "slots") -> str | None:
+    """``slots.x`` or ``slots['x']`` -> "x" (of another ``base`` name if given)."""
+    if isinstance(node, nodes.Getattr) and _is_name(node.node, base):
         return node.attr
-    if isinstance(node, nodes.Getitem) and _is_name(node.node, "slots") \
+    if isinstance(node, nodes.Getitem) and _is_name(node.node, base) \
             and isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
         return node.arg.value
     return None
+
+
+def _fields_of(tree: nodes.Node, base: str) -> list[str]:
+    return [name for node in tree.find_all((nodes.Getattr, nodes.Getitem))
+            if (name := _slot_of(node, base)) is not None]
 
 
 def _is_name(node: nodes.Node, name: str) -> bool:

@@ -65,6 +65,9 @@ def _referenced_messages(ctx: Context) -> set[str]:
         used.update(flow.ask.values())
     patterns = ctx.spec.patterns
     used.update(n for n in (patterns.completed, patterns.clarify.ask) if n)
+    used.update(rule.say for rule in ctx.spec.guard.rules)
+    if patterns.confidence is not None:
+        used.update((patterns.confidence.confirm_ask, patterns.confidence.clarify_ask))
     for _, _, _, step in ctx.steps():
         if isinstance(step, s.SayStep):
             used.add(step.say)

@@ -38,7 +38,7 @@ from engine.runtime.engine import Engine
 from engine.transports.http import edge, errors, playground_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
-from engine.transports.http.errors import error, too_long
+from engine.transports.http.errors import bad_context, error, too_long
 from engine.transports.http.schemas import (
     AUTH_ERRORS,
     ERRORS,
@@ -172,7 +172,7 @@ async def strangers(engine: Engine, auth: Auth, session_id: str, who: str | None
 async def refuse_turn(engine: Engine, auth: Auth, body: ChatRequest,
                       who: str | None) -> Response | None:
     """Why a turn must not start: a message over the limit (413), or another's session."""
-    refused = too_long(engine, body.message)
+    refused = too_long(engine, body.message) or bad_context(engine, body.context)
     if refused is None and await strangers(engine, auth, body.session_id, who):
         refused = not_found(body.session_id)
     return refused
@@ -187,7 +187,8 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
         refused = await refuse_turn(engine, auth, body, who)
         if refused is not None:
             return refused
-        done = await turns.reply(body.session_id, body.message, owner=who)
+        done = await turns.reply(body.session_id, body.message, owner=who,
+                                  context=body.context)
         if done.trace.get("error") == "forbidden":  # it was claimed since the check
             return not_found(body.session_id)
         return JSONResponse({"interaction": done.payload(), "hooks": done.hooks})
@@ -205,7 +206,8 @@ def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
             return refused
         # runs even if the client leaves; its events are kept under the stream's id
         stream_id = uuid.uuid4().hex[:12]
-        queue = turns.start(body.session_id, body.message, owner=who, stream=stream_id)
+        queue = turns.start(body.session_id, body.message, owner=who, stream=stream_id,
+                            context=body.context)
         # At shutdown the stream goes on to its DONE (the turn finishes anyway).
         return EventSourceResponse(sse_frames(engine, queue, stream_id),
                                    ping=ping_seconds, headers={"Cache-Control": "no-cache"},

@@ -13,6 +13,7 @@ import codecs
 import json
 import logging
 import uuid
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -23,6 +24,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.runtime.engine import Engine
+from engine.runtime.guard import context_problems
 
 log = logging.getLogger("flowctl.http")
 
@@ -69,6 +71,14 @@ def too_long(engine: Engine, message: str) -> JSONResponse | None:
     if message.strip() and len(message) > limit:
         return error(413, "message_too_long", engine.text("message_too_long", limit=limit),
                      limit=limit)
+    return None
+
+
+def bad_context(engine: Engine, context: Mapping[str, Any] | None) -> JSONResponse | None:
+    """The 422 of a request context the service's schema refuses; None when it may run."""
+    problems = context_problems(engine.service, context)
+    if problems:
+        return error(422, "bad_context", "; ".join(problems), problems=problems)
     return None
 
 

@@ -10,6 +10,7 @@ models only document and validate: responses are written from the events themsel
 from __future__ import annotations
 
 import functools
+import json
 import operator
 import types
 from typing import (
@@ -131,6 +132,16 @@ SessionId = Annotated[str, Field(min_length=1, max_length=128, examples=["user-0
                       AfterValidator(_session_id), BeforeValidator(_unicode_first)]
 
 
+def _json_object(value: Any) -> Any:
+    """A query parameter's context arrives as JSON text: decode it (a body's is an object)."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise ValueError("`context` must be a JSON object") from None
+    return value
+
+
 class ChatRequest(BaseModel):
     """One user message for one session."""
 
@@ -139,6 +150,10 @@ class ChatRequest(BaseModel):
         examples=["엄마한테 1만원 보내줘"],
         description="Blank -> a DONE asking for a question; longer than max_message_chars "
                     "(default 4000) -> 413.")
+    context: Annotated[dict[str, Any] | None, BeforeValidator(_json_object)] = Field(
+        None, examples=[{"logged_in": True, "user_type": "consumer"}],
+        description="The request context the service's `context` schema declares (a JSON "
+                    "object; as a query parameter, its JSON text); one it refuses -> 422.")
 
 
 # -- responses --------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Coroutine, Mapping
 from typing import Any, TypeVar
 
 from sse_starlette import ServerSentEvent
@@ -34,17 +34,21 @@ class Turns:
         self.running: set[asyncio.Task[Any]] = set()
 
     def start(self, session_id: str, message: str, *, owner: str | None = None,
-              stream: str | None = None) -> asyncio.Queue[Event | Exception]:
+              stream: str | None = None,
+              context: Mapping[str, Any] | None = None) -> asyncio.Queue[Event | Exception]:
         """Begin a turn whose events (or the exception that stopped it) go to a queue;
         ``stream``: the SSE stream's id, under which the engine keeps the events."""
         queue: asyncio.Queue[Event | Exception] = asyncio.Queue()
-        turn = self.engine.turn(session_id, message, owner=owner, stream=stream)
+        turn = self.engine.turn(session_id, message, owner=owner, stream=stream,
+                                **_context(context))
         self._spawn(self._pump(turn, queue))
         return queue
 
-    async def reply(self, session_id: str, message: str, *, owner: str | None = None) -> Done:
+    async def reply(self, session_id: str, message: str, *, owner: str | None = None,
+                    context: Mapping[str, Any] | None = None) -> Done:
         """The DONE of a turn; raises what the engine raised if it could not answer."""
-        task = self._spawn(_done_of(self.engine.turn(session_id, message, owner=owner)))
+        task = self._spawn(_done_of(self.engine.turn(session_id, message, owner=owner,
+                                                     **_context(context))))
         return await asyncio.shield(task)  # a request cancelled mid-turn leaves it running
 
     def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
@@ -71,6 +75,12 @@ class Turns:
         except Exception as err:  # the engine could not even answer (its store failed)
             queue.put_nowait(err)  # the consumer logs it: once, with its request
 
+
+
+def _context(context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``context=`` only when the request carried one: an engine wrapper written before
+    request contexts (``turn(session_id, message, *, owner)``) keeps working."""
+    return {} if context is None else {"context": context}
 
 async def _done_of(events: AsyncIterator[Event]) -> Done:
     async for event in events:

@@ -1,0 +1,58 @@
+"""The service's request context and guard -> FL075 (``context`` read while the service
+declares no context schema, so it is always empty) and FL076 (a guard pattern that matches
+the empty text and so blocks every message)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from engine.compiler.checks.context import Context
+from engine.compiler.checks.reads import reads
+from engine.dsl import spec as s
+from engine.source import Path
+
+
+def _texts(spec: s.ServiceSpec) -> Iterator[tuple[Path, str, bool]]:
+    """(path, text, is_expression) of every message and condition of ``spec``."""
+    for name, text in spec.messages.items():
+        yield ("messages", name), text, False
+    for i, rule in enumerate(spec.guard.rules):
+        if rule.when:
+            yield ("guard", "rules", i, "when"), rule.when, True
+    for fname, flow in spec.flows.items():
+        if flow.if_:
+            yield ("flows", fname, "if"), flow.if_, True
+        for j, t in enumerate(flow.transitions):
+            if t.when:
+                yield ("flows", fname, "transitions", j, "when"), t.when, True
+    for _, _, path, step in s.service_steps(spec):
+        if isinstance(step, s.IfStep):
+            yield (*path, "if"), step.if_, True
+        elif isinstance(step, s.SetStep):
+            for slot, raw in step.set.items():
+                if isinstance(raw, str):
+                    yield (*path, "set", slot), raw, True
+
+
+def check(ctx: Context) -> None:
+    spec = ctx.spec
+    if spec.context is None:
+        for path, text, expression in _texts(spec):
+            if "context" in reads(text, expression=expression).names:
+                ctx.add(path, "FL075", "this reads `context`, but the service declares no "
+                        "`context` schema: a request may carry none, so it is always empty",
+                        hint="declare the request context's JSON Schema under `context:`")
+    for i, rule in enumerate(spec.guard.rules):
+        for j, pattern in enumerate(rule.patterns):
+            try:
+                empty = re.search(pattern, "") is not None
+            except re.error:
+                continue  # the compiler reports it (FL033)
+            if empty:
+                ctx.add(("guard", "rules", i, "patterns", j), "FL076", f"pattern `{pattern}` "
+                        "matches the empty text, so this rule blocks every message",
+                        hint="make the pattern require at least one character")
+
+
+__all__ = ["check"]
