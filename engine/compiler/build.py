@@ -14,9 +14,9 @@ from typing import Any, TypedDict
 
 from engine.compiler import compiled as c
 from engine.compiler.machine import Edge, StageMachine
+from engine.compiler.patterns import call_step, flow_patterns, service_patterns
 from engine.compiler.policy import (
     agent_outputs,
-    confidence_bands,
     context_schema,
     guard_rules,
 )
@@ -33,7 +33,6 @@ from engine.compiler.validators import import_validator
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
 from engine.nlu import IntentRule, YesNoWords, default_words
-from engine.nlu.words import RESUME_WORDS
 from engine.registry import (
     ACTION_TOOLS,
     AGENT_PROMPT_NAMES,
@@ -63,7 +62,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
     actions = {name: _action(name, action, r) for name, action in spec.actions.items()}
     flows = {name: _flow(name, flow, spec, prompts, slots, r) for name, flow in spec.flows.items()}
     _routes(spec, r)
-    patterns = _patterns(spec, r)
+    patterns = service_patterns(spec, _words(spec), r)
     _fixtures(spec, base, r)
     r.exists(spec.understand.model, spec.models, ("understand", "model"), "model", "FL027")
     r.exists(spec.memory.summary_model, spec.models, ("memory", "summary_model"), "model",
@@ -87,31 +86,6 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         patterns=patterns, kept=frozenset(n for n, slot in spec.slots.items() if slot.keep),
         context_schema=schema, guard=guard, agent_outputs=r.agent_outputs,
     )
-
-
-def _patterns(spec: s.ServiceSpec, r: Resolver) -> c.Patterns:
-    p, path = spec.patterns, ("patterns",)
-    chitchat = (p.chitchat or spec.default_flow) if p.digressions else None
-    r.exists(p.chitchat, spec.flows, (*path, "chitchat"), "flow", "FL028")
-    r.exists(p.clarify.handoff, spec.flows, (*path, "clarify", "handoff"), "flow", "FL028")
-    r.exists(p.clarify.ask, spec.messages, (*path, "clarify", "ask"), "message", "FL020")
-    r.exists(p.completed, spec.messages, (*path, "completed"), "message", "FL020")
-    labels = {}
-    for intent in spec.intents:
-        examples = spec.intents[intent].examples
-        labels[intent] = p.labels.get(intent) or (examples[0] if examples else intent)
-    for intent in p.labels:
-        r.exists(intent, spec.intents, (*path, "labels", intent), "intent", "FL029")
-    words = _words(spec)
-    resume = YesNoWords(confirm=(*spec.words.resume, *RESUME_WORDS.get(spec.locale, ()),
-                                 *words.confirm), cancel=words.cancel, deny=words.deny)
-    bands = confidence_bands(spec, r)
-    return c.Patterns(chitchat=chitchat, clarify_ask=p.clarify.ask,
-                      clarify_margin=p.clarify.margin, clarify_limit=p.clarify.limit,
-                      handoff=p.clarify.handoff, completed=p.completed, labels=labels,
-                      resume=resume, bands=bands,
-                      confirm_ask=p.confidence.confirm_ask if p.confidence else None,
-                      low_confidence=p.confidence.clarify_ask if p.confidence else None)
 
 
 def _words(spec: s.ServiceSpec) -> YesNoWords:
@@ -282,44 +256,7 @@ def _flow(name: str, flow: s.FlowSpec, spec: s.ServiceSpec,
                           flow.batch, flow.max_fill_turns, compiled_stages, machine,
                           c.extraction_order([slots[n] for n in flow.slots if n in slots]),
                           tuple(n for n, st in flow.stages.items() if st.terminal),
-                          **_flow_patterns(flow, spec, slots, path, required, r))
-
-
-class _FlowPatterns(TypedDict):
-    guard: Compiled | None
-    refused: str | None
-    interruptible: bool
-    resume_ask: str | None
-    resume_buttons: tuple[str, ...]
-    confirm_corrections: str | None
-    ask: dict[str, str]
-    required_when: dict[str, Compiled]
-    fresh: tuple[str, ...]
-    initial_values: dict[str, Any]
-
-
-def _flow_patterns(flow: s.FlowSpec, spec: s.ServiceSpec, slots: Mapping[str, c.CompiledSlot],
-                   path: Path, required: tuple[str, ...], r: Resolver) -> _FlowPatterns:
-    """The flow's guard, resume question, corrections and question overrides, resolved."""
-    guard = r.expression(flow.if_, (*path, "if")) if flow.if_ else None
-    r.exists(flow.refused, spec.messages, (*path, "refused"), "message", "FL020")
-    if flow.resume is not None:
-        r.exists(flow.resume.ask, spec.messages, (*path, "resume", "ask"), "message", "FL020")
-    r.exists(flow.confirm_corrections, spec.messages, (*path, "confirm_corrections"),
-             "message", "FL020")
-    for slot, message in flow.ask.items():
-        r.exists(slot, flow.slots, (*path, "ask", slot), "slot of this flow", "FL023")
-        r.exists(message, spec.messages, (*path, "ask", slot), "message", "FL020")
-    conditions = {n: cond for n in required if (cond := slots[n].required_when) is not None}
-    return _FlowPatterns(guard=guard, refused=flow.refused, interruptible=flow.interruptible,
-                         resume_ask=flow.resume.ask if flow.resume else None,
-                         resume_buttons=tuple(flow.resume.buttons) if flow.resume else (),
-                         confirm_corrections=flow.confirm_corrections, ask=dict(flow.ask),
-                         required_when=conditions,
-                         fresh=tuple(n for n in flow.slots if n in spec.slots
-                                     and (not spec.slots[n].keep or spec.slots[n].always_ask)),
-                         initial_values={n: spec.slots[n].initial for n in flow.slots
-                                         if n in spec.slots and spec.slots[n].initial is not None})
+                          **flow_patterns(flow, spec, slots, path, required, r))
 
 
 def _edges(flow: s.FlowSpec, path: Path, r: Resolver) -> list[Edge]:
@@ -409,7 +346,7 @@ def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | No
         case s.TriggerStep(trigger=trigger):
             return c.TriggerStep(trigger)
         case s.CallStep():
-            return _call_step(step, spec, path, r)
+            return call_step(step, spec, path, r)
         case s.LinkStep(link=flow):
             r.exists(flow, spec.flows, (*path, "link"), "flow", "FL028")
             return c.LinkStep(flow)
@@ -423,21 +360,6 @@ def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | No
             otherwise = _steps(step.else_, spec, prompts, (*path, "else"), r)
             return c.IfStep(cond, then, otherwise) if cond else None
     raise AssertionError(f"unhandled step {step!r}")
-
-
-def _call_step(step: s.CallStep, spec: s.ServiceSpec, path: Path,
-               r: Resolver) -> c.CallStep | c.CallFlowStep:
-    """`call:` runs an action of that name, else calls the flow of that name."""
-    if step.call not in spec.actions and step.call in spec.flows:
-        if step.error is not None:
-            r.error((*path, "error"), "a called flow has no `error` trigger", "FL025",
-                    hint="use `ok` and branch on `result.outcome` in the transitions' `when`")
-        if step.ok is None:
-            r.error((*path, "call"), f"calling flow `{step.call}` needs an `ok` trigger",
-                    "FL025", hint="add `ok: TRIGGER`, fired in this flow when the called one ends")
-        return c.CallFlowStep(step.call, step.ok)
-    r.exists(step.call, [*spec.actions, *spec.flows], (*path, "call"), "action or flow", "FL025")
-    return c.CallStep(step.call, step.ok, step.error)
 
 
 def _agent_step(step: s.AgentStep, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | None],
