@@ -631,12 +631,15 @@ def plan(trials: int, rng: random.Random) -> list[tuple[str, str]]:
 
 
 def run_trials(trials: int = 100, seed: int = 1, *, delay: float = 0.4, margin: float = 0.3,
-               progress: Callable[[Trial], None] | None = None) -> Report:
-    """Run ``trials`` kill-and-restart trials against real processes; the counts."""
+               progress: Callable[[Trial], None] | None = None,
+               harness: Callable[[Path, float, float], Harness] | None = None) -> Report:
+    """Run ``trials`` kill-and-restart trials against real processes; the counts.
+    ``harness(tmp, delay, margin)`` makes another harness (bench/faults_pg.py's pair)."""
     rng = random.Random(seed)
     started = time.monotonic()
+    make = harness or Harness
     with tempfile.TemporaryDirectory(prefix="flowctl-faults-") as tmp:
-        with Harness(Path(tmp), delay, margin) as harness:
+        with make(Path(tmp), delay, margin) as harness:
             harness.warm_up()
             done = []
             for index, (window, follow_up) in enumerate(plan(trials, rng), 1):

@@ -36,8 +36,6 @@ import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import json  # noqa: E402
 import random  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
 import uuid  # noqa: E402
 from collections.abc import Callable, Iterator  # noqa: E402
 from typing import Any  # noqa: E402
@@ -60,9 +58,9 @@ from bench.faults import (  # noqa: E402
     count,
     pending,
     phase,
-    plan,
     write_flow,
 )
+from bench.faults import run_trials as faults_run_trials  # noqa: E402
 
 
 def stored(url: str, session: str) -> tuple[dict[str, Any], int]:
@@ -161,18 +159,8 @@ def database(url: str | None) -> Iterator[str]:
 def run_trials(url: str, trials: int = 16, seed: int = 1, *, delay: float = 0.4,
                margin: float = 0.3, progress: Callable[[Trial], None] | None = None) -> Report:
     """Run ``trials`` kill-one-of-two trials against real processes on ``url``; the counts."""
-    rng = random.Random(seed)
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="flowctl-faults-pg-") as tmp:
-        with PairHarness(Path(tmp), url, delay, margin) as harness:
-            harness.warm_up()
-            done = []
-            for index, (window, follow_up) in enumerate(plan(trials, rng), 1):
-                trial = harness.trial(index, window, follow_up, rng)
-                done.append(trial)
-                if progress is not None:
-                    progress(trial)
-            return Report(done, delay, harness.arrival, time.monotonic() - started)
+    return faults_run_trials(trials, seed, delay=delay, margin=margin, progress=progress,
+                             harness=lambda tmp, d, m: PairHarness(tmp, url, d, m))
 
 
 def main(argv: list[str] | None = None) -> int:
