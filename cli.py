@@ -51,9 +51,13 @@ def app() -> None:
               help="A Host header value to answer besides localhost/127.0.0.1/[::1], e.g. "
                    "api.example.com or *.example.com (repeatable; adds to "
                    "FLOWCTL_ALLOWED_HOSTS).")
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+              default=None, help="Server and flowctl log level (FLOWCTL_LOG_LEVEL; default info).")
+@click.option("--access-log", is_flag=True,
+              help="Log one line per HTTP request (FLOWCTL_ACCESS_LOG=true).")
 def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
           allow_anonymous: bool, cors_origins: tuple[str, ...],
-          allowed_hosts: tuple[str, ...]) -> None:
+          allowed_hosts: tuple[str, ...], log_level: str | None, access_log: bool) -> None:
     """Serve FLOW over HTTP/SSE with the playground at /.
 
     API keys come from FLOWCTL_API_KEYS or FLOWCTL_API_KEYS_FILE; with none, only this
@@ -66,9 +70,11 @@ def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
     from engine.transports.http.workers import run_workers
 
     run = run_server if workers == 1 else functools.partial(run_workers, workers=workers)
+    env = {**os.environ, **({"FLOWCTL_LOG_LEVEL": log_level} if log_level else {}),
+           **({"FLOWCTL_ACCESS_LOG": "true"} if access_log else {})}
     try:
         run(flow, host=host, port=port, store_url=chosen_store(store_url, DEFAULT_STORE),
-            env=os.environ, allow_anonymous=allow_anonymous, cors_origins=cors_origins,
+            env=env, allow_anonymous=allow_anonymous, cors_origins=cors_origins,
             allowed_hosts=allowed_hosts)
     except FlowDefinitionError as err:
         refuse(err)
