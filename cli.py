@@ -334,7 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (reads `.env` of the working directory first)."""
+    from engine.config import load_env_file
+
+    load_env_file()
     sys.exit(main())
 
 

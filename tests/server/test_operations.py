@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from engine.config import load_settings
 from engine.transports.http.server import dev_mode_warning, logging_options
@@ -65,3 +66,12 @@ def test_dev_mode_off_loopback_is_warned_about() -> None:
     assert dev_mode_warning("::1", dev) is None
     assert "DEV_MODE is on" in (dev_mode_warning("0.0.0.0", dev) or "")
     assert dev_mode_warning("0.0.0.0", load_settings({})) is None
+
+
+def test_dot_env_is_read_and_the_environment_wins(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".env").write_text("FLOWCTL_LOG_LEVEL=loud\n", encoding="utf-8")
+    monkeypatch.delenv("FLOWCTL_LOG_LEVEL", raising=False)
+    assert "FLOWCTL_LOG_LEVEL='loud'" in serve(tmp_path)  # read from .env
+    out = serve(tmp_path, env={"FLOWCTL_LOG_LEVEL": "info"})
+    assert "serving transfer" in out and "loud" not in out  # the environment wins
