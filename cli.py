@@ -51,9 +51,13 @@ def app() -> None:
               help="A Host header value to answer besides localhost/127.0.0.1/[::1], e.g. "
                    "api.example.com or *.example.com (repeatable; adds to "
                    "FLOWCTL_ALLOWED_HOSTS).")
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+              default=None, help="Server and flowctl log level (FLOWCTL_LOG_LEVEL; default info).")
+@click.option("--access-log", is_flag=True,
+              help="Log one line per HTTP request (FLOWCTL_ACCESS_LOG=true).")
 def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
           allow_anonymous: bool, cors_origins: tuple[str, ...],
-          allowed_hosts: tuple[str, ...]) -> None:
+          allowed_hosts: tuple[str, ...], log_level: str | None, access_log: bool) -> None:
     """Serve FLOW over HTTP/SSE with the playground at /.
 
     API keys come from FLOWCTL_API_KEYS or FLOWCTL_API_KEYS_FILE; with none, only this
@@ -66,9 +70,11 @@ def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
     from engine.transports.http.workers import run_workers
 
     run = run_server if workers == 1 else functools.partial(run_workers, workers=workers)
+    env = {**os.environ, **({"FLOWCTL_LOG_LEVEL": log_level} if log_level else {}),
+           **({"FLOWCTL_ACCESS_LOG": "true"} if access_log else {})}
     try:
         run(flow, host=host, port=port, store_url=chosen_store(store_url, DEFAULT_STORE),
-            env=os.environ, allow_anonymous=allow_anonymous, cors_origins=cors_origins,
+            env=env, allow_anonymous=allow_anonymous, cors_origins=cors_origins,
             allowed_hosts=allowed_hosts)
     except FlowDefinitionError as err:
         refuse(err)
@@ -261,18 +267,28 @@ def new(name: str, shape: str, directory: str) -> None:
 @app.command()
 @click.option("--check", is_flag=True,
               help="Fail if schemas/flow.schema.json or schemas/app.schema.json is out of date.")
-def schema(check: bool) -> None:
+@click.option("-o", "--output", type=click.Path(), default=None,
+              help="Directory to write both schemas into, or - for stdout (the flow schema "
+                   "only). Default: the checkout's schemas/; stdout in an install.")
+def schema(check: bool, output: str | None) -> None:
     """Write (or --check) the JSON Schemas generated from the spec models."""
     from engine.app import load as app_schema
     from engine.dsl import schema as flow_schema
+    from engine.schema_files import checkout
 
+    if not check and (output == "-" or (output is None and checkout() is None)):
+        click.echo(flow_schema.render_schema(), nl=False)
+        return
     for module in (flow_schema, app_schema):
         path, text = module.SCHEMA_PATH, module.render_schema()
+        if output is not None:
+            path = Path(output) / path.name
         if check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 errors.print(f"{path} is out of date; run `flowctl schema`")
                 raise Exit(1)
             continue
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         console.print(f"wrote {path}")
 
@@ -318,7 +334,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (reads `.env` of the working directory first)."""
+    from engine.config import load_env_file
+
+    load_env_file()
     sys.exit(main())
 
 

@@ -313,3 +313,12 @@ def _parse(var: str, raw: str, default: object, minimum: int) -> Any:
 __all__ = ["DEFAULT_RATE_LIMIT", "FLOW_SETTINGS", "SERVER_VARIABLES", "SETTING_NAMES",
            "RateLimit", "Settings", "SettingsError", "load_settings", "parse_rate_limit",
            "store_url"]
+
+
+def load_env_file(path: str = ".env") -> None:
+    """Variables of ``path`` (dotenv syntax) that the environment does not set already; the
+    CLI calls this once at start, so `.env` never overrides an exported variable."""
+    from dotenv import load_dotenv
+
+    if os.path.isfile(path):
+        load_dotenv(path, override=False)

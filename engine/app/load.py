@@ -25,10 +25,11 @@ from engine.compiler.compiled import CompiledService
 from engine.dsl import schema as flow_schema
 from engine.dsl.load import load_file
 from engine.errors import Finding, FlowDefinitionError
+from engine.schema_files import schema_path
 from engine.source import SourceMap
 
 SCHEMA_ID = "https://flowctl.dev/schemas/app.schema.json"
-SCHEMA_PATH = FilePath(__file__).resolve().parents[2] / "schemas" / "app.schema.json"
+SCHEMA_PATH = schema_path("app.schema.json")
 _VARIABLE = re.compile(r"^\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^}]*))?\}")
 
 __all__ = ["SCHEMA_PATH", "LoadedApp", "analyse_app", "is_app_data", "is_app_file",

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from engine.dsl.schema import SCHEMA_PATH
+from engine.schema_files import checkout
 
 SHAPES = ("chat", "intent", "slots")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -35,6 +36,13 @@ def prompts_dir(directory: Path) -> Path:
     return above if above.is_dir() else directory / "prompts"
 
 
+def _modeline_target(directory: Path) -> str:
+    """Relative into the checkout's schemas/ when there is one, else the installed file's path."""
+    if checkout() is not None:
+        return Path(os.path.relpath(SCHEMA_PATH, directory.resolve())).as_posix()
+    return SCHEMA_PATH.as_posix()
+
+
 def plan(name: str, shape: str, directory: Path) -> dict[Path, str]:
     """The files to write, with their text."""
     if not _NAME.match(name):
@@ -42,7 +50,7 @@ def plan(name: str, shape: str, directory: Path) -> dict[Path, str]:
                             "not starting with a digit")
     if shape not in SHAPES:
         raise ScaffoldError(f"unknown shape `{shape}`; expected one of {', '.join(SHAPES)}")
-    schema = Path(os.path.relpath(SCHEMA_PATH, directory.resolve())).as_posix()
+    schema = _modeline_target(directory)
     words = name.replace("_", " ").strip().lower() or name
     values = {"__NAME__": name, "__SCHEMA__": schema, "__DIR__": directory.as_posix(),
               "__WORDS__": words, "__TITLE__": words[:1].upper() + words[1:],

@@ -11,7 +11,6 @@ import difflib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
-from pathlib import Path as FilePath
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -19,10 +18,11 @@ from jsonschema.exceptions import ValidationError
 
 from engine.dsl.spec import ServiceSpec
 from engine.errors import Finding
+from engine.schema_files import schema_path
 from engine.source import Path, SourceMap, dotted
 
 SCHEMA_ID = "https://flowctl.dev/schemas/flow.schema.json"
-SCHEMA_PATH = FilePath(__file__).resolve().parents[2] / "schemas" / "flow.schema.json"
+SCHEMA_PATH = schema_path("flow.schema.json")
 _ARTICLE = {"string": "a string", "boolean": "a boolean", "integer": "an integer",
             "number": "a number", "object": "a mapping", "array": "a list", "null": "empty"}
 _JSON_TYPES = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean",

@@ -19,6 +19,7 @@ from engine.config import SettingsError
 from engine.dsl.spec import ModelSpec
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ModelConfig, Provider
+from engine.providers.explain import live_line, offline_line
 from engine.providers.registry import build_provider
 from engine.providers.reliability import CircuitBreaker
 from engine.registry import PROVIDERS
@@ -55,8 +56,10 @@ class ModelPool:
                 self.offline.setdefault(name, "provider `offline`")
                 continue
             self.live[name] = LiveModel(name, provider, _config(spec), spec)
+            log.info("%s", live_line(name, spec, env))
         for name, reason in self.offline.items():
-            log.info("model %s runs offline: %s", name, reason)
+            spec = _override(name, service.models[name], env, service.base_dir)
+            log.info("%s", offline_line(name, spec, reason, env))
 
     def get(self, name: str | None) -> LiveModel | None:
         return self.live.get(name) if name else None

@@ -36,12 +36,12 @@ log = logging.getLogger("flowctl.http")
 
 DEFAULT_STORE = "sqlite:///.flowctl/sessions.db"
 
-__all__ = ["DEFAULT_STORE", "bind", "check_exposure", "resolve", "run_server", "serve",
-           "server_config"]
+__all__ = ["DEFAULT_STORE", "LOG_LEVELS", "bind", "check_exposure", "dev_mode_warning",
+           "logging_options", "resolve", "run_server", "serve", "server_config"]
 
 
-def server_config(app: Any, *, host: str, port: int,
-                  max_message_chars: int = 4000) -> uvicorn.Config:
+def server_config(app: Any, *, host: str, port: int, max_message_chars: int = 4000,
+                  log_level: str = "info", access_log: bool = False) -> uvicorn.Config:
     """The uvicorn configuration of ``flowctl serve`` (bench/http.py serves with it too).
 
     The HTTP parser's buffer must hold a GET whose query carries the longest message allowed
@@ -49,10 +49,11 @@ def server_config(app: Any, *, host: str, port: int,
     app and gets its 413 rather than the parser's bare 400.
     """
     logging_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
-    logging_config["loggers"]["flowctl"] = {"handlers": ["default"], "level": "INFO",
+    logging_config["loggers"]["flowctl"] = {"handlers": ["default"], "level": log_level.upper(),
                                             "propagate": False}
     return uvicorn.Config(app, host=host, port=port, log_config=logging_config,
-                          access_log=False, timeout_graceful_shutdown=int(SHUTDOWN_GRACE_SECONDS),
+                          log_level=log_level, access_log=access_log,
+                          timeout_graceful_shutdown=int(SHUTDOWN_GRACE_SECONDS),
                           h11_max_incomplete_event_size=max(65536, 9 * max_message_chars + 16384))
 
 
@@ -114,6 +115,7 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
             allowed_hosts=allowed_hosts)
     except ValueError as err:
         raise FlowRuntimeError(str(err)) from None
+    log_options = logging_options(env)
     if sock is None:
         address = resolve(host, port)
         check_exposure(host, address, settings)
@@ -129,10 +131,13 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
             app = create_app(engine, settings=settings, host=host)
             port = sock.getsockname()[1]
             server = uvicorn.Server(server_config(
-                app, host=host, port=port, max_message_chars=engine.settings.max_message_chars))
+                app, host=host, port=port, max_message_chars=engine.settings.max_message_chars,
+                **log_options))
             log.info("serving %s from %s with store %s; playground at http://%s:%d/",
                      engine.service.name, flow_path, redact(store_url), host, port)
             log.info("%s", access_line(settings))
+            if (warning := dev_mode_warning(str(sock.getsockname()[0]), settings)):
+                log.warning("%s", warning)
             await server.serve(sockets=[sock])
         finally:
             await engine.aclose()  # the providers' HTTP clients
@@ -152,6 +157,29 @@ def access_line(settings: Settings) -> str:
     limit = settings.rate_limit or "unlimited"
     return f"access: {who}; rate limit {limit}; CORS origins: " \
            f"{', '.join(settings.cors_origins) or 'none'}"
+
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+
+
+def logging_options(env: Mapping[str, str]) -> dict[str, Any]:
+    """FLOWCTL_LOG_LEVEL (one of LOG_LEVELS, default info) and FLOWCTL_ACCESS_LOG=true (one
+    line per request, uvicorn's access log); `flowctl serve --log-level/--access-log` set them."""
+    level = env.get("FLOWCTL_LOG_LEVEL", "info").strip().lower() or "info"
+    if level not in LOG_LEVELS:
+        raise FlowRuntimeError(f"FLOWCTL_LOG_LEVEL={level!r}: expected one of "
+                               f"{', '.join(LOG_LEVELS)}")
+    access = env.get("FLOWCTL_ACCESS_LOG", "").strip().lower() in ("1", "true", "yes", "on")
+    return {"log_level": level, "access_log": access}
+
+
+def dev_mode_warning(listen_host: str, settings: Settings) -> str | None:
+    """DEV_MODE (unredacted traces at /debug) on a server others can reach deserves a word."""
+    if not settings.dev_mode or is_loopback(listen_host):
+        return None
+    return (f"DEV_MODE is on and the server listens on {listen_host}, not loopback: traces "
+            "are not redacted and the debug endpoint is open to every client let in; "
+            "unset DEV_MODE outside development")
 
 
 class _Stopped(BaseException):
