@@ -3,7 +3,8 @@
 The checked-in files are ``schemas/flow.schema.json`` and ``schemas/app.schema.json`` at the
 top of a checkout. A wheel or ``pip install .`` carries the same files as ``engine/schemas/``
 (copied there by the build step in engine/build_hooks.py), so an install without a
-checkout still has a stable file for editors' ``$schema`` modelines and for ``flowctl schema --check``.
+checkout still has a stable file for editors' ``$schema`` modelines and for
+``flowctl schema --check``.
 """
 
 from __future__ import annotations
