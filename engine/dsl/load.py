@@ -26,6 +26,53 @@ _constructor = yaml.SafeLoader("")  # only its scalar constructors are used
 _COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+_OPEN = (yaml.FlowSequenceStartToken, yaml.FlowMappingStartToken,
+         yaml.BlockSequenceStartToken, yaml.BlockMappingStartToken)
+_CLOSE = (yaml.FlowSequenceEndToken, yaml.FlowMappingEndToken, yaml.BlockEndToken)
+
+
+def _too_deep(text: str, file: str, source: SourceMap) -> Finding | None:
+    """The first collection opened deeper than MAX_DEPTH, found by the (iterative) scanner,
+    so a hostile file never reaches the recursive composer; None when the file is shallow
+    or does not scan (the composer then reports the syntax error)."""
+    if _depth_bound(text) <= MAX_DEPTH:
+        return None  # cannot be that deep: skip the (pure-Python) scan
+    depth = 0
+    try:
+        # PyYAML's own scanner yields tokens one by one; libyaml's reads ahead and gives up
+        # at its own limit before the first token
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, _OPEN):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    line = token.start_mark.line + 1
+                    return Finding(SourceLocation(file, line, token.start_mark.column + 1),
+                                   f"the YAML is nested more than {MAX_DEPTH} levels deep",
+                                   "FL006", source_line=source.line(line))
+            elif isinstance(token, _CLOSE):
+                depth -= 1
+    except (yaml.YAMLError, RecursionError):
+        return None
+    return None
+
+
+def _depth_bound(text: str) -> int:
+    """A cheap upper bound of a file's nesting: open brackets at once, plus the deepest
+    indentation, plus the most `- ` on one line (block collections need one of those per
+    level). Brackets inside strings only make it larger, or leave it to the scanner."""
+    running = deepest = 0
+    for char in text:
+        if char in "[{":
+            running += 1
+            deepest = max(deepest, running)
+        elif char in "]}":
+            running = max(0, running - 1)
+    lines = text.splitlines() or [""]
+    indent = max(len(line) - len(line.lstrip()) for line in lines)
+    dashes = max(line.count("- ") for line in lines)
+    return deepest + indent + dashes + 1
+
+
 def load_file(path: str | FilePath) -> tuple[Any, SourceMap]:
     """Read and load a flow file; an unreadable file is a located definition error."""
     name = str(path)
@@ -42,6 +89,9 @@ def load_file(path: str | FilePath) -> tuple[Any, SourceMap]:
 def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
     """Parse YAML ``text``; raise FlowDefinitionError for syntax errors and duplicate keys."""
     source = SourceMap(file, text.splitlines())
+    deep = _too_deep(text, file, source)
+    if deep is not None:  # before composing: the composer recurses (PyYAML >= 6.0.4 fails)
+        raise FlowDefinitionError([deep])
     try:
         try:
             node = yaml.compose(text, Loader=_COMPOSER)
