@@ -84,8 +84,6 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
 
     >>> from engine.compiler import compile_file
     >>> from engine.config import Settings
-from engine.observe.hub import Observers
-from engine.observe.metrics import CONTENT_TYPE_LATEST, TurnMetrics
     >>> from engine.runtime.engine import Engine
     >>> from engine.store import MemoryStore
     >>> app = create_app(Engine(compile_file("flows/transfer.yaml"), store=MemoryStore()),
