@@ -30,7 +30,7 @@ from engine.compiler.checks import prompts, run_checks
 from engine.compiler.checks.context import Context
 from engine.compiler.compiled import CompiledService
 from engine.dsl import parse
-from engine.dsl.load import NodeBuilder, load_text
+from engine.dsl.load import NodeBuilder, load_text, may_be_too_deep
 from engine.dsl.schema import check, generate_schema
 from engine.dsl.spec import ServiceSpec
 from engine.errors import Finding, FlowDefinitionError, SourceLocation, sorted_findings
@@ -147,8 +147,10 @@ def _load(text: str, file: str, result: Parsed) -> tuple[Any, SourceMap] | None:
     """The loader's data and SourceMap. libyaml composes the same nodes (same marks, same
     tags) ten times faster than PyYAML, which matters for a whole repository; any problem
     goes back through the loader itself so that its findings read exactly the same. With
-    only duplicate or complex keys, lint goes on with the first value of each key."""
-    if _FAST_LOADER is not None:
+    only duplicate or complex keys, lint goes on with the first value of each key. A file
+    that may be nested too deeply goes straight to ``load_text``'s depth check (libyaml's own
+    limit differs between PyYAML releases: 6.0.3's composes such a file, 6.0.4's refuses)."""
+    if _FAST_LOADER is not None and not may_be_too_deep(text):
         try:
             node = yaml.compose(text, Loader=_FAST_LOADER)
         except yaml.YAMLError:

@@ -35,7 +35,7 @@ def _too_deep(text: str, file: str, source: SourceMap) -> Finding | None:
     """The first collection opened deeper than MAX_DEPTH, found by the (iterative) scanner,
     so a hostile file never reaches the recursive composer; None when the file is shallow
     or does not scan (the composer then reports the syntax error)."""
-    if _depth_bound(text) <= MAX_DEPTH:
+    if not may_be_too_deep(text):
         return None  # cannot be that deep: skip the (pure-Python) scan
     depth = 0
     try:
@@ -54,6 +54,11 @@ def _too_deep(text: str, file: str, source: SourceMap) -> Finding | None:
     except (yaml.YAMLError, RecursionError):
         return None
     return None
+
+
+def may_be_too_deep(text: str) -> bool:
+    """Whether ``text`` could nest more than MAX_DEPTH levels (a cheap, generous bound)."""
+    return _depth_bound(text) > MAX_DEPTH
 
 
 def _depth_bound(text: str) -> int:
