@@ -154,8 +154,8 @@ CATALOGUE: tuple[Code, ...] = (
        "flow file's directory, does not exist, holds no markdown file or cannot be indexed."),
     _c("FL107", "error", "unknown-retrieval", "`retrieved.<name>` names no `retrieve` step's "
        "hits."),
-    _c("FL108", "warning", "knowledge-too-large", "A knowledge base holds more documents than "
-       "flowctl keeps in memory comfortably (over 2 MiB or 500 files)."),
+    _c("FL108", "warning", "knowledge-too-large", "A knowledge base holds more than 1 MiB of "
+       "markdown: slow to index when the flow is compiled, and kept in memory."),
     _c("FL109", "warning", "index-stale", "A knowledge base's index is older than its "
        "documents; `flowctl index FLOW` rebuilds it."),
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),

@@ -16,7 +16,6 @@ from engine.retrieval.documents import (
 )
 from engine.retrieval.index import (
     MAX_BYTES,
-    MAX_FILES,
     Hit,
     KnowledgeIndex,
     build_index,
@@ -25,6 +24,6 @@ from engine.retrieval.index import (
     staleness,
 )
 
-__all__ = ["MAX_BYTES", "MAX_FILES", "Chunk", "Hit", "KnowledgeDirError", "KnowledgeIndex",
+__all__ = ["MAX_BYTES", "Chunk", "Hit", "KnowledgeDirError", "KnowledgeIndex",
            "SourceFile", "build_index", "ensure_index", "index_path", "knowledge_dir",
            "read_chunks", "source_files", "staleness"]

@@ -38,11 +38,10 @@ def terms(text: str) -> Iterator[str]:
             yield word[position:]
 
 
-def _bigrams(run: str) -> Iterator[str]:
+def _bigrams(run: str) -> list[str]:
     if len(run) == 1:
-        yield run
-    for i in range(len(run) - 1):
-        yield run[i:i + 2]
+        return [run]
+    return [run[i:i + 2] for i in range(len(run) - 1)]
 
 
 def analysed(text: str) -> str:

@@ -11,7 +11,6 @@ from engine.compiler.checks.context import Context
 from engine.dsl import spec as s
 from engine.retrieval import (
     MAX_BYTES,
-    MAX_FILES,
     KnowledgeDirError,
     index_path,
     knowledge_dir,
@@ -29,10 +28,11 @@ def check(ctx: Context) -> None:
         files = source_files(directory, ctx.base_dir)
         path = ("knowledge", name, "dir")
         size = sum(f.size for f in files)
-        if size > MAX_BYTES or len(files) > MAX_FILES:
-            ctx.add(path, "FL108", f"knowledge `{name}` holds {len(files)} files, "
-                    f"{size / 1024 / 1024:.1f} MiB; flowctl keeps the index in memory and "
-                    f"warns above {MAX_FILES} files or {MAX_BYTES // 1024 // 1024} MiB",
+        if size > MAX_BYTES:
+            ctx.add(path, "FL108", f"knowledge `{name}` holds {size / 1024 / 1024:.1f} MiB of "
+                    f"markdown in {len(files)} files; flowctl indexes it when the flow is "
+                    f"compiled and keeps the index in memory, and warns above "
+                    f"{MAX_BYTES // 1024 // 1024} MiB",
                     hint="split it into smaller knowledge bases, or keep only what the "
                          "service answers from")
         if files and (why := staleness(index_path(ctx.base_dir, directory), files)):
