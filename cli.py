@@ -255,8 +255,8 @@ def index(flow: str) -> None:
         errors.print(f"error: cannot write the index: {err.strerror or err}")
         raise Exit(2) from None
     for done in built:
-        console.print(f"indexed knowledge `{done.name}`: {done.files} files, {done.chunks} "
-                      f"chunks -> {done.path}")
+        console.print(f"indexed knowledge `{done.name}`: {done.files} file(s), {done.chunks} "
+                      f"chunk(s) -> {done.path}")
     if not built:
         console.print(f"{flow} declares no `knowledge`: nothing to index")
 

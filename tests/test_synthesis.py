@@ -230,3 +230,14 @@ def test_over_http_done_carries_the_fields(tmp_path: Path) -> None:
     assert interaction["message"].startswith("요청하신 '노트북'에 대해 상품 2개를")
     model = Interaction.model_validate(interaction)
     assert model.requires_confirmation is True  # type: ignore[attr-defined]
+
+
+async def test_the_reply_docs_dsl_md_shows(tmp_path: Path) -> None:
+    """docs/dsl.md's `respond` example, on two items, says exactly the reply shown under it."""
+    section = (ROOT / "docs" / "dsl.md").read_text(encoding="utf-8").split(
+        "### Response synthesis")[1]
+    example, reply = (block.split("\n", 1)[1] for block in section.split("```")[1:4:2])
+    flow = "service: docs_example\ndefault_flow: answer\ncontext: {type: object}\n" + example
+    done = await done_of(engine_of(tmp_path, flow), "노트북 보여줘", {"items": ITEMS})
+    assert done.message == reply.strip()
+    assert wire(done)[1]["requires_confirmation"] is True

@@ -126,16 +126,17 @@ def staleness(path: Path, files: Iterable[SourceFile]) -> str | None:
     """Why the index at ``path`` does not match ``files`` (None: it does)."""
     meta = _read_meta(path)
     if meta is None:
-        return "it has not been built"
+        return "it has not been built yet"
     stored: dict[str, str] = json.loads(meta.get("sources", "{}"))
     now = _listing(files)
     changed = sorted(n for n in now if n in stored and stored[n] != now[n])
     added = sorted(set(now) - set(stored))
     removed = sorted(set(stored) - set(now))
-    parts = [f"{len(names)} {what} ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+    parts = [f"{what} {', '.join(names[:3])}" + (f" and {len(names) - 3} more"
+                                                  if len(names) > 3 else "")
              for names, what in ((changed, "changed"), (added, "added"), (removed, "removed"))
              if names]
-    return ("since it was built, files were " + "; ".join(parts)) if parts else None
+    return "; ".join(parts) or None
 
 
 class KnowledgeIndex:

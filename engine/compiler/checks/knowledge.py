@@ -30,14 +30,19 @@ def check(ctx: Context) -> None:
         size = sum(f.size for f in files)
         if size > MAX_BYTES:
             ctx.add(path, "FL108", f"knowledge `{name}` holds {size / 1024 / 1024:.1f} MiB of "
-                    f"markdown in {len(files)} files; flowctl indexes it when the flow is "
+                    f"markdown in {_files(len(files))}; flowctl indexes it when the flow is "
                     f"compiled and keeps the index in memory, and warns above "
                     f"{MAX_BYTES // 1024 // 1024} MiB",
                     hint="split it into smaller knowledge bases, or keep only what the "
                          "service answers from")
         if files and (why := staleness(index_path(ctx.base_dir, directory), files)):
-            ctx.add(path, "FL109", f"the index of knowledge `{name}` is out of date: {why}",
+            ctx.add(path, "FL109", f"the index of knowledge `{name}` is older than its "
+                    f"documents: {why}",
                     hint=f"run `flowctl index {ctx.source.file}`")
+
+
+def _files(count: int) -> str:
+    return f"{count} file" if count == 1 else f"{count} files"
 
 
 def respond_messages(body: s.SynthesisSpec) -> set[str]:
