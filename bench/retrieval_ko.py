@@ -10,11 +10,14 @@ answers it.
 - ``unicode61``: a `unicode61` table; the query's words, any of them
 
 Reported: hit@1 (the answering section ranked first), MRR over the top 3, questions with
-no hit at all, and the median query time. Run: python bench/retrieval_ko.py
+no hit at all, and the median query time. Then the cost at FL108's limit: 1 MiB of Korean
+markdown (the test documents repeated) indexed, loaded and searched.
+Run: python bench/retrieval_ko.py [--mib 1]
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import sqlite3
 import statistics
@@ -118,7 +121,38 @@ def score(search: Search) -> tuple[int, float, int, float]:
     return hits1, rr / len(QUESTIONS), empty, statistics.median(times)
 
 
+def scale(tmp: Path, mib: float) -> None:
+    """Index ``mib`` MiB of markdown: build time, index size, load time, query times."""
+    docs = tmp / "big"
+    docs.mkdir()
+    text = "".join(f.path.read_text(encoding="utf-8") + "\n"
+                   for f in source_files(KNOWLEDGE, KNOWLEDGE))
+    copies = int(mib * 1024 * 1024 / len(text.encode()))
+    for i in range(copies):
+        (docs / f"doc{i:04}.md").write_text(text, encoding="utf-8")
+    files = source_files(docs, tmp)
+    size = sum(f.size for f in files) / 1024 / 1024
+    started = time.perf_counter()
+    chunks = build_index(files, tmp / "big.sqlite")
+    built = time.perf_counter() - started
+    started = time.perf_counter()
+    index = KnowledgeIndex.load(tmp / "big.sqlite")
+    loaded = time.perf_counter() - started
+    times = []
+    for question in QUESTIONS:
+        started = time.perf_counter()
+        index.search(question, 3)
+        times.append((time.perf_counter() - started) * 1e3)
+    print(f"\n{size:.2f} MiB of markdown in {len(files)} files, {chunks} chunks: built in "
+          f"{built:.2f} s, index {(tmp / 'big.sqlite').stat().st_size / 1024 / 1024:.1f} MiB, "
+          f"loaded in {loaded * 1000:.0f} ms; query median {statistics.median(times):.2f} ms, "
+          f"max {max(times):.2f} ms")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mib", type=float, default=1.0, help="size of the scale run (0: skip)")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         table = strategies(Path(tmp))
         print(f"{len(QUESTIONS)} Korean questions, "
@@ -129,6 +163,8 @@ def main() -> None:
             hits1, mrr, empty, median = score(search)
             print(f"| {name} | {hits1}/{len(QUESTIONS)} | {mrr:.2f} | {empty} | "
                   f"{median * 1000:.0f} µs |")
+        if args.mib:
+            scale(Path(tmp), args.mib)
 
 
 if __name__ == "__main__":

@@ -302,3 +302,16 @@ def test_retrieval_mistakes(workspace: Path, old: str, new: str, code: str,
     found = codes(flow)
     assert (code, message) in [(c, m) for c, m in found] or any(
         c == code and message in m for c, m in found), found
+
+
+async def test_a_big_index_is_searched_off_the_event_loop(workspace: Path) -> None:
+    from engine.runtime.retrieve import INLINE_CHUNKS
+
+    sections = "".join(f"## 상품 {i}\n\n상품 {i}번 설명입니다.\n\n" for i in range(INLINE_CHUNKS))
+    (workspace / "knowledge" / "many.md").write_text("# 목록\n\n" + sections, encoding="utf-8")
+    service = compile_file(workspace / "help.yaml")
+    assert service.knowledge["docs"].chunks > INLINE_CHUNKS
+    engine = Engine(service, store=MemoryStore(), settings=load_settings({}),
+                    clock=lambda: TODAY)
+    done = [e async for e in engine.turn("s", "환불 기간")][-1]
+    assert isinstance(done, Done) and "1. 교환·환불 정책 > 환불 기간" in done.message
