@@ -315,3 +315,10 @@ async def test_a_big_index_is_searched_off_the_event_loop(workspace: Path) -> No
                     clock=lambda: TODAY)
     done = [e async for e in engine.turn("s", "환불 기간")][-1]
     assert isinstance(done, Done) and "1. 교환·환불 정책 > 환불 기간" in done.message
+
+
+def test_conversation_tests_see_the_retrieve_step(workspace: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(FIXTURES / "help.test.yaml", workspace / "help.test.yaml")
+    assert main(["test", str(workspace / "help.test.yaml")]) == 0
+    assert "3 passed, 0 failed" in capsys.readouterr().out
