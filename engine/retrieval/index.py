@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.retrieval.analyzer import analysed, match_expression
-from engine.retrieval.documents import Chunk, SourceFile, read_chunks, source_files
+from engine.retrieval.documents import SourceFile, read_chunks, source_files
 
 FORMAT = "flowctl-knowledge-1"
 """Changes whenever the analyzer or the tables change: an index of another format is
@@ -194,11 +194,6 @@ def ensure_index(directory: Path, base: Path) -> KnowledgeIndex:
     return KnowledgeIndex.load(path)
 
 
-def chunks_of(files: Iterable[SourceFile]) -> list[Chunk]:
-    """The chunks ``files`` make (what an index of them holds)."""
-    return list(read_chunks(files))
-
-
 __all__ = ["BODY_WEIGHT", "FORMAT", "HEADING_WEIGHT", "MAX_BYTES", "Hit",
-           "KnowledgeIndex", "build_index", "chunks_of", "ensure_index", "index_path",
+           "KnowledgeIndex", "build_index", "ensure_index", "index_path",
            "staleness"]
