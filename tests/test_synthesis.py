@@ -241,3 +241,18 @@ async def test_the_reply_docs_dsl_md_shows(tmp_path: Path) -> None:
     done = await done_of(engine_of(tmp_path, flow), "노트북 보여줘", {"items": ITEMS})
     assert done.message == reply.strip()
     assert wire(done)[1]["requires_confirmation"] is True
+
+
+def test_flowctl_chat_shows_the_suggestions(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    shutil.copy(ROOT / "tests" / "fixtures" / "help.yaml", tmp_path / "help.yaml")
+    shutil.copytree(ROOT / "tests" / "fixtures" / "knowledge", tmp_path / "knowledge")
+    ran = subprocess.run([sys.executable, str(ROOT / "cli.py"), "chat", "help.yaml"],
+                         input="환불은 언제까지 돼?\n", capture_output=True, text=True,
+                         cwd=tmp_path, timeout=60, env={"PATH": "/usr/bin:/bin",
+                                                        "PYTHONPATH": str(ROOT)})
+    assert ran.returncode == 0, ran.stderr
+    assert "1. 교환·환불 정책 > 환불 기간" in ran.stdout
+    assert "suggested: 다른 상품도 찾아보기" in ran.stdout
