@@ -275,6 +275,24 @@ def graph(flow: str, fmt: str, flow_name: str | None) -> None:
 
 
 @app.command()
+@click.argument("flow", type=click.Path(exists=True, dir_okay=False))
+def index(flow: str) -> None:
+    """Rebuild the search index of FLOW's knowledge bases from their markdown files."""
+    from engine.compiler.knowledge import rebuild_indexes
+
+    try:
+        built = rebuild_indexes(_compile(flow))
+    except OSError as err:
+        errors.print(f"error: cannot write the index: {err.strerror or err}")
+        raise Exit(2) from None
+    for done in built:
+        console.print(f"indexed knowledge `{done.name}`: {done.files} file(s), {done.chunks} "
+                      f"chunk(s) -> {done.path}")
+    if not built:
+        console.print(f"{flow} declares no `knowledge`: nothing to index")
+
+
+@app.command()
 @click.argument("name")
 @click.option("--shape", type=click.Choice(["chat", "intent", "slots"]), default="chat",
               show_default=True, help="chat: one agent; intent: routed intents; slots: slot "

@@ -2,7 +2,8 @@
 
 Codes are stable: a code keeps its meaning forever, so CI configurations, SARIF rules and
 docs/lint.md can refer to them. FL001–FL035 come from loading, the schema and the
-compiler; FL040 and up from the lint checks; FL09x from conversation test files.
+compiler; FL040 and up from the lint checks; FL09x from conversation test files; FL105–FL109
+from knowledge bases and retrieval.
 """
 
 from __future__ import annotations
@@ -147,6 +148,16 @@ CATALOGUE: tuple[Code, ...] = (
        "compile."),
     _c("FL085", "error", "no-local-service", "An app has no local service to answer when its "
        "remote services are down."),
+    _c("FL105", "error", "unknown-knowledge", "A `retrieve` step names a knowledge base that "
+       "`knowledge` does not declare."),
+    _c("FL106", "error", "knowledge-dir", "A knowledge base's `dir` is absolute, leaves the "
+       "flow file's directory, does not exist, holds no markdown file or cannot be indexed."),
+    _c("FL107", "error", "unknown-retrieval", "`retrieved.<name>` names no `retrieve` step's "
+       "hits."),
+    _c("FL108", "warning", "knowledge-too-large", "A knowledge base holds more than 1 MiB of "
+       "markdown: slow to index when the flow is compiled, and kept in memory."),
+    _c("FL109", "warning", "index-stale", "A knowledge base's index is older than its "
+       "documents; `flowctl index FLOW` rebuilds it."),
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
     _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
        "intent, agent, hook or event that does not exist."),

@@ -23,6 +23,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "label_call": "실행 중",
         "label_agent": "응답 생성 중",
         "label_memory": "대화 요약 중",
+        "label_retrieve": "문서 검색 중",
+        "synthesis_failed": "죄송해요, 답변을 정리하지 못했어요. 다시 한 번 말씀해 주세요.",
         "unclear": "이해하지 못했어요. 다시 알려주세요.",
         "clarify": "어떤 걸 원하세요? {options} 중에서 골라 주세요.",
     },
@@ -42,6 +44,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "label_call": "Running",
         "label_agent": "Writing reply",
         "label_memory": "Summarising",
+        "label_retrieve": "Searching documents",
+        "synthesis_failed": "Sorry, I couldn't put the answer together. Please ask again.",
         "unclear": "Sorry, I didn't get that. Could you say it again?",
         "clarify": "Which one do you mean: {options}?",
     },
@@ -53,7 +57,7 @@ OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
     "message_too_long": ("limit",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
-    "clarify": ("options",),
+    "clarify": ("options",), "synthesis_failed": (),
 }
 
 

@@ -64,6 +64,9 @@ CASES_DIR = ROOT / "tests" / "lint" / "cases"
 ILLUSTRATIVE = {
     # A drawing of the numbered list above it (how a turn runs): nothing to run.
     ("dsl.md", "message ─▶ refused? ─yes─▶ DONE"),
+    # The reply of the `respond` example above it: tests/test_synthesis.py runs that flow on
+    # the same data and compares the reply exactly.
+    ("dsl.md", "요청하신 '노트북 보여줘'에 대해 상품 2개를 확인했습니다."),
 }
 
 # Broken versions of files a doc shows the output for: (the doc, a line of the block) ->
@@ -873,6 +876,11 @@ def key_tables() -> Iterator[tuple[str, str, int, Any, str]]:
                 ("dsl.md", key, 4, s.TransitionSpec, ""),
                 ("dsl.md", "intent key | type | default | meaning", 0, s.IntentSpec, ""),
                 ("dsl.md", "guard rule key | type | default | meaning", 0, s.GuardRule, ""),
+                ("dsl.md", "knowledge key | type | default | meaning", 0, s.KnowledgeSpec, ""),
+                ("dsl.md", "retrieve key | type | default | meaning", 0, s.RetrieveStep, ""),
+                ("dsl.md", "respond key | type | default | meaning", 0, s.SynthesisSpec, ""),
+                ("dsl.md", "response line key | type | default | meaning", 0, s.RespondLine,
+                 ""),
                 ("dsl.md", "key | kinds | default | meaning", 0, s.ToolAction, ""),
                 ("dsl.md", "key | kinds | default | meaning", 0, s.HttpAction, ""),
                 ("dsl.md", "key | kinds | default | meaning", 0, s.HttpRequestSpec, "http."),
@@ -994,7 +1002,8 @@ def test_step_kinds_table() -> None:
 
     rows = table("dsl.md", "kind | example | what it does")
     kinds = [spans(r["kind"])[0] for r in rows]
-    assert kinds == ["say", "set", "trigger", "call", "emit", "agent", "if"]
+    assert kinds == ["say", "set", "trigger", "call", "emit", "agent", "if", "retrieve",
+                     "respond"]
     adapter = TypeAdapter(Step)
     for row, name in zip(rows, kinds, strict=True):
         (step,) = yaml.safe_load(spans(row["example"])[0])

@@ -44,7 +44,7 @@ async def test_first_turn_events_in_seed_order(engine: Engine) -> None:
     name, payload = wire(done)
     assert name == "DONE"
     assert set(payload) == {"message", "next_action", "ui_hint", "state_snapshot", "hooks",
-                            "_trace"}
+                            "_trace", "requires_confirmation", "next_suggested_actions"}
     assert payload["next_action"] == "CONFIRM"
     assert payload["ui_hint"] == {"buttons": ["확인", "취소"]}
     snap = payload["state_snapshot"]

@@ -95,7 +95,14 @@ def _done(p: dict[str, Any]) -> Done:
     return Done(message=str(p["message"]), next_action=str(p["next_action"]),
                 ui_hint=UiHint(buttons=list(hint.get("buttons") or [])),
                 state_snapshot=cast(StateSnapshot, dict(p.get("state_snapshot") or {})),
-                hooks=list(p.get("hooks") or []), trace=cast(Trace, dict(trace)))
+                hooks=list(p.get("hooks") or []), trace=cast(Trace, dict(trace)),
+                requires_confirmation=_flag(p.get("requires_confirmation")),
+                next_suggested_actions=[str(a) for a in p.get("next_suggested_actions") or []])
+
+
+def _flag(value: Any) -> bool | None:
+    """A remote's ``requires_confirmation``; None (from next_action) when it sent none."""
+    return value if isinstance(value, bool) else None
 
 
 class RemoteService:

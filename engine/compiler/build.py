@@ -13,6 +13,12 @@ from pathlib import Path as FilePath
 from typing import Any, TypedDict
 
 from engine.compiler import compiled as c
+from engine.compiler.knowledge import (
+    knowledge_bases,
+    respond_step,
+    retrieval_names,
+    retrieve_step,
+)
 from engine.compiler.machine import Edge, StageMachine
 from engine.compiler.patterns import call_step, flow_patterns, service_patterns
 from engine.compiler.policy import (
@@ -55,7 +61,9 @@ __all__ = ["build_service", "prompt_candidates"]
 def build_service(spec: s.ServiceSpec, source: SourceMap, *,
                     base_dir: FilePath | None = None) -> c.CompiledService:
     base = base_dir or FilePath.cwd()
-    r = Resolver(source, frozenset(spec.slots), agent_outputs=agent_outputs(spec))
+    r = Resolver(source, frozenset(spec.slots), agent_outputs=agent_outputs(spec),
+                 retrievals=retrieval_names(spec))
+    knowledge = knowledge_bases(spec, base, r)
     messages = _messages(spec, r)
     prompts = _prompts(spec, base, r)
     slots = {name: _slot(name, slot, spec, base, r) for name, slot in spec.slots.items()}
@@ -85,6 +93,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         understanding_model=spec.understand.model, understanding_prompt=spec.understand.prompt,
         patterns=patterns, kept=frozenset(n for n, slot in spec.slots.items() if slot.keep),
         context_schema=schema, guard=guard, agent_outputs=r.agent_outputs,
+        knowledge=knowledge, retrievals=r.retrievals,
     )
 
 
@@ -354,6 +363,10 @@ def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | No
             return c.EmitStep(step.emit, _values(step.data, (*path, "data"), r))
         case s.AgentStep():
             return _agent_step(step, spec, prompts, path, r)
+        case s.RetrieveStep():
+            return retrieve_step(step, spec, path, r)
+        case s.RespondStep():
+            return respond_step(step, spec, path, r)
         case s.IfStep():
             cond = r.expression(step.if_, (*path, "if"))
             then = _steps(step.then, spec, prompts, (*path, "then"), r)

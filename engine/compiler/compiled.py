@@ -13,6 +13,7 @@ from engine.compiler.templates import Compiled
 from engine.compiler.validators import SlotValidator
 from engine.dsl.spec import MemorySpec, ModelSpec, ServiceSpec, SlotSpec
 from engine.nlu import IntentRule, YesNoWords
+from engine.retrieval import KnowledgeIndex
 from engine.source import SourceMap
 
 
@@ -142,6 +143,39 @@ class AgentStep:
 
 
 @dataclass(frozen=True, slots=True)
+class RetrieveStep:
+    """Search ``knowledge`` for ``query`` (the user's message when None); the hits go to
+    ``retrieved.<name>``."""
+
+    knowledge: str
+    name: str
+    query: Compiled | None
+    top_k: int
+    label: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseLine:
+    """A message (``say``), or one line per item of ``each``; only when ``when`` holds."""
+
+    message: str | None
+    each: Compiled | None
+    when: Compiled | None
+
+
+@dataclass(frozen=True, slots=True)
+class RespondStep:
+    """A synthesised response: summary, numbered actions, caveats; DONE's two fields."""
+
+    summary: str | None
+    actions: tuple[ResponseLine, ...]
+    caveats: tuple[ResponseLine, ...]
+    requires_confirmation: Value
+    next: tuple[ResponseLine, ...]
+    fallback: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class IfStep:
     condition: Compiled
     then: tuple[Step, ...]
@@ -149,7 +183,7 @@ class IfStep:
 
 
 Step = (SayStep | SetStep | TriggerStep | CallStep | CallFlowStep | LinkStep | EmitStep | AgentStep
-        | IfStep)
+        | IfStep | RetrieveStep | RespondStep)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +287,10 @@ class CompiledService:
     guard: tuple[GuardRule, ...] = ()
     agent_outputs: frozenset[str] = frozenset()
     """Agent steps whose validated JSON output templates read as ``agents.<name>``."""
+    knowledge: Mapping[str, KnowledgeIndex] = field(default_factory=dict)
+    """Knowledge base -> its index, loaded into memory."""
+    retrievals: frozenset[str] = frozenset()
+    """The names ``retrieve`` steps put hits under (``retrieved.<name>``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,8 @@ class Resolver:
     findings: list[Finding] = field(default_factory=list)
     agent_outputs: frozenset[str] = frozenset()
     """Agents whose output templates may read (``agents.<name>``)."""
+    retrievals: frozenset[str] = frozenset()
+    """Names of the hits of ``retrieve`` steps (``retrieved.<name>``)."""
 
     def error(self, path: Path, message: str, code: str, *, hint: str | None = None,
               key: bool = False) -> None:
@@ -101,6 +103,11 @@ class Resolver:
                 self.error(path, f"`agents.{agent}` is not an agent output: no `json_output` "
                            f"agent step `{agent}` with a model that has an `output_schema`",
                            "FL037", hint=suggest(agent, self.agent_outputs))
+        for name in sorted(compiled.retrieved_refs - self.retrievals):
+            if "retrieved" in allowed:
+                self.error(path, f"`retrieved.{name}` names no `retrieve` step's hits",
+                           "FL107", hint=suggest(name, self.retrievals)
+                           or "add a `retrieve` step (its `as`, or its knowledge base's name)")
         for slot in sorted(compiled.slot_refs):
             if slot not in self.slot_names:
                 self.error(path, f"slot `{slot}` is not declared", "FL032",

@@ -25,7 +25,7 @@ from engine.registry import CONTEXT_FIELDS
 CONTEXT_NAMES = frozenset({
     "slots", "missing", "errors", "meta", "filling_turns", "max_fill_turns", "batch",
     "progress", "turn", "stage", "flow", "completed", "summary", "result", "ask", "value",
-    "today", "now", "context", "agents",
+    "today", "now", "context", "agents", "retrieved",
 })
 
 
@@ -75,6 +75,8 @@ class Compiled:
     """Fields read from the context's fixed-shape values (``turn.intent``, ``batch.total``)."""
     agent_refs: frozenset[str] = frozenset()
     """Agents whose output is read (``agents.recommend.items``)."""
+    retrieved_refs: frozenset[str] = frozenset()
+    """Retrievals whose hits are read (``retrieved.catalogue``)."""
 
 
 def base_context() -> dict[str, Any]:
@@ -95,7 +97,7 @@ def compile_template(source: str) -> Compiled:
     """
     env = environment()
     tree = env.parse(source)
-    names, slots, fields, agents = _reads(tree)
+    names, slots, fields, agents, found = _reads(tree)
     template: Template = env.template_class.from_code(
         env, env.compile(tree), env.make_globals(None), None)
 
@@ -103,7 +105,7 @@ def compile_template(source: str) -> Compiled:
         context = _context(env, template, ctx)
         return env.concat(template.root_render_func(context)).strip()
 
-    return Compiled(source, names, render, slots, fields, agents)
+    return Compiled(source, names, render, slots, fields, agents, found)
 
 
 @lru_cache(maxsize=4096)
@@ -112,10 +114,10 @@ def compile_expression(source: str) -> Compiled:
     env = environment()
     template = env.compile_expression(source, undefined_to_none=False)._template
     tree = env.parse("{{ (" + source + ") }}")
-    names, slots, fields, agents = _reads(tree)
+    names, slots, fields, agents, found = _reads(tree)
     fast = _fast_expression(env, tree)
     if fast is not None:  # simple names, paths, comparisons: no template run per call
-        return Compiled(source, names, fast, slots, fields, agents)
+        return Compiled(source, names, fast, slots, fields, agents, found)
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
         context = _context(env, template, ctx)
@@ -123,7 +125,7 @@ def compile_expression(source: str) -> Compiled:
             pass
         return context.vars["result"]
 
-    return Compiled(source, names, evaluate, slots, fields, agents)
+    return Compiled(source, names, evaluate, slots, fields, agents, found)
 
 
 Reader = Callable[[Mapping[str, Any]], Any]
@@ -176,11 +178,13 @@ def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None
 
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],
-                                          frozenset[tuple[str, str]], frozenset[str]]:
+                                          frozenset[tuple[str, str]], frozenset[str],
+                                          frozenset[str]]:
     """The undeclared names a tree reads, the attributes it reads from ``slots``, the
-    fields it reads from the fixed-shape values (``turn.intent``) and from ``agents``."""
+    fields it reads from the fixed-shape values (``turn.intent``), from ``agents`` and
+    from ``retrieved``."""
     names = frozenset(meta.find_undeclared_variables(tree))
-    slots, fields, agents = set(), set(), set()
+    slots, fields, agents, retrieved = set(), set(), set(), set()
     found: Iterator[nodes.Getattr | nodes.Getitem] = tree.find_all((nodes.Getattr, nodes.Getitem))
     for node in found:
         if not isinstance(node.node, nodes.Name) or node.node.name not in names:
@@ -197,7 +201,10 @@ def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],
             fields.add((node.node.name, attr))
         elif attr is not None and node.node.name == "agents":
             agents.add(attr)
-    return names, frozenset(slots), frozenset(fields), frozenset(agents)
+        elif attr is not None and node.node.name == "retrieved":
+            retrieved.add(attr)
+    return (names, frozenset(slots), frozenset(fields), frozenset(agents),
+            frozenset(retrieved))
 
 
 def _context(env: ImmutableSandboxedEnvironment, template: Template, ctx: Mapping[str, Any]) -> Any:

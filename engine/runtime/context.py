@@ -38,7 +38,7 @@ class TurnState:
     """The session a turn works on, the flow and intent it is routed to, the last result."""
 
     __slots__ = ("service", "session", "message", "flow", "intent", "result", "batch", "now",
-                 "_view", "context", "agents")
+                 "_view", "context", "agents", "retrieved")
 
     def __init__(self, service: CompiledService, session: SessionState, message: str,
                  flow: CompiledFlow, *, fill_turns: Callable[[int | None], int],
@@ -51,6 +51,8 @@ class TurnState:
         """The request's context (validated against the service's schema), read-only."""
         self.agents: dict[str, Any] = {}
         """Validated JSON outputs of this turn's agent steps, by agent name."""
+        self.retrieved: dict[str, list[dict[str, Any]]] = dict.fromkeys(service.retrievals, [])
+        """This turn's hits of ``retrieve`` steps, by name (empty until the step runs)."""
         self.batch = BatchQueue(self)
         # the engine's clock at the turn's start: `today`/`now` for templates and validators
         self.now = now or dt.datetime.now().astimezone()
@@ -168,6 +170,10 @@ class TurnState:
         self.agents[agent] = output
         self._changed()
 
+    def set_retrieved(self, name: str, hits: list[dict[str, Any]]) -> None:
+        self.retrieved[name] = hits
+        self._changed()
+
 
 
 class View:
@@ -205,6 +211,7 @@ class View:
                       "counts": counts},
             "progress": f" ({index}/{total})" if total > 1 else "",
             "stage": state.stage, "result": turn.result, "agents": dict(turn.agents),
+            "retrieved": dict(turn.retrieved),
         }
 
     def _turn_constants(self) -> dict[str, Any]:

@@ -123,11 +123,20 @@ class Done:
     hooks: list[Hook] = field(default_factory=list)
     trace: Trace = field(default_factory=lambda: Trace(turn_id="", total_elapsed_ms=0.0,
                                                        agents=[]))
+    requires_confirmation: bool | None = None
+    """The reply asks the user to confirm something (seed 003): a `respond` step's
+    `requires_confirmation`; None: whether ``next_action`` is CONFIRM."""
+    next_suggested_actions: list[str] = field(default_factory=list)
+    """Short next steps a client may offer (a `respond` step's `next`)."""
 
     def payload(self) -> dict[str, Any]:
         return {"message": self.message, "next_action": self.next_action,
                 "ui_hint": self.ui_hint, "state_snapshot": self.state_snapshot,
-                "hooks": self.hooks, "_trace": self.trace}
+                "hooks": self.hooks, "_trace": self.trace,
+                "requires_confirmation": (self.next_action == "CONFIRM"
+                                          if self.requires_confirmation is None
+                                          else self.requires_confirmation),
+                "next_suggested_actions": self.next_suggested_actions}
 
 
 Event = AgentStart | LlmToken | LlmDone | AgentDone | TaskProgress | Done

@@ -19,6 +19,8 @@ from engine.compiler.compiled import (
     EmitStep,
     IfStep,
     LinkStep,
+    RespondStep,
+    RetrieveStep,
     SayStep,
     SetStep,
     Step,
@@ -41,6 +43,8 @@ from engine.runtime.events import (
     TaskProgress,
 )
 from engine.runtime.llm import agent_request, context_block
+from engine.runtime.retrieve import retrieve, retrieved_block
+from engine.runtime.synthesis import respond
 
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
@@ -62,22 +66,30 @@ async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Even
                 view = run.state.view()
                 values = {k: v.render(view) for k, v in data}
                 run.hooks.append(Hook(type=kind, data=scrubbed(values, run.state.secrets())))
-            case CallStep():
-                async for event in _call(run, step):
+            case CallStep() | AgentStep() | RetrieveStep():
+                async for event in _work(run, step):
                     yield event
             case CallFlowStep(flow, ok):
                 run.calling = (flow, ok)
             case LinkStep(flow):
                 run.linking = flow
-            case AgentStep():
-                async for event in _agent(run, step):
-                    yield event
+            case RespondStep():
+                respond(run, step)
             case IfStep(condition, then, otherwise):
                 branch = then if condition.render(run.state.view()) else otherwise
                 async for event in run_steps(run, branch):
                     yield event
             case _:
                 assert_never(step)
+
+
+def _work(run: TurnRun, step: CallStep | AgentStep | RetrieveStep) -> AsyncIterator[Event]:
+    """The steps that report their progress in events."""
+    if isinstance(step, CallStep):
+        return _call(run, step)
+    if isinstance(step, AgentStep):
+        return _agent(run, step)
+    return retrieve(run, step)
 
 
 def _assign(run: TurnRun, assignments: tuple[tuple[str, Value], ...]) -> None:
@@ -202,7 +214,7 @@ def _request(run: TurnRun, step: AgentStep) -> ChatRequest:
     view = run.state.view()
     prompt = run.service.prompts[step.prompt].render({**view, **prompt_values(run, step)})
     session = run.state.session
-    return agent_request(prompt, context_block=context_block(view),
+    return agent_request(prompt, context_block=context_block(view) + retrieved_block(view),
                          summary=session.summary_text, raw_history=session.raw_history,
                          message=run.state.message, json_output=step.json_output,
                          tools=tuple(BUILTIN_TOOLS[t].spec for t in step.tools))

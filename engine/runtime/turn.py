@@ -49,6 +49,7 @@ from engine.runtime.session import JournalEntry, SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.stack import FlowStack, entries, unwind
 from engine.runtime.steps import run_steps
+from engine.runtime.synthesis import Synthesised
 from engine.runtime.trace import Tracer, ms
 from engine.runtime.understand import ForeignAmount, Intent, Understanding, understand
 
@@ -107,6 +108,7 @@ class TurnRun:
         self.ended: dict[str, Any] | None = None
         """The task that ended this turn (its outcome and slots) until a caller takes it."""
         self.moved = False
+        self.synthesis = Synthesised()
 
     async def commit(self, *, final: bool = True) -> None:
         """Write the session and the tasks completed since the last write, in one go;
@@ -400,7 +402,9 @@ class TurnRun:
         return Done(message=self.reply.text(), next_action=next_action,
                     ui_hint={"buttons": buttons},
                     state_snapshot=snapshot(state.session, state.flow, self.service.sensitive),
-                    hooks=self.hooks, trace=trace)
+                    hooks=self.hooks, trace=trace,
+                    requires_confirmation=self.synthesis.requires_confirmation,
+                    next_suggested_actions=self.synthesis.next_suggested_actions)
 
     def _asking(self) -> tuple[str, list[str]]:
         """DONE's next_action and buttons: the stage's, unless a pattern asks its own."""

@@ -33,12 +33,14 @@ def compare(turn: TurnSpec, events: Sequence[Event], done: Done, completed: int)
 
 
 def _compare_plain(turn: TurnSpec, done: Done) -> Iterator[Miss]:
-    snap = done.state_snapshot
+    snap, payload = done.state_snapshot, done.payload()
     plain = {"stage": snap.get("stage"), "flow": snap.get("flow"),
              "next_action": done.next_action, "buttons": done.ui_hint.get("buttons", []),
              "missing": snap.get("missing_required"), "queue": len(snap.get("task_queue", [])),
              "hooks": [h["type"] for h in done.hooks],
-             "failure_tags": done.trace.get("failure_tags", [])}
+             "failure_tags": done.trace.get("failure_tags", []),
+             "requires_confirmation": payload["requires_confirmation"],
+             "next_suggested_actions": payload["next_suggested_actions"]}
     for name, actual in plain.items():
         expected = getattr(turn, name)
         if expected is not None and expected != actual:

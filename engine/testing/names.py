@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.compiler.compiled import CompiledService
 from engine.compiler.resolve import suggest
-from engine.dsl.spec import AgentStep, EmitStep, IfStep, ServiceSpec
+from engine.dsl.spec import AgentStep, EmitStep, IfStep, RetrieveStep, ServiceSpec
 from engine.errors import Finding, FlowDefinitionError
 from engine.registry import EVENT_NAMES, FAILURE_TAGS
 from engine.source import Path, SourceMap
@@ -68,6 +68,8 @@ class _Names:
                 self.hooks.add(step.emit)
             elif isinstance(step, AgentStep):
                 self.agents.add(step.agent)
+            elif isinstance(step, RetrieveStep):  # its events carry its `as` name
+                self.agents.add(step.as_ or step.retrieve)
             elif isinstance(step, IfStep):
                 self._collect(step.then)
                 self._collect(step.else_)

@@ -44,6 +44,10 @@ class TurnSpec(_Spec):
     completed: int | None = Field(None, description="Completed tasks in the session so far.")
     failure_tags: list[str] | None = Field(
         None, description="DONE's `_trace.failure_tags`, in order; [] for none.")
+    requires_confirmation: bool | None = Field(
+        None, description="DONE's `requires_confirmation`.")
+    next_suggested_actions: list[str] | None = Field(
+        None, description="DONE's `next_suggested_actions`, in order; [] for none.")
 
 
 class StubSpec(_Spec):

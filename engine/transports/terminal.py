@@ -154,6 +154,9 @@ def show_done(console: Console, done: Done) -> None:
     buttons = done.ui_hint.get("buttons") or []
     if buttons:
         console.print("  " + "  ".join(f"[reverse] {escape(b)} [/reverse]" for b in buttons))
+    if done.next_suggested_actions:  # a `respond` step's `next`
+        shown = " · ".join(done.next_suggested_actions)
+        console.print(f"[dim]suggested: {escape(shown)}[/dim]")
 
 
 def show_findings(console: Console, findings: Sequence[Finding]) -> None:

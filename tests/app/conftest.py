@@ -19,7 +19,8 @@ from httpx_sse import connect_sse
 
 from tests.conftest import ROOT
 
-DONE_KEYS = {"message", "next_action", "ui_hint", "state_snapshot", "hooks", "_trace"}
+DONE_KEYS = {"message", "next_action", "ui_hint", "state_snapshot", "hooks", "_trace",
+             "requires_confirmation", "next_suggested_actions"}
 
 
 def free_port() -> int:

@@ -78,7 +78,8 @@ async def test_a_broken_remote_gives_a_clear_done(tmp_path: Path, body: str, sta
     done = events[-1]
     assert isinstance(done, Done) and done.message == FAILED
     assert set(wire(done)[1]) == {"message", "next_action", "ui_hint", "state_snapshot",
-                                  "hooks", "_trace"}
+                                  "hooks", "_trace", "requires_confirmation",
+                                  "next_suggested_actions"}
     assert done.trace["error"] == "service_unavailable"
     card = next(a for a in done.trace["agents"] if a["agent"] == "service:card")
     assert error in str(card["error"])

@@ -13,7 +13,8 @@ from engine.transports.http import ChatResponse, CompletedResponse, DebugRespons
 from tests.server.conftest import ALL_DONE, BATCH, MakeServer, Running, chat, sse
 
 EVENT_NAMES = {"AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "TASK_PROGRESS", "DONE"}
-DONE_FIELDS = {"message", "next_action", "ui_hint", "state_snapshot", "hooks", "_trace"}
+DONE_FIELDS = {"message", "next_action", "ui_hint", "state_snapshot", "hooks", "_trace",
+               "requires_confirmation", "next_suggested_actions"}
 
 
 async def test_chat_answers_interaction_and_hooks(client: httpx.AsyncClient) -> None:

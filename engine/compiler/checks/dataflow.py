@@ -94,10 +94,35 @@ def _step_ops(ctx: Context, flow: s.FlowSpec, step: s.Step, path: Path) -> list[
             return [("if", Site((*path, "if"), reads(step.if_, expression=True), "condition"),
                      program(ctx, flow, step.then, (*path, "then")),
                      program(ctx, flow, step.else_, (*path, "else")))]
+        case s.RetrieveStep(query=query):
+            return [("read", Site((*path, "query"), reads(query), "the query"))] if query else []
+        case s.RespondStep():
+            return [("read", site) for site in respond_sites(ctx, flow, step, path)]
         case s.TriggerStep() | s.LinkStep():
             return []  # what it fires (or where it hands over) is the graph checks' concern
         case _:
             assert_never(step)
+
+
+def respond_sites(ctx: Context, flow: s.FlowSpec, step: s.RespondStep,
+                  path: Path) -> list[Site]:
+    """What a ``respond`` step's messages and conditions read."""
+    body, at = step.respond, (*path, "respond")
+    sites = [Site((*at, key), ctx.message_reads(name, flow), f"message `{name}`")
+             for key in ("summary", "fallback") if (name := getattr(body, key))]
+    if isinstance(body.requires_confirmation, str):
+        sites.append(Site((*at, "requires_confirmation"),
+                          reads(body.requires_confirmation, expression=True), "condition"))
+    for key in ("actions", "caveats", "next"):
+        for i, line in enumerate(getattr(body, key)):
+            line = s.RespondLine(say=line) if isinstance(line, str) else line
+            if line.say:
+                sites.append(Site((*at, key, i), ctx.message_reads(line.say, flow),
+                                  f"message `{line.say}`"))
+            sites += [site for part in ("each", "when")
+                      if (site := expression_site((*at, key, i, part), getattr(line, part),
+                                                  "condition"))]
+    return sites
 
 
 def prompt_reads(ctx: Context, name: str) -> Reads:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from engine.compiler.checks.context import Context
+from engine.compiler.checks.knowledge import respond_messages
 from engine.compiler.checks.reads import reads
 from engine.compiler.checks.stack import handovers
 from engine.compiler.resolve import suggest
@@ -73,6 +74,8 @@ def _referenced_messages(ctx: Context) -> set[str]:
             used.add(step.say)
         elif isinstance(step, s.AgentStep):
             used.add(step.fallback)
+        elif isinstance(step, s.RespondStep):
+            used.update(respond_messages(step.respond))
     return used
 
 

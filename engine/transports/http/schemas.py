@@ -170,6 +170,12 @@ Interaction = create_model(
     hooks=(_swap(list[Hook]), ...),
     trace=(model_of(Trace, error="Set when the turn failed and saved nothing."),
            Field(alias="_trace")),
+    requires_confirmation=(bool, Field(False, description="The reply asks the user to confirm "
+                                       "something: a `respond` step's value, else whether "
+                                       "next_action is CONFIRM.")),
+    next_suggested_actions=(list[str], Field(default_factory=list, description="Short next "
+                                             "steps a client may offer (a `respond` step's "
+                                             "`next`).")),
 )
 
 ChatResponse = create_model(
