@@ -6,7 +6,7 @@
   request with a key executes (``executions`` grows) and its answer (``request_id``,
   ``status: CONFIRMED``) is stored; a later request with the same key gets that same answer
   and executes nothing, as a real payment API does. No key: 400; an unknown order: 404; a
-  delivered order cannot be cancelled: 409.
+  delivered order cannot be cancelled: 422 (409 would mean "not settled yet, retry").
 - ``GET /sellers/{id}/sales``: ``{orders, revenue}``.
 
 ``status`` makes every answer an error instead; ``delay`` (seconds) makes a refund slow: the
@@ -106,7 +106,7 @@ class ShopAPI(LoopbackHTTP):
             if order is None:
                 return 404, {"error": "no such order"}
             if body.get("kind") == "cancel" and order["status"] == "DELIVERED":
-                return 409, {"error": "a delivered order is refunded, not cancelled"}
+                return 422, {"error": "a delivered order is refunded, not cancelled"}
             self.executions.append({"key": key, **body})
             self.answers[key] = {"request_id": f"R-{len(self.executions)}",
                                  "order_id": order["order_id"], "kind": body.get("kind"),
