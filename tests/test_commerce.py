@@ -105,6 +105,20 @@ def test_a_low_confidence_message_gets_a_question_and_is_not_routed(
     assert len(llm.requests) == 1  # the one understanding call; never a second one
 
 
+def test_the_model_s_alternatives_ask_which_one_over_the_sdk(
+        server: str, llm: FakeLLMServer) -> None:
+    llm.enqueue(FakeReply(text=json.dumps({
+        "intent": "refund_request", "confidence": 0.8, "operations": [],
+        "alternatives": [{"intent": "order_status", "confidence": 0.78},
+                         {"intent": "write_review", "confidence": 0.76}]})))
+    done = chat(server, "which", "이거 어떻게 해야 돼")
+    assert done["message"] == "다음 중 어떤 것을 도와드릴까요? '환불', '주문 조회', '리뷰 작성'"
+    assert done["ui_hint"]["buttons"] == ["환불", "주문 조회", "리뷰 작성"]
+    assert done["_trace"]["failure_tags"] == ["MULTIPLE_INTENTS_CONFLICT"]
+    (request,) = llm.requests
+    assert '"alternatives"' in str(request.body["messages"])  # the prompt asks for them
+
+
 def test_the_two_intent_message_gets_one_confirmation_for_both(
         server: str, llm: FakeLLMServer) -> None:
     done = chat(server, "two", "이 상품 장바구니에 넣고 결제할게")
