@@ -18,6 +18,10 @@ from typing import Any
 import httpx
 import pytest
 
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
 from tests.conftest import ROOT
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply
 from tests.fakes.shop_api import ShopAPI
@@ -171,6 +175,26 @@ def test_a_seller_report_reads_the_request_context(server: str) -> None:
     assert done["message"] == "s-17님의 이번 달 판매 리포트: 주문 12건, 매출 348만원이에요."
     done = chat(server, "consumer", "이번 달 매출 알려줘")
     assert done["message"] == "판매 리포트는 판매자 계정으로 로그인해야 볼 수 있어요."
+
+
+async def test_history_past_ten_turns_is_summarised() -> None:
+    """memory.summarize_threshold 10: the tenth turn folds all but the last four into a
+    summary (no model: built from the user's requests and the completed tasks)."""
+    engine = Engine(compile_file(FLOW), store=MemoryStore(), settings=load_settings({}))
+    said = ["노트북 추천해줘", "200만원", "리뷰 쓸래요", "5점", "배송이 빨라요", "확인",
+            "이어폰 찾아줘", "안녕", "고마워", "마우스 추천해줘"]
+    for number, message in enumerate(said, 1):
+        await engine.reply("m", message, context=CONSUMER)
+        record = await engine.store.load("m")
+        assert record is not None
+        memory = record.data["memory"]
+        if number < 10:
+            assert not memory.get("summary_text")
+            assert len(memory["raw_history"]) == 2 * number
+    assert len(memory["raw_history"]) == 2 * 4
+    summary = memory["summary_text"]
+    assert "review POSTED (rating=5, comment=배송이 빨라요)" in summary
+    assert "earlier requests: 노트북 추천해줘 | 200만원" in summary
 
 
 @pytest.mark.parametrize("window", ["arrived", "executed"])
