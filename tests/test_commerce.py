@@ -159,6 +159,20 @@ def test_a_refund_needs_a_confirmation_and_reaches_the_shop_once(
     assert [t["outcome"] for t in completed.json()["completed"]] == ["ACCEPTED"]
 
 
+def test_a_confirm_sent_twice_at_once_refunds_once(server: str, shop: ShopAPI) -> None:
+    chat(server, "twice", "ORD-1003 환불해줘")
+    replies: list[dict[str, Any]] = []
+    senders = [threading.Thread(target=lambda: replies.append(chat(server, "twice", "확인")))
+               for _ in range(2)]
+    for sender in senders:
+        sender.start()
+    for sender in senders:
+        sender.join()
+    stages = sorted(r["state_snapshot"]["stage"] or "" for r in replies)
+    assert "ACCEPTED" in stages and len(replies) == 2
+    assert len(shop.refunds()) == 1
+
+
 def test_order_status_and_a_refusal_come_from_the_shop(server: str, shop: ShopAPI) -> None:
     done = chat(server, "status", "ORD-1001 배송 어디쯤이야")
     assert done["message"] == ("주문 ORD-1001 (LG 그램 16)은(는) 배송 중 상태예요. "
