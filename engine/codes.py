@@ -161,6 +161,8 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
     _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
        "intent, agent, hook or event that does not exist."),
+    _c("FL123", "warning", "ranking-without-priorities", "`patterns.ranking: priority`, but "
+       "every routed intent has the same `priority`, so the ranking changes nothing."),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in CATALOGUE}

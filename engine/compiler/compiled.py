@@ -314,6 +314,8 @@ class Patterns:
     clarify_ask: str | None = None
     clarify_margin: float = 0.02
     clarify_limit: int = 2
+    clarify_alternatives: float | None = None
+    """Two or more alternatives this confident (of other flows) are also a "which one?"."""
     handoff: str | None = None
     completed: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
@@ -324,4 +326,6 @@ class Patterns:
     confirm_ask: str | None = None
     low_confidence: str | None = None
     """The bands' questions: confirm the intent, and say more (``patterns.confidence``)."""
+    by_priority: bool = False
+    """``patterns.ranking: priority``: intents over their thresholds go by priority first."""
 

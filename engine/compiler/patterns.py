@@ -40,6 +40,8 @@ def service_patterns(spec: s.ServiceSpec, words: YesNoWords, r: Resolver) -> c.P
     bands = confidence_bands(spec, r)
     return c.Patterns(chitchat=chitchat, clarify_ask=p.clarify.ask,
                       clarify_margin=p.clarify.margin, clarify_limit=p.clarify.limit,
+                      clarify_alternatives=p.clarify.alternatives,
+                      by_priority=p.ranking == "priority",
                       handoff=p.clarify.handoff, completed=p.completed, labels=labels,
                       resume=resume, bands=bands,
                       confirm_ask=p.confidence.confirm_ask if p.confidence else None,

@@ -353,6 +353,7 @@ class ClarifySpec(Spec):
     margin: float = Field(0.02, ge=0, le=1, description="Candidates within this much confidence of the best (and over their thresholds) are offered.")
     limit: int = Field(2, ge=1, description="Unanswered clarifications in a row before `handoff`.")
     handoff: Name | None = Field(None, description="Flow started when the limit is reached (e.g. a human hand-off); without it the default flow answers.")
+    alternatives: float | None = Field(None, ge=0, le=1, description="Also ask which one when two or more alternatives to the chosen intent (by the rules, or named by the understanding call), of other flows, reach this confidence; the question offers the chosen intent and those.")
 
 
 class ConfidenceSpec(Spec):
@@ -381,6 +382,7 @@ class PatternsSpec(Spec):
     completed: str | None = Field(None, description="Message said after a flow ends when nothing else is waiting (e.g. \"무엇을 더 도와드릴까요?\").")
     labels: dict[Name, str] = Field(default_factory=dict, description="Intent -> the words offered for it in a clarification question (default: its first example, or its name).")
     confidence: ConfidenceSpec | None = Field(None, description="Confidence bands of a new request's intent (act, ask to confirm, ask to clarify); without it every routed intent acts.")
+    ranking: Literal["confidence", "priority"] = Field("confidence", description="How intents that match together are ordered: `confidence` (the best score first; `priority` breaks ties) or `priority` (the highest `priority` first among the intents over their thresholds, the score breaking ties; several flows asked for in one message then also run in priority order).")
 
 
 IfStep.model_rebuild()

@@ -32,6 +32,11 @@ UNDERSTANDING_SCHEMA: dict[str, Any] = {
                            "slot": {"type": "string"}},
             "required": ["op"]}},
         "tasks": {"type": "array", "items": {"type": "object"}},
+        "alternatives": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"intent": {"type": "string"},
+                           "confidence": {"type": "number", "minimum": 0, "maximum": 1}},
+            "required": ["intent", "confidence"]}},
     },
     "required": ["operations"],
 }
@@ -48,6 +53,9 @@ class LlmUnderstanding:
     parse_error: bool = False
     ignored: list[str] = field(default_factory=list)
     """Operations the runtime refused (e.g. `confirm`: only code confirms)."""
+    alternatives: list[tuple[str, float]] = field(default_factory=list)
+    """Other intents the message may mean, with their confidence (seed 003's
+    alternative_intents)."""
 
 
 @lru_cache(maxsize=1)
@@ -104,6 +112,8 @@ def parse_understanding(obj: Mapping[str, Any], slot_names: Sequence[str]) -> Ll
             result.ignored.append(json.dumps(op, ensure_ascii=False))
     tasks = [{k: v for k, v in t.items() if k in known} for t in obj.get("tasks", [])]
     result.tasks = [t for t in tasks if t]
+    result.alternatives = [(str(a["intent"]), float(a["confidence"]))
+                           for a in obj.get("alternatives", []) if a.get("intent")]
     return result
 
 

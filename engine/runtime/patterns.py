@@ -31,14 +31,15 @@ async def route(run: TurnRun) -> AsyncIterator[Event]:
     started = time.perf_counter()
     service, message = run.service, run.state.message
     ranked = routing.ranked(message, service)
-    intent = ranked[0] if ranked else Intent(None, 0.0)
-    if intent.name is None and run.engine.understanding is not None:
+    by_rules = bool(ranked)
+    if not ranked and run.engine.understanding is not None:
         routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
         if await run.ask_llm(run.engine.understanding, routed, current=None):
-            intent = routing.llm_intent(service, run.llm)
+            ranked = routing.llm_ranked(service, run.llm)
+    intent = ranked[0] if ranked else Intent(None, 0.0)
     run.tracer.step("intent", started)
     yield AgentDone("intent", label, True, result=intent.name)
-    parts = routing.several(message, service) if ranked else []
+    parts = routing.several(message, service) if by_rules else []
     if parts:
         (intent, message), later = parts[0], parts[1:]
         run.stack.queue([(service.routes[i.name or ""], text) for i, text in later])

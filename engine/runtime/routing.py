@@ -34,15 +34,30 @@ def ranked(message: str, service: CompiledService) -> list[Intent]:
         if score.name in service.routes and \
                 score.confidence >= service.intent_thresholds.get(score.name, 0.5):
             out.append(Intent(score.name, score.confidence, score.reason))
-    return out
+    return by_rank(out, service)
+
+
+def by_rank(intents: list[Intent], service: CompiledService) -> list[Intent]:
+    """``intents`` (best score first) in the service's ranking: unchanged, or with
+    ``patterns.ranking: priority`` the highest priority first (a stable sort, so the score
+    still orders intents of one priority)."""
+    if not service.patterns.by_priority:
+        return intents
+    priority = _priorities(service)
+    return sorted(intents, key=lambda i: -priority.get(i.name or "", 0))
+
+
+def _priorities(service: CompiledService) -> dict[str, int]:
+    return {rule.name: rule.priority for rule in service.intents}
 
 
 def ambiguous(candidates: list[Intent], service: CompiledService) -> list[str]:
     """Intents of different flows as likely as the best one (same priority, within the
-    clarification margin): the user is asked which one was meant."""
+    clarification margin), or the best one and two or more alternatives of other flows
+    over ``patterns.clarify.alternatives``: the user is asked which one was meant."""
     if len(candidates) < 2:
         return []
-    priority = {rule.name: rule.priority for rule in service.intents}
+    priority = _priorities(service)
     best = candidates[0]
     margin = service.patterns.clarify_margin
     flows: dict[str, str] = {}
@@ -51,7 +66,23 @@ def ambiguous(candidates: list[Intent], service: CompiledService) -> list[str]:
         if best.confidence - intent.confidence <= margin and \
                 priority.get(name) == priority.get(best.name or ""):
             flows.setdefault(service.routes[name], name)
-    return list(flows.values()) if len(flows) > 1 else []
+    if len(flows) > 1:
+        return list(flows.values())
+    return _alternatives(candidates, service)
+
+
+def _alternatives(candidates: list[Intent], service: CompiledService) -> list[str]:
+    """The best intent and its alternatives over ``clarify.alternatives``, one per flow,
+    when two or more such alternatives route elsewhere; else []."""
+    floor = service.patterns.clarify_alternatives
+    if floor is None:
+        return []
+    best = candidates[0].name or ""
+    flows = {service.routes[best]: best}
+    for intent in candidates[1:]:
+        if intent.confidence >= floor:
+            flows.setdefault(service.routes[intent.name or ""], intent.name or "")
+    return list(flows.values()) if len(flows) > 2 else []
 
 
 def several(message: str, service: CompiledService) -> list[tuple[Intent, str]]:
@@ -71,6 +102,9 @@ def several(message: str, service: CompiledService) -> list[tuple[Intent, str]]:
     flows = [service.routes[i.name or ""] for i, _ in found]
     if len(found) < 2 or len(set(flows)) != len(flows):
         return []
+    if service.patterns.by_priority:
+        priority = _priorities(service)
+        found.sort(key=lambda part: -priority.get(part[0].name or "", 0))
     return found
 
 
@@ -143,5 +177,22 @@ def llm_intent(service: CompiledService, llm: LlmUnderstanding | None) -> Intent
     return Intent(llm.intent, llm.confidence, "llm")
 
 
-__all__ = ["ambiguous", "choose", "digression", "elsewhere", "llm_intent", "merge",
-           "other_intent", "ranked", "settled", "several"]
+def llm_ranked(service: CompiledService, llm: LlmUnderstanding | None) -> list[Intent]:
+    """The intent an understanding call named, then its alternatives (most confident first),
+    each routed and over its threshold, in the service's ranking; [] when the named intent
+    is not."""
+    if llm_intent(service, llm).name is None:
+        return []  # alternatives never stand in for an unsure or unknown intent
+    assert llm is not None
+    alternatives = sorted(llm.alternatives, key=lambda named: -named[1])
+    found: dict[str, float] = {}
+    for name, confidence in [(llm.intent, llm.confidence), *alternatives]:
+        if name is not None and name in service.routes and name not in found \
+                and confidence >= service.intent_thresholds.get(name, 0.5):
+            found[name] = confidence
+    return by_rank([Intent(name, confidence, "llm") for name, confidence in found.items()],
+                   service)
+
+
+__all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "llm_intent",
+           "llm_ranked", "merge", "other_intent", "ranked", "settled", "several"]

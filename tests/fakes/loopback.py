@@ -9,10 +9,11 @@ from typing import Any, Self
 
 
 class LoopbackHTTP:
-    """Subclasses build their handler class in ``handler()``; ``port`` is known at once."""
+    """Subclasses build their handler class in ``handler()``; ``port`` is known at once
+    (a free one unless given)."""
 
-    def __init__(self) -> None:
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self.handler())
+    def __init__(self, port: int = 0) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), self.handler())
         self.server.daemon_threads = True
         self.port = self.server.server_port
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)

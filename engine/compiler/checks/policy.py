@@ -1,6 +1,7 @@
-"""The service's request context and guard -> FL075 (``context`` read while the service
-declares no context schema, so it is always empty) and FL076 (a guard pattern that matches
-the empty text and so blocks every message)."""
+"""The service's request context, guard and ranking -> FL075 (``context`` read while the
+service declares no context schema, so it is always empty), FL076 (a guard pattern that
+matches the empty text and so blocks every message) and FL123 (ranking by priority with
+one priority for every routed intent)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,16 @@ def check(ctx: Context) -> None:
                 ctx.add(("guard", "rules", i, "patterns", j), "FL076", f"pattern `{pattern}` "
                         "matches the empty text, so this rule blocks every message",
                         hint="make the pattern require at least one character")
+    _ranking(ctx)
+
+
+def _ranking(ctx: Context) -> None:
+    spec = ctx.spec
+    priorities = {spec.intents[i].priority for i in spec.routes if i in spec.intents}
+    if spec.patterns.ranking == "priority" and len(priorities) <= 1:
+        ctx.add(("patterns", "ranking"), "FL123", "intents are ranked by priority, but every "
+                "routed intent has the same `priority`, so the ranking changes nothing",
+                hint="give the intents that must win a higher `priority`, or drop `ranking`")
 
 
 __all__ = ["check"]

@@ -1,0 +1,257 @@
+"""`flowctl serve flows/commerce.yaml` over HTTP, as a real subprocess, with its shop API
+(tests/fakes/shop_api.py) and an OpenAI-compatible model (tests/fakes/llm_servers.py) on
+loopback: the guard stops a message before any action or model call, a 0.55-confidence
+understanding gets a question to say more, the two-intent message one confirmation for both,
+and a refund happens only after 확인 and exactly once — also when the confirm is repeated or
+the server is killed while the shop API works on it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+from tests.conftest import ROOT
+from tests.fakes.llm_servers import FakeLLMServer, FakeReply
+from tests.fakes.shop_api import ShopAPI
+from tests.server.processes import Serve
+
+FLOW = ROOT / "flows" / "commerce.yaml"
+CONSUMER = {"is_logged_in": True, "user_id": "u-1", "user_type": "consumer"}
+
+
+@pytest.fixture(scope="module")
+def shop() -> Iterator[ShopAPI]:
+    with ShopAPI() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[FakeLLMServer]:
+    with FakeLLMServer() as server:
+        yield server
+
+
+def serve(tmp: Path, shop: ShopAPI, llm: FakeLLMServer | None = None) -> Serve:
+    env = {"SHOP_URL": shop.url}
+    if llm is not None:
+        env |= {"OPENAI_BASE_URL": llm.openai_base_url, "OPENAI_API_KEY": "sk-local",
+                "FLOWCTL_MODEL_FAST": "openai:gpt-test", "FLOWCTL_MODEL_RECO": "openai:gpt-test"}
+    return Serve(FLOW, "--store", f"sqlite:///{tmp}/sessions.db", env=env).wait_ready()
+
+
+@pytest.fixture(scope="module")
+def server(shop: ShopAPI, llm: FakeLLMServer,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    running = serve(tmp_path_factory.mktemp("commerce"), shop, llm)
+    yield running.url
+    running.stop()
+
+
+@pytest.fixture(autouse=True)
+def fresh(shop: ShopAPI, llm: FakeLLMServer) -> None:
+    llm.reset()
+    shop.requests.clear()
+
+
+def chat(url: str, session: str, message: str,
+         context: dict[str, Any] | None = None) -> dict[str, Any]:
+    response = httpx.post(f"{url}/v1/agent/chat", timeout=30, json={
+        "session_id": session, "message": message, "context": context or CONSUMER})
+    assert response.status_code == 200, response.text
+    return dict(response.json()["interaction"])
+
+
+def understanding(intent: str, confidence: float) -> FakeReply:
+    return FakeReply(text=json.dumps({"intent": intent, "confidence": confidence,
+                                      "operations": []}))
+
+
+def test_an_empty_message_asks_for_a_question(server: str, llm: FakeLLMServer) -> None:
+    for blank in ("", "   ", "\u200b"):
+        done = chat(server, "empty", blank)
+        assert done["message"] == "질문을 입력해주세요."
+    assert llm.requests == []
+
+
+@pytest.mark.parametrize("message", ["제 카드번호는 1234-5678-9012-3456 이에요, 결제해줘",
+                                     "ORD-1002 환불하고 비밀번호 바꿔줘", "대마 추천해줘"])
+def test_a_blocked_message_calls_no_action_and_no_model(
+        server: str, shop: ShopAPI, llm: FakeLLMServer, message: str) -> None:
+    llm.enqueue(understanding("get_recommendation", 0.95))  # would be used if anything asked
+    done = chat(server, "blocked", message)
+    assert done["_trace"]["failure_tags"] == ["POLICY_BLOCKED"]
+    assert [a["agent"] for a in done["_trace"]["agents"]] == ["guard"]
+    assert "채팅으로 받을 수 없어요" in done["message"] or "판매가 금지된" in done["message"]
+    assert llm.requests == [] and shop.requests == []
+    assert done["state_snapshot"]["flow"] is None
+
+
+def test_a_low_confidence_message_gets_a_question_and_is_not_routed(
+        server: str, llm: FakeLLMServer) -> None:
+    llm.enqueue(understanding("get_recommendation", 0.55))
+    done = chat(server, "low", "뭐가 좋을까")
+    assert done["message"].startswith("어떤 도움이 필요하신지 좀 더 구체적으로 알려주시겠어요?")
+    assert "- 예산 범위가 있으신가요?" in done["message"]
+    assert done["_trace"]["failure_tags"] == ["INTENT_LOW_CONFIDENCE"]
+    assert done["state_snapshot"]["flow"] is None
+    assert len(llm.requests) == 1  # the one understanding call; never a second one
+
+
+def test_the_model_s_alternatives_ask_which_one_over_the_sdk(
+        server: str, llm: FakeLLMServer) -> None:
+    llm.enqueue(FakeReply(text=json.dumps({
+        "intent": "refund_request", "confidence": 0.8, "operations": [],
+        "alternatives": [{"intent": "order_status", "confidence": 0.78},
+                         {"intent": "write_review", "confidence": 0.76}]})))
+    done = chat(server, "which", "이거 어떻게 해야 돼")
+    assert done["message"] == "다음 중 어떤 것을 도와드릴까요? '환불', '주문 조회', '리뷰 작성'"
+    assert done["ui_hint"]["buttons"] == ["환불", "주문 조회", "리뷰 작성"]
+    assert done["_trace"]["failure_tags"] == ["MULTIPLE_INTENTS_CONFLICT"]
+    (request,) = llm.requests
+    assert '"alternatives"' in str(request.body["messages"])  # the prompt asks for them
+
+
+def test_the_two_intent_message_gets_one_confirmation_for_both(
+        server: str, llm: FakeLLMServer) -> None:
+    done = chat(server, "two", "이 상품 장바구니에 넣고 결제할게")
+    message = done["message"]
+    assert message.startswith("장바구니 추가와 결제를 함께 진행하시는군요.")
+    assert "1. 먼저 장바구니에 상품을 추가하겠습니다." in message
+    assert "2. 추가 후 바로 결제 페이지로 이동할 수 있습니다." in message
+    assert done["state_snapshot"]["flow"] == "order"
+    assert done["state_snapshot"]["slots"]["checkout"] == "pay"
+    done = chat(server, "two", "P-106 1개")
+    assert done["next_action"] == "CONFIRM"
+    assert done["message"] == "P-106 1개를 장바구니에 담고 바로 결제 페이지로 이동할까요?"
+    done = chat(server, "two", "확인")
+    assert [h["type"] for h in done["hooks"]] == ["cart_added", "checkout_opened"]
+    assert llm.requests == []  # the rules settled every turn
+
+
+def test_a_refund_needs_a_confirmation_and_reaches_the_shop_once(
+        server: str, shop: ShopAPI) -> None:
+    done = chat(server, "refund", "ORD-1002 환불해 주세요")
+    assert done["state_snapshot"]["stage"] == "READY" and done["next_action"] == "CONFIRM"
+    assert "되돌릴 수 없어요" in done["message"]
+    assert chat(server, "refund", "음 글쎄")["state_snapshot"]["stage"] == "READY"
+    assert shop.refunds() == []  # nothing before the user's own yes
+    done = chat(server, "refund", "확인")
+    assert done["state_snapshot"]["stage"] == "ACCEPTED"
+    assert "환불 요청이 접수됐어요. 접수번호는 R-" in done["message"]
+    again = chat(server, "refund", "확인")  # the confirm sent twice
+    assert again["state_snapshot"]["flow"] != "after_sales"
+    (refund,) = shop.refunds()
+    assert refund[3] == {"order_id": "ORD-1002", "kind": "refund"}
+    assert refund[2] and refund[2].endswith(":request_refund")
+    completed = httpx.get(f"{server}/v1/agent/completed", params={"session_id": "refund"})
+    assert [t["outcome"] for t in completed.json()["completed"]] == ["ACCEPTED"]
+
+
+def test_a_confirm_sent_twice_at_once_refunds_once(server: str, shop: ShopAPI) -> None:
+    chat(server, "twice", "ORD-1003 환불해줘")
+    replies: list[dict[str, Any]] = []
+    senders = [threading.Thread(target=lambda: replies.append(chat(server, "twice", "확인")))
+               for _ in range(2)]
+    for sender in senders:
+        sender.start()
+    for sender in senders:
+        sender.join()
+    stages = sorted(r["state_snapshot"]["stage"] or "" for r in replies)
+    assert "ACCEPTED" in stages and len(replies) == 2
+    assert len(shop.refunds()) == 1
+
+
+def test_order_status_and_a_refusal_come_from_the_shop(server: str, shop: ShopAPI) -> None:
+    done = chat(server, "status", "ORD-1001 배송 어디쯤이야")
+    assert done["message"] == ("주문 ORD-1001 (LG 그램 16)은(는) 배송 중 상태예요. "
+                               "도착 예정일은 2026-11-27이에요.")
+    chat(server, "cancel", "ORD-1002 주문 취소해줘")
+    done = chat(server, "cancel", "확인")
+    assert done["state_snapshot"]["stage"] == "FAILED" and "HTTP 422" in done["message"]
+    assert [r[3]["kind"] for r in shop.refunds()] == ["cancel"]  # refused by the shop: 422
+
+
+def test_a_seller_report_reads_the_request_context(server: str) -> None:
+    seller = {"is_logged_in": True, "user_id": "s-17", "user_type": "seller"}
+    done = chat(server, "seller", "이번 달 매출 알려줘", seller)
+    assert done["message"] == "s-17님의 이번 달 판매 리포트: 주문 12건, 매출 348만원이에요."
+    done = chat(server, "consumer", "이번 달 매출 알려줘")
+    assert done["message"] == "판매 리포트는 판매자 계정으로 로그인해야 볼 수 있어요."
+
+
+async def test_history_past_ten_turns_is_summarised() -> None:
+    """memory.summarize_threshold 10: the tenth turn folds all but the last four into a
+    summary (no model: built from the user's requests and the completed tasks)."""
+    engine = Engine(compile_file(FLOW), store=MemoryStore(), settings=load_settings({}))
+    said = ["노트북 추천해줘", "200만원", "리뷰 쓸래요", "5점", "배송이 빨라요", "확인",
+            "이어폰 찾아줘", "안녕", "고마워", "마우스 추천해줘"]
+    for number, message in enumerate(said, 1):
+        await engine.reply("m", message, context=CONSUMER)
+        record = await engine.store.load("m")
+        assert record is not None
+        memory = record.data["memory"]
+        if number < 10:
+            assert not memory.get("summary_text")
+            assert len(memory["raw_history"]) == 2 * number
+    assert len(memory["raw_history"]) == 2 * 4
+    summary = memory["summary_text"]
+    assert "review POSTED (rating=5, comment=배송이 빨라요)" in summary
+    assert "earlier requests: 노트북 추천해줘 | 200만원" in summary
+
+
+@pytest.mark.parametrize("window", ["arrived", "executed"])
+def test_a_refund_survives_a_kill_mid_call_and_happens_once(tmp_path: Path, window: str) -> None:
+    """SIGKILL while the shop API works on the refund: once the request arrived (before the
+    shop acted) or once it acted (before it answered). The journal holds the key, the
+    restarted server repeats the call with it, and the refund happens once and is recorded
+    as accepted."""
+    with ShopAPI(delay=4.0) as shop:
+        first = serve(tmp_path, shop)
+        chat(first.url, "k", "ORD-1001 환불해줘")
+        confirm = threading.Thread(target=_send_quietly, args=(first.url, "확인"))
+        confirm.start()
+        seen = shop.refunds if window == "arrived" else (lambda: shop.executions)
+        _wait_for(lambda: len(seen()) == 1)
+        first.proc.kill()
+        first.output()
+        confirm.join()
+        assert len(shop.executions) == (0 if window == "arrived" else 1)
+        _wait_for(lambda: len(shop.executions) == 1)  # the shop finishes what it was sent
+        shop.delay = 0.0
+        second = serve(tmp_path, shop)
+        try:
+            done = chat(second.url, "k", "됐어?")
+            assert "환불 요청이 접수됐어요" in done["message"]
+            completed = httpx.get(f"{second.url}/v1/agent/completed",
+                                  params={"session_id": "k"}).json()["completed"]
+            assert [t["outcome"] for t in completed] == ["ACCEPTED"]
+        finally:
+            second.stop()
+        assert len(shop.executions) == 1
+        assert len({r[2] for r in shop.refunds()}) == 1  # every attempt under one key
+
+
+def _send_quietly(url: str, message: str) -> None:
+    """POST a turn to a server that is about to be killed (its answer never comes)."""
+    with contextlib.suppress(httpx.TransportError):
+        httpx.post(f"{url}/v1/agent/chat", timeout=30, json={
+            "session_id": "k", "message": message, "context": CONSUMER})
+
+
+def _wait_for(condition: Callable[[], bool], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the shop API never got there"
+        time.sleep(0.01)
