@@ -13,6 +13,7 @@ from pathlib import Path as FilePath
 from typing import Any, TypedDict
 
 from engine.compiler import compiled as c
+from engine.compiler.loops import local_action, loop_step
 from engine.compiler.machine import Edge, StageMachine
 from engine.compiler.patterns import call_step, flow_patterns, service_patterns
 from engine.compiler.policy import (
@@ -216,8 +217,11 @@ class _ActionCommon(TypedDict):
     retries: int
 
 
-def _action(name: str, action: s.ToolAction | s.HttpAction, r: Resolver) -> c.CompiledAction:
+def _action(name: str, action: s.ToolAction | s.HttpAction | s.WorkspaceAction | s.CommandAction,
+            r: Resolver) -> c.CompiledAction:
     path = ("actions", name)
+    if isinstance(action, s.WorkspaceAction | s.CommandAction):
+        return local_action(name, action, r)
     common: _ActionCommon = dict(name=name, label=action.label, irreversible=action.irreversible,
                                  timeout_sec=action.timeout_sec, retries=action.retries)
     if isinstance(action, s.ToolAction):
@@ -309,6 +313,10 @@ def _step_triggers(steps: list[s.Step], path: Path) -> Iterable[tuple[Path, str]
         elif isinstance(step, s.IfStep):
             yield from _step_triggers(step.then, (*path, i, "then"))
             yield from _step_triggers(step.else_, (*path, i, "else"))
+        elif isinstance(step, s.LoopStep):
+            for key in ("ok", "exhausted"):
+                if (value := getattr(step.loop, key)) is not None:
+                    yield (*path, i, "loop", key), value
 
 
 def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,
@@ -359,6 +367,9 @@ def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | No
             then = _steps(step.then, spec, prompts, (*path, "then"), r)
             otherwise = _steps(step.else_, spec, prompts, (*path, "else"), r)
             return c.IfStep(cond, then, otherwise) if cond else None
+        case s.LoopStep():
+            return loop_step(step, path, r,
+                             lambda body, where: _steps(body, spec, prompts, where, r))
     raise AssertionError(f"unhandled step {step!r}")
 
 
