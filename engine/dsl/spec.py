@@ -18,7 +18,7 @@ from engine.registry import FAILURE_TAGS
 from engine.workspace.command import MAX_TAIL_CHARS, MAX_TIMEOUT_SEC
 from engine.workspace.files import MAX_FILE_BYTES, MAX_FILES
 
-MAX_LOOP_ATTEMPTS = 20
+MAX_LOOP_ATTEMPTS = 50
 """The most attempts a `loop` step makes, whatever its `max_attempts` says."""
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
