@@ -55,9 +55,16 @@ def app() -> None:
               default=None, help="Server and flowctl log level (FLOWCTL_LOG_LEVEL; default info).")
 @click.option("--access-log", is_flag=True,
               help="Log one line per HTTP request (FLOWCTL_ACCESS_LOG=true).")
+@click.option("--workspace-root", type=click.Path(file_okay=False, exists=True), default=None,
+              help="The one directory workspace and command actions may touch "
+                   "(FLOWCTL_WORKSPACE_ROOT); without it they fail.")
+@click.option("--allow-command", "allow_commands", multiple=True, metavar="CMD",
+              help="An argv prefix command actions may run, e.g. 'python -m pytest' "
+                   "(repeatable; adds to FLOWCTL_ALLOW_COMMANDS).")
 def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
           allow_anonymous: bool, cors_origins: tuple[str, ...],
-          allowed_hosts: tuple[str, ...], log_level: str | None, access_log: bool) -> None:
+          allowed_hosts: tuple[str, ...], log_level: str | None, access_log: bool,
+          workspace_root: str | None, allow_commands: tuple[str, ...]) -> None:
     """Serve FLOW over HTTP/SSE with the playground at /.
 
     API keys come from FLOWCTL_API_KEYS or FLOWCTL_API_KEYS_FILE; with none, only this
@@ -65,13 +72,15 @@ def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
     """
     import os
 
+    from engine.config import local_options
     from engine.config import store_url as chosen_store
     from engine.transports.http import DEFAULT_STORE, run_server
     from engine.transports.http.workers import run_workers
 
     run = run_server if workers == 1 else functools.partial(run_workers, workers=workers)
     env = {**os.environ, **({"FLOWCTL_LOG_LEVEL": log_level} if log_level else {}),
-           **({"FLOWCTL_ACCESS_LOG": "true"} if access_log else {})}
+           **({"FLOWCTL_ACCESS_LOG": "true"} if access_log else {}),
+           **local_options(os.environ, workspace_root, allow_commands)}
     try:
         run(flow, host=host, port=port, store_url=chosen_store(store_url, DEFAULT_STORE),
             env=env, allow_anonymous=allow_anonymous, cors_origins=cors_origins,

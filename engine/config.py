@@ -175,6 +175,21 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
 LOCAL_VARIABLES = ("FLOWCTL_WORKSPACE_ROOT", "FLOWCTL_ALLOW_COMMANDS", "FLOWCTL_COMMAND_ENV")
 
 
+def local_options(env: Mapping[str, str], workspace_root: str | None,
+                  allow_commands: Iterable[str]) -> dict[str, str]:
+    """``flowctl serve --workspace-root/--allow-command`` as the variables they stand for
+    (commands add to FLOWCTL_ALLOW_COMMANDS).
+
+    >>> local_options({}, "/srv/ws", ["python -m pytest"])
+    {'FLOWCTL_WORKSPACE_ROOT': '/srv/ws', 'FLOWCTL_ALLOW_COMMANDS': 'python -m pytest'}
+    """
+    out = {"FLOWCTL_WORKSPACE_ROOT": workspace_root} if workspace_root else {}
+    commands = [c for c in (env.get("FLOWCTL_ALLOW_COMMANDS", ""), *allow_commands) if c.strip()]
+    if commands:
+        out["FLOWCTL_ALLOW_COMMANDS"] = ",".join(commands)
+    return out
+
+
 def _local_settings(env: Mapping[str, str]) -> dict[str, Any]:
     """The workspace root, the command allow-list and the variables commands get."""
     values: dict[str, Any] = {}
@@ -342,7 +357,7 @@ def _parse(var: str, raw: str, default: object, minimum: int) -> Any:
 
 __all__ = ["DEFAULT_RATE_LIMIT", "FLOW_SETTINGS", "LOCAL_VARIABLES", "SERVER_VARIABLES",
            "SETTING_NAMES", "RateLimit", "Settings", "SettingsError", "load_settings",
-           "parse_rate_limit", "store_url"]
+           "local_options", "parse_rate_limit", "store_url"]
 
 
 def load_env_file(path: str = ".env") -> None:
