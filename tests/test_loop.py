@@ -164,7 +164,7 @@ async def test_attempts_are_not_capped_by_the_stage_move_limit(tmp_path: Path, a
 
 
 BAD = {
-    "FL115": ("actions: {t: {command: [python, '-c', 'x; y']}}", "shell operator(s) ;"),
+    "FL115": ("actions: {t: {command: [python, '-c', 'x; y']}}", "holds the shell operator `;`"),
     "FL116": ("actions: {r: {workspace: read, files: ['../*.py']}}", "has `..`"),
     "FL117": ("steps: [{trigger: done}]", "a loop body cannot `trigger`"),
     "FL119": ("steps: [{loop: {max_attempts: 2, steps: [{say: hi}]}}]", "loops do not nest"),

@@ -87,9 +87,10 @@ def _command(name: str, action: s.CommandAction, path: Path, r: Resolver) -> c.C
     for i, item in enumerate(action.command):
         bad = sorted(SHELL_OPERATORS.intersection(_JINJA.sub("", item)))
         if bad:
-            r.error((*path, "command", i), f"`{item}` holds the shell operator(s) "
-                    f"{' '.join(bad)}; a command runs without a shell", "FL115",
-                    hint="give each argument as its own list item, with no ; & | > < ` $")
+            shown = ", ".join(f"`{c}`" for c in bad)
+            r.error((*path, "command", i), f"`{item}` holds the shell operator {shown}, but a "
+                    "command runs without a shell", "FL115",
+                    hint="give each argument as its own list item, with no ; & | > < ` or $")
         elif (compiled := r.template(item, (*path, "command", i))) is not None:
             argv.append(compiled)
     # the whole run is bounded by the command's own timeout (the runner kills its group),
