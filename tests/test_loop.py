@@ -224,3 +224,35 @@ def test_a_test_file_cannot_set_the_operator_s_variables(tmp_path: Path, name: s
     path.write_text(f"env: {{{name}: /}}\nconversations: []\n")
     with pytest.raises(FlowDefinitionError, match="the operator's to set"):
         load_tests(path)
+
+
+@pytest.mark.parametrize(("options", "stage", "said"), [
+    (["--allow-command", "python -m pytest"], "PASSED", "after 2 attempt(s)"),
+    ([], "FAILED", "run_tests: no command is allowed here"),
+])
+def test_flowctl_serve_takes_the_root_and_allow_list_from_its_operator(
+        tmp_path: Path, options: list[str], stage: str, said: str) -> None:
+    import os
+
+    import httpx
+
+    from tests.server.processes import Serve
+
+    ws = tmp_path / "ws"
+    shutil.copytree(FIXTURE, ws)
+    replies = ROOT / "tests" / "fixtures"
+    env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "FLOWCTL_MODEL_DEV": f"scripted:{replies / 'devloop.dev.replies.yaml'}",
+           "FLOWCTL_MODEL_TESTER": f"scripted:{replies / 'devloop.tester.replies.yaml'}"}
+    server = Serve(ROOT / "flows" / "devloop.yaml", "--store", "memory://",
+                   "--workspace-root", str(ws), *options, env=env)
+    try:
+        server.wait_ready()
+        response = httpx.post(f"{server.url}/v1/agent/chat", timeout=120,
+                              json={"session_id": "s1", "message": "fix the failing test"})
+        done = response.json()["interaction"]
+    finally:
+        server.stop()
+    assert done["state_snapshot"]["stage"] == stage and said in done["message"], done
+    fixed = "return a + b" in (ws / "calc" / "__init__.py").read_text()
+    assert fixed == (stage == "PASSED")
