@@ -60,15 +60,22 @@ def app() -> None:
 @click.option("--reload", is_flag=True,
               help="Restart when the flow file or its prompts change; a broken edit keeps "
                    "the last good version serving (development; one worker).")
+@click.option("--workspace-root", type=click.Path(file_okay=False, exists=True), default=None,
+              help="The one directory workspace and command actions may touch "
+                   "(FLOWCTL_WORKSPACE_ROOT); without it they fail.")
+@click.option("--allow-command", "allow_commands", multiple=True, metavar="CMD",
+              help="An argv prefix command actions may run, e.g. 'python -m pytest' "
+                   "(repeatable; adds to FLOWCTL_ALLOW_COMMANDS).")
 def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
           allow_anonymous: bool, cors_origins: tuple[str, ...],
           allowed_hosts: tuple[str, ...], log_level: str | None, access_log: bool,
-          reload: bool) -> None:
+          reload: bool, workspace_root: str | None, allow_commands: tuple[str, ...]) -> None:
     """Serve FLOW over HTTP/SSE with the playground at /.
 
     API keys come from FLOWCTL_API_KEYS or FLOWCTL_API_KEYS_FILE; with none, only this
     machine (loopback) may connect. See docs/server.md.
     """
+    from engine.config import local_options
     from engine.config import store_url as chosen_store
     from engine.transports.http import DEFAULT_STORE, run_server
     from engine.transports.http.workers import run_workers
@@ -80,7 +87,8 @@ def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
         raise Exit(_serve_reloading(flow, click.get_current_context().params))
     run = run_server if workers == 1 else functools.partial(run_workers, workers=workers)
     env = {**os.environ, **({"FLOWCTL_LOG_LEVEL": log_level} if log_level else {}),
-           **({"FLOWCTL_ACCESS_LOG": "true"} if access_log else {})}
+           **({"FLOWCTL_ACCESS_LOG": "true"} if access_log else {}),
+           **local_options(os.environ, workspace_root, allow_commands)}
     try:
         run(flow, host=host, port=port, store_url=chosen_store(store_url, DEFAULT_STORE),
             env=env, allow_anonymous=allow_anonymous, cors_origins=cors_origins,
@@ -100,11 +108,13 @@ def _serve_reloading(flow: str, params: dict[str, Any]) -> int:
 
     args = [flow, "--host", params["host"], "--port", str(params["port"])]
     for name, values in (("--cors-origin", params["cors_origins"]),
-                         ("--allowed-host", params["allowed_hosts"])):
+                         ("--allowed-host", params["allowed_hosts"]),
+                         ("--allow-command", params["allow_commands"])):
         args += [arg for value in values for arg in (name, value)]
-    for name in ("store_url", "log_level"):
+    for name, option in (("store_url", "--store"), ("log_level", "--log-level"),
+                         ("workspace_root", "--workspace-root")):
         if params[name]:
-            args += ["--store" if name == "store_url" else "--log-level", params[name]]
+            args += [option, params[name]]
     args += [flag for flag, on in (("--allow-anonymous", params["allow_anonymous"]),
                                    ("--access-log", params["access_log"])) if on]
     env = dict(os.environ)

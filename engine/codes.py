@@ -3,7 +3,8 @@
 Codes are stable: a code keeps its meaning forever, so CI configurations, SARIF rules and
 docs/lint.md can refer to them. FL001–FL035 come from loading, the schema and the
 compiler; FL040 and up from the lint checks; FL09x from conversation test files; FL105–FL109
-from knowledge bases and retrieval.
+from knowledge bases and retrieval; FL115–FL119 from loop steps and workspace and command
+actions.
 """
 
 from __future__ import annotations
@@ -161,6 +162,15 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
     _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
        "intent, agent, hook or event that does not exist."),
+    _c("FL115", "error", "command-shell-operator", "A command action's argument holds a "
+       "shell operator such as `;`, `&` or `$`; commands run without a shell."),
+    _c("FL116", "error", "workspace-path", "A workspace action's glob is absolute or has "
+       "`..`, a `read` names no files, or an `apply` has no `changes`."),
+    _c("FL117", "error", "loop-body-leaves", "A loop body fires a trigger, links, or gives a "
+       "`call` its own `ok`/`error` trigger: only the loop's `ok`/`exhausted` end it."),
+    _c("FL118", "warning", "loop-without-feedback", "A loop with `until` but no `feedback`: "
+       "every attempt sees the same input, so it likely fails the same way."),
+    _c("FL119", "error", "nested-loop", "A loop inside another loop's body."),
     _c("FL123", "warning", "ranking-without-priorities", "`patterns.ranking: priority`, but "
        "every routed intent has the same `priority`, so the ranking changes nothing."),
 )

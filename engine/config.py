@@ -76,6 +76,17 @@ class Settings:
     days ago are deleted, hourly; None: kept until deleted."""
     metrics: bool = True
     """FLOWCTL_METRICS: ``GET /metrics`` in Prometheus's format (counts, never content)."""
+    # -- local side effects (workspace and command actions); never from a flow file --
+    workspace_root: str | None = None
+    """FLOWCTL_WORKSPACE_ROOT / --workspace-root: the one directory workspace and command
+    actions may touch; None: they fail, saying so."""
+    allowed_commands: tuple[str, ...] = ()
+    """FLOWCTL_ALLOW_COMMANDS (comma-separated) / --allow-command: argv prefixes a command
+    action may run, e.g. ``python -m pytest``."""
+    command_env: tuple[str, ...] = ()
+    """FLOWCTL_COMMAND_ENV: variables a command gets besides PATH, LANG, LC_ALL and TZ."""
+    command_programs: Mapping[str, str] = field(default_factory=dict)
+    """argv[0] -> the program run for it (``flowctl test`` runs ``python`` as itself)."""
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     from_env: frozenset[str] = frozenset()
     """The settings the environment set; a flow file's defaults do not replace these."""
@@ -159,8 +170,42 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         if var in env:
             values[name] = _parse(var, env[var].strip(), getattr(defaults, name),
                                   _MINIMUM.get(name, 1))
-    server = _server_settings(env)
+    server = {**_server_settings(env), **_local_settings(env)}
     return Settings(**values, **server, env=env, from_env=frozenset(values) | frozenset(server))
+
+
+LOCAL_VARIABLES = ("FLOWCTL_WORKSPACE_ROOT", "FLOWCTL_ALLOW_COMMANDS", "FLOWCTL_COMMAND_ENV")
+
+
+def local_options(env: Mapping[str, str], workspace_root: str | None,
+                  allow_commands: Iterable[str]) -> dict[str, str]:
+    """``flowctl serve --workspace-root/--allow-command`` as the variables they stand for
+    (commands add to FLOWCTL_ALLOW_COMMANDS).
+
+    >>> local_options({}, "/srv/ws", ["python -m pytest"])
+    {'FLOWCTL_WORKSPACE_ROOT': '/srv/ws', 'FLOWCTL_ALLOW_COMMANDS': 'python -m pytest'}
+    """
+    out = {"FLOWCTL_WORKSPACE_ROOT": workspace_root} if workspace_root else {}
+    commands = [c for c in (env.get("FLOWCTL_ALLOW_COMMANDS", ""), *allow_commands) if c.strip()]
+    if commands:
+        out["FLOWCTL_ALLOW_COMMANDS"] = ",".join(commands)
+    return out
+
+
+def _local_settings(env: Mapping[str, str]) -> dict[str, Any]:
+    """The workspace root, the command allow-list and the variables commands get."""
+    values: dict[str, Any] = {}
+    root = env.get("FLOWCTL_WORKSPACE_ROOT", "").strip()
+    if root:
+        if not os.path.isdir(root):
+            raise SettingsError(f"FLOWCTL_WORKSPACE_ROOT={root!r} is not a directory")
+        values["workspace_root"] = os.path.realpath(root)
+    for name, var in (("allowed_commands", "FLOWCTL_ALLOW_COMMANDS"),
+                      ("command_env", "FLOWCTL_COMMAND_ENV")):
+        items = tuple(i.strip() for i in env.get(var, "").split(",") if i.strip())
+        if items:
+            values[name] = _unique(items)
+    return values
 
 
 def _server_settings(env: Mapping[str, str]) -> dict[str, Any]:
@@ -313,9 +358,9 @@ def _parse(var: str, raw: str, default: object, minimum: int) -> Any:
     return raw or None
 
 
-__all__ = ["DEFAULT_RATE_LIMIT", "FLOW_SETTINGS", "SERVER_VARIABLES", "SETTING_NAMES",
-           "RateLimit", "Settings", "SettingsError", "load_settings", "parse_rate_limit",
-           "store_url"]
+__all__ = ["DEFAULT_RATE_LIMIT", "FLOW_SETTINGS", "LOCAL_VARIABLES", "SERVER_VARIABLES",
+           "SETTING_NAMES", "RateLimit", "Settings", "SettingsError", "load_settings",
+           "local_options", "parse_rate_limit", "store_url"]
 
 
 def load_env_file(path: str = ".env") -> None:

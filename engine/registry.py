@@ -33,6 +33,7 @@ EVENT_NAMES: tuple[str, ...] = ("AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_D
 CONTEXT_FIELDS: dict[str, tuple[str, ...]] = {
     "turn": ("message", "intent", "confidence"),
     "batch": ("index", "total", "remaining", "counts"),
+    "loop": ("attempt", "max_attempts", "feedback", "error", "outcome", "attempts", "summary"),
 }
 # the failure tags DONE's `_trace.failure_tags` may carry (seed 003's closed list); the runtime
 # sets each where it knows the fact, a guard rule names one

@@ -884,6 +884,9 @@ def key_tables() -> Iterator[tuple[str, str, int, Any, str]]:
                 ("dsl.md", "key | kinds | default | meaning", 0, s.ToolAction, ""),
                 ("dsl.md", "key | kinds | default | meaning", 0, s.HttpAction, ""),
                 ("dsl.md", "key | kinds | default | meaning", 0, s.HttpRequestSpec, "http."),
+                ("dsl.md", "workspace key | type | default | meaning", 0, s.WorkspaceAction, ""),
+                ("dsl.md", "command key | type | default | meaning", 0, s.CommandAction, ""),
+                ("dsl.md", "loop key | type | default | meaning", 0, s.LoopSpec, ""),
                 ("testing.md", key, 0, t.TestFileSpec, ""),
                 ("testing.md", "key | type | passes when", 0, t.TurnSpec, ""),
                 ("providers.md", "field | default | notes", 0, s.ModelSpec, ""),
@@ -1003,7 +1006,7 @@ def test_step_kinds_table() -> None:
     rows = table("dsl.md", "kind | example | what it does")
     kinds = [spans(r["kind"])[0] for r in rows]
     assert kinds == ["say", "set", "trigger", "call", "emit", "agent", "if", "retrieve",
-                     "respond"]
+                     "respond", "loop"]
     adapter = TypeAdapter(Step)
     for row, name in zip(rows, kinds, strict=True):
         (step,) = yaml.safe_load(spans(row["example"])[0])

@@ -19,6 +19,7 @@ from engine.compiler.knowledge import (
     retrieval_names,
     retrieve_step,
 )
+from engine.compiler.loops import local_action, loop_step
 from engine.compiler.machine import Edge, StageMachine
 from engine.compiler.patterns import call_step, flow_patterns, service_patterns
 from engine.compiler.policy import (
@@ -225,8 +226,11 @@ class _ActionCommon(TypedDict):
     retries: int
 
 
-def _action(name: str, action: s.ToolAction | s.HttpAction, r: Resolver) -> c.CompiledAction:
+def _action(name: str, action: s.ToolAction | s.HttpAction | s.WorkspaceAction | s.CommandAction,
+            r: Resolver) -> c.CompiledAction:
     path = ("actions", name)
+    if isinstance(action, s.WorkspaceAction | s.CommandAction):
+        return local_action(name, action, r)
     common: _ActionCommon = dict(name=name, label=action.label, irreversible=action.irreversible,
                                  timeout_sec=action.timeout_sec, retries=action.retries)
     if isinstance(action, s.ToolAction):
@@ -318,6 +322,10 @@ def _step_triggers(steps: list[s.Step], path: Path) -> Iterable[tuple[Path, str]
         elif isinstance(step, s.IfStep):
             yield from _step_triggers(step.then, (*path, i, "then"))
             yield from _step_triggers(step.else_, (*path, i, "else"))
+        elif isinstance(step, s.LoopStep):
+            for key in ("ok", "exhausted"):
+                if (value := getattr(step.loop, key)) is not None:
+                    yield (*path, i, "loop", key), value
 
 
 def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,
@@ -372,6 +380,9 @@ def _step(step: s.Step, spec: s.ServiceSpec, prompts: Mapping[str, Compiled | No
             then = _steps(step.then, spec, prompts, (*path, "then"), r)
             otherwise = _steps(step.else_, spec, prompts, (*path, "else"), r)
             return c.IfStep(cond, then, otherwise) if cond else None
+        case s.LoopStep():
+            return loop_step(step, path, r,
+                             lambda body, where: _steps(body, spec, prompts, where, r))
     raise AssertionError(f"unhandled step {step!r}")
 
 

@@ -64,7 +64,17 @@ class Const:
         return self.value
 
 
-Value = Compiled | Const
+@dataclass(frozen=True, slots=True)
+class Argv:
+    """A command's argv: one template per argument, rendered to a list of strings."""
+
+    items: tuple[Compiled, ...]
+
+    def render(self, ctx: Mapping[str, Any]) -> list[str]:
+        return [str(item.render(ctx)) for item in self.items]
+
+
+Value = Compiled | Const | Argv
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,8 +192,20 @@ class IfStep:
     otherwise: tuple[Step, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class LoopStep:
+    """Run ``steps`` once per attempt until ``until`` holds or the attempts run out."""
+
+    steps: tuple[Step, ...]
+    max_attempts: Value
+    until: Compiled | None
+    feedback: Compiled | None
+    ok: str | None
+    exhausted: str | None
+
+
 Step = (SayStep | SetStep | TriggerStep | CallStep | CallFlowStep | LinkStep | EmitStep | AgentStep
-        | IfStep | RetrieveStep | RespondStep)
+        | IfStep | RetrieveStep | RespondStep | LoopStep)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +225,7 @@ class CompiledStage:
 @dataclass(frozen=True, slots=True)
 class CompiledAction:
     name: str
-    kind: str  # "tool" | "http"
+    kind: str  # "tool" | "http" | "read" | "apply" | "command"
     tool: str | None
     args: tuple[tuple[str, Value], ...]
     label: str | None
@@ -213,6 +235,10 @@ class CompiledAction:
     method: str = "POST"
     url: Compiled | None = None
     headers: tuple[tuple[str, Compiled], ...] = ()
+    files: tuple[str, ...] = ()
+    """Workspace globs: what ``read`` returns, or what ``apply`` may write."""
+    limits: tuple[int, int] = (0, 0)
+    """(most files, largest file in bytes) of a workspace action; (0, tail) of a command."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from engine.registry import CONTEXT_FIELDS
 CONTEXT_NAMES = frozenset({
     "slots", "missing", "errors", "meta", "filling_turns", "max_fill_turns", "batch",
     "progress", "turn", "stage", "flow", "completed", "summary", "result", "ask", "value",
-    "today", "now", "context", "agents", "retrieved",
+    "today", "now", "context", "agents", "retrieved", "loop",
 })
 
 

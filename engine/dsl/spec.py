@@ -10,11 +10,16 @@ Nothing here can switch on trusted code: the only Python a service may name is a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.registry import FAILURE_TAGS
+from engine.workspace.command import MAX_TAIL_CHARS, MAX_TIMEOUT_SEC
+from engine.workspace.files import MAX_FILE_BYTES, MAX_FILES
+
+MAX_LOOP_ATTEMPTS = 50
+"""The most attempts a `loop` step makes, whatever its `max_attempts` says."""
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
 StageName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="A stage name, e.g. READY.")]
@@ -142,6 +147,32 @@ class HttpAction(Spec):
     retries: int = Field(0, ge=0, le=5, description="Retries on timeouts and 5xx, reusing the idempotency key.")
 
 
+class WorkspaceAction(Spec):
+    """Reads files from, or writes file changes into, the workspace root the operator
+    configures (`flowctl serve --workspace-root`); a flow file can never name the root."""
+
+    workspace: Literal["read", "apply"] = Field(description="`read`: result `{files: [{path, content}]}`; `apply`: write `changes`, result `{applied: [paths], count}`.")
+    files: list[str] = Field(default_factory=list, description="Globs relative to the root: the files `read` returns, or the only files `apply` may write (none: any file inside the root).")
+    changes: Expression | None = Field(None, description="`apply`: expression giving the list of `{path, content}` to write, e.g. `agents.dev.changes`.")
+    max_files: int = Field(MAX_FILES, ge=1, le=MAX_FILES, description="Most files read or written at once.")
+    max_bytes: int = Field(MAX_FILE_BYTES, ge=1, le=MAX_FILE_BYTES, description="Largest file read or written, in bytes.")
+    label: str | None = Field(None, description="Progress label shown while it runs.")
+    irreversible: ClassVar[bool] = False
+    timeout_sec: ClassVar[float] = 60.0
+
+
+class CommandAction(Spec):
+    """Runs an argv in the workspace root, without a shell; the operator's allow-list
+    (`--allow-command`) must allow it. Result: `{command, exit_code, output, timed_out,
+    seconds}`; a non-zero exit code is data, not a failure."""
+
+    command: list[str] = Field(min_length=1, description="The argv, each item a template, e.g. `[python, -m, pytest, -q]`; shell operators are refused.")
+    timeout_sec: float = Field(60.0, gt=0, le=MAX_TIMEOUT_SEC, description="The process group is killed after this long (`timed_out: true`, `exit_code: null`).")
+    output_tail: int = Field(4000, ge=0, le=MAX_TAIL_CHARS, description="Characters of the combined stdout and stderr kept, from the end.")
+    label: str | None = Field(None, description="Progress label shown while it runs.")
+    irreversible: ClassVar[bool] = False
+
+
 class HttpRequestSpec(Spec):
     method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] = Field("POST", description="HTTP method.")
     url: str = Field(description="Template of the URL, e.g. `{{ env.BANK_URL }}/transfers`.")
@@ -239,8 +270,23 @@ class IfStep(Spec):
     else_: list[Step] = Field(default_factory=list, alias="else", description="Steps run when it does not.")
 
 
+class LoopSpec(Spec):
+    """Attempts of the same steps until a condition holds or the attempts run out."""
+
+    steps: list[Step] = Field(min_length=1, description="The body, run once per attempt; it may not fire triggers, call or link flows.")
+    max_attempts: Annotated[int, Field(ge=1, le=MAX_LOOP_ATTEMPTS)] | Expression = Field(description=f"How many attempts at most: a number, or an expression such as `slots.attempts` (at most {MAX_LOOP_ATTEMPTS}).")
+    until: Expression | None = Field(None, description="Checked after each attempt; when it holds the loop succeeds, e.g. `result.exit_code == 0`.")
+    feedback: str | None = Field(None, description="Template rendered after an attempt that failed; the next attempt reads it as `loop.feedback`, and `loop.summary` keeps the last one.")
+    ok: Name | None = Field(None, description="Trigger fired when `until` held.")
+    exhausted: Name | None = Field(None, description="Trigger fired when the attempts ran out.")
+
+
+class LoopStep(Spec):
+    loop: LoopSpec = Field(description="Repeat steps with feedback: `loop.attempt`, `loop.feedback`, then `loop.outcome` (success | exhausted) and `loop.summary`.")
+
+
 Step = (SayStep | SetStep | TriggerStep | CallStep | LinkStep | EmitStep | AgentStep | IfStep
-        | RetrieveStep | RespondStep)
+        | RetrieveStep | RespondStep | LoopStep)
 
 
 class StageSpec(Spec):
@@ -337,7 +383,7 @@ class ServiceSpec(Spec):
     routes: dict[Name, Name] = Field(default_factory=dict, description="Intent -> flow; a flow in progress keeps the turn.")
     default_flow: Name = Field(description="Flow used when no intent matches.")
     slots: dict[Name, SlotSpec] = Field(default_factory=dict, description="Typed slots the flows collect, by name.")
-    actions: dict[Name, ToolAction | HttpAction] = Field(default_factory=dict, description="Tool or HTTP actions that `call` steps run, by name.")
+    actions: dict[Name, ToolAction | HttpAction | WorkspaceAction | CommandAction] = Field(default_factory=dict, description="Tool, HTTP, workspace or command actions that `call` steps run, by name.")
     knowledge: dict[Name, KnowledgeSpec] = Field(default_factory=dict, description="Knowledge bases (directories of markdown documents) that `retrieve` steps search, by name.")
     flows: dict[Name, FlowSpec] = Field(description="The flows of the service, by name; each is one stage machine.")
     messages: dict[Name, str] = Field(default_factory=dict, description="Every user-facing sentence, as a jinja2 template.")
@@ -386,19 +432,22 @@ class PatternsSpec(Spec):
 
 
 IfStep.model_rebuild()
+LoopSpec.model_rebuild()
 StageSpec.model_rebuild()
 HttpAction.model_rebuild()
 
 
 def walk_steps(steps: list[Step], path: tuple[str | int, ...] = ()
                ) -> Iterator[tuple[tuple[str | int, ...], Step]]:
-    """Every step, nested ``if`` branches included, with its YAML path: the one walker of
+    """Every step, nested ``if`` branches and ``loop`` bodies included, with its YAML path: the one walker of
     the step tree (the compiler, its checks and the test-file name checks all use it)."""
     for i, step in enumerate(steps):
         yield (*path, i), step
         if isinstance(step, IfStep):
             yield from walk_steps(step.then, (*path, i, "then"))
             yield from walk_steps(step.else_, (*path, i, "else"))
+        elif isinstance(step, LoopStep):
+            yield from walk_steps(step.loop.steps, (*path, i, "loop", "steps"))
 
 
 def service_steps(service: ServiceSpec) -> Iterator[tuple[str, str, tuple[str | int, ...], Step]]:

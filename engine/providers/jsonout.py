@@ -8,6 +8,7 @@
   is a ``ValueError`` (the caller's "malformed reply" path), never another exception.
 - ``validate_output`` checks an object against a JSON Schema (Draft 2020-12) and returns
   every problem as ``"path: message"`` strings (empty list: valid).
+- ``repair_note`` tells a model why its reply was refused, for the one repair retry.
 - ``JsonFieldStreamer`` decodes one top-level string field (``message`` by default) while
   the JSON is still streaming in, so an agent answering ``{"action": ..., "message": ...}``
   can show its message token by token.
@@ -192,6 +193,22 @@ def validate_output(obj: object, schema: Mapping[str, object]) -> list[str]:
 def _path(parts: Iterable[object]) -> str:
     text = "/".join(str(p) for p in parts)
     return text or "(root)"
+
+
+def repair_note(problem: str, schema: Mapping[str, object] | None = None) -> str:
+    """What a model is told, once, after a JSON reply that could not be used: why, and
+    the shape to answer in (the seed's "extract the JSON object", done with a second chance
+    that says what was wrong instead of guessing).
+
+    >>> repair_note("no JSON object found (expected '{...}')").splitlines()[0]
+    "Your previous reply could not be used: no JSON object found (expected '{...}')."
+    """
+    lines = [f"Your previous reply could not be used: {problem.rstrip('.')}.",
+             "Answer again with only one JSON object: no markdown, no text around it."]
+    if schema:
+        lines.append("It must satisfy this JSON Schema: "
+                     + json.dumps(schema, ensure_ascii=False, separators=(",", ":"))[:4000])
+    return "\n".join(lines)
 
 
 class JsonFieldStreamer:

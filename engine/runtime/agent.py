@@ -9,13 +9,19 @@ from its fallback, so the user never sees a provider error.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import ProviderError
 from engine.providers.base import ChatRequest, TextDelta
-from engine.providers.jsonout import JsonFieldStreamer, extract_json, validate_output
+from engine.providers.jsonout import (
+    JsonFieldStreamer,
+    extract_json,
+    repair_note,
+    validate_output,
+)
 from engine.providers.reliability import (
     CallRecord,
     complete_reliably,
@@ -139,9 +145,9 @@ async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: tuple[str
         call.failed(err)
         return
     live.breaker.success()
-    output = _payload(call, text, json_output)
+    output, problem = _payload(call, text, json_output)
     if output is None and json_output and live.config.max_retry > 0:
-        output = await _retry(call, request)
+        output = await _retry(call, request, problem)
     if output is not None:
         yield Reply({"action": "ASK", **output}, output if json_output else None)
 
@@ -156,20 +162,25 @@ async def _with_tools(call: ModelCall, request: ChatRequest, tools: tuple[str, .
     return completion.text
 
 
-def _payload(call: ModelCall, text: str, json_output: bool) -> dict[str, Any] | None:
+def _payload(call: ModelCall, text: str, json_output: bool
+             ) -> tuple[dict[str, Any] | None, str]:
     if not json_output:
-        return {"message": text.strip()} if text.strip() else None
+        return ({"message": text.strip()} if text.strip() else None), "an empty reply"
     obj, problem = JsonCheck(call.live.spec.output_schema, needs_message=True).problem(text)
     if obj is None and call.last is not None:
         call.tracer.unusable(call.last, problem)
-    return obj
+    return obj, problem
 
 
-async def _retry(call: ModelCall, request: ChatRequest) -> dict[str, Any] | None:
-    """One more, non-streamed, attempt after an unusable JSON reply."""
-    check = JsonCheck(call.live.spec.output_schema, needs_message=True)
+async def _retry(call: ModelCall, request: ChatRequest, problem: str) -> dict[str, Any] | None:
+    """One more, non-streamed, attempt after an unusable JSON reply, told what was wrong
+    (in the system prompt: the conversation the model answers stays the same)."""
+    schema = call.live.spec.output_schema
+    check = JsonCheck(schema, needs_message=True)
+    repair = dataclasses.replace(request, system=f"{request.system}\n\n"
+                                 f"{repair_note(problem, schema)}")
     try:
-        obj = await call.json(request, check, attempts=1)
+        obj = await call.json(repair, check, attempts=1)
     except ProviderError as err:
         call.failed(err, trip=False)
         return None

@@ -34,11 +34,16 @@ def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
             or flow.required_when[n].render(seen)]
 
 
+NO_LOOP: Mapping[str, Any] = {"attempt": 0, "max_attempts": 0, "feedback": "", "error": None,
+                              "outcome": None, "attempts": 0, "summary": ""}
+"""``loop`` before any loop step ran (its fields: ``registry.CONTEXT_FIELDS``)."""
+
+
 class TurnState:
     """The session a turn works on, the flow and intent it is routed to, the last result."""
 
     __slots__ = ("service", "session", "message", "flow", "intent", "result", "batch", "now",
-                 "_view", "context", "agents", "retrieved")
+                 "_view", "context", "agents", "retrieved", "loop")
 
     def __init__(self, service: CompiledService, session: SessionState, message: str,
                  flow: CompiledFlow, *, fill_turns: Callable[[int | None], int],
@@ -53,6 +58,9 @@ class TurnState:
         """Validated JSON outputs of this turn's agent steps, by agent name."""
         self.retrieved: dict[str, list[dict[str, Any]]] = dict.fromkeys(service.retrievals, [])
         """This turn's hits of ``retrieve`` steps, by name (empty until the step runs)."""
+        self.loop: dict[str, Any] = dict(NO_LOOP)
+        """The running (or last finished) loop step's attempt, feedback and outcome; its
+        ``error`` is set when an action failed in the current attempt."""
         self.batch = BatchQueue(self)
         # the engine's clock at the turn's start: `today`/`now` for templates and validators
         self.now = now or dt.datetime.now().astimezone()
@@ -174,6 +182,9 @@ class TurnState:
         self.retrieved[name] = hits
         self._changed()
 
+    def set_loop(self, **values: Any) -> None:
+        self.loop = {**self.loop, **values}
+        self._changed()
 
 
 class View:
@@ -212,6 +223,7 @@ class View:
             "progress": f" ({index}/{total})" if total > 1 else "",
             "stage": state.stage, "result": turn.result, "agents": dict(turn.agents),
             "retrieved": dict(turn.retrieved),
+            "loop": dict(turn.loop),
         }
 
     def _turn_constants(self) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from engine.compiler.compiled import (
     EmitStep,
     IfStep,
     LinkStep,
+    LoopStep,
     RespondStep,
     RetrieveStep,
     SayStep,
@@ -43,6 +44,8 @@ from engine.runtime.events import (
     TaskProgress,
 )
 from engine.runtime.llm import agent_request, context_block
+from engine.runtime.local import LOCAL_KINDS, run_local
+from engine.runtime.loop import in_loop, run_loop
 from engine.runtime.retrieve import retrieve, retrieved_block
 from engine.runtime.synthesis import respond
 
@@ -53,9 +56,12 @@ if TYPE_CHECKING:
 async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Event]:
     """Run ``steps`` in order until one leaves a trigger pending."""
     for step in steps:
-        if run.pending is not None or run.halted or run.calling or run.linking:
+        if _stopped(run):
             return
         match step:
+            case CallStep() | AgentStep() | IfStep() | LoopStep() | RetrieveStep():
+                async for event in _run_nested(run, step):
+                    yield event
             case SayStep(message):
                 run.reply.say(message)
             case SetStep(assignments):
@@ -66,30 +72,39 @@ async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Even
                 view = run.state.view()
                 values = {k: v.render(view) for k, v in data}
                 run.hooks.append(Hook(type=kind, data=scrubbed(values, run.state.secrets())))
-            case CallStep() | AgentStep() | RetrieveStep():
-                async for event in _work(run, step):
-                    yield event
             case CallFlowStep(flow, ok):
                 run.calling = (flow, ok)
             case LinkStep(flow):
                 run.linking = flow
             case RespondStep():
                 respond(run, step)
-            case IfStep(condition, then, otherwise):
-                branch = then if condition.render(run.state.view()) else otherwise
-                async for event in run_steps(run, branch):
-                    yield event
             case _:
                 assert_never(step)
 
 
-def _work(run: TurnRun, step: CallStep | AgentStep | RetrieveStep) -> AsyncIterator[Event]:
-    """The steps that report their progress in events."""
-    if isinstance(step, CallStep):
-        return _call(run, step)
-    if isinstance(step, AgentStep):
-        return _agent(run, step)
-    return retrieve(run, step)
+def _run_nested(run: TurnRun, step: CallStep | AgentStep | IfStep | LoopStep | RetrieveStep
+                ) -> AsyncIterator[Event]:
+    """The steps that emit events of their own (or run further steps)."""
+    match step:
+        case CallStep():
+            return _call(run, step)
+        case AgentStep():
+            return _agent(run, step)
+        case RetrieveStep():
+            return retrieve(run, step)
+        case IfStep(condition, then, otherwise):
+            return run_steps(run, then if condition.render(run.state.view()) else otherwise)
+        case LoopStep():
+            return run_loop(run, step, run_steps)
+        case _:
+            assert_never(step)
+
+
+def _stopped(run: TurnRun) -> bool:
+    """A step left a trigger, a flow call or link pending, an action waits for its answer,
+    or an action failed in a loop's attempt: the remaining steps do not run."""
+    return (run.pending is not None or run.halted or run.calling is not None
+            or run.linking is not None or (run.state.loop["error"] is not None and in_loop(run)))
 
 
 def _assign(run: TurnRun, assignments: tuple[tuple[str, Value], ...]) -> None:
@@ -135,6 +150,9 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
         return
     yield AgentDone(action.name, label, error is None,
                     result=scrubbed(result, state.secrets()))
+    if error is not None and in_loop(run):  # the attempt fails; the loop decides what next
+        state.set_loop(error=f"{action.name}: {error}")
+        return
     run.pending = outcome_trigger(action.name, step.ok, step.error, error)
 
 
@@ -152,8 +170,12 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
         headers = {k: str(t.render(with_env)) for k, t in action.headers}
     error, settled = None, True
     try:
-        result: Any = stub.outcome() if stub is not None else \
-            await run_action(action, args, key, url=url, headers=headers)
+        if stub is not None:
+            result: Any = stub.outcome()
+        elif action.kind in LOCAL_KINDS:
+            result = await run_local(action, args, run.engine.settings)
+        else:
+            result = await run_action(action, args, key, url=url, headers=headers)
     except ActionFailed as err:
         result, error, settled = {"error": str(err)}, str(err), not isinstance(err, ActionUnknown)
     entry = session.journal.get(name)

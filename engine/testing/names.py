@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.compiler.compiled import CompiledService
 from engine.compiler.resolve import suggest
-from engine.dsl.spec import AgentStep, EmitStep, IfStep, RetrieveStep, ServiceSpec
+from engine.dsl.spec import AgentStep, EmitStep, IfStep, LoopStep, RetrieveStep, ServiceSpec
 from engine.errors import Finding, FlowDefinitionError
 from engine.registry import EVENT_NAMES, FAILURE_TAGS
 from engine.source import Path, SourceMap
@@ -73,6 +73,8 @@ class _Names:
             elif isinstance(step, IfStep):
                 self._collect(step.then)
                 self._collect(step.else_)
+            elif isinstance(step, LoopStep):
+                self._collect(step.loop.steps)
 
     def turn(self, turn: TurnSpec, flow: str | None) -> list[Problem]:
         """Every unknown name of ``turn``; ``flow`` is the flow it names, if that exists."""

@@ -8,9 +8,12 @@ turn by turn, and every expectation a turn states is compared with what the turn
 from __future__ import annotations
 
 import datetime as dt
+import shutil
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -29,6 +32,10 @@ from engine.testing.names import check_names
 from engine.testing.results import ConversationResult, Mismatch
 from engine.testing.spec import ConversationSpec, TurnSpec, load_tests
 
+TEST_COMMANDS = ("python -m pytest",)
+"""What a test file's workspace may run: the runner allows it, never the flow or the test
+file (``python`` is the interpreter flowctl runs on)."""
+
 
 async def run_file(path: FilePath, *,
                    select: Callable[[str], bool] | None = None) -> list[ConversationResult]:
@@ -39,8 +46,9 @@ async def run_file(path: FilePath, *,
     check_names(spec, source, service)
     clock_time = dt.datetime.combine(spec.today, dt.time(9, 0)).astimezone()
     fired: list[Fired] = []
+    workspace = path.parent / spec.workspace if spec.workspace is not None else None
     run = _Run(path, flow_path, source, observe(service, fired), load_settings(spec.env),
-               clock_time, fired)
+               clock_time, fired, workspace)
     return [await run.conversation(c, conversation)
             for c, conversation in enumerate(spec.conversations)
             if select is None or select(conversation.name)]
@@ -57,13 +65,27 @@ class _Run:
     settings: Settings
     clock_time: dt.datetime
     fired: list[Fired]
+    workspace: FilePath | None = None
+    """The test file's workspace fixture, copied afresh for every conversation."""
 
     async def conversation(self, c: int, conversation: ConversationSpec) -> ConversationResult:
+        if self.workspace is None:
+            return await self._conversation(c, conversation, self.settings)
+        with tempfile.TemporaryDirectory(prefix="flowctl-ws-") as tmp:
+            root = FilePath(tmp) / "workspace"
+            shutil.copytree(self.workspace, root, symlinks=True)
+            settings = replace(self.settings, workspace_root=str(root.resolve()),
+                               allowed_commands=TEST_COMMANDS,
+                               command_programs={"python": sys.executable})
+            return await self._conversation(c, conversation, settings)
+
+    async def _conversation(self, c: int, conversation: ConversationSpec,
+                            settings: Settings) -> ConversationResult:
         started = time.perf_counter()
         store = MemoryStore()
         stubs = {name: ActionStub(stub.result, stub.error)
                  for name, stub in conversation.stubs.items()}
-        engine = Engine(self.service, store=store, settings=self.settings,
+        engine = Engine(self.service, store=store, settings=settings,
                         clock=lambda: self.clock_time, stubs=stubs)
         if conversation.slots:
             await store.commit(f"test-{c}", SessionState(slots=dict(conversation.slots))

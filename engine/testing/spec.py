@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.config import LOCAL_VARIABLES
 from engine.dsl.load import load_file
 from engine.errors import Finding, FlowDefinitionError
 from engine.source import SourceMap
@@ -74,6 +75,11 @@ class TestFileSpec(_Spec):
     flow: str | None = Field(None, description="Flow file beside this one; default: same name.")
     today: dt.date = Field(dt.date(2026, 1, 5), description="Relative dates resolve against it.")
     env: dict[str, str] = Field(default_factory=dict, description="Settings, as env variables.")
+    workspace: str | None = Field(
+        None, description="A directory (relative to this file) copied into a fresh temporary "
+                          "directory for each conversation: the workspace root of its "
+                          "workspace and command actions, where the runner allows "
+                          "`python -m pytest` (and nothing else).")
     conversations: list[ConversationSpec]
 
 
@@ -102,6 +108,17 @@ def load_tests(path: FilePath) -> tuple[TestFileSpec, SourceMap, FilePath]:
     except ValidationError as err:
         raise FlowDefinitionError(_finding(source, e) for e in err.errors()) from None
     flow = path.parent / (spec.flow or path.name.removesuffix(TEST_SUFFIX) + ".yaml")
+    problems = [source.finding(("env", name), f"`{name}` is the operator's to set, not a test "
+                               "file's", code="FL090", key=True,
+                               hint="name a workspace fixture with `workspace:`; the runner "
+                               "copies it and allows `python -m pytest` there")
+                for name in spec.env if name in LOCAL_VARIABLES]
+    if spec.workspace is not None and not (path.parent / spec.workspace).is_dir():
+        problems.append(source.finding(("workspace",), f"workspace `{spec.workspace}` is not a "
+                                       "directory", code="FL090",
+                                       hint="give a directory relative to this test file"))
+    if problems:
+        raise FlowDefinitionError(problems)
     return spec, source, flow
 
 

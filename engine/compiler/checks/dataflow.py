@@ -45,8 +45,15 @@ def expression_site(path: Path, raw: Any, what: str) -> Site | None:
     return Site(path, reads(raw, expression=True), what) if isinstance(raw, str) else None
 
 
-def action_reads(action: s.ToolAction | s.HttpAction) -> Reads:
+def action_reads(action: s.ToolAction | s.HttpAction | s.WorkspaceAction | s.CommandAction
+                 ) -> Reads:
     found = NOTHING
+    if isinstance(action, s.CommandAction):
+        for text in action.command:
+            found = found | reads(text)
+        return found
+    if isinstance(action, s.WorkspaceAction):
+        return reads(action.changes, expression=True) if action.changes else NOTHING
     values = action.args if isinstance(action, s.ToolAction) else (action.http.json_body or {})
     for raw in values.values():
         if isinstance(raw, str):
@@ -98,6 +105,8 @@ def _step_ops(ctx: Context, flow: s.FlowSpec, step: s.Step, path: Path) -> list[
             return [("read", Site((*path, "query"), reads(query), "the query"))] if query else []
         case s.RespondStep():
             return [("read", site) for site in respond_sites(ctx, flow, step, path)]
+        case s.LoopStep():
+            return _loop_ops(ctx, flow, step.loop, (*path, "loop"))
         case s.TriggerStep() | s.LinkStep():
             return []  # what it fires (or where it hands over) is the graph checks' concern
         case _:
@@ -123,6 +132,17 @@ def respond_sites(ctx: Context, flow: s.FlowSpec, step: s.RespondStep,
                       if (site := expression_site((*at, key, i, part), getattr(line, part),
                                                   "condition"))]
     return sites
+def _loop_ops(ctx: Context, flow: s.FlowSpec, loop: s.LoopSpec, path: Path) -> list[Op]:
+    """The body runs at least once, then ``until`` and ``feedback`` are read after it."""
+    ops: list[Op] = []
+    if site := expression_site((*path, "max_attempts"), loop.max_attempts, "`max_attempts`"):
+        ops.append(("read", site))
+    ops += program(ctx, flow, loop.steps, (*path, "steps"))
+    if site := expression_site((*path, "until"), loop.until, "`until`"):
+        ops.append(("read", site))
+    if loop.feedback is not None:
+        ops.append(("read", Site((*path, "feedback"), reads(loop.feedback), "`feedback`")))
+    return ops
 
 
 def prompt_reads(ctx: Context, name: str) -> Reads:

@@ -56,6 +56,8 @@ def fired_by_steps(stage: s.StageSpec) -> set[str]:
             out.add(step.trigger)
         elif isinstance(step, s.CallStep):
             out.update(t for t in (step.ok, step.error) if t)
+        elif isinstance(step, s.LoopStep):
+            out.update(t for t in (step.loop.ok, step.loop.exhausted) if t)
     return out
 
 
