@@ -2,7 +2,8 @@
 
 Codes are stable: a code keeps its meaning forever, so CI configurations, SARIF rules and
 docs/lint.md can refer to them. FL001–FL035 come from loading, the schema and the
-compiler; FL040 and up from the lint checks; FL09x from conversation test files.
+compiler; FL040 and up from the lint checks (FL120–FL122: background runs); FL09x from
+conversation test files.
 """
 
 from __future__ import annotations
@@ -135,6 +136,12 @@ CATALOGUE: tuple[Code, ...] = (
        "but the service declares no `context` schema, so it is always empty."),
     _c("FL076", "warning", "guard-blocks-everything", "A guard pattern matches the empty "
        "text, so it blocks every message."),
+    _c("FL120", "error", "background-stage-shape", "A `background` stage is terminal, "
+       "decides a confirmation, or has no steps to run."),
+    _c("FL121", "error", "background-no-exit", "No trigger a step can fire leaves a "
+       "`background` stage: its run could never end anywhere else."),
+    _c("FL122", "warning", "failed-without-run", "A stage is marked `failed`, but no "
+       "`background` stage of its flow leads to it, so no run can end there."),
     _c("FL080", "error", "unknown-service", "An app's `default` names a service the app does "
        "not hold."),
     _c("FL081", "warning", "keyword-claimed-twice", "Two services of an app claim one keyword "
