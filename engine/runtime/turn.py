@@ -110,6 +110,8 @@ class TurnRun:
         self.moved = False
         self.in_run = engine.runs is None
         """Background stages run their steps here: this is the run (or nobody hosts runs)."""
+        self.resumed: str | None = None
+        """The background stage a run goes on from (engine/runs): not said again."""
         self.started: RunRef | None = None
         """The background run this turn asked for, started once the turn has committed."""
 
@@ -334,6 +336,8 @@ class TurnRun:
                 self.state.batch.count_outcome(stage.name)
             if self.state.session.meta.get("awaiting") == "correction":
                 self.reply.say(flow.confirm_corrections)
+            elif self.resumed == stage.name:
+                self.resumed = None  # a run's stage spoke in the turn that started the run
             else:
                 self.reply.say(stage.say if moved or not stage.reprompt else stage.reprompt)
             if trigger is not None:

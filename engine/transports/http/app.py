@@ -36,6 +36,7 @@ from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
 from engine.runtime.engine import Engine
 from engine.transports.http import edge, errors, playground_api
+from engine.transports.http import runs as runs_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
 from engine.transports.http.errors import bad_context, error, too_long
@@ -92,14 +93,16 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     """
     turns = Turns(engine)
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
+    runs = runs_api.host(engine)  # background runs (engine/runs); None when it has none
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await finish_pending(engine)
         keeper = asyncio.create_task(retention(engine, settings.retention_days))
-        yield
-        keeper.cancel()
-        await turns.drain(SHUTDOWN_GRACE_SECONDS)
+        async with runs_api.hosting(runs, SHUTDOWN_GRACE_SECONDS):
+            yield
+            keeper.cancel()
+            await turns.drain(SHUTDOWN_GRACE_SECONDS)
 
     app = FastAPI(title=f"flowctl: {engine.service.name}", lifespan=lifespan,
                   version=str(engine.service.spec.version or "0"),
@@ -120,6 +123,8 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     page_routes(app, engine, settings)
     a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
     playground_api.install(app, engine.service)
+    if runs is not None:
+        runs_api.install(app, runs, ping_seconds=ping_seconds)
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)
