@@ -40,7 +40,7 @@ def _exit(ctx: Context, m: FlowModel, name: str) -> None:
         ctx.add((*m.stage_path(name), "background"), "FL121", f"no trigger the steps of "
                 f"background stage `{name}` fire leaves it: its run would end in `{name}` "
                 "and the next turn would start it again", key=True,
-                hint="give a step an `ok`/`error` trigger (or a `trigger` step) with a "
+                hint="give a step an `ok`/`error` trigger, or add a `trigger` step, with a "
                      "transition to the stage the run ends in")
 
 
