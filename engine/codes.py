@@ -136,12 +136,6 @@ CATALOGUE: tuple[Code, ...] = (
        "but the service declares no `context` schema, so it is always empty."),
     _c("FL076", "warning", "guard-blocks-everything", "A guard pattern matches the empty "
        "text, so it blocks every message."),
-    _c("FL120", "error", "background-stage-shape", "A `background` stage is terminal, "
-       "decides a confirmation, or has no steps to run."),
-    _c("FL121", "error", "background-no-exit", "No trigger a step can fire leaves a "
-       "`background` stage: its run could never end anywhere else."),
-    _c("FL122", "warning", "failed-without-run", "A stage is marked `failed`, but no "
-       "`background` stage of its flow leads to it, so no run can end there."),
     _c("FL080", "error", "unknown-service", "An app's `default` names a service the app does "
        "not hold."),
     _c("FL081", "warning", "keyword-claimed-twice", "Two services of an app claim one keyword "
@@ -157,6 +151,12 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
     _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
        "intent, agent, hook or event that does not exist."),
+    _c("FL120", "error", "background-stage-shape", "A `background` stage is terminal, "
+       "decides a confirmation, or has no steps to run."),
+    _c("FL121", "error", "background-no-exit", "No trigger a step can fire leaves a "
+       "`background` stage: its run could never end anywhere else."),
+    _c("FL122", "warning", "failed-without-run", "A stage is marked `failed`, but no "
+       "`background` stage of its flow leads to it, so no run can end there."),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in CATALOGUE}

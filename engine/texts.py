@@ -29,7 +29,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "run_busy": "진행 중인 작업이 있어요 (run {run}). 끝나면 알려드릴게요. 멈추려면 "
                     "'취소'라고 말씀해 주세요.",
         "run_cancelled": "진행 중이던 작업을 취소했어요.",
-        "run_cancelling": "작업 취소를 요청했어요 (run {run}).",
+        "run_cancelling": "작업 취소를 요청했어요. 곧 멈출 거예요.",
         "run_interrupted": "서버가 다시 시작되어 작업이 중단됐어요. 다시 시작하려면 말씀해 주세요.",
         "run_outdated": "대화가 이미 다른 단계로 넘어가서 작업을 시작하지 않았어요.",
     },
@@ -54,7 +54,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "run_busy": "A task is still running (run {run}); I'll tell you when it ends. Say "
                     "'cancel' to stop it.",
         "run_cancelled": "The running task was cancelled.",
-        "run_cancelling": "Asked the task to stop (run {run}).",
+        "run_cancelling": "Asked the task to stop; it will end shortly.",
         "run_interrupted": "The server restarted and the task was interrupted. Tell me to "
                            "start it again.",
         "run_outdated": "The conversation had moved on, so the task did not start.",
@@ -68,7 +68,7 @@ OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "message_too_long": ("limit",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
     "clarify": ("options",), "run_busy": ("run",), "run_cancelled": (),
-    "run_cancelling": ("run",), "run_interrupted": (), "run_outdated": (),
+    "run_cancelling": (), "run_interrupted": (), "run_outdated": (),
 }
 
 

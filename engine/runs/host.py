@@ -230,8 +230,7 @@ class Runs:
             if done is not None:
                 return done
             return await self._answer(run.session_id, after.summary or "")
-        return await self._answer(run.session_id, self.engine.text("run_cancelling",
-                                                                   run=run.id))
+        return await self._answer(run.session_id, self.engine.text("run_cancelling"))
 
     async def _last_done(self, run_id: str) -> Done | None:
         """The DONE the run's cancellation ended with, as the answer to the cancel word."""
