@@ -1,9 +1,11 @@
 """A fake build worker on loopback: ``POST /compile`` and ``POST /test`` each count the call
 and answer once the test lets them (``release``) or at once (``hold=False``); ``fail`` makes
-``/test`` answer 500. A call the client gave up on still counts."""
+``/test`` answer 500, ``test_result`` is its JSON answer otherwise. A call the client gave
+up on still counts."""
 
 from __future__ import annotations
 
+import json
 import threading
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -12,7 +14,9 @@ from tests.fakes.loopback import LoopbackHTTP, QuietHandler, answer
 
 
 class Worker(LoopbackHTTP):
-    def __init__(self, *, hold: bool = False, fail: bool = False) -> None:
+    def __init__(self, *, hold: bool = False, fail: bool = False,
+                 test_result: dict[str, Any] | None = None) -> None:
+        self.test_result = test_result or {"ok": True}
         self.calls: dict[str, int] = {}
         self.gate = threading.Event()
         if not hold:
@@ -39,7 +43,8 @@ class Worker(LoopbackHTTP):
                 worker.arrived.set()
                 worker.gate.wait(timeout=60)
                 failed = worker.fail and name == "test"
-                body: Any = b'{"ok": false}' if failed else b'{"ok": true}'
+                body: Any = b'{"ok": false}' if failed else json.dumps(
+                    worker.test_result if name == "test" else {"ok": True}).encode()
                 answer(self, 500 if failed else 200, body, "application/json")
 
         return Handler
