@@ -16,15 +16,15 @@ from engine.runs import MemoryRunLog, RunLog, Runs, SqliteRunLog, open_run_log
 from engine.runs.log import Runner, RunRecord
 from engine.runtime.engine import Engine
 from engine.store.postgres import PostgresStore
+from tests.pg_cluster import Cluster
 from tests.runs.worker import Worker
-from tests.store.conftest import postgres  # noqa: F401 (the session's cluster)
 
 FLOW = Path(__file__).parent / "flows" / "build.yaml"
 ME = Runner("instance-1", "machine", 42, "123")
 
 
 @pytest.fixture
-def pg_runs_url(postgres) -> str:  # type: ignore[no-untyped-def]  # noqa: F811
+def pg_runs_url(postgres: Cluster) -> str:
     with psycopg.connect(postgres.url, autocommit=True) as conn:
         PostgresStore(postgres.url)  # migrated
         conn.execute("TRUNCATE flowctl_sessions, flowctl_completed, flowctl_runs, "

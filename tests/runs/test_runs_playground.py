@@ -13,7 +13,6 @@ from playwright.sync_api import Page, expect
 
 from tests.runs.worker import Worker
 from tests.server.processes import Serve
-from tests.server.test_playground import browser, page  # noqa: F401 (Debian's chromium)
 
 FLOW = Path(__file__).parent / "flows" / "build.yaml"
 RESULT = {"ok": True, "attempt": 2, "path": "calc.py", "diff": "-return a - b\n+return a + b",
@@ -33,7 +32,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Serve, Worker]]:
 
 
 def test_the_runs_panel_follows_a_run_live_and_replays_it_after_a_reload(
-        page: Page, served: tuple[Serve, Worker]) -> None:  # noqa: F811
+        page: Page, served: tuple[Serve, Worker]) -> None:
     server, worker = served
     page.goto(server.url)
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
@@ -69,7 +68,7 @@ def test_the_runs_panel_follows_a_run_live_and_replays_it_after_a_reload(
 
 
 def test_the_cancel_button_cancels_the_run(page: Page,
-                                           served: tuple[Serve, Worker]) -> None:  # noqa: F811
+                                           served: tuple[Serve, Worker]) -> None:
     server, worker = served
     page.goto(server.url)
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
