@@ -40,6 +40,8 @@ async def run_stage(engine: Engine, session_id: str, ref: RunRef, outcome: Outco
         session = SessionState.from_json(record.data if record else None)
         if record is None or _waiting(session) != ref["id"]:
             return
+        if cancel and session.pending():
+            return  # an irreversible call's outcome comes first: the next turn settles it
         turn = TurnRun(engine, session_id, "", f"run-{ref['id'][:8]}", session,
                        version=record.version)
         turn.in_run = True

@@ -58,8 +58,10 @@ class Runs:
         if not self.enabled:
             return None
         run = await self.log.active(session_id)
-        if run is None or run.owner != owner:
-            return None  # no run, or a stranger's session: the turn refuses it as usual
+        if run is None:
+            return await self._cancel_waiting(session_id, message, owner)
+        if run.owner != owner:
+            return None  # a stranger's session: the turn refuses it as usual
         if yes_no(message, self._words(run)) == "cancel":
             return await self._cancelled_by_word(run)
         return await self._answer(session_id, self.engine.text("run_busy", run=run.id))
@@ -231,6 +233,23 @@ class Runs:
                 return done
             return await self._answer(run.session_id, after.summary or "")
         return await self._answer(run.session_id, self.engine.text("run_cancelling"))
+
+    async def _cancel_waiting(self, session_id: str, message: str,
+                              owner: str | None) -> Done | None:
+        """A cancel word for a session whose last run was interrupted or failed (it still
+        waits in the run's stage): the flow's ``cancel`` fires there, even in a flow that
+        reads no cancel words, instead of a new run starting."""
+        last = await self.log.recent(session_id, 1)
+        if not last or last[0].owner != owner or last[0].status not in ("interrupted",
+                                                                         "failed"):
+            return None
+        if yes_no(message, self._words(last[0])) != "cancel":
+            return None
+        run, outcome = last[0], Outcome()
+        ref = RunRef(id=run.id, flow=run.flow, stage=run.stage)
+        async for _ in run_stage(self.engine, session_id, ref, outcome, cancel=True):
+            pass
+        return outcome.done
 
     async def _last_done(self, run_id: str) -> Done | None:
         """The DONE the run's cancellation ended with, as the answer to the cancel word."""

@@ -127,3 +127,20 @@ async def test_without_a_host_the_steps_run_inside_the_turn(tmp_path: Path) -> N
         assert done.message == "The build has started. The build passed."
         assert "run" not in done.state_snapshot["meta"]
         await engine.aclose()
+
+
+@pytest.mark.parametrize("host", [Worker(hold=True)], indirect=True)
+async def test_a_cancel_word_after_an_interruption_cancels_the_flow(host: Runs) -> None:
+    worker = host.worker  # type: ignore[attr-defined]
+    done = await host.engine.reply("s1", "build it")
+    run_id = done.state_snapshot["meta"]["run"]["id"]
+    await asyncio.to_thread(worker.arrived.wait, 10)
+    await host.stop(5)  # as a server stopping mid-run does
+    run = await host.log.get(run_id)
+    assert run is not None and run.status == "interrupted"
+    worker.release()
+    host.stopping = False
+    cancelled = await host.engine.reply("s1", "cancel")
+    assert cancelled.message == "The build was cancelled."
+    assert [c["outcome"] for c in await host.engine.store.completed("s1")] == ["CANCELLED"]
+    assert len(await host.log.recent("s1", 10)) == 1  # no new run started
