@@ -40,9 +40,12 @@ class Runs:
     """Hosts ``engine``'s background runs, recorded in ``log``."""
 
     def __init__(self, engine: Engine, runs: RunLog, *, heartbeat: float = 2.0,
-                 stale: float = 30.0) -> None:
+                 stale: float = 30.0, keep_days: float | None = None) -> None:
         self.engine, self.log = engine, runs
         self.heartbeat, self.stale = heartbeat, stale
+        self.keep_days = keep_days
+        """Runs that ended longer ago are deleted, at start-up and hourly (None: kept)."""
+        self._expired_at = 0.0
         self.me = Runner(uuid.uuid4().hex, _machine(), os.getpid(), _started(os.getpid()))
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.stopping = False
@@ -110,8 +113,22 @@ class Runs:
     # -- lifecycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Before serving: mark ``interrupted`` the runs of processes that are gone."""
+        """Before serving: mark ``interrupted`` the runs of processes that are gone, and
+        delete the ones past retention."""
         await self.sweep()
+        await self.expire()
+
+    async def expire(self, *, every: float = 3600.0) -> int:
+        """Delete the runs that ended more than ``keep_days`` ago (at most once ``every``
+        seconds); how many."""
+        now = time.monotonic()
+        if self.keep_days is None or (self._expired_at and now - self._expired_at < every):
+            return 0
+        self._expired_at = now
+        gone = await self.log.expire(self.keep_days * 86400)
+        if gone:
+            log.info("retention: deleted %d run(s) older than %g days", gone, self.keep_days)
+        return gone
 
     async def watch(self) -> None:
         """Heartbeats, cancels asked of other instances, and the sweep, for ever."""
@@ -122,6 +139,7 @@ class Runs:
                     if run_id in self.tasks:
                         self.tasks[run_id].cancel()
                 await self.sweep()
+                await self.expire()
             except Exception as err:  # the store is down: try again at the next beat
                 log.error("runs: heartbeat failed: %s: %s", type(err).__name__, err)
 

@@ -97,6 +97,10 @@ class RunLog(Protocol):
         """Beat the heartbeat of ``run_ids``; those whose cancel was requested."""
         ...
 
+    async def expire(self, older_than: float) -> int:
+        """Delete the runs that ended ``older_than`` seconds ago, with their events."""
+        ...
+
 
 # -- in memory ------------------------------------------------------------------------------
 
@@ -154,6 +158,15 @@ class MemoryRunLog:
             if run_id in self.runs:
                 self.runs[run_id] = replace(self.runs[run_id], heartbeat=now)
         return {r for r in run_ids if r in self.runs and self.runs[r].cancel_requested}
+
+    async def expire(self, older_than: float) -> int:
+        cutoff = time.time() - older_than
+        old = [r.id for r in self.runs.values() if r.ended_at is not None
+               and r.ended_at < cutoff]
+        for run_id in old:
+            del self.runs[run_id]
+            self.logs.pop(run_id, None)
+        return len(old)
 
 
 # -- SQLite ---------------------------------------------------------------------------------
@@ -268,6 +281,20 @@ class SqliteRunLog:
         rows = self._db.execute(f"SELECT id FROM runs WHERE cancel_requested = 1 "
                                 f"AND id IN ({marks})", tuple(run_ids)).fetchall()
         return {r[0] for r in rows}
+
+    async def expire(self, older_than: float) -> int:
+        cutoff = time.time() - older_than
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM run_events WHERE run_id IN (SELECT id FROM runs "
+                       "WHERE ended_at < ?)", (cutoff,))
+            gone = db.execute("DELETE FROM runs WHERE ended_at < ?", (cutoff,)).rowcount
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return int(gone)
 
     async def close(self) -> None:
         self._db.close()

@@ -23,6 +23,12 @@ h AS (UPDATE flowctl_runs SET heartbeat = %(at)s WHERE id = %(id)s)
 SELECT seq FROM e
 """
 
+_EXPIRE = """
+WITH gone AS (DELETE FROM flowctl_runs WHERE ended_at < %(cutoff)s RETURNING id),
+e AS (DELETE FROM flowctl_run_events WHERE run_id IN (SELECT id FROM gone))
+SELECT count(*) FROM gone
+"""
+
 
 class PostgresRunLog:
     """Runs in the session store's database; every instance sees every run."""
@@ -96,6 +102,10 @@ class PostgresRunLog:
         rows = await self._fetch("UPDATE flowctl_runs SET heartbeat = %s WHERE id = ANY(%s) "
                                  "RETURNING id, cancel_requested", (time.time(), list(run_ids)))
         return {r[0] for r in rows if r[1]}
+
+    async def expire(self, older_than: float) -> int:
+        rows = await self._fetch(_EXPIRE, {"cutoff": time.time() - older_than})
+        return int(rows[0][0]) if rows else 0
 
     async def close(self) -> None:
         return None  # the pool is the store's

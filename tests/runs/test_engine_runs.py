@@ -144,3 +144,16 @@ async def test_a_cancel_word_after_an_interruption_cancels_the_flow(host: Runs) 
     assert cancelled.message == "The build was cancelled."
     assert [c["outcome"] for c in await host.engine.store.completed("s1")] == ["CANCELLED"]
     assert len(await host.log.recent("s1", 10)) == 1  # no new run started
+
+
+async def test_retention_deletes_ended_runs_at_start_up(host: Runs) -> None:
+    done = await host.engine.reply("s1", "build it")
+    run_id = done.state_snapshot["meta"]["run"]["id"]
+    assert await ended(host, run_id) == "success"
+    await host.start()  # no retention configured: kept
+    assert await host.log.get(run_id) is not None
+    await asyncio.sleep(0.05)
+    keeper = Runs(host.engine, host.log, keep_days=0.01 / 86400)  # 10 ms
+    await keeper.start()
+    assert await host.log.get(run_id) is None and await host.log.events(run_id) == []
+    assert await keeper.expire() == 0  # at most hourly

@@ -120,3 +120,18 @@ async def test_a_whole_run_on_postgresql(pg_runs_url: str) -> None:
         await runs.stop(5)
         await engine.aclose()
     await store.close()
+
+
+async def test_runs_that_ended_long_ago_expire_with_their_events(runlog: RunLog) -> None:
+    for run_id in ("old", "new", "going"):
+        await runlog.create(run(run_id))
+        await runlog.append(run_id, "RUN_STATUS", {"status": "pending"})
+    await runlog.move("old", "success", source=("pending",), summary="done")
+    await runlog.move("new", "failed", source=("pending",), summary="no")
+    assert await runlog.expire(3600) == 0
+    await asyncio.sleep(0.05)
+    await runlog.move("new", "failed", source=("failed",))  # ended again: just now
+    assert await runlog.expire(0.03) == 1
+    assert await runlog.get("old") is None and await runlog.events("old") == []
+    assert await runlog.get("new") is not None and await runlog.get("going") is not None
+    assert len(await runlog.events("going")) == 1

@@ -93,7 +93,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     """
     turns = Turns(engine)
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
-    runs = runs_api.host(engine)  # background runs (engine/runs); None when it has none
+    runs = runs_api.host(engine, settings.retention_days)  # None: no background stage
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
