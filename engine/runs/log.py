@@ -101,6 +101,8 @@ class RunLog(Protocol):
         """Delete the runs that ended ``older_than`` seconds ago, with their events."""
         ...
 
+    async def close(self) -> None: ...
+
 
 # -- in memory ------------------------------------------------------------------------------
 
@@ -167,6 +169,9 @@ class MemoryRunLog:
             del self.runs[run_id]
             self.logs.pop(run_id, None)
         return len(old)
+
+    async def close(self) -> None:
+        return None
 
 
 # -- SQLite ---------------------------------------------------------------------------------

@@ -92,6 +92,7 @@ async def hosting(runs: Runs | None, grace: float) -> AsyncIterator[None]:
     finally:
         watcher.cancel()
         await runs.stop(grace)
+        await runs.log.close()
 
 
 def install(app: FastAPI, runs: Runs, *, ping_seconds: float = 15.0) -> None:
