@@ -93,16 +93,14 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     """
     turns = Turns(engine)
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
-    runs = runs_api.host(engine, settings.retention_days)  # None: no background stage
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await finish_pending(engine)
         keeper = asyncio.create_task(retention(engine, settings.retention_days))
-        async with runs_api.hosting(runs, SHUTDOWN_GRACE_SECONDS):
-            yield
-            keeper.cancel()
-            await turns.drain(SHUTDOWN_GRACE_SECONDS)
+        yield
+        keeper.cancel()
+        await turns.drain(SHUTDOWN_GRACE_SECONDS)
 
     app = FastAPI(title=f"flowctl: {engine.service.name}", lifespan=lifespan,
                   version=str(engine.service.spec.version or "0"),
@@ -123,8 +121,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     page_routes(app, engine, settings)
     a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
     playground_api.install(app, engine.service)
-    if runs is not None:
-        runs_api.install(app, runs, ping_seconds=ping_seconds)
+    runs_api.serve(app, engine, settings, ping_seconds, SHUTDOWN_GRACE_SECONDS)  # engine/runs
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)

@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from engine.config import Settings
 from engine.runs import Runs, open_run_log
 from engine.runs.log import FINAL, RunRecord
 from engine.runtime.engine import Engine
@@ -73,6 +74,26 @@ def host(engine: Engine, keep_days: float | None = None) -> Runs | None:
             st.background for f in engine.service.flows.values() for st in f.stages.values()):
         return None
     return Runs(engine, open_run_log(engine.store), keep_days=keep_days)
+
+
+def serve(app: FastAPI, engine: Engine, settings: Settings, ping_seconds: float = 15.0,
+          grace: float = 30.0) -> Runs | None:
+    """Host ``engine``'s background runs in ``app`` (None: it has no background stage):
+    the routes, and the run host's life wrapped around the app's own lifespan (``grace``:
+    how long the runs still going get to end ``interrupted`` at shutdown)."""
+    runs = host(engine, settings.retention_days)
+    if runs is None:
+        return None
+    install(app, runs, ping_seconds=ping_seconds)
+    inner = app.router.lifespan_context
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app_: Any) -> AsyncIterator[Any]:
+        async with hosting(runs, grace), inner(app_) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
+    return runs
 
 
 @contextlib.asynccontextmanager
@@ -163,4 +184,4 @@ async def frames(runs: Runs, run_id: str, after: int) -> AsyncIterator[ServerSen
         first = False
 
 
-__all__ = ["RUNS", "host", "install"]
+__all__ = ["RUNS", "host", "install", "serve"]
