@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from engine.errors import FlowDefinitionError, FlowRuntimeError
 
@@ -55,20 +57,27 @@ def app() -> None:
               default=None, help="Server and flowctl log level (FLOWCTL_LOG_LEVEL; default info).")
 @click.option("--access-log", is_flag=True,
               help="Log one line per HTTP request (FLOWCTL_ACCESS_LOG=true).")
+@click.option("--reload", is_flag=True,
+              help="Restart when the flow file or its prompts change; a broken edit keeps "
+                   "the last good version serving (development; one worker).")
 def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
           allow_anonymous: bool, cors_origins: tuple[str, ...],
-          allowed_hosts: tuple[str, ...], log_level: str | None, access_log: bool) -> None:
+          allowed_hosts: tuple[str, ...], log_level: str | None, access_log: bool,
+          reload: bool) -> None:
     """Serve FLOW over HTTP/SSE with the playground at /.
 
     API keys come from FLOWCTL_API_KEYS or FLOWCTL_API_KEYS_FILE; with none, only this
     machine (loopback) may connect. See docs/server.md.
     """
-    import os
-
     from engine.config import store_url as chosen_store
     from engine.transports.http import DEFAULT_STORE, run_server
     from engine.transports.http.workers import run_workers
 
+    if reload:
+        if workers != 1:
+            errors.print("error: --reload runs one worker; drop --workers")
+            raise Exit(2)
+        raise Exit(_serve_reloading(flow, click.get_current_context().params))
     run = run_server if workers == 1 else functools.partial(run_workers, workers=workers)
     env = {**os.environ, **({"FLOWCTL_LOG_LEVEL": log_level} if log_level else {}),
            **({"FLOWCTL_ACCESS_LOG": "true"} if access_log else {})}
@@ -78,6 +87,32 @@ def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
             allowed_hosts=allowed_hosts)
     except FlowDefinitionError as err:
         refuse(err)
+
+
+def _compiles(factory: Any, path: str, env: dict[str, str]) -> None:
+    factory(path, env)  # compiles now: FlowDefinitionError when the edit broke it
+
+
+def _serve_reloading(flow: str, params: dict[str, Any]) -> int:
+    """`flowctl serve --reload`: the same command without --reload, restarted on changes."""
+    from engine.app import engine_factory
+    from engine.transports.http.reload import Reloader, child_command
+
+    args = [flow, "--host", params["host"], "--port", str(params["port"])]
+    for name, values in (("--cors-origin", params["cors_origins"]),
+                         ("--allowed-host", params["allowed_hosts"])):
+        args += [arg for value in values for arg in (name, value)]
+    for name in ("store_url", "log_level"):
+        if params[name]:
+            args += ["--store" if name == "store_url" else "--log-level", params[name]]
+    args += [flag for flag, on in (("--allow-anonymous", params["allow_anonymous"]),
+                                   ("--access-log", params["access_log"])) if on]
+    env = dict(os.environ)
+    reloader = Reloader(flow, child_command(args),
+                        check=lambda path: _compiles(engine_factory, path, env),
+                        report=_print_findings, say=lambda line: console.print(
+                            f"[dim]reload: {escape(line)}[/dim]", highlight=False))
+    return reloader.run()
 
 
 @app.command()
@@ -194,8 +229,6 @@ def lint(paths: Sequence[str], fmt: str, strict: bool) -> None:
 
     Exit 0 clean, 1 findings (errors; warnings too with --strict), 2 unusable input.
     """
-    from rich.markup import escape
-
     from engine.lint import formats, lint_paths
 
     report = lint_paths(paths)
@@ -221,8 +254,6 @@ def lint(paths: Sequence[str], fmt: str, strict: bool) -> None:
 def graph(flow: str, fmt: str, flow_name: str | None) -> None:
     """Draw the stage machine of FLOW's flows, guards on edges, terminal stages marked
     (for an app file: its services and the keywords that route to each)."""
-    import os
-
     from engine.app import is_app_file, load_app
     from engine.authoring import diagram
 
@@ -304,13 +335,15 @@ def _compile(flow: str):  # noqa: ANN202 - the compiled service
 
 def refuse(err: FlowDefinitionError) -> NoReturn:
     """An invalid flow: its findings exactly as `flowctl lint` prints them, then exit 2."""
-    from rich.markup import escape
+    _print_findings(err)
+    raise Exit(2)
 
+
+def _print_findings(err: FlowDefinitionError) -> None:
     from engine.lint.formats import findings_text
 
     for line, style in findings_text(err.findings):
         errors.print(escape(line), style=style, highlight=False, emoji=False)
-    raise Exit(2)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

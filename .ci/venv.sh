@@ -4,6 +4,12 @@
 # to make one: that is installed first when it is missing.
 
 apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then  # macOS, Fedora...: say what is missing
+    echo "error: this needs the Debian packages: $*" >&2
+    echo "  (no apt-get here; on macOS: brew install postgresql@16 tmux && brew install --cask chromium," >&2
+    echo "   then FLOWCTL_CHROMIUM=/Applications/Chromium.app/Contents/MacOS/Chromium)" >&2
+    return 1
+  fi
   if [ "$(id -u)" = 0 ]; then APT=(apt-get); else APT=(sudo apt-get); fi
   "${APT[@]}" update -qq
   DEBIAN_FRONTEND=noninteractive "${APT[@]}" install -y -qq "$@" >/dev/null

@@ -74,6 +74,8 @@ class Settings:
     retention_days: float | None = None
     """FLOWCTL_RETENTION_DAYS: sessions untouched (and completed tasks recorded) that many
     days ago are deleted, hourly; None: kept until deleted."""
+    metrics: bool = True
+    """FLOWCTL_METRICS: ``GET /metrics`` in Prometheus's format (counts, never content)."""
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     from_env: frozenset[str] = frozenset()
     """The settings the environment set; a flow file's defaults do not replace these."""
@@ -133,7 +135,7 @@ SETTING_NAMES = tuple(_ENV_NAMES)
 FLOW_SETTINGS = ("max_fill_turns", "max_message_chars")
 SERVER_VARIABLES = ("FLOWCTL_API_KEYS", "FLOWCTL_API_KEYS_FILE", "FLOWCTL_COOKIE_SECRET",
                     "FLOWCTL_ALLOW_ANONYMOUS", "FLOWCTL_CORS_ORIGINS", "FLOWCTL_ALLOWED_HOSTS",
-                    "FLOWCTL_RATE_LIMIT")
+                    "FLOWCTL_RATE_LIMIT", "FLOWCTL_METRICS")
 
 
 def store_url(option: str | None, default: str, env: Mapping[str, str] | None = None) -> str:
@@ -176,9 +178,10 @@ def _server_settings(env: Mapping[str, str]) -> dict[str, Any]:
             raise SettingsError(f"FLOWCTL_COOKIE_SECRET is shorter than "
                                 f"{MIN_COOKIE_SECRET_CHARS} characters")
         values["cookie_secret"] = secret
-    if "FLOWCTL_ALLOW_ANONYMOUS" in env:
-        values["allow_anonymous"] = _parse("FLOWCTL_ALLOW_ANONYMOUS",
-                                           env["FLOWCTL_ALLOW_ANONYMOUS"].strip(), False, 0)
+    for name, var in (("allow_anonymous", "FLOWCTL_ALLOW_ANONYMOUS"),
+                      ("metrics", "FLOWCTL_METRICS")):
+        if var in env:
+            values[name] = _parse(var, env[var].strip(), False, 0)
     for name, var, parse in (("cors_origins", "FLOWCTL_CORS_ORIGINS", _origin),
                              ("allowed_hosts", "FLOWCTL_ALLOWED_HOSTS", _host_pattern)):
         items = [item.strip() for item in env.get(var, "").split(",") if item.strip()]

@@ -4,7 +4,7 @@ file); turns of different sessions run at the same time; sessions survive a rest
 from __future__ import annotations
 
 import asyncio
-import time
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,6 @@ from tests.server.conftest import (
     chat,
     sse,
 )
-from tests.server.test_streaming import SlowCommit
 
 
 class RecordingEngine(Engine):
@@ -63,18 +62,43 @@ async def test_fifty_concurrent_messages_to_one_session_keep_arrival_order(
     assert user_messages(debug) == server.engine.arrivals  # in the order they arrived
 
 
+class Overlap(SqliteStore):
+    """Counts the commits in flight at once; a commit waits (up to ``wait`` seconds) until
+    ``meet`` commits are in flight together, so overlap is seen however slow the machine."""
+
+    def __init__(self, path: Path, meet: int, wait: float = 30.0) -> None:
+        super().__init__(path)
+        self.meet, self.wait, self.in_flight, self.most = meet, wait, 0, 0
+        self.met = asyncio.Event()
+
+    async def commit(self, *args: Any, **kw: Any) -> int:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        if self.in_flight >= self.meet:
+            self.met.set()
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.met.wait(), timeout=self.wait)
+            return await super().commit(*args, **kw)
+        finally:
+            self.in_flight -= 1
+
+
 async def test_different_sessions_run_concurrently(make_server: MakeServer,
                                                    tmp_path: Path) -> None:
-    server = make_server(store=SlowCommit(tmp_path / "s.db", [0.3] * 20))
+    server = make_server(store=Overlap(tmp_path / "s.db", meet=10))
     async with server.client() as client:
-        started = time.perf_counter()
         await asyncio.gather(*(chat(client, f"s{i}", "안녕") for i in range(10)))
-        apart = time.perf_counter() - started
-        started = time.perf_counter()
-        await asyncio.gather(*(chat(client, "one", "안녕") for _ in range(4)))
-        together = time.perf_counter() - started
-    assert apart < 1.5 < 3.0 <= 10 * 0.3  # ten 0.3 s turns overlapped
-    assert together >= 4 * 0.3  # one session: one turn at a time
+    assert server.store.most == 10  # type: ignore[attr-defined]  # all ten at once
+
+
+async def test_one_session_runs_one_turn_at_a_time(make_server: MakeServer,
+                                                   tmp_path: Path) -> None:
+    server = make_server(store=Overlap(tmp_path / "s.db", meet=2, wait=0.3))
+    async with server.client() as client:
+        answers = await asyncio.gather(*(chat(client, "one", "안녕") for _ in range(4)))
+    assert len(answers) == 4
+    assert server.store.most == 1  # type: ignore[attr-defined]  # never two of one session
 
 
 async def test_many_sessions_run_the_batch_conversation_at_once(make_server: MakeServer) -> None:

@@ -34,6 +34,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
+from engine.observe.hub import Observers
+from engine.observe.metrics import CONTENT_TYPE_LATEST, TurnMetrics
 from engine.runtime.engine import Engine
 from engine.transports.http import edge, errors, playground_api
 from engine.transports.http import runs as runs_api
@@ -70,7 +72,7 @@ __all__ = ["PLAYGROUND", "PREFIX", "SHUTDOWN_GRACE_SECONDS", "STREAM_GRACE_SECON
 
 
 def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0,
-               host: str = "127.0.0.1") -> FastAPI:
+               host: str = "127.0.0.1", observers: Observers | None = None) -> FastAPI:
     """The HTTP API of ``engine``: JSON, SSE, playground; debug routes only in DEV_MODE.
 
     (Over 50 lines for its docstring and doctest; the wiring itself is one line a part.)
@@ -79,6 +81,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     debug endpoint on); the message limit is the engine's, so both always agree. The app
     does not own the store: whoever opened it closes it after the server stopped. ``host``
     is the address the server listens on (it decides the Host names answered).
+    ``observers``: who counts and traces the turns (default: from ``settings``).
 
     >>> from engine.compiler import compile_file
     >>> from engine.config import Settings
@@ -92,6 +95,9 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
      '/v1/agent/service', '/v1/agent/sessions', '/v1/agent/sessions/{session_id}']
     """
     turns = Turns(engine)
+    turns.observers = observers or Observers.for_server(
+        engine.service.name, metrics=settings.metrics, env=settings.env,
+        active=lambda: len(turns.running))
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
 
     @contextlib.asynccontextmanager
@@ -101,6 +107,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
         yield
         keeper.cancel()
         await turns.drain(SHUTDOWN_GRACE_SECONDS)
+        turns.observers.close()
 
     app = FastAPI(title=f"flowctl: {engine.service.name}", lifespan=lifespan,
                   version=str(engine.service.spec.version or "0"),
@@ -119,6 +126,8 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     delete_route(app, engine)
     session_routes(app, auth)
     page_routes(app, engine, settings)
+    if turns.observers.metrics is not None:
+        metrics_route(app, turns.observers.metrics)
     a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
     playground_api.install(app, engine.service)
     runs_api.serve(app, engine, settings, ping_seconds, SHUTDOWN_GRACE_SECONDS)  # engine/runs
@@ -366,6 +375,13 @@ def document_security(app: FastAPI) -> None:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+def metrics_route(app: FastAPI, metrics: TurnMetrics) -> None:
+    @app.get("/metrics", include_in_schema=False)
+    async def prometheus() -> Response:
+        """Counters of turns, errors, failure tags and model calls (FLOWCTL_METRICS=0: off)."""
+        return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 
 
 def page_routes(app: FastAPI, engine: Engine, settings: Settings) -> None:

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from sse_starlette import ServerSentEvent
 
+from engine.observe.hub import Observers
 from engine.runtime.engine import Engine, plain_done
 from engine.runtime.events import Done, Event
 from engine.runtime.session import SessionState
@@ -29,8 +30,9 @@ __all__ = ["Turns", "sse_frames"]
 class Turns:
     """Starts each turn as a task feeding a queue; a turn outlives the request that began it."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, observers: Observers | None = None) -> None:
         self.engine = engine
+        self.observers = observers or Observers()
         self.running: set[asyncio.Task[Any]] = set()
 
     def start(self, session_id: str, message: str, *, owner: str | None = None,
@@ -41,14 +43,14 @@ class Turns:
         queue: asyncio.Queue[Event | Exception] = asyncio.Queue()
         turn = self.engine.turn(session_id, message, owner=owner, stream=stream,
                                 **_context(context))
-        self._spawn(self._pump(turn, queue))
+        self._spawn(self._pump(turn, queue, self.observers))
         return queue
 
     async def reply(self, session_id: str, message: str, *, owner: str | None = None,
                     context: Mapping[str, Any] | None = None) -> Done:
         """The DONE of a turn; raises what the engine raised if it could not answer."""
         task = self._spawn(_done_of(self.engine.turn(session_id, message, owner=owner,
-                                                     **_context(context))))
+                                                     **_context(context)), self.observers))
         return await asyncio.shield(task)  # a request cancelled mid-turn leaves it running
 
     def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
@@ -68,10 +70,14 @@ class Turns:
             await asyncio.wait(set(self.running), timeout=timeout)
 
     @staticmethod
-    async def _pump(events: AsyncIterator[Event], queue: asyncio.Queue[Event | Exception]) -> None:
+    async def _pump(events: AsyncIterator[Event], queue: asyncio.Queue[Event | Exception],
+                    observers: Observers) -> None:
+        started = time.time_ns()
         try:
             async for event in events:
                 queue.put_nowait(event)
+                if isinstance(event, Done):
+                    observers.finished(event, started)
         except Exception as err:  # the engine could not even answer (its store failed)
             queue.put_nowait(err)  # the consumer logs it: once, with its request
 
@@ -82,9 +88,11 @@ def _context(context: Mapping[str, Any] | None) -> dict[str, Any]:
     request contexts (``turn(session_id, message, *, owner)``) keeps working."""
     return {} if context is None else {"context": context}
 
-async def _done_of(events: AsyncIterator[Event]) -> Done:
+async def _done_of(events: AsyncIterator[Event], observers: Observers) -> Done:
+    started = time.time_ns()
     async for event in events:
         if isinstance(event, Done):
+            observers.finished(event, started)
             return event
     raise RuntimeError("the turn ended without its DONE")
 

@@ -1,0 +1,1 @@
+"""What a running server tells its operator: Prometheus metrics and OpenTelemetry traces."""
