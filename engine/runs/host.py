@@ -176,8 +176,9 @@ class Runs:
     async def _run(self, session_id: str, ref: RunRef) -> None:
         run_id, outcome = ref["id"], Outcome()
         try:
-            await self.log.move(run_id, "running", source=("pending",))
-            await self._status(run_id, "running")
+            await self.log.move(run_id, "running", source=("pending",),
+                                event=(STATUS, {"run_id": run_id, "status": "running"}))
+            self._notify()
             async for event in run_stage(self.engine, session_id, ref, outcome):
                 await self._record(run_id, event)
         except asyncio.CancelledError:
@@ -218,18 +219,17 @@ class Runs:
         await self.log.append(run_id, name, payload)
         self._notify()
 
-    async def _status(self, run_id: str, status: Status, summary: str | None = None) -> None:
-        body: dict[str, Any] = {"run_id": run_id, "status": status}
-        if summary is not None:
-            body["summary"] = summary
-        await self.log.append(run_id, STATUS, body)
+    async def _status(self, run_id: str, status: Status) -> None:
+        await self.log.append(run_id, STATUS, {"run_id": run_id, "status": status})
         self._notify()
 
     async def _end(self, run_id: str, status: Status, summary: str) -> bool:
-        """End the run with ``status`` unless it has ended already."""
-        if not await self.log.move(run_id, status, source=ACTIVE, summary=summary):
+        """End the run with ``status`` (and its final ``RUN_STATUS``) unless it has ended."""
+        body = {"run_id": run_id, "status": status, "summary": summary}
+        if not await self.log.move(run_id, status, source=ACTIVE, summary=summary,
+                                   event=(STATUS, body)):
             return False
-        await self._status(run_id, status, summary)
+        self._notify()
         return True
 
     def _notify(self) -> None:

@@ -81,8 +81,10 @@ class RunLog(Protocol):
         ...
 
     async def move(self, run_id: str, status: Status, *, source: Sequence[Status],
-                   summary: str | None = None) -> bool:
-        """Set ``status`` if the run's status is one of ``source``; True when it did."""
+                   summary: str | None = None, event: tuple[str, Any] | None = None) -> bool:
+        """Set ``status`` if the run's status is one of ``source``, and append ``event``
+        (name, data) in the same transaction: a reader never sees the status without it.
+        True when it moved."""
         ...
 
     async def append(self, run_id: str, name: str, data: Any) -> int:
@@ -132,13 +134,15 @@ class MemoryRunLog:
         return [r for r in self.runs.values() if r.status in ACTIVE]
 
     async def move(self, run_id: str, status: Status, *, source: Sequence[Status],
-                   summary: str | None = None) -> bool:
+                   summary: str | None = None, event: tuple[str, Any] | None = None) -> bool:
         run = self.runs.get(run_id)
         if run is None or run.status not in source:
             return False
         ended = time.time() if status in FINAL else None
         self.runs[run_id] = replace(run, status=status, ended_at=ended,
                                     summary=summary if summary is not None else run.summary)
+        if event is not None:
+            await self.append(run_id, *event)
         return True
 
     async def append(self, run_id: str, name: str, data: Any) -> int:
@@ -243,29 +247,43 @@ class SqliteRunLog:
         return self._rows("WHERE status IN ('pending', 'running')")
 
     async def move(self, run_id: str, status: Status, *, source: Sequence[Status],
-                   summary: str | None = None) -> bool:
+                   summary: str | None = None, event: tuple[str, Any] | None = None) -> bool:
         ended = time.time() if status in FINAL else None
         marks = ", ".join("?" * len(source))
-        cur = self._db.execute(
-            f"UPDATE runs SET status = ?, ended_at = ?, summary = COALESCE(?, summary) "
-            f"WHERE id = ? AND status IN ({marks})", (status, ended, summary, run_id, *source))
-        return cur.rowcount == 1
-
-    async def append(self, run_id: str, name: str, data: Any) -> int:
-        now = time.time()
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = ?",
-                             (run_id,)).fetchone()[0]
-            db.execute("INSERT INTO run_events (run_id, seq, name, data, at) "
-                       "VALUES (?, ?, ?, ?, ?)",
-                       (run_id, seq, name, json.dumps(data, ensure_ascii=False), now))
-            db.execute("UPDATE runs SET heartbeat = ? WHERE id = ?", (now, run_id))
+            moved = db.execute(
+                f"UPDATE runs SET status = ?, ended_at = ?, summary = COALESCE(?, summary) "
+                f"WHERE id = ? AND status IN ({marks})",
+                (status, ended, summary, run_id, *source)).rowcount == 1
+            if moved and event is not None:
+                self._insert(run_id, *event)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        return moved
+
+    async def append(self, run_id: str, name: str, data: Any) -> int:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            seq = self._insert(run_id, name, data)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return seq
+
+    def _insert(self, run_id: str, name: str, data: Any) -> int:
+        """Inside a transaction: the next event of the run, and a heartbeat."""
+        now, db = time.time(), self._db
+        seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM run_events WHERE run_id = ?",
+                         (run_id,)).fetchone()[0]
+        db.execute("INSERT INTO run_events (run_id, seq, name, data, at) VALUES (?, ?, ?, ?, ?)",
+                   (run_id, seq, name, json.dumps(data, ensure_ascii=False), now))
+        db.execute("UPDATE runs SET heartbeat = ? WHERE id = ?", (now, run_id))
         return int(seq)
 
     async def events(self, run_id: str, after: int = 0) -> list[RunEvent]:

@@ -23,6 +23,18 @@ h AS (UPDATE flowctl_runs SET heartbeat = %(at)s WHERE id = %(id)s)
 SELECT seq FROM e
 """
 
+_MOVE = """
+WITH m AS (
+  UPDATE flowctl_runs SET status = %(status)s, ended_at = %(ended)s,
+    summary = COALESCE(%(summary)s, summary), heartbeat = %(at)s
+  WHERE id = %(id)s AND status = ANY(%(source)s) RETURNING id),
+e AS (
+  INSERT INTO flowctl_run_events (run_id, seq, name, data, at)
+  SELECT m.id, (SELECT COALESCE(MAX(seq), 0) + 1 FROM flowctl_run_events
+                WHERE run_id = %(id)s), %(name)s, %(data)s::json, %(at)s
+  FROM m WHERE %(with_event)s)
+SELECT count(*) FROM m
+"""
 _EXPIRE = """
 WITH gone AS (DELETE FROM flowctl_runs WHERE ended_at < %(cutoff)s RETURNING id),
 e AS (DELETE FROM flowctl_run_events WHERE run_id IN (SELECT id FROM gone))
@@ -67,21 +79,25 @@ class PostgresRunLog:
         return await self._runs("WHERE status IN ('pending', 'running')")
 
     async def move(self, run_id: str, status: Status, *, source: Sequence[Status],
-                   summary: str | None = None) -> bool:
-        ended = time.time() if status in FINAL else None
-        rows = await self._fetch(
-            "UPDATE flowctl_runs SET status = %s, ended_at = %s, "
-            "summary = COALESCE(%s, summary) WHERE id = %s AND status = ANY(%s) RETURNING id",
-            (status, ended, summary, run_id, list(source)))
-        return len(rows) == 1
+                   summary: str | None = None, event: tuple[str, Any] | None = None) -> bool:
+        name, data = event if event is not None else ("", None)
+        rows = await self._retried(_MOVE, {
+            "id": run_id, "status": status, "summary": summary, "source": list(source),
+            "ended": time.time() if status in FINAL else None, "at": time.time(),
+            "name": name, "data": json.dumps(data, ensure_ascii=False),
+            "with_event": event is not None})
+        return int(rows[0][0]) == 1
 
     async def append(self, run_id: str, name: str, data: Any) -> int:
-        params = {"id": run_id, "name": name, "at": time.time(),
-                  "data": json.dumps(data, ensure_ascii=False)}
-        for again in (True, False):  # two writers racing for one number: the loser retries
+        rows = await self._retried(_APPEND, {"id": run_id, "name": name, "at": time.time(),
+                                             "data": json.dumps(data, ensure_ascii=False)})
+        return int(rows[0][0])
+
+    async def _retried(self, sql: str, params: dict[str, Any]) -> list[Any]:
+        """``sql`` once more if another writer took the event number it chose."""
+        for again in (True, False):
             try:
-                rows = await self._fetch(_APPEND, params)
-                return int(rows[0][0])
+                return await self._fetch(sql, params)
             except psycopg.errors.UniqueViolation:
                 if not again:
                     raise

@@ -76,6 +76,19 @@ async def test_a_run_ends_once(runlog: RunLog) -> None:
     ended = await runlog.get("a")
     assert ended is not None and (ended.status, ended.summary) == ("cancelled", "x")
     assert ended.ended_at is not None
+    assert await runlog.events("a") == []
+
+
+async def test_a_move_writes_its_event_with_it_and_a_lost_one_writes_none(
+        runlog: RunLog) -> None:
+    await runlog.create(run("a"))
+    await runlog.append("a", "AGENT_START", {})
+    final = ("RUN_STATUS", {"status": "success"})
+    assert await runlog.move("a", "success", source=("pending",), event=final)
+    assert not await runlog.move("a", "interrupted", source=("pending",),
+                                 event=("RUN_STATUS", {"status": "interrupted"}))
+    assert [(e.seq, e.name, e.data) for e in await runlog.events("a")] == [
+        (1, "AGENT_START", {}), (2, "RUN_STATUS", {"status": "success"})]
 
 
 async def test_events_are_numbered_per_run_and_read_after_any_one(runlog: RunLog) -> None:
