@@ -4,7 +4,7 @@ Codes are stable: a code keeps its meaning forever, so CI configurations, SARIF 
 docs/lint.md can refer to them. FL001–FL035 come from loading, the schema and the
 compiler; FL040 and up from the lint checks; FL09x from conversation test files; FL105–FL109
 from knowledge bases and retrieval; FL115–FL119 from loop steps and workspace and command
-actions.
+actions; FL120–FL122 from background runs.
 """
 
 from __future__ import annotations
@@ -171,6 +171,12 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL118", "warning", "loop-without-feedback", "A loop with `until` but no `feedback`: "
        "every attempt sees the same input, so it likely fails the same way."),
     _c("FL119", "error", "nested-loop", "A loop inside another loop's body."),
+    _c("FL120", "error", "background-stage-shape", "A `background` stage is terminal, "
+       "decides a confirmation, or has no steps to run."),
+    _c("FL121", "error", "background-no-exit", "No trigger a step can fire leaves a "
+       "`background` stage: its run could never end anywhere else."),
+    _c("FL122", "warning", "failed-without-run", "A stage is marked `failed`, but no "
+       "`background` stage of its flow leads to it, so no run can end there."),
     _c("FL123", "warning", "ranking-without-priorities", "`patterns.ranking: priority`, but "
        "every routed intent has the same `priority`, so the ranking changes nothing."),
 )

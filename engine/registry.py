@@ -29,6 +29,8 @@ PROMPT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(AGENT_PROMPT_NAMES + UNDERST
 # the seed wire protocol's event names (engine/runtime/events.py emits them)
 EVENT_NAMES: tuple[str, ...] = ("AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE",
                                 "TASK_PROGRESS", "DONE")
+# what a background run's event log adds to them (engine/runs records it at each status)
+RUN_EVENT_NAMES: tuple[str, ...] = ("RUN_STATUS",)
 # the fields of the turn context's fixed-shape values (runtime/context.py builds them)
 CONTEXT_FIELDS: dict[str, tuple[str, ...]] = {
     "turn": ("message", "intent", "confidence"),
@@ -46,5 +48,5 @@ PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted", "offline")
 
 __all__ = ["ACTION_TOOLS", "AGENT_PROMPT_NAMES", "AGENT_TOOLS", "BUILTIN_TEXTS", "CONTEXT_FIELDS",
            "EVENT_NAMES", "FAILURE_TAGS",
-           "PROMPT_NAMES", "PROVIDERS", "SUMMARY_PROMPT_NAMES",
+           "PROMPT_NAMES", "PROVIDERS", "RUN_EVENT_NAMES", "SUMMARY_PROMPT_NAMES",
            "UNDERSTAND_PROMPT_NAMES"]

@@ -2,7 +2,8 @@
 
 A service overrides a text (not a ``label_*``) by defining a message of the same name
 (``empty_message``, ``message_too_long``, ``turn_failed``, ``slot_invalid``, ``ask_slot``,
-``unclear``); such a message sees only the values the text takes (``limit``, ``slot``)."""
+``unclear``, the ``run_*`` texts of background runs); such a message sees only the values
+the text takes (``limit``, ``slot``)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "synthesis_failed": "죄송해요, 답변을 정리하지 못했어요. 다시 한 번 말씀해 주세요.",
         "unclear": "이해하지 못했어요. 다시 알려주세요.",
         "clarify": "어떤 걸 원하세요? {options} 중에서 골라 주세요.",
+        "run_busy": "진행 중인 작업이 있어요 (run {run}). 끝나면 알려드릴게요. 멈추려면 "
+                    "'취소'라고 말씀해 주세요.",
+        "run_cancelled": "진행 중이던 작업을 취소했어요.",
+        "run_cancelling": "작업 취소를 요청했어요. 곧 멈출 거예요.",
+        "run_interrupted": "서버가 다시 시작되어 작업이 중단됐어요. 다시 시작하려면 말씀해 주세요.",
+        "run_outdated": "대화가 이미 다른 단계로 넘어가서 작업을 시작하지 않았어요.",
     },
     "en": {
         "empty_message": "Please type a message.",
@@ -48,6 +55,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "synthesis_failed": "Sorry, I couldn't put the answer together. Please ask again.",
         "unclear": "Sorry, I didn't get that. Could you say it again?",
         "clarify": "Which one do you mean: {options}?",
+        "run_busy": "A task is still running (run {run}); I'll tell you when it ends. Say "
+                    "'cancel' to stop it.",
+        "run_cancelled": "The running task was cancelled.",
+        "run_cancelling": "Asked the task to stop; it will end shortly.",
+        "run_interrupted": "The server restarted and the task was interrupted. Tell me to "
+                           "start it again.",
+        "run_outdated": "The conversation had moved on, so the task did not start.",
     },
 }
 
@@ -57,7 +71,8 @@ OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
     "message_too_long": ("limit",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
-    "clarify": ("options",), "synthesis_failed": (),
+    "clarify": ("options",), "synthesis_failed": (), "run_busy": ("run",), "run_cancelled": (),
+    "run_cancelling": (), "run_interrupted": (), "run_outdated": (),
 }
 
 

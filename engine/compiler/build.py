@@ -341,7 +341,8 @@ def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,
                                               cancel=tuple(own.cancel), deny=tuple(own.deny)))
     return c.CompiledStage(name, stage.terminal, stage.say, stage.reprompt,
                            stage.next_action or default_action, tuple(stage.buttons),
-                           stage.decide, steps, words)
+                           stage.decide, steps, words, background=stage.background,
+                           failed=stage.failed)
 
 
 def _steps(steps: list[s.Step], spec: s.ServiceSpec, prompts: Mapping[str, Compiled | None],

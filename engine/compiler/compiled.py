@@ -220,6 +220,10 @@ class CompiledStage:
     steps: tuple[Step, ...]
     words: YesNoWords | None = None
     """The stage's own decision words merged with the service's (None: the service's)."""
+    background: bool = False
+    """Its steps run as a background run, after the turn that reached it (engine/runs)."""
+    failed: bool = False
+    """A background run that ends here ends ``failed``."""
 
 
 @dataclass(frozen=True, slots=True)

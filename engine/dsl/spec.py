@@ -300,6 +300,8 @@ class StageSpec(Spec):
     decide: Literal["confirm"] | None = Field(None, description="`confirm`: yes fires `confirm`, no fires `deny` (where the stage has a `deny` transition) or `cancel`, a new slot value fires `update`; decided in code, no LLM.")
     words: WordsSpec | None = Field(None, description="Decision words for this stage only, added to the locale's and the service's words (a `계속` that confirms here confirms nowhere else).")
     steps: list[Step] = Field(default_factory=list, description="Steps run, in order, when a turn ends in this stage.")
+    background: bool = Field(False, description="The stage's steps run as a background run: the turn that reaches the stage ends at once with the run's id (`state_snapshot.meta.run`), and the run goes on in the server, recorded in a replayable event log (`/v1/runs`), until a step's trigger moves the flow on. Without a server (`flowctl test`, `flowctl chat`) the steps run inside the turn.")
+    failed: bool = Field(False, description="A background run that ends in this stage ends with status `failed` (e.g. its attempts ran out) rather than `success`.")
 
 
 class TransitionSpec(Spec):

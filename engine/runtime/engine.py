@@ -15,7 +15,7 @@ import re
 import time
 import unicodedata
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import base_context
@@ -25,7 +25,7 @@ from engine.runtime.events import Done, Event, Trace, UiHint, wire
 from engine.runtime.guard import context_problems
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
-from engine.runtime.session import SessionState, StreamLog, replayed
+from engine.runtime.session import RunRef, SessionState, StreamLog, replayed
 from engine.runtime.turn import TurnRun, ms, snapshot
 from engine.store.base import SessionStore
 from engine.texts import text
@@ -37,6 +37,19 @@ Clock = Callable[[], dt.datetime]
 
 def system_clock() -> dt.datetime:
     return dt.datetime.now().astimezone()
+
+
+class RunHost(Protocol):
+    """What the engine needs of whoever runs background stages (``engine.runs.Runs``)."""
+
+    async def intercept(self, session_id: str, message: str,
+                        owner: str | None) -> Done | None:
+        """The answer to a message for a session a run holds (None: run the turn)."""
+        ...
+
+    async def begin(self, session_id: str, ref: RunRef, owner: str | None) -> None:
+        """Record the run a committed turn asked for and start it."""
+        ...
 
 
 class Engine:
@@ -57,6 +70,9 @@ class Engine:
         self.understanding_prompt = service.prompts.get(service.understanding_prompt or "")
         self.stubs: Mapping[str, ActionStub] = stubs or {}
         """Actions answered without running them (``flowctl test``'s per-conversation stubs)."""
+        self.runs: RunHost | None = None
+        """Hosts background runs (engine/runs, set by the HTTP server); None runs a
+        background stage's steps inside the turn."""
 
     async def turn(self, session_id: str, message: str, *, owner: str | None = None,
                    stream: str | None = None,
@@ -93,6 +109,11 @@ class Engine:
                 tags = ["CONTEXT_OVERFLOW"] if message and not problems else []  # too long
                 yield plain_done(refusal, state, self.service, turn_id, started, tags=tags,
                                  error="bad_context" if problems else None)
+                return
+            busy = await self.runs.intercept(session_id, message, owner) if self.runs else None
+            if busy is not None:  # a run holds the session: answered without waiting for it
+                sent_done = True
+                yield busy
                 return
             async with self.store.lock(session_id):
                 events = self._locked_turn(session_id, message, turn_id, started, owner,
@@ -137,6 +158,8 @@ class Engine:
             if stream is not None:
                 session.stream = StreamLog(id=stream, events=[*sent, wire(done)])
             await run.commit()
+            if run.started is not None and self.runs is not None:
+                await self.runs.begin(session_id, run.started, owner)
         except Exception as err:
             # one line for operators; the traceback when debugging (never to the user)
             log.error("turn %s of session %s failed: %s: %s", turn_id, session_id,
@@ -281,4 +304,4 @@ def plain_done(message: str, state: SessionState, service: CompiledService, turn
                 state_snapshot=snapshot(state, flow, service.sensitive), trace=trace)
 
 
-__all__ = ["Clock", "Engine", "clean_text", "plain_done", "system_clock"]
+__all__ = ["Clock", "Engine", "RunHost", "clean_text", "plain_done", "system_clock"]

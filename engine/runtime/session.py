@@ -52,6 +52,17 @@ class Meta(TypedDict, total=False):
     """The change waiting for the user's yes: ``{"slot", "old", "new"}``."""
     corrected: dict[str, Any]
     """Slots this turn changed from a value they had: slot -> the old value."""
+    run: RunRef
+    """The background run a turn started in this task's current stage (engine/runs)."""
+
+
+class RunRef(TypedDict):
+    """DONE's ``state_snapshot.meta.run``: the run the turn started, to follow at
+    ``/v1/runs/{id}``."""
+
+    id: str
+    flow: str
+    stage: str
 
 
 class Frame(TypedDict):

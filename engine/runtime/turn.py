@@ -11,6 +11,7 @@ lock, the load and the commit around it; steps live in ``steps.py``, model calls
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +46,7 @@ from engine.runtime.memory import fold, remember
 from engine.runtime.models import LiveModel
 from engine.runtime.reply import Reply
 from engine.runtime.routing import merge, settled
-from engine.runtime.session import JournalEntry, SessionState
+from engine.runtime.session import JournalEntry, RunRef, SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.stack import FlowStack, entries, unwind
 from engine.runtime.steps import run_steps
@@ -109,6 +110,12 @@ class TurnRun:
         """The task that ended this turn (its outcome and slots) until a caller takes it."""
         self.moved = False
         self.synthesis = Synthesised()
+        self.in_run = engine.runs is None
+        """Background stages run their steps here: this is the run (or nobody hosts runs)."""
+        self.resumed: str | None = None
+        """The background stage a run goes on from (engine/runs): not said again."""
+        self.started: RunRef | None = None
+        """The background run this turn asked for, started once the turn has committed."""
 
     async def commit(self, *, final: bool = True) -> None:
         """Write the session and the tasks completed since the last write, in one go;
@@ -316,7 +323,9 @@ class TurnRun:
         """Run the steps of each stage the turn reaches; stop at a stage that keeps it."""
         for _ in range(MAX_HOPS):
             flow, stage = self.state.flow, self.state.stage
-            if stage.steps:
+            if stage.background and not self.in_run:
+                self.start_run(flow, stage)  # its steps run after this turn (engine/runs)
+            elif stage.steps:
                 async for event in run_steps(self, stage.steps):
                     yield event
             if self.halted:
@@ -329,6 +338,8 @@ class TurnRun:
                 self.state.batch.count_outcome(stage.name)
             if self.state.session.meta.get("awaiting") == "correction":
                 self.reply.say(flow.confirm_corrections)
+            elif self.resumed == stage.name:
+                self.resumed = None  # a run's stage spoke in the turn that started the run
             else:
                 self.reply.say(stage.say if moved or not stage.reprompt else stage.reprompt)
             if trigger is not None:
@@ -343,6 +354,11 @@ class TurnRun:
             return
         raise FlowRuntimeError(f"flow {self.state.flow.name} moved more than {MAX_HOPS} times "
                                "in a turn")
+
+    def start_run(self, flow: CompiledFlow, stage: CompiledStage) -> None:
+        """Ask for a background run of ``stage``'s steps (its id in ``meta.run``)."""
+        self.started = RunRef(id=uuid.uuid4().hex, flow=flow.name, stage=stage.name)
+        self.state.session.meta["run"] = self.started
 
     def _hand_over(self) -> bool:
         """A step called or linked a flow: start it on top (a caller waits under it; a

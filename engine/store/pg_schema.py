@@ -44,6 +44,20 @@ CREATE TABLE flowctl_completed (
 CREATE INDEX flowctl_completed_session ON flowctl_completed (session_id, seq);
 CREATE INDEX flowctl_completed_created ON flowctl_completed (created_at);
 """),
+    Migration(2, "background runs and their event logs", """
+CREATE TABLE flowctl_runs (
+  id text PRIMARY KEY, session_id text NOT NULL, owner text, flow text NOT NULL,
+  stage text NOT NULL, status text NOT NULL, created_at double precision NOT NULL,
+  ended_at double precision, summary text, cancel_requested boolean NOT NULL DEFAULT false,
+  instance text NOT NULL, machine text NOT NULL, pid integer NOT NULL, started text,
+  heartbeat double precision NOT NULL);
+CREATE INDEX flowctl_runs_session ON flowctl_runs (session_id, created_at);
+CREATE INDEX flowctl_runs_active ON flowctl_runs (status)
+  WHERE status IN ('pending', 'running');
+CREATE TABLE flowctl_run_events (
+  run_id text NOT NULL, seq integer NOT NULL, name text NOT NULL, data json NOT NULL,
+  at double precision NOT NULL, PRIMARY KEY (run_id, seq));
+"""),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -5,7 +5,8 @@ The examples are one walkthrough, run in order: ``export NAME=VALUE`` sets the e
 of the servers started after it; ``[NAME=VALUE ...] flowctl serve ...`` with no output shown
 starts a server in the background (on a free loopback port instead of 8000, replacing the
 one before), and with output shown runs to its end and must print exactly that; ``curl``
-runs through httpx (``-s -i -N -X -H -d -c -b``; ``localhost:8000`` is the running server).
+runs through httpx (``-s -i -N -X -H -d -c -b``; ``localhost:8000`` is the running server;
+``$RUN`` is the id of the last background run a response showed).
 In the output shown, ``...`` stands for any text, lines included.
 """
 
@@ -54,10 +55,11 @@ class Walkthrough:
     env: dict[str, str] = field(default_factory=dict)
     server: Serve | None = None
     jars: dict[str, httpx.Cookies] = field(default_factory=dict)
+    run_id: str = ""
 
     def run(self, step: Step) -> str | None:
         """The output of the step (None: nothing to compare)."""
-        words = shlex.split(step.command)
+        words = shlex.split(step.command.replace("$RUN", self.run_id))
         if words[0] == "export":
             name, _, value = words[1].partition("=")
             self.env[name] = value
@@ -69,7 +71,10 @@ class Walkthrough:
         if words[:2] == ["flowctl", "serve"]:
             return self.serve(words[2:], env, step.expected)
         assert words[0] == "curl", f"no runner for {step.command!r}"
-        return self.curl(words[1:])
+        out = self.curl(words[1:])
+        started = re.search(r'"run":\{"id":"(\w+)"', out)  # a run's id, as $RUN from now on
+        self.run_id = started[1] if started else self.run_id
+        return out
 
     def serve(self, args: list[str], env: dict[str, str], expected: str) -> str | None:
         if expected:

@@ -6,7 +6,8 @@ The runtime's rules, stated once here (engine/runtime/turn.py is the reference):
 - ``update`` fires at the start of every turn of a flow in progress, in any non-terminal
   stage (also the initial one); ``confirm`` only at a ``decide: confirm`` stage, from a
   yes word; ``cancel`` at any non-terminal stage, from a cancel (or, at a confirmation, a
-  no) word. Yes/no words are only read in flows that collect slots.
+  no) word. Yes/no words are only read in flows that collect slots, but cancelling a
+  background stage's run (a cancel word, or the API) fires ``cancel`` there in any flow.
 - Any other trigger fires only from the stage whose steps fire it (a ``trigger`` step or
   a ``call`` step's ``ok``/``error``), right after those steps, in the same turn.
 - The first transition (in file order) whose trigger, source and condition match fires.
@@ -112,8 +113,8 @@ class FlowModel:
             return None
         if st.terminal:
             return f"a turn never starts in terminal stage `{stage}`"
-        if trigger == "update":
-            return None
+        if trigger == "update" or (trigger == "cancel" and st.background):
+            return None  # a background run's cancel fires `cancel`, slots or not
         if trigger in ("confirm", "cancel") and not self.collects:
             return (f"the runtime reads yes/no words only in flows that collect slots, "
                     f"and flow `{self.name}` collects none")

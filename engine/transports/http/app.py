@@ -38,6 +38,7 @@ from engine.observe.hub import Observers
 from engine.observe.metrics import CONTENT_TYPE_LATEST, TurnMetrics
 from engine.runtime.engine import Engine
 from engine.transports.http import edge, errors, playground_api
+from engine.transports.http import runs as runs_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
 from engine.transports.http.errors import bad_context, error, too_long
@@ -129,6 +130,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
         metrics_route(app, turns.observers.metrics)
     a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
     playground_api.install(app, engine.service)
+    runs_api.serve(app, engine, settings, ping_seconds, SHUTDOWN_GRACE_SECONDS)  # engine/runs
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)

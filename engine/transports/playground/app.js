@@ -2,7 +2,8 @@
 // Tokens are appended as they arrive; DONE replaces them with the final message and brings
 // the buttons, the state, the trace and the hooks. Every turn is kept (saved.js), so the
 // timeline runs across turns and a reload comes back to the same session; clicking a turn
-// in the timeline shows the state, trace, hooks and graph as they were after it.
+// in the timeline shows the state, trace, hooks and graph as they were after it. A turn that
+// starts a background run opens it in the Runs panel (runs.js), which a reload replays.
 // A server with API keys answers 401 until the page logs in: the key prompt trades the key
 // for an HttpOnly cookie (POST /v1/agent/login), which the EventSource then carries.
 
@@ -10,6 +11,7 @@ import { drawGraph } from "./graph.js";
 import {
   $, el, eventRow, renderCompleted, renderHooks, renderState, renderTrace, turnGroup,
 } from "./panels.js";
+import { initRuns, runStarted, showRuns } from "./runs.js";
 import { Saved, lastLocale } from "./saved.js";
 import { apply, setLocale, t } from "./texts.js";
 
@@ -138,6 +140,7 @@ async function openSession(id) {
   select(ui.turns.length ? ui.turns.length - 1 : null);
   renderSessions();
   refreshCompleted();
+  showRuns(id);
   $("input").focus();
 }
 
@@ -310,6 +313,7 @@ function send(raw) {
       ui.graphFlow = null;
       select(index);
       refreshCompleted();
+      if (d.state_snapshot?.meta?.run) runStarted(d.state_snapshot.meta.run);
       setBusy(false);
       $("input").focus();
     },
@@ -343,6 +347,7 @@ async function init() {
   $("composer").addEventListener("submit", (event) => { event.preventDefault(); send(); });
   $("new-session").addEventListener("click", () => { if (!ui.busy) startSession(); });
   $("login").addEventListener("submit", logIn);
+  initRuns({ onEnd: () => refreshCompleted() });
   try {
     const health = await (await fetch("/healthz")).json();
     ui.serviceName = health.service;

@@ -45,6 +45,10 @@ const TEXTS = {
     events: "이벤트",
     turn: "턴 {turn}",
     untitled: "(새 대화)",
+    runs: "백그라운드 실행",
+    cancelRun: "실행 취소",
+    attempt: "시도 {attempt}",
+    exitCode: "종료 코드 {code}",
   },
   en: {
     newSession: "New session",
@@ -88,6 +92,10 @@ const TEXTS = {
     events: "Events",
     turn: "turn {turn}",
     untitled: "(new conversation)",
+    runs: "Background runs",
+    cancelRun: "Cancel run",
+    attempt: "attempt {attempt}",
+    exitCode: "exit code {code}",
   },
 };
 
