@@ -21,15 +21,17 @@ from typing import Any, cast
 from engine.app.callers import forwarded
 from engine.app.checks import service_keywords
 from engine.app.hooks import Target, Webhooks
+from engine.app.llm_router import LlmRouter, router_models
 from engine.app.load import LoadedApp, resolve_url
 from engine.app.remote import RemoteService
-from engine.app.router import Route, Router
+from engine.app.router import Reason, Route, Router
 from engine.app.services import LocalService, Service
 from engine.app.store import APP, AppStore, ServiceStore, key
 from engine.config import Settings
 from engine.errors import FlowRuntimeError
 from engine.runtime.engine import Clock, Engine, plain_done, system_clock
 from engine.runtime.events import Done, Event, wire
+from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.session import SessionState, StreamLog, replayed
 from engine.store.base import SessionStore
 
@@ -54,8 +56,9 @@ class AppEngine(Engine):
                  clock: Clock = system_clock) -> None:
         settings = settings or Settings()
         # named after the app (health check, OpenAPI title, logs); texts from the first flow
+        # any context object passes here: each local service checks it against its own schema
         first = replace(next(iter(app.flows.values())), name=app.spec.app,
-                        description=app.spec.description)
+                        description=app.spec.description, context_schema={"type": "object"})
         sensitive = {name: compiled.sensitive for name, compiled in app.flows.items()}
         super().__init__(first, store=AppStore(store, sensitive), settings=settings, clock=clock)
         self.app = app
@@ -68,6 +71,9 @@ class AppEngine(Engine):
         self.router = Router({n: service_keywords(app, n) for n in app.spec.services},
                              app.spec.default)
         self.webhooks = Webhooks([self._target(i) for i in range(len(app.spec.hooks))])
+        self.router_models = router_models(app, settings.env)
+        live = self.router_models.get("router") if self.router_models else None
+        self.llm_router = LlmRouter(app, live, redact=not settings.dev_mode) if live else None
 
     def _service(self, name: str, store: SessionStore, settings: Settings,
                  clock: Clock) -> Service:
@@ -105,17 +111,20 @@ class AppEngine(Engine):
 
     async def turn(self, session_id: str, message: str, *, owner: str | None = None,
                    stream: str | None = None,
-                   context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
+                   context: Mapping[str, Any] | None = None,
+                   understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
         """Route and run one turn; yields the service's events, always ending with DONE
         (a store that cannot lock or load gives the runtime's failure DONE). ``stream``: the
-        events are kept in the app record for ``replay``, as ``Engine.turn`` keeps them. An
-        app does not forward a request ``context`` to its services yet."""
+        events are kept in the app record for ``replay``, as ``Engine.turn`` keeps them.
+        ``context`` goes to the chosen service (a local one that declares a context schema,
+        a remote one, an A2A agent). ``understood`` is not for an app (its router makes
+        the understanding of a turn); it is ignored."""
         started = time.perf_counter()
         done: Done | None = None
         try:
             async with self.raw.lock(key(APP, session_id)):
                 async for event in self._routed_turn(session_id, message, owner, started,
-                                                     stream):
+                                                     stream, context):
                     if isinstance(event, Done):
                         done = event
                     else:
@@ -133,8 +142,8 @@ class AppEngine(Engine):
                                            "turn_id": done.trace.get("turn_id", "")})
 
     async def _routed_turn(self, session_id: str, message: str, owner: str | None,
-                           started: float, stream: str | None = None
-                           ) -> AsyncIterator[Event]:
+                           started: float, stream: str | None = None,
+                           context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
         record = await self.raw.load(key(APP, session_id))
         state = dict(record.data) if record else {}
         if record is not None and state.get("owner") != owner:
@@ -143,9 +152,12 @@ class AppEngine(Engine):
         route = self.router.route(message, state.get("service"),
                                   mid_flow=bool(state.get("mid_flow")),
                                   suspended=state.get("suspended"))
+        if route.reason == "default" and self.llm_router is not None:
+            route = await self._by_model(message) or route
         done: Done | None = None
         sent: list[tuple[str, Any]] = []
-        answer = self.services[route.service].turn(session_id, message, owner=owner)
+        answer = self.services[route.service].turn(session_id, message, owner=owner,
+                                                   context=context, understood=route.understood)
         async with contextlib.aclosing(cast(AsyncGenerator[Event, None], answer)) as events:
             async for event in events:
                 if isinstance(event, Done):
@@ -167,6 +179,17 @@ class AppEngine(Engine):
                 log.error("the app record of session %s was not saved: %s: %s", session_id,
                           type(err).__name__, err)
         yield done
+
+    async def _by_model(self, message: str) -> Route | None:
+        """No keyword claimed ``message``: a local service's intents, else the router model's
+        one call (None when it cannot be asked: the default stands)."""
+        assert self.llm_router is not None
+        choice = self.llm_router.by_intents(message) or \
+            await self.llm_router.choose(message, self.clock().date())
+        if choice is None:
+            return None
+        return Route(choice.service, cast(Reason, choice.reason), understood=choice.understood,
+                     call=choice.call)
 
     @staticmethod
     def _next_state(state: Mapping[str, Any], route: Route, owner: str | None,
@@ -196,6 +219,10 @@ class AppEngine(Engine):
                                  "reason": route.reason}
         if route.keyword:
             entry["keyword"] = route.keyword
+        if route.call is not None:  # the router model's call: its provider, time and tokens
+            entry = {**route.call, **entry, "elapsed_ms": route.call["elapsed_ms"],
+                     "success": route.call["success"], "retries": route.call["retries"],
+                     "error": route.call["error"]}
         trace = {**done.trace, "agents": [entry, *done.trace.get("agents", [])]}
         trace["total_elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
         return replace(done, state_snapshot=snapshot,  # type: ignore[arg-type]
@@ -240,6 +267,8 @@ class AppEngine(Engine):
 
     async def aclose(self) -> None:
         await self.webhooks.aclose()
+        if self.router_models is not None:
+            await self.router_models.close()
         for service in self.services.values():
             await service.aclose()
         await super().aclose()

@@ -13,6 +13,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.dsl.spec import ModelSpec
+
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
 EnvName = Annotated[str, Field(pattern=r"^[A-Z_][A-Z0-9_]*$", description="An environment variable name, e.g. CARD_SERVICE_URL.")]
 UrlTemplate = Annotated[str, Field(pattern=r"^(\$\{[A-Z_][A-Z0-9_]*(:-[^}]*)?\}|https?://)", description="A URL, or `${NAME}` / `${NAME:-default}` (optionally followed by a path): read from the environment when the app starts.")]
@@ -52,6 +54,14 @@ class HookSpec(Spec):
     backoff_sec: float = Field(0.5, ge=0, le=60, description="First backoff; it doubles each retry (with jitter).")
 
 
+class RouterSpec(Spec):
+    """The optional LLM router: when no keyword and no local service's intent claims a
+    message, ONE call of this model picks the service and understands the message for it
+    (that service then makes no understanding call of its own)."""
+
+    model: ModelSpec = Field(description="The model that routes, e.g. `{provider: openai, model: gpt-4.1-mini}`; with no key for its provider the app routes by rules alone.")
+
+
 class MessagesSpec(Spec):
     """What the app itself says (its services say everything else)."""
 
@@ -66,5 +76,6 @@ class AppSpec(Spec):
     version: str | int | None = Field(None, description="Version of the app file.")
     services: dict[Name, ServiceSpec] = Field(min_length=1, description="The services, in priority order (ties between keywords go to the one listed first).")
     default: Name = Field(description="The service of a message no rule claims.")
+    router: RouterSpec | None = Field(None, description="An LLM router for messages no keyword or intent claims; none means rules alone.")
     hooks: list[HookSpec] = Field(default_factory=list, description="Server-side hook handlers (webhooks), delivered after the turn is saved.")
     messages: MessagesSpec = Field(default_factory=MessagesSpec, description="The app's own sentences.")

@@ -32,7 +32,9 @@ async def route(run: TurnRun) -> AsyncIterator[Event]:
     service, message = run.service, run.state.message
     ranked = routing.ranked(message, service)
     intent = ranked[0] if ranked else Intent(None, 0.0)
-    if intent.name is None and run.engine.understanding is not None:
+    if intent.name is None and run.llm is not None:  # understood before the turn (an app)
+        intent = routing.llm_intent(service, run.llm)
+    elif intent.name is None and run.engine.understanding is not None:
         routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
         if await run.ask_llm(run.engine.understanding, routed, current=None):
             intent = routing.llm_intent(service, run.llm)
