@@ -20,7 +20,6 @@ from typing import Any, cast
 
 from engine.app.callers import forwarded
 from engine.app.checks import service_keywords
-from engine.app.hooks import Target, Webhooks
 from engine.app.llm_router import LlmRouter, router_models
 from engine.app.load import LoadedApp, resolve_url
 from engine.app.remote import RemoteService
@@ -33,6 +32,7 @@ from engine.runtime.engine import Clock, Engine, plain_done, system_clock
 from engine.runtime.events import Done, Event, wire
 from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.session import SessionState, StreamLog, replayed
+from engine.runtime.webhooks import HookedEngine, Webhooks, targets
 from engine.store.base import SessionStore
 
 log = logging.getLogger("flowctl.app")
@@ -70,7 +70,7 @@ class AppEngine(Engine):
                                 if not isinstance(s, LocalService)}
         self.router = Router({n: service_keywords(app, n) for n in app.spec.services},
                              app.spec.default)
-        self.webhooks = Webhooks([self._target(i) for i in range(len(app.spec.hooks))])
+        self.webhooks = Webhooks(targets(app.spec.hooks, settings.env, str(app.path)))
         self.router_models = router_models(app, settings.env)
         live = self.router_models.get("router") if self.router_models else None
         self.llm_router = LlmRouter(app, live, redact=not settings.dev_mode) if live else None
@@ -79,8 +79,9 @@ class AppEngine(Engine):
                  clock: Clock) -> Service:
         spec = self.app.spec.services[name]
         if spec.flow is not None:
-            return LocalService(name, Engine(self.app.flows[name], store=ServiceStore(store, name),
-                                             settings=settings, clock=clock))
+            return LocalService(name, HookedEngine(self.app.flows[name],  # its own hooks too
+                                                   store=ServiceStore(store, name),
+                                                   settings=settings, clock=clock))
         url = self._url(spec.remote or spec.a2a or "", f"services.{name}", settings.env)
         api_key = settings.env.get(spec.api_key_env) if spec.api_key_env else None
         failed = self.app.spec.messages.remote_failed
@@ -92,15 +93,6 @@ class AppEngine(Engine):
         return RemoteService(name, url, app=self.app.spec.app, timeout=spec.timeout_sec,
                              failed_text=failed, api_key=api_key,
                              forward=name in forwarded(settings.env))
-
-    def _target(self, index: int) -> Target:
-        spec = self.app.spec.hooks[index]
-        url = self._url(spec.url, f"hooks[{index}]", self.settings.env)
-        secret = self.settings.env.get(spec.secret_env) if spec.secret_env else None
-        if spec.secret_env and not secret:
-            raise FlowRuntimeError(f"{self.app.path}: hooks[{index}] signs with "
-                                   f"{spec.secret_env}, which is not set")
-        return Target(url, spec, secret)
 
     def _url(self, template: str, where: str, env: Mapping[str, str]) -> str:
         url = resolve_url(template, env)

@@ -13,11 +13,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.dsl.hooks import EnvName, HookSpec, Name, UrlTemplate
 from engine.dsl.spec import ModelSpec
 
-Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
-EnvName = Annotated[str, Field(pattern=r"^[A-Z_][A-Z0-9_]*$", description="An environment variable name, e.g. CARD_SERVICE_URL.")]
-UrlTemplate = Annotated[str, Field(pattern=r"^(\$\{[A-Z_][A-Z0-9_]*(:-[^}]*)?\}|https?://)", description="A URL, or `${NAME}` / `${NAME:-default}` (optionally followed by a path): read from the environment when the app starts.")]
+__all__ = ["AppSpec", "HookSpec", "MessagesSpec", "RouterSpec", "ServiceSpec"]
 
 
 class Spec(BaseModel):
@@ -41,17 +40,6 @@ class ServiceSpec(Spec):
         if sum(k is not None for k in (self.flow, self.remote, self.a2a)) != 1:
             raise ValueError("a service takes exactly one of `flow`, `remote` or `a2a`")
         return self
-
-
-class HookSpec(Spec):
-    """A server-side hook handler: DONE's hooks of these types are POSTed to `url`."""
-
-    url: UrlTemplate = Field(description="Where to POST the hook, e.g. `${NOTIFY_URL}/hooks`.")
-    types: list[Name] = Field(default_factory=list, description="Hook types to deliver; none means every type.")
-    secret_env: EnvName | None = Field(None, description="Environment variable holding the HMAC-SHA256 key of the `X-Flowctl-Signature` header.")
-    timeout_sec: float = Field(2.0, gt=0, le=60, description="Timeout of one delivery attempt.")
-    retries: int = Field(3, ge=0, le=10, description="Further attempts after a failed one, with exponential backoff.")
-    backoff_sec: float = Field(0.5, ge=0, le=60, description="First backoff; it doubles each retry (with jitter).")
 
 
 class RouterSpec(Spec):
