@@ -3,18 +3,18 @@
 Graph safety (reachability, dead ends, traps, transitions that never fire, irreversible
 actions without a confirmation: FL040–FL049), data flow (FL050–FL052), values (FL053–FL056),
 usage (FL060–FL070), the flow stack and patterns (FL057, FL059, FL072–FL074), the
-request context and guard (FL075, FL076) and prompts. Each check reports into the shared
-``Context``; an error-severity finding stops a flow from compiling, a warning only shows
-in lint.
+request context and guard (FL075, FL076), hook handlers (FL094, FL097) and prompts.
+Each check reports into the shared ``Context``; an error-severity finding stops a flow
+from compiling, a warning only shows in lint.
 """
 
 from __future__ import annotations
 
-from engine.compiler.checks import dataflow, graph, policy, stack, usage, values
+from engine.compiler.checks import dataflow, graph, hooks, policy, stack, usage, values
 from engine.compiler.checks.context import Context
 
 CHECKS = (graph.check, dataflow.check, values.check, usage.check, stack.check,
-          policy.check)
+          policy.check, hooks.check)
 
 
 def run_checks(ctx: Context) -> None:
