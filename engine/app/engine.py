@@ -23,7 +23,7 @@ from engine.app.checks import service_keywords
 from engine.app.llm_router import LlmRouter, router_models
 from engine.app.load import LoadedApp, resolve_url
 from engine.app.remote import RemoteService
-from engine.app.router import Reason, Route, Router
+from engine.app.router import Route, Router
 from engine.app.services import LocalService, Service
 from engine.app.store import APP, AppStore, ServiceStore, key
 from engine.config import Settings
@@ -180,7 +180,7 @@ class AppEngine(Engine):
             await self.llm_router.choose(message, self.clock().date())
         if choice is None:
             return None
-        return Route(choice.service, cast(Reason, choice.reason), understood=choice.understood,
+        return Route(choice.service, choice.reason, understood=choice.understood,
                      call=choice.call)
 
     @staticmethod

@@ -22,6 +22,7 @@ from typing import Any
 
 from engine.app.checks import service_keywords
 from engine.app.load import LoadedApp
+from engine.app.router import Reason
 from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import Compiled, base_context, compile_template
 from engine.errors import ProviderError
@@ -48,7 +49,7 @@ class Choice:
     """Where the message goes: by a local service's intents (no call) or by the model."""
 
     service: str
-    reason: str
+    reason: Reason
     """``intent``, ``llm`` or ``llm_failed`` (the default answers: the reply was unusable)."""
     understood: LlmUnderstanding | None = None
     """For a local service after a call: what it uses instead of its own call."""
