@@ -16,6 +16,7 @@ is logged (logger ``flowctl.hooks``) and kept in ``log``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -23,9 +24,9 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from tenacity import (
@@ -195,13 +196,17 @@ class HookedEngine(Engine):
     async def turn(self, session_id: str, message: str, *, owner: str | None = None,
                    stream: str | None = None, context: Mapping[str, Any] | None = None,
                    understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
-        async for event in super().turn(session_id, message, owner=owner, stream=stream,
-                                        context=context, understood=understood):
-            if isinstance(event, Done) and self.webhooks is not None:
-                self.webhooks.deliver(event.hooks, {
-                    "session_id": session_id, "service": self.service.name,
-                    "turn_id": event.trace.get("turn_id", "")})
-            yield event
+        turn = super().turn(session_id, message, owner=owner, stream=stream, context=context,
+                            understood=understood)
+        # closed here, not by the garbage collector: the session's lock is released the
+        # moment a consumer that stopped listening closes this turn
+        async with contextlib.aclosing(cast(AsyncGenerator[Event, None], turn)) as events:
+            async for event in events:
+                if isinstance(event, Done) and self.webhooks is not None:
+                    self.webhooks.deliver(event.hooks, {
+                        "session_id": session_id, "service": self.service.name,
+                        "turn_id": event.trace.get("turn_id", "")})
+                yield event
 
     async def aclose(self) -> None:
         if self.webhooks is not None:
