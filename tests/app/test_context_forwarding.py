@@ -79,3 +79,28 @@ async def test_a_remote_service_gets_the_context(tmp_path: Path, kind: str,
     url = shop.agent if kind == "remote" else shop.url
     path = app_file(tmp_path, f"{kind}: '{url}'")
     await check(AppEngine(load_app(path, {}), store=MemoryStore(), settings=Settings()))
+
+
+async def test_the_http_api_of_an_app_takes_a_context_for_its_services(tmp_path: Path) -> None:
+    import httpx
+
+    from engine.transports.http import create_app
+
+    path = app_file(tmp_path, f"flow: {ROOT / 'flows' / 'shop.yaml'}")
+    engine = AppEngine(load_app(path, {}), store=MemoryStore(), settings=Settings())
+    transport = httpx.ASGITransport(app=create_app(engine, settings=Settings()),
+                                    client=("127.0.0.1", 50000))
+    try:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            said = {}
+            for who, context in (("consumer", CONSUMER), ("seller", SELLER)):
+                reply = await http.post("/v1/agent/chat", json={
+                    "session_id": who, "message": "이번 달 매출 알려줘", "context": context})
+                assert reply.status_code == 200, reply.text
+                said[who] = reply.json()["interaction"]["message"]
+            reply = await http.post("/v1/agent/chat", json={
+                "session_id": "t", "message": "엄마한테 1만원 보내줘", "context": SELLER})
+            assert reply.status_code == 200, reply.text
+    finally:
+        await engine.aclose()
+    assert said["consumer"] == SELLER_ONLY and said["seller"] != SELLER_ONLY
