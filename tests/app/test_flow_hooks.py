@@ -5,12 +5,14 @@ nothing; the signing key only ever comes from the environment."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
 import time
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from pathlib import Path
+from typing import cast
 
 import httpx
 import pytest
@@ -19,7 +21,7 @@ from engine.app import engine_factory
 from engine.compiler import compile_file
 from engine.config import Settings
 from engine.errors import FlowRuntimeError
-from engine.runtime.events import Done
+from engine.runtime.events import Done, Event
 from engine.runtime.webhooks import HookedEngine
 from engine.store import MemoryStore
 from tests.app.conftest import Server, free_port
@@ -133,3 +135,39 @@ def test_a_flow_file_cannot_hold_the_key_itself(tmp_path: Path, secret: str) -> 
     path = hooked_flow(tmp_path, secret=secret)
     with pytest.raises(FlowDefinitionError, match="secret"):
         compile_file(path)
+
+
+class CountingStore(MemoryStore):
+    """A memory store that counts the session locks held right now."""
+
+    held = 0
+
+    def __init__(self) -> None:
+        super().__init__()
+        locks = self.lock
+
+        @contextlib.asynccontextmanager
+        async def counted(session_id: str) -> AsyncIterator[None]:
+            async with locks(session_id):
+                CountingStore.held += 1
+                try:
+                    yield
+                finally:
+                    CountingStore.held -= 1
+
+        self.lock = counted  # type: ignore[assignment]
+
+
+async def test_a_consumer_that_stops_at_done_releases_the_lock_at_once(tmp_path: Path) -> None:
+    with HookTarget() as target:
+        env = {"HOOK_URL": target.url, "HOOK_SECRET": "s3cret"}
+        engine = HookedEngine(compile_file(hooked_flow(tmp_path)), store=CountingStore(),
+                              settings=Settings(env=env))
+        turn = engine.turn("s", "엄마한테 1만원 보내줘")
+        async with contextlib.aclosing(cast(AsyncGenerator[Event, None], turn)) as events:
+            async for event in events:
+                if isinstance(event, Done):
+                    assert CountingStore.held == 1
+                    break
+        assert CountingStore.held == 0  # not left to the garbage collector's finaliser
+        await engine.aclose()
