@@ -124,3 +124,28 @@ async def test_an_unusable_router_reply_falls_back_to_the_default(
     entry = router_entry(done)
     assert (entry["reason"], entry["success"]) == ("llm_failed", False)
     assert len(llm.requests) == 1  # and the default service made no call of its own
+
+
+async def test_the_router_can_send_a_message_to_a_remote_service(
+        llm: FakeLLMServer, tmp_path: Path) -> None:
+    from tests.app.test_remote import DONE, frame
+    from tests.fakes.sse_remote import ScriptedRemote
+
+    llm.reset()
+    with ScriptedRemote(frame("LLM_TOKEN", "카드") + frame("DONE", DONE)) as remote:
+        path = tmp_path / "app.yaml"
+        path.write_text(APP.replace("default: balance", f"""  card:
+    description: 카드 신청과 혜택 안내 (카드 서버)
+    remote: '{remote.url}'
+    keywords: [카드]
+default: balance"""), encoding="utf-8")
+        env = {**llm.env(), "CORE_BANK_URL": "http://127.0.0.1:9"}
+        engine = AppEngine(load_app(path, env), store=MemoryStore(), settings=load_settings(env),
+                           clock=lambda: TODAY)
+        llm.enqueue(routed("card"))
+        done = await turn(engine, "연회비 없는 걸로 하나 만들고 싶어")
+        await engine.aclose()
+    assert (done.state_snapshot["service"], router_entry(done)["reason"]) == ("card", "llm")
+    assert "카드 서버" in llm.requests[0].body["messages"][0]["content"]
+    assert len(llm.requests) == 1
+    assert remote.requests[0][0]["message"] == "연회비 없는 걸로 하나 만들고 싶어"
