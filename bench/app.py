@@ -8,6 +8,8 @@ conversations (``bench/conversations.py``):
   own record per session, the transfer service's key space)
 - ``app+dead hook``: the app with a webhook on every hook type pointing at a port where
   nothing listens (each executed transfer schedules a delivery that fails and retries)
+- ``flow+dead hook``: the transfer flow alone with the same webhook in its own ``hooks:``
+  (``HookedEngine``, what ``flowctl serve FLOW.yaml`` runs)
 
 Then the remote hop, over loopback HTTP against a real ``flowctl serve flows/card.yaml``:
 one card question streamed straight from the card server, and the same through an app
@@ -44,6 +46,7 @@ from engine.app.engine import AppEngine  # noqa: E402
 from engine.compiler import compile_file  # noqa: E402
 from engine.config import Settings  # noqa: E402
 from engine.runtime.engine import Engine  # noqa: E402
+from engine.runtime.webhooks import HookedEngine  # noqa: E402
 from engine.store.sqlite import SqliteStore  # noqa: E402
 
 TODAY = dt.datetime(2026, 11, 22, 9, 0, tzinfo=dt.UTC)
@@ -71,6 +74,16 @@ def hooked_app(tmp: Path) -> Path:
     return path
 
 
+def hooked_flow(tmp: Path) -> Path:
+    path = tmp / "hooked_flow.yaml"
+    if not (tmp / "prompts").exists():
+        (tmp / "prompts").symlink_to(ROOT / "prompts")
+    text = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8")
+    path.write_text(text + "\nhooks:\n  - {url: 'http://127.0.0.1:9/hooks', retries: 2, "
+                    "backoff_sec: 0.01}\n", encoding="utf-8")
+    return path
+
+
 async def in_process(rounds: int, tmp: Path) -> list[tuple[str, list[float]]]:
     settings = Settings(env={})
     variants: list[tuple[str, Any]] = [
@@ -79,7 +92,10 @@ async def in_process(rounds: int, tmp: Path) -> list[tuple[str, list[float]]]:
         ("app", lambda store: AppEngine(load_app(ROOT / "flows" / "bank.yaml", {}),
                                         store=store, settings=settings, clock=lambda: TODAY)),
         ("app+dead hook", lambda store: AppEngine(load_app(hooked_app(tmp), {}), store=store,
-                                                  settings=settings, clock=lambda: TODAY))]
+                                                  settings=settings, clock=lambda: TODAY)),
+        ("flow+dead hook", lambda store: HookedEngine(compile_file(hooked_flow(tmp)),
+                                                      store=store, settings=settings,
+                                                      clock=lambda: TODAY))]
     results = []
     for name, make in variants:
         store = SqliteStore(str(tmp / f"{name.replace(' ', '_')}.db"))

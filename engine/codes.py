@@ -162,6 +162,15 @@ CATALOGUE: tuple[Code, ...] = (
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
     _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
        "intent, agent, hook or event that does not exist."),
+    _c("FL094", "warning", "hook-type-never-emitted", "A hook handler asks for a hook type no "
+       "`emit` step of the service sends."),
+    _c("FL095", "warning", "service-undescribed", "An app with an LLM router holds a service "
+       "with no `description` and no routed intents: the router model cannot tell what it is "
+       "for."),
+    _c("FL096", "warning", "app-hook-type-never-emitted", "An app's hook handler asks for a "
+       "hook type no local service emits (and the app has no remote service that could)."),
+    _c("FL097", "warning", "hooks-without-emit", "A flow declares hook handlers, but none of "
+       "its steps emits a hook."),
     _c("FL115", "error", "command-shell-operator", "A command action's argument holds a "
        "shell operator such as `;`, `&` or `$`; commands run without a shell."),
     _c("FL116", "error", "workspace-path", "A workspace action's glob is absolute or has "

@@ -22,7 +22,7 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import Any, cast
 
 import httpx
@@ -104,8 +104,10 @@ class TurnExecutor(AgentExecutor):
                 context.task_id, context.context_id, TaskState.TASK_STATE_SUBMITTED,
                 history=history))
         chunks = 0
+        given = _forwarded_context(context)
         async for event in self.engine.turn(context.context_id, context.get_user_input(),
-                                            owner=owner):
+                                            owner=owner,
+                                            context=given):
             if isinstance(event, LlmToken):
                 await updater.add_artifact([new_text_part(event.text)], artifact_id="reply",
                                            name="reply", append=chunks > 0, last_chunk=False)
@@ -119,6 +121,14 @@ class TurnExecutor(AgentExecutor):
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """A turn is not cancelled half-way (it commits whole); nothing to do."""
+
+
+def _forwarded_context(context: RequestContext) -> dict[str, Any] | None:
+    """The request context an app forwarded as the message's ``context`` metadata."""
+    if context.message is None or not context.message.HasField("metadata"):
+        return None
+    given = MessageToDict(context.message.metadata).get("context")
+    return given if isinstance(given, dict) else None
 
 
 class _Callers(DefaultServerCallContextBuilder):
@@ -159,11 +169,14 @@ class A2AService:
         self.http = httpx.AsyncClient(timeout=httpx.Timeout(timeout), headers=headers)
         self.client: Client | None = None  # made from the agent card on first use
 
-    async def turn(self, session_id: str, message: str, *,
-                   owner: str | None = None) -> AsyncIterator[Event]:
+    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
+                   context: Mapping[str, Any] | None = None,
+                   understood: object = None) -> AsyncIterator[Event]:
+        """The agent's turn; the request ``context`` goes as the message's ``context``
+        metadata (a flowctl agent hands it to its turn)."""
         started = time.perf_counter()
         try:
-            async for event in self._relay(session_id, message, owner):
+            async for event in self._relay(session_id, message, owner, context):
                 yield event
                 if isinstance(event, Done):
                     return
@@ -176,8 +189,8 @@ class A2AService:
         yield failure_done(self.failed_text.replace("{service}", self.name), self.name,
                            started, turn_id, error)
 
-    async def _relay(self, session_id: str, message: str,
-                     owner: str | None) -> AsyncIterator[Event]:
+    async def _relay(self, session_id: str, message: str, owner: str | None,
+                     context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
         from engine.app.remote import remote_session
 
         if self.client is None:
@@ -187,6 +200,8 @@ class A2AService:
         request = SendMessageRequest(message=Message(
             role=Role.ROLE_USER, message_id=uuid.uuid4().hex, parts=[Part(text=message)],
             context_id=remote_session("a2a", session_id, owner)))
+        if context is not None:
+            request.message.metadata.update({"context": dict(context)})
         started = time.perf_counter()
         stream = cast(AsyncGenerator[StreamResponse, None], client.send_message(request))
         async with contextlib.aclosing(stream) as responses:

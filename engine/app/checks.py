@@ -2,7 +2,8 @@
 
 FL080 a name that is not a service; FL081 a keyword two services claim; FL082 a service no
 message can reach; FL083 a remote URL whose variable is not set here; FL084 a local flow
-file that is missing or does not compile; FL085 an app without a local service.
+file that is missing or does not compile; FL085 an app without a local service; FL095 a
+service the LLM router cannot tell the purpose of; FL096 a hook type no service emits.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path as FilePath
 
 from engine.app.load import LoadedApp, url_variable
 from engine.compiler import compile_file
+from engine.compiler.checks.hooks import emitted
 from engine.errors import Finding, FlowDefinitionError
 
 __all__ = ["check_app", "service_keywords"]
@@ -24,6 +26,8 @@ def check_app(loaded: LoadedApp, env: Mapping[str, str]) -> Iterator[Finding]:
     yield from _claimed_twice(loaded)
     yield from _unreachable(loaded)
     yield from _unset(loaded, env)
+    yield from _undescribed(loaded)
+    yield from _never_emitted(loaded)
 
 
 def _flows(loaded: LoadedApp) -> Iterator[Finding]:
@@ -115,3 +119,35 @@ def _unset(loaded: LoadedApp, env: Mapping[str, str]) -> Iterator[Finding]:
                 f"`{name}` has no URL", code="FL083", severity="warning",
                 hint=f"set it where the app runs, or give a default: "
                 f"${{{variable[0]}:-http://...}}")
+
+
+def _undescribed(loaded: LoadedApp) -> Iterator[Finding]:
+    """With a router model, a service must say what it is for: a description or intents."""
+    if loaded.spec.router is None:
+        return
+    for name, service in loaded.spec.services.items():
+        compiled = loaded.flows.get(name)
+        intents = compiled is not None and any(i in compiled.routes
+                                               for i in compiled.intent_names)
+        if not service.description and not intents:
+            yield loaded.source.finding(
+                ("services", name), f"service `{name}` has no `description` and no routed "
+                "intents, so the router model cannot tell what it is for", code="FL095",
+                severity="warning", key=True, hint="give it a `description:`")
+
+
+def _never_emitted(loaded: LoadedApp) -> Iterator[Finding]:
+    """A hook type no local service emits (a remote one might: then nothing is said)."""
+    spec = loaded.spec
+    if any(s.flow is None for s in spec.services.values()) or \
+            len(loaded.flows) < sum(s.flow is not None for s in spec.services.values()):
+        return
+    sent = set().union(*(emitted(c.spec) for c in loaded.flows.values()))
+    for i, hook in enumerate(spec.hooks):
+        for j, name in enumerate(hook.types):
+            if name not in sent:
+                yield loaded.source.finding(
+                    ("hooks", i, "types", j), f"no service of the app emits hook type "
+                    f"`{name}`, so this handler never receives it", code="FL096",
+                    severity="warning",
+                    hint=f"its services emit: {', '.join(sorted(sent)) or 'nothing'}")

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from engine.app.callers import forwarded
 from engine.app.checks import service_keywords
-from engine.app.hooks import Target, Webhooks
+from engine.app.llm_router import LlmRouter, router_models
 from engine.app.load import LoadedApp, resolve_url
 from engine.app.remote import RemoteService
 from engine.app.router import Route, Router
@@ -30,7 +30,9 @@ from engine.config import Settings
 from engine.errors import FlowRuntimeError
 from engine.runtime.engine import Clock, Engine, plain_done, system_clock
 from engine.runtime.events import Done, Event, wire
+from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.session import SessionState, StreamLog, replayed
+from engine.runtime.webhooks import HookedEngine, Webhooks, targets
 from engine.store.base import SessionStore
 
 log = logging.getLogger("flowctl.app")
@@ -54,8 +56,9 @@ class AppEngine(Engine):
                  clock: Clock = system_clock) -> None:
         settings = settings or Settings()
         # named after the app (health check, OpenAPI title, logs); texts from the first flow
+        # any context object passes here: each local service checks it against its own schema
         first = replace(next(iter(app.flows.values())), name=app.spec.app,
-                        description=app.spec.description)
+                        description=app.spec.description, context_schema={"type": "object"})
         sensitive = {name: compiled.sensitive for name, compiled in app.flows.items()}
         super().__init__(first, store=AppStore(store, sensitive), settings=settings, clock=clock)
         self.app = app
@@ -67,14 +70,18 @@ class AppEngine(Engine):
                                 if not isinstance(s, LocalService)}
         self.router = Router({n: service_keywords(app, n) for n in app.spec.services},
                              app.spec.default)
-        self.webhooks = Webhooks([self._target(i) for i in range(len(app.spec.hooks))])
+        self.webhooks = Webhooks(targets(app.spec.hooks, settings.env, str(app.path)))
+        self.router_models = router_models(app, settings.env)
+        live = self.router_models.get("router") if self.router_models else None
+        self.llm_router = LlmRouter(app, live, redact=not settings.dev_mode) if live else None
 
     def _service(self, name: str, store: SessionStore, settings: Settings,
                  clock: Clock) -> Service:
         spec = self.app.spec.services[name]
         if spec.flow is not None:
-            return LocalService(name, Engine(self.app.flows[name], store=ServiceStore(store, name),
-                                             settings=settings, clock=clock))
+            return LocalService(name, HookedEngine(self.app.flows[name],  # its own hooks too
+                                                   store=ServiceStore(store, name),
+                                                   settings=settings, clock=clock))
         url = self._url(spec.remote or spec.a2a or "", f"services.{name}", settings.env)
         api_key = settings.env.get(spec.api_key_env) if spec.api_key_env else None
         failed = self.app.spec.messages.remote_failed
@@ -87,15 +94,6 @@ class AppEngine(Engine):
                              failed_text=failed, api_key=api_key,
                              forward=name in forwarded(settings.env))
 
-    def _target(self, index: int) -> Target:
-        spec = self.app.spec.hooks[index]
-        url = self._url(spec.url, f"hooks[{index}]", self.settings.env)
-        secret = self.settings.env.get(spec.secret_env) if spec.secret_env else None
-        if spec.secret_env and not secret:
-            raise FlowRuntimeError(f"{self.app.path}: hooks[{index}] signs with "
-                                   f"{spec.secret_env}, which is not set")
-        return Target(url, spec, secret)
-
     def _url(self, template: str, where: str, env: Mapping[str, str]) -> str:
         url = resolve_url(template, env)
         if url is None:
@@ -105,17 +103,20 @@ class AppEngine(Engine):
 
     async def turn(self, session_id: str, message: str, *, owner: str | None = None,
                    stream: str | None = None,
-                   context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
+                   context: Mapping[str, Any] | None = None,
+                   understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
         """Route and run one turn; yields the service's events, always ending with DONE
         (a store that cannot lock or load gives the runtime's failure DONE). ``stream``: the
-        events are kept in the app record for ``replay``, as ``Engine.turn`` keeps them. An
-        app does not forward a request ``context`` to its services yet."""
+        events are kept in the app record for ``replay``, as ``Engine.turn`` keeps them.
+        ``context`` goes to the chosen service (a local one that declares a context schema,
+        a remote one, an A2A agent). ``understood`` is not for an app (its router makes
+        the understanding of a turn); it is ignored."""
         started = time.perf_counter()
         done: Done | None = None
         try:
             async with self.raw.lock(key(APP, session_id)):
                 async for event in self._routed_turn(session_id, message, owner, started,
-                                                     stream):
+                                                     stream, context):
                     if isinstance(event, Done):
                         done = event
                     else:
@@ -133,8 +134,8 @@ class AppEngine(Engine):
                                            "turn_id": done.trace.get("turn_id", "")})
 
     async def _routed_turn(self, session_id: str, message: str, owner: str | None,
-                           started: float, stream: str | None = None
-                           ) -> AsyncIterator[Event]:
+                           started: float, stream: str | None = None,
+                           context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
         record = await self.raw.load(key(APP, session_id))
         state = dict(record.data) if record else {}
         if record is not None and state.get("owner") != owner:
@@ -143,9 +144,12 @@ class AppEngine(Engine):
         route = self.router.route(message, state.get("service"),
                                   mid_flow=bool(state.get("mid_flow")),
                                   suspended=state.get("suspended"))
+        if route.reason == "default" and self.llm_router is not None:
+            route = await self._by_model(message) or route
         done: Done | None = None
         sent: list[tuple[str, Any]] = []
-        answer = self.services[route.service].turn(session_id, message, owner=owner)
+        answer = self.services[route.service].turn(session_id, message, owner=owner,
+                                                   context=context, understood=route.understood)
         async with contextlib.aclosing(cast(AsyncGenerator[Event, None], answer)) as events:
             async for event in events:
                 if isinstance(event, Done):
@@ -167,6 +171,17 @@ class AppEngine(Engine):
                 log.error("the app record of session %s was not saved: %s: %s", session_id,
                           type(err).__name__, err)
         yield done
+
+    async def _by_model(self, message: str) -> Route | None:
+        """No keyword claimed ``message``: a local service's intents, else the router model's
+        one call (None when it cannot be asked: the default stands)."""
+        assert self.llm_router is not None
+        choice = self.llm_router.by_intents(message) or \
+            await self.llm_router.choose(message, self.clock().date())
+        if choice is None:
+            return None
+        return Route(choice.service, choice.reason, understood=choice.understood,
+                     call=choice.call)
 
     @staticmethod
     def _next_state(state: Mapping[str, Any], route: Route, owner: str | None,
@@ -196,6 +211,10 @@ class AppEngine(Engine):
                                  "reason": route.reason}
         if route.keyword:
             entry["keyword"] = route.keyword
+        if route.call is not None:  # the router model's call: its provider, time and tokens
+            entry = {**route.call, **entry, "elapsed_ms": route.call["elapsed_ms"],
+                     "success": route.call["success"], "retries": route.call["retries"],
+                     "error": route.call["error"]}
         trace = {**done.trace, "agents": [entry, *done.trace.get("agents", [])]}
         trace["total_elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
         return replace(done, state_snapshot=snapshot,  # type: ignore[arg-type]
@@ -240,6 +259,8 @@ class AppEngine(Engine):
 
     async def aclose(self) -> None:
         await self.webhooks.aclose()
+        if self.router_models is not None:
+            await self.router_models.close()
         for service in self.services.values():
             await service.aclose()
         await super().aclose()

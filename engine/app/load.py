@@ -10,7 +10,6 @@ does not compile) follow, each located at the key the author must change.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,6 +22,7 @@ from pydantic import ValidationError
 from engine.app.spec import AppSpec
 from engine.compiler.compiled import CompiledService
 from engine.dsl import schema as flow_schema
+from engine.dsl.hooks import resolve_url, url_variable
 from engine.dsl.load import load_file
 from engine.errors import Finding, FlowDefinitionError
 from engine.schema_files import schema_path
@@ -30,7 +30,6 @@ from engine.source import SourceMap
 
 SCHEMA_ID = "https://flowctl.dev/schemas/app.schema.json"
 SCHEMA_PATH = schema_path("app.schema.json")
-_VARIABLE = re.compile(r"^\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^}]*))?\}")
 
 __all__ = ["SCHEMA_PATH", "LoadedApp", "analyse_app", "is_app_data", "is_app_file",
            "load_app", "render_schema", "resolve_url", "url_variable"]
@@ -65,22 +64,6 @@ def is_app_file(path: str | FilePath) -> bool:
     except FlowDefinitionError:
         return False
     return is_app_data(data)
-
-
-def url_variable(template: str) -> tuple[str, str | None] | None:
-    """``${NAME}`` or ``${NAME:-default}`` at the start of ``template``: (NAME, default)."""
-    found = _VARIABLE.match(template)
-    return (found["name"], found["default"]) if found else None
-
-
-def resolve_url(template: str, env: Mapping[str, str]) -> str | None:
-    """The URL ``template`` names, its variable read from ``env``; None when it is unset and
-    has no default."""
-    found = _VARIABLE.match(template)
-    if found is None:
-        return template.rstrip("/")
-    value = env.get(found["name"]) or found["default"]
-    return (value + template[found.end():]).rstrip("/") if value else None
 
 
 @dataclass(slots=True)

@@ -122,10 +122,15 @@ class RemoteService:
         self.forward = forward
         self.client = client or httpx.AsyncClient(timeout=httpx.Timeout(timeout))
 
-    async def turn(self, session_id: str, message: str, *,
-                   owner: str | None = None) -> AsyncIterator[Event]:
+    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
+                   context: Mapping[str, Any] | None = None,
+                   understood: object = None) -> AsyncIterator[Event]:
+        """The remote's turn; the request ``context`` goes along in the body."""
         started = time.perf_counter()
-        body = {"session_id": remote_session(self.app, session_id, owner), "message": message}
+        body: dict[str, Any] = {"session_id": remote_session(self.app, session_id, owner),
+                                "message": message}
+        if context is not None:
+            body["context"] = dict(context)
         try:
             async with contextlib.aclosing(self._relay(body)) as events:
                 async for event in events:
@@ -142,7 +147,7 @@ class RemoteService:
         yield failure_done(self.failed_text.replace("{service}", self.name), self.name,
                            started, turn_id, error)
 
-    async def _relay(self, body: Mapping[str, str]) -> AsyncGenerator[Event, None]:
+    async def _relay(self, body: Mapping[str, Any]) -> AsyncGenerator[Event, None]:
         async with asyncio.timeout(self.timeout) as deadline:
             async with aconnect_sse(self.client, "POST", f"{self.base_url}/chat/stream",
                                     json=body, headers=self._headers()) as source:

@@ -17,7 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-Reason = Literal["keyword", "mid_flow", "switch", "resume", "default"]
+from engine.runtime.events import TraceEntry
+from engine.runtime.llm import LlmUnderstanding
+
+Reason = Literal["keyword", "mid_flow", "switch", "resume", "default", "intent", "llm",
+                 "llm_failed"]
+"""Why a service answers; the last three only with an LLM router (``llm_router``)."""
 
 __all__ = ["Route", "Router"]
 
@@ -27,6 +32,10 @@ class Route:
     service: str
     reason: Reason
     keyword: str | None = None
+    understood: LlmUnderstanding | None = None
+    """The router model's understanding, for the chosen local service to use."""
+    call: TraceEntry | None = None
+    """The router model's call, for ``_trace``."""
 
 
 class Router:

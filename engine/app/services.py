@@ -8,11 +8,12 @@ same stream the runtime gives: progress events, then exactly one DONE, never an 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, Protocol
 
 from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Event, StateSnapshot, Trace, TraceEntry, UiHint
+from engine.runtime.llm import LlmUnderstanding
 
 __all__ = ["LocalService", "Service", "empty_snapshot", "failure_done"]
 
@@ -20,8 +21,12 @@ __all__ = ["LocalService", "Service", "empty_snapshot", "failure_done"]
 class Service(Protocol):
     name: str
 
-    def turn(self, session_id: str, message: str, *,
-             owner: str | None = None) -> AsyncIterator[Event]: ...
+    def turn(self, session_id: str, message: str, *, owner: str | None = None,
+             context: Mapping[str, Any] | None = None,
+             understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
+        """One turn; ``context`` is the request's, ``understood`` the app router's reading
+        of the message (a local service uses it instead of its own call; others ignore it)."""
+        ...
 
     async def completed(self, session_id: str, owner: str | None) -> list[dict[str, Any]]:
         """Completed tasks this service keeps elsewhere (a remote server's); [] if none."""
@@ -39,9 +44,13 @@ class LocalService:
         self.name = name
         self.engine = engine
 
-    def turn(self, session_id: str, message: str, *,
-             owner: str | None = None) -> AsyncIterator[Event]:
-        return self.engine.turn(session_id, message, owner=owner)
+    def turn(self, session_id: str, message: str, *, owner: str | None = None,
+             context: Mapping[str, Any] | None = None,
+             understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
+        # a service that declares no request context is not given the one meant for others
+        given = context if self.engine.service.context_schema is not None else None
+        return self.engine.turn(session_id, message, owner=owner, context=given,
+                                understood=understood)
 
     async def completed(self, session_id: str, owner: str | None) -> list[dict[str, Any]]:
         return []  # in the app's store already

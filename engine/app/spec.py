@@ -13,9 +13,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
-EnvName = Annotated[str, Field(pattern=r"^[A-Z_][A-Z0-9_]*$", description="An environment variable name, e.g. CARD_SERVICE_URL.")]
-UrlTemplate = Annotated[str, Field(pattern=r"^(\$\{[A-Z_][A-Z0-9_]*(:-[^}]*)?\}|https?://)", description="A URL, or `${NAME}` / `${NAME:-default}` (optionally followed by a path): read from the environment when the app starts.")]
+from engine.dsl.hooks import EnvName, HookSpec, Name, UrlTemplate
+from engine.dsl.spec import ModelSpec
+
+__all__ = ["AppSpec", "HookSpec", "MessagesSpec", "RouterSpec", "ServiceSpec"]
 
 
 class Spec(BaseModel):
@@ -41,15 +42,12 @@ class ServiceSpec(Spec):
         return self
 
 
-class HookSpec(Spec):
-    """A server-side hook handler: DONE's hooks of these types are POSTed to `url`."""
+class RouterSpec(Spec):
+    """The optional LLM router: when no keyword and no local service's intent claims a
+    message, ONE call of this model picks the service and understands the message for it
+    (that service then makes no understanding call of its own)."""
 
-    url: UrlTemplate = Field(description="Where to POST the hook, e.g. `${NOTIFY_URL}/hooks`.")
-    types: list[Name] = Field(default_factory=list, description="Hook types to deliver; none means every type.")
-    secret_env: EnvName | None = Field(None, description="Environment variable holding the HMAC-SHA256 key of the `X-Flowctl-Signature` header.")
-    timeout_sec: float = Field(2.0, gt=0, le=60, description="Timeout of one delivery attempt.")
-    retries: int = Field(3, ge=0, le=10, description="Further attempts after a failed one, with exponential backoff.")
-    backoff_sec: float = Field(0.5, ge=0, le=60, description="First backoff; it doubles each retry (with jitter).")
+    model: ModelSpec = Field(description="The model that routes, e.g. `{provider: openai, model: gpt-4.1-mini}`; with no key for its provider the app routes by rules alone.")
 
 
 class MessagesSpec(Spec):
@@ -66,5 +64,6 @@ class AppSpec(Spec):
     version: str | int | None = Field(None, description="Version of the app file.")
     services: dict[Name, ServiceSpec] = Field(min_length=1, description="The services, in priority order (ties between keywords go to the one listed first).")
     default: Name = Field(description="The service of a message no rule claims.")
+    router: RouterSpec | None = Field(None, description="An LLM router for messages no keyword or intent claims; none means rules alone.")
     hooks: list[HookSpec] = Field(default_factory=list, description="Server-side hook handlers (webhooks), delivered after the turn is saved.")
     messages: MessagesSpec = Field(default_factory=MessagesSpec, description="The app's own sentences.")

@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.dsl.hooks import HookSpec
 from engine.registry import FAILURE_TAGS
 from engine.workspace.command import MAX_TAIL_CHARS, MAX_TIMEOUT_SEC
 from engine.workspace.files import MAX_FILE_BYTES, MAX_FILES
@@ -392,6 +393,7 @@ class ServiceSpec(Spec):
     context: dict[str, Any] | None = Field(None, description="JSON Schema of the request context a chat request may carry (e.g. logged_in, user_type); checked on every request, read as `context`. Without it a request with a context is refused.")
     guard: GuardSpec = Field(default_factory=GuardSpec, description="Rules checked before understanding on every turn; a match ends the turn with a fixed message and a failure tag.")
     patterns: PatternsSpec = Field(default_factory=lambda: PatternsSpec(), description="The built-in conversation patterns (digressions, clarification, what is said after a flow ends), each replaceable.")
+    hooks: list[HookSpec] = Field(default_factory=list, description="Server-side hook handlers (webhooks): DONE's hooks POSTed, signed, after the turn is saved.")
 
 
 class ClarifySpec(Spec):

@@ -23,6 +23,7 @@ from engine.config import Settings
 from engine.runtime.actions import ActionStub
 from engine.runtime.events import Done, Event, Trace, UiHint, wire
 from engine.runtime.guard import context_problems
+from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
 from engine.runtime.session import RunRef, SessionState, StreamLog, replayed
@@ -76,7 +77,8 @@ class Engine:
 
     async def turn(self, session_id: str, message: str, *, owner: str | None = None,
                    stream: str | None = None,
-                   context: Mapping[str, Any] | None = None) -> AsyncIterator[Event]:
+                   context: Mapping[str, Any] | None = None,
+                   understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
         """Run one turn; yields progress events and always ends with ``Done``.
 
         ``stream``: the id of the SSE stream that carries the turn; its events are then kept
@@ -90,6 +92,8 @@ class Engine:
         always recorded. ``context`` is the request's context, checked against the
         service's ``context`` schema (a bad one is refused: ``_trace.error`` ==
         ``bad_context``; transports check it first with ``context_problems``).
+        ``understood``: the message was already understood (an app's router made the turn's
+        one LLM call); the turn uses it instead of making its own understanding call.
         """
         started = time.perf_counter()
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
@@ -117,7 +121,8 @@ class Engine:
                 return
             async with self.store.lock(session_id):
                 events = self._locked_turn(session_id, message, turn_id, started, owner,
-                                           stream=stream, context=context)
+                                           stream=stream, context=context,
+                                           understood=understood)
                 try:
                     async for event in events:
                         sent_done = isinstance(event, Done)
@@ -137,7 +142,8 @@ class Engine:
     async def _locked_turn(self, session_id: str, message: str, turn_id: str,
                            started: float, owner: str | None,
                            stream: str | None = None,
-                           context: Mapping[str, Any] | None = None
+                           context: Mapping[str, Any] | None = None,
+                           understood: LlmUnderstanding | None = None
                            ) -> AsyncIterator[Event]:
         record = await self.store.load(session_id)
         session = SessionState.from_json(record.data if record else None)
@@ -147,7 +153,8 @@ class Engine:
             return
         session.owner = owner
         run = TurnRun(self, session_id, message, turn_id, session,
-                      version=record.version if record else 0, context=context)
+                      version=record.version if record else 0, context=context,
+                      understood=understood)
         sent: list[tuple[str, Any]] = []
         try:
             async for event in run.execute():

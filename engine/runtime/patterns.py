@@ -32,7 +32,9 @@ async def route(run: TurnRun) -> AsyncIterator[Event]:
     service, message = run.service, run.state.message
     ranked = routing.ranked(message, service)
     by_rules = bool(ranked)
-    if not ranked and run.engine.understanding is not None:
+    if not ranked and run.llm is not None:  # understood before the turn (an app)
+        ranked = routing.llm_ranked(service, run.llm)
+    elif not ranked and run.engine.understanding is not None:
         routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
         if await run.ask_llm(run.engine.understanding, routed, current=None):
             ranked = routing.llm_ranked(service, run.llm)

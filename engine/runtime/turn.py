@@ -79,7 +79,8 @@ class TurnRun:
 
     def __init__(self, engine: Engine, session_id: str, message: str, turn_id: str,
                  session: SessionState, *, version: int = 0,
-                 context: Mapping[str, Any] | None = None) -> None:
+                 context: Mapping[str, Any] | None = None,
+                 understood: LlmUnderstanding | None = None) -> None:
         self.engine, self.service = engine, engine.service
         self.session_id, self.turn_id = session_id, turn_id
         self.state = TurnState(self.service, session, message,
@@ -96,7 +97,8 @@ class TurnRun:
         self.version = version
         """The stored session's version this turn last loaded or wrote."""
         self._committed = 0
-        self.llm: LlmUnderstanding | None = None
+        self.llm: LlmUnderstanding | None = understood
+        """The turn's LLM understanding: made here, or given (an app's router made it)."""
         self.routed = False
         """This turn picked the flow (a new task), rather than continuing one."""
         self.halted = False
@@ -220,6 +222,8 @@ class TurnRun:
     async def ask_llm(self, live: LiveModel, flows: list[CompiledFlow], *,
                        current: CompiledFlow | None) -> bool:
         """The turn's one understanding call; a provider failure leaves the rules' answer."""
+        if self.llm is not None:  # understood before the turn: no second call
+            return True
         call = ModelCall(live, "understand", self.tracer)
         if not live.breaker.allow():
             call.traced(None, error="circuit open")

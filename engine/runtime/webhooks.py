@@ -1,8 +1,11 @@
-"""DONE's hooks -> signed HTTP POSTs to the app's hook handlers, after the turn is saved.
+"""DONE's hooks -> signed HTTP POSTs to the hook handlers of a flow or an app, after the turn
+is saved.
 
 The seeds run server-side hook handlers for each hook a DONE carries; here a handler is a
-webhook. ``Webhooks.deliver`` only schedules: each delivery runs in a task of its own, so
-a slow or dead endpoint never delays or breaks a turn. Each attempt has a timeout; a failed
+webhook, declared under ``hooks:`` in a flow file (``HookedEngine``: what ``flowctl serve
+FLOW.yaml`` runs) or an app file (``engine.app.engine.AppEngine``). ``Webhooks.deliver``
+only schedules: each delivery runs in a task of its own, so a slow or dead endpoint never
+delays or breaks a turn. Each attempt has a timeout; a failed
 one (connection error, timeout, 5xx, 429) is retried with exponential backoff and jitter
 (tenacity); a 4xx other than 429 is final. The body is JSON ``{id, type, data, session_id,
 service, turn_id}``; with a secret, ``X-Flowctl-Signature: sha256=<hex HMAC of the body>``.
@@ -13,6 +16,7 @@ is logged (logger ``flowctl.hooks``) and kept in ``log``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -20,9 +24,9 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from tenacity import (
@@ -33,12 +37,16 @@ from tenacity import (
     wait_random,
 )
 
-from engine.app.spec import HookSpec
-from engine.runtime.events import Hook
+from engine.compiler.compiled import CompiledService
+from engine.dsl.hooks import HookSpec, resolve_url
+from engine.errors import FlowRuntimeError
+from engine.runtime.engine import Engine
+from engine.runtime.events import Done, Event, Hook
+from engine.runtime.llm import LlmUnderstanding
 
 log = logging.getLogger("flowctl.hooks")
 
-__all__ = ["Attempt", "Target", "Webhooks", "signature"]
+__all__ = ["Attempt", "HookedEngine", "Target", "Webhooks", "signature", "targets"]
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -56,6 +64,23 @@ class Target:
 
     def wants(self, hook_type: str) -> bool:
         return not self.spec.types or hook_type in self.spec.types
+
+
+def targets(hooks: Sequence[HookSpec], env: Mapping[str, str], where: str) -> list[Target]:
+    """The handlers ``hooks`` declare, their URLs and secrets read from ``env`` now;
+    FlowRuntimeError (one line naming ``where``, the file) when a variable is not set."""
+    out = []
+    for index, spec in enumerate(hooks):
+        url = resolve_url(spec.url, env)
+        if url is None:
+            raise FlowRuntimeError(f"{where}: hooks[{index}] needs {spec.url}, which is not "
+                                   "set; set it where the server runs")
+        secret = env.get(spec.secret_env) if spec.secret_env else None
+        if spec.secret_env and not secret:
+            raise FlowRuntimeError(f"{where}: hooks[{index}] signs with {spec.secret_env}, "
+                                   "which is not set")
+        out.append(Target(url, spec, secret))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,3 +179,36 @@ class Webhooks:
     async def aclose(self, timeout: float = 5.0) -> None:
         await self.drain(timeout)
         await self.client.aclose()
+
+
+class HookedEngine(Engine):
+    """An ``Engine`` that also delivers DONE's hooks to the flow file's ``hooks:`` handlers.
+
+    The DONE of a turn comes after its commit, so a hook is scheduled only for a turn that
+    was saved; scheduling returns at once, so the turn waits for no endpoint.
+    """
+
+    def __init__(self, service: CompiledService, **options: Any) -> None:
+        super().__init__(service, **options)
+        found = targets(service.spec.hooks, self.settings.env, service.source.file)
+        self.webhooks = Webhooks(found) if found else None
+
+    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
+                   stream: str | None = None, context: Mapping[str, Any] | None = None,
+                   understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
+        turn = super().turn(session_id, message, owner=owner, stream=stream, context=context,
+                            understood=understood)
+        # closed here, not by the garbage collector: the session's lock is released the
+        # moment a consumer that stopped listening closes this turn
+        async with contextlib.aclosing(cast(AsyncGenerator[Event, None], turn)) as events:
+            async for event in events:
+                if isinstance(event, Done) and self.webhooks is not None:
+                    self.webhooks.deliver(event.hooks, {
+                        "session_id": session_id, "service": self.service.name,
+                        "turn_id": event.trace.get("turn_id", "")})
+                yield event
+
+    async def aclose(self) -> None:
+        if self.webhooks is not None:
+            await self.webhooks.aclose()
+        await super().aclose()
