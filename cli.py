@@ -28,12 +28,15 @@ class _LazyConsole:
         self._options = options
         self._console: Console | None = None
 
-    def __getattr__(self, name: str) -> Any:
+    def real(self) -> Console:
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._options)
-        return getattr(self._console, name)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
 
 
 console = _LazyConsole(highlight=False, soft_wrap=True)
@@ -133,8 +136,8 @@ def chat(flow: str, store: str | None, session_id: str, verbose: bool,
             errors.print(f"error: cannot write {history}: {err.strerror or err}")
             raise Exit(2) from None
     at_terminal = sys.stdin.isatty() and sys.stdout.isatty()
-    reader: LineReader = Prompt(history) if at_terminal else Piped(sys.stdin, console)
-    talk(engine, session_id, reader, console, verbose=verbose)
+    reader: LineReader = Prompt(history) if at_terminal else Piped(sys.stdin, console.real())
+    talk(engine, session_id, reader, console.real(), verbose=verbose)
 
 
 @app.command()
@@ -176,7 +179,7 @@ def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
             refuse(err)
         everything += results
         if not as_json:
-            terminal.show_results(console, results)
+            terminal.show_results(console.real(), results)
     if not everything:
         errors.print(f"no conversation's name contains {' or '.join(map(repr, patterns))}")
         raise Exit(2)
@@ -193,7 +196,8 @@ def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
         click.echo(json.dumps(json_report(everything, deselected=selection.deselected,
                                           coverage=report), ensure_ascii=False, indent=2))
     else:
-        terminal.show_summary(console, everything, render(report) if report is not None else (),
+        terminal.show_summary(console.real(), everything,
+                              render(report) if report is not None else (),
                               deselected=selection.deselected)
     # compared as shown (one decimal): a total shown as 96.2% passes --fail-under 96.2
     total = round(Totals.of(report).percent, 1) if report is not None else 100.0

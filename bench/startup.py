@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
 
 import httpx  # noqa: E402
+
 BODY = {"session_id": "s-1", "message": "엄마한테 1만원 보내줘"}
 
 # the bare endpoint: FastAPI and uvicorn alone (the engine not imported), a request model

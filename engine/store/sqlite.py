@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import socket
 import sqlite3
@@ -53,6 +52,8 @@ import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from engine.errors import FlowRuntimeError
 from engine.store.base import JSON, LeaseLost, SessionLocks, SessionRecord, VersionConflict
@@ -98,6 +99,13 @@ WHERE leases.id = ? AND owners.machine = ? AND owners.owner != ?
 _CREATE = "INSERT OR IGNORE INTO sessions (id, version, data, updated_at) VALUES (?, 1, ?, ?)"
 _UPDATE = ("UPDATE sessions SET version = version + 1, data = ?, updated_at = ? "
            "WHERE id = ? AND version = ?")
+
+def _dumps(data: Any) -> str:
+    """JSON text of ``data`` as ``json.dumps(ensure_ascii=False)`` writes it (keys that are
+    not strings become strings), by orjson: a turn's session JSON is a visible part of its
+    cost (bench/turns.py, docs/performance.md)."""
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+
 
 _FIRST_POLL = 0.001
 _MAX_POLL = 0.025
@@ -274,7 +282,7 @@ class SqliteStore(_Retention):
     async def load(self, session_id: str) -> SessionRecord | None:
         row = self._db.execute("SELECT version, data FROM sessions WHERE id = ?",
                                (session_id,)).fetchone()
-        return SessionRecord(session_id, row[0], json.loads(row[1])) if row else None
+        return SessionRecord(session_id, row[0], orjson.loads(row[1])) if row else None
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
                      completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
@@ -286,7 +294,7 @@ class SqliteStore(_Retention):
         nothing.
         """
         now = time.time()
-        text = json.dumps(data, ensure_ascii=False)
+        text = _dumps(data)
         db = self._db
         fenced = session_id in self._held or session_id in self._locked
         db.execute("BEGIN IMMEDIATE")
@@ -301,8 +309,8 @@ class SqliteStore(_Retention):
                 raise VersionConflict(f"session {session_id!r} changed since it was loaded")
             if completed:
                 db.executemany("INSERT INTO completed (session_id, data, created_at) "
-                               "VALUES (?, ?, ?)", [(session_id, json.dumps(c, ensure_ascii=False),
-                                                     now) for c in completed])
+                               "VALUES (?, ?, ?)", [(session_id, _dumps(c), now)
+                                                    for c in completed])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -336,7 +344,7 @@ class SqliteStore(_Retention):
     async def completed(self, session_id: str) -> list[JSON]:
         rows = self._db.execute("SELECT data FROM completed WHERE session_id = ? ORDER BY seq",
                                 (session_id,)).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [orjson.loads(r[0]) for r in rows]
 
 
     async def close(self) -> None:
