@@ -13,6 +13,7 @@ Run: python bench/startup.py [--runs 5]
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import socket
 import statistics
@@ -78,7 +79,7 @@ def loaded(log: Path) -> list[str]:
     """Which of SDKS a run under ``-X importtime`` imported (its stderr in ``log``)."""
     names = {line.rsplit("|", 1)[-1].strip() for line in log.read_text().splitlines()
              if line.startswith("import time:")}
-    return [name for name in SDKS if name in names]
+    return [name for name in SDKS if name in names and importlib.util.find_spec(name)]
 
 
 def first_answer(argv: list[str], port: int, cwd: str,
