@@ -13,7 +13,10 @@ CPU time the server process spent per turn in any round (from /proc: less distur
 wall-clock rates when other work shares the cores). Bounded: at most ``--turns`` turns and
 ``--max-seconds`` seconds per round, loopback only.
 
-Run: python bench/http.py [--turns 3000] [--users 32] [--rounds 3]
+Each target runs on the plain asyncio loop with h11 and on uvloop with httptools (what
+``flowctl serve`` uses, from uvicorn[standard]): four servers in one run.
+
+Run: python bench/http.py [--turns 3000] [--users 32] [--rounds 3] [--stacks asyncio+h11]
 """
 
 import argparse
@@ -270,9 +273,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--users", type=int, default=32, help="concurrent sessions")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--max-seconds", type=float, default=30.0, help="cap per round")
-    parser.add_argument("--stacks", default="asyncio+h11",
-                        help="uvicorn loop+http pairs, comma-separated, e.g. "
-                             "asyncio+h11,uvloop+httptools (both need uvicorn[standard])")
+    parser.add_argument("--stacks", default="asyncio+h11,uvloop+httptools",
+                        help="uvicorn loop+http pairs, comma-separated (uvloop and httptools "
+                             "come with uvicorn[standard]; flowctl serve picks them)")
     parser.add_argument("--stack", default="asyncio+h11", help=argparse.SUPPRESS)
     parser.add_argument("--child", choices=["bare", "flowctl"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
