@@ -35,6 +35,7 @@ from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
 from engine.runtime.engine import Engine
+from engine.transports.fastjson import FastJSONResponse
 from engine.transports.http import edge, errors, playground_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
@@ -191,7 +192,7 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
                                   context=body.context)
         if done.trace.get("error") == "forbidden":  # it was claimed since the check
             return not_found(body.session_id)
-        return JSONResponse({"interaction": done.payload(), "hooks": done.hooks})
+        return FastJSONResponse({"interaction": done.payload(), "hooks": done.hooks})
 
 
 def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
