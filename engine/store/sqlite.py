@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import socket
 import sqlite3
@@ -100,11 +101,17 @@ _CREATE = "INSERT OR IGNORE INTO sessions (id, version, data, updated_at) VALUES
 _UPDATE = ("UPDATE sessions SET version = version + 1, data = ?, updated_at = ? "
            "WHERE id = ? AND version = ?")
 
+
 def _dumps(data: Any) -> str:
     """JSON text of ``data`` as ``json.dumps(ensure_ascii=False)`` writes it (keys that are
     not strings become strings), by orjson: a turn's session JSON is a visible part of its
-    cost (bench/turns.py, docs/performance.md)."""
-    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    cost (bench/turns.py, docs/performance.md). What orjson refuses and json writes (an
+    integer beyond 64 bits) goes through json; reading stays with json, which keeps such
+    an integer exact (orjson would read it as a float)."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(data, ensure_ascii=False)
 
 
 _FIRST_POLL = 0.001
@@ -282,7 +289,7 @@ class SqliteStore(_Retention):
     async def load(self, session_id: str) -> SessionRecord | None:
         row = self._db.execute("SELECT version, data FROM sessions WHERE id = ?",
                                (session_id,)).fetchone()
-        return SessionRecord(session_id, row[0], orjson.loads(row[1])) if row else None
+        return SessionRecord(session_id, row[0], json.loads(row[1])) if row else None
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
                      completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
@@ -344,7 +351,7 @@ class SqliteStore(_Retention):
     async def completed(self, session_id: str) -> list[JSON]:
         rows = self._db.execute("SELECT data FROM completed WHERE session_id = ? ORDER BY seq",
                                 (session_id,)).fetchall()
-        return [orjson.loads(r[0]) for r in rows]
+        return [json.loads(r[0]) for r in rows]
 
 
     async def close(self) -> None:

@@ -166,6 +166,16 @@ async def test_a_turn_without_a_lease_loses_to_a_process_that_took_the_session(
     await late.close()
 
 
+async def test_session_json_round_trips_exactly(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "s.db")
+    data = {"big": 2**70, "text": "엄마\u200d", "nested": {"n": [1.5, None, True]}}
+    await store.commit("s", data, expected_version=0, completed=[{"amount": 2**64}])
+    record = await store.load("s")
+    assert record is not None and record.data == data and type(record.data["big"]) is int
+    assert await store.completed("s") == [{"amount": 2**64}]
+    await store.close()
+
+
 _COUNTER = """
 import asyncio, sys
 from engine.store import SqliteStore
