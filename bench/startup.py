@@ -5,7 +5,9 @@ a fresh SQLite store) on a free loopback port, and beside it a bare FastAPI endp
 uvicorn with the same config; for each, the time from starting the process to the first
 answered ``POST /v1/agent/chat`` (the client retries every 5 ms until the port answers),
 then the resident set size (VmRSS) idle after that first request, and which provider SDKs
-the process has loaded. Several runs per server, alternating.
+the process has loaded. Several runs per server, alternating. Then where flowctl's start-up
+goes, timed inside a fresh interpreter: the imports a bare server needs too, the engine's
+own modules, compiling the flow, building the engine and the app.
 
 Run: python bench/startup.py [--runs 5]
 """
@@ -54,6 +56,31 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 
 SDKS = ("openai", "anthropic", "uvloop", "httptools", "orjson")
 
+# where flowctl's start-up goes, in a fresh interpreter: what the bare server imports too,
+# the engine's modules, compiling the flow, the engine and the app
+_PHASES = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+t0 = time.perf_counter()
+import fastapi, pydantic, uvicorn
+t1 = time.perf_counter()
+import cli
+import engine.transports.http as http
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+t2 = time.perf_counter()
+service = compile_file(sys.argv[2])
+t3 = time.perf_counter()
+engine = Engine(service, store=MemoryStore(), settings=load_settings({}))
+http.create_app(engine, settings=engine.settings)
+t4 = time.perf_counter()
+print(t1 - t0, t2 - t1, t3 - t2, t4 - t3)
+"""
+PHASES = ("FastAPI, pydantic, uvicorn", "the engine's modules", "compiling the flow",
+          "engine and app")
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -77,9 +104,9 @@ def rss_mib(pid: int) -> float:
 
 def loaded(log: Path) -> list[str]:
     """Which of SDKS a run under ``-X importtime`` imported (its stderr in ``log``)."""
-    names = {line.rsplit("|", 1)[-1].strip() for line in log.read_text().splitlines()
-             if line.startswith("import time:")}
-    return [name for name in SDKS if name in names and importlib.util.find_spec(name)]
+    tops = {line.rsplit("|", 1)[-1].strip().split(".")[0]
+            for line in log.read_text().splitlines() if line.startswith("import time:")}
+    return [name for name in SDKS if name in tops and importlib.util.find_spec(name)]
 
 
 def first_answer(argv: list[str], port: int, cwd: str,
@@ -132,12 +159,20 @@ def main() -> None:
                 else:
                     results.setdefault(name, []).append(
                         first_answer([sys.executable, *tail, str(port)], port, tmp))
+    phases = [[float(x) for x in subprocess.run(
+        [sys.executable, "-c", _PHASES, str(ROOT), str(ROOT / "flows" / "transfer.yaml")],
+        env=offline_env(), capture_output=True, text=True, check=True).stdout.split()]
+        for _ in range(args.runs)]
     print(f"{'server':<16}{'first answer s: median (range)':>32}{'idle RSS MiB':>24}  imports")
     for name, runs in results.items():
         times, rss = [r[0] for r in runs], [r[1] for r in runs]
         print(f"{name:<16}{statistics.median(times):>14.3f} ({min(times):.3f}–{max(times):.3f})"
               f"{statistics.median(rss):>12.1f} ({min(rss):.1f}–{max(rss):.1f})"
               f"  {', '.join(imported[name]) or '-'}")
+    print("\nflowctl start-up in one interpreter, s: median (range)")
+    for i, phase in enumerate(PHASES):
+        times = [p[i] for p in phases]
+        print(f"  {phase:<28}{statistics.median(times):.3f} ({min(times):.3f}–{max(times):.3f})")
 
 
 if __name__ == "__main__":
