@@ -11,16 +11,37 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from rich.console import Console
-from rich.markup import escape
 
 from engine.errors import FlowDefinitionError, FlowRuntimeError
 
-console = Console(highlight=False, soft_wrap=True)
-errors = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class _LazyConsole:
+    """A rich Console made on first use: `flowctl serve` never prints through one, and
+    leaving rich unimported keeps ~1.5 MiB off the server (docs/performance.md)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def real(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+
+console = _LazyConsole(highlight=False, soft_wrap=True)
+errors = _LazyConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 class Exit(Exception):
@@ -103,6 +124,8 @@ def _compiles(factory: Any, path: str, env: dict[str, str]) -> None:
 
 def _serve_reloading(flow: str, params: dict[str, Any]) -> int:
     """`flowctl serve --reload`: the same command without --reload, restarted on changes."""
+    from rich.markup import escape
+
     from engine.app import engine_factory
     from engine.transports.http.reload import Reloader, child_command
 
@@ -159,8 +182,8 @@ def chat(flow: str, store: str | None, session_id: str, verbose: bool,
             errors.print(f"error: cannot write {history}: {err.strerror or err}")
             raise Exit(2) from None
     at_terminal = sys.stdin.isatty() and sys.stdout.isatty()
-    reader: LineReader = Prompt(history) if at_terminal else Piped(sys.stdin, console)
-    talk(engine, session_id, reader, console, verbose=verbose)
+    reader: LineReader = Prompt(history) if at_terminal else Piped(sys.stdin, console.real())
+    talk(engine, session_id, reader, console.real(), verbose=verbose)
 
 
 @app.command()
@@ -202,7 +225,7 @@ def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
             refuse(err)
         everything += results
         if not as_json:
-            terminal.show_results(console, results)
+            terminal.show_results(console.real(), results)
     if not everything:
         errors.print(f"no conversation's name contains {' or '.join(map(repr, patterns))}")
         raise Exit(2)
@@ -219,7 +242,8 @@ def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
         click.echo(json.dumps(json_report(everything, deselected=selection.deselected,
                                           coverage=report), ensure_ascii=False, indent=2))
     else:
-        terminal.show_summary(console, everything, render(report) if report is not None else (),
+        terminal.show_summary(console.real(), everything,
+                              render(report) if report is not None else (),
                               deselected=selection.deselected)
     # compared as shown (one decimal): a total shown as 96.2% passes --fail-under 96.2
     total = round(Totals.of(report).percent, 1) if report is not None else 100.0
@@ -239,6 +263,8 @@ def lint(paths: Sequence[str], fmt: str, strict: bool) -> None:
 
     Exit 0 clean, 1 findings (errors; warnings too with --strict), 2 unusable input.
     """
+    from rich.markup import escape
+
     from engine.lint import formats, lint_paths
 
     report = lint_paths(paths)
@@ -368,6 +394,8 @@ def refuse(err: FlowDefinitionError) -> NoReturn:
 
 
 def _print_findings(err: FlowDefinitionError) -> None:
+    from rich.markup import escape
+
     from engine.lint.formats import findings_text
 
     for line, style in findings_text(err.findings):

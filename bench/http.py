@@ -13,7 +13,10 @@ CPU time the server process spent per turn in any round (from /proc: less distur
 wall-clock rates when other work shares the cores). Bounded: at most ``--turns`` turns and
 ``--max-seconds`` seconds per round, loopback only.
 
-Run: python bench/http.py [--turns 3000] [--users 32] [--rounds 3]
+Each target runs on the plain asyncio loop with h11 and on uvloop with httptools (what
+``flowctl serve`` uses, from uvicorn[standard]): four servers in one run.
+
+Run: python bench/http.py [--turns 3000] [--users 32] [--rounds 3] [--stacks asyncio+h11]
 """
 
 import argparse
@@ -76,13 +79,14 @@ def flowctl_app(store_path: str):  # noqa: ANN201 - a FastAPI app
     return create_app(engine, settings=settings)
 
 
-def serve_child(kind: str, port: int, store_path: str) -> None:
+def serve_child(kind: str, port: int, store_path: str, stack: str) -> None:
     import uvicorn
 
     from engine.transports.http import server_config
 
     app = bare_app() if kind == "bare" else flowctl_app(store_path)
     config = server_config(app, host=HOST, port=port)
+    config.loop, config.http = stack.split("+")  # e.g. uvloop+httptools (uvicorn[standard])
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     uvicorn.Server(config).run()
 
@@ -94,11 +98,11 @@ def free_port() -> int:
 
 
 class Child:
-    def __init__(self, kind: str, store_path: str) -> None:
+    def __init__(self, kind: str, store_path: str, stack: str) -> None:
         self.kind = kind
         self.port = free_port()
         self.proc = subprocess.Popen([sys.executable, __file__, "--child", kind, "--port",
-                                      str(self.port), "--store", store_path])
+                                      str(self.port), "--store", store_path, "--stack", stack])
 
     async def wait_ready(self) -> None:
         deadline = time.monotonic() + 30
@@ -222,24 +226,30 @@ def report(args: argparse.Namespace, rounds: dict[str, list[Round]]) -> None:
           f"FastAPI {fastapi.__version__}")
     print(f"load: {args.users} users, {args.turns} turns per round, {args.rounds} rounds "
           f"(median round shown), POST /v1/agent/chat on loopback\n")
-    print(f"{'target':<24}{'turns':>6}{'errors':>7}{'turns/s':>9}{'p50 ms':>8}{'p99 ms':>8}"
+    print(f"{'target':<36}{'turns':>6}{'errors':>7}{'turns/s':>9}{'p50 ms':>8}{'p99 ms':>8}"
           f"{'server CPU µs/turn':>20}   turns/s of each round")
     for target, runs in rounds.items():
         m = median_round(runs)
         cpu = min(r.cpu_per_turn_us for r in runs)
         every = " ".join(f"{r.rate:.0f}" for r in runs)
-        print(f"{target:<24}{m.turns:>6}{m.errors:>7}{m.rate:>9.0f}{m.percentile(50):>8.2f}"
+        print(f"{target:<36}{m.turns:>6}{m.errors:>7}{m.rate:>9.0f}{m.percentile(50):>8.2f}"
               f"{m.percentile(99):>8.2f}{cpu:>20.0f}   {every}")
-    bare, flow = (median_round(r).rate for r in rounds.values())
-    bare_cpu, flow_cpu = (min(x.cpu_per_turn_us for x in r) for r in rounds.values())
-    print(f"\nflowctl / bare throughput: {flow / bare:.2f} (target >= 0.50); "
-          f"by server CPU per turn: {bare_cpu / flow_cpu:.2f}")
+    names = list(rounds)
+    for bare_name, flow_name in zip(names[::2], names[1::2], strict=True):
+        bare, flow = (median_round(rounds[n]).rate for n in (bare_name, flow_name))
+        bare_cpu, flow_cpu = (min(x.cpu_per_turn_us for x in rounds[n])
+                              for n in (bare_name, flow_name))
+        print(f"\n{flow_name} / {bare_name}: throughput {flow / bare:.2f} (target >= 0.50); "
+              f"by server CPU per turn: {bare_cpu / flow_cpu:.2f}")
 
 
 async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        children = {"bare FastAPI": Child("bare", ""),
-                    "flowctl serve + SQLite": Child("flowctl", str(Path(tmp) / "bench.db"))}
+        children = {}
+        for stack in args.stacks.split(","):
+            children[f"bare FastAPI, {stack}"] = Child("bare", "", stack)
+            children[f"flowctl + SQLite, {stack}"] = Child(
+                "flowctl", str(Path(tmp) / f"bench-{stack}.db"), stack)
         try:
             for child in children.values():
                 await child.wait_ready()
@@ -263,6 +273,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--users", type=int, default=32, help="concurrent sessions")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--max-seconds", type=float, default=30.0, help="cap per round")
+    parser.add_argument("--stacks", default="asyncio+h11,uvloop+httptools",
+                        help="uvicorn loop+http pairs, comma-separated (uvloop and httptools "
+                             "come with uvicorn[standard]; flowctl serve picks them)")
+    parser.add_argument("--stack", default="asyncio+h11", help=argparse.SUPPRESS)
     parser.add_argument("--child", choices=["bare", "flowctl"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--store", default="", help=argparse.SUPPRESS)
@@ -272,6 +286,6 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 if __name__ == "__main__":
     arguments = parse()
     if arguments.child:
-        serve_child(arguments.child, arguments.port, arguments.store)
+        serve_child(arguments.child, arguments.port, arguments.store, arguments.stack)
     else:
         asyncio.run(main(arguments))

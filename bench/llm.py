@@ -8,7 +8,11 @@
    seed 001), counted by that rule, not run.
 2. Time to first token: a local OpenAI-compatible server streams a reply at fixed
    intervals; the first LLM_TOKEN of a turn (engine, SQLite store) is compared with the
-   first token the OpenAI SDK itself yields for the same request (median of N runs).
+   first token the OpenAI SDK itself yields for the same request (median of N runs), on
+   an agent step (a flow whose stage is one agent), a chat turn of flows/transfer.yaml
+   ("안녕하세요": understanding, then the chat agent's words) and a routing turn (a paraphrase
+   only the model reads; the flow's template answers: time to DONE against the SDK's own
+   non-streamed call). Every fake call waits 50 ms before its first byte.
 
 Run from the repository root: python bench/llm.py [--runs 40]
 """
@@ -147,6 +151,63 @@ async def time_to_first_token(runs: int, interval: float) -> dict[str, float]:
     return {"sdk_ms": statistics.median(sdk) * 1000, "engine_ms": statistics.median(eng) * 1000}
 
 
+THINK = 0.05  # the fake model's time before its first byte, on every call
+
+
+def understanding_reply(obj: dict[str, Any]) -> FakeReply:
+    import json
+
+    return FakeReply(text=json.dumps(obj, ensure_ascii=False), delay_sec=THINK)
+
+
+async def transfer_turns(runs: int, interval: float) -> dict[str, float]:
+    """flows/transfer.yaml on the fake server: a chat turn ("안녕하세요": the model's own
+    words, streamed) and a routing turn (a paraphrase only the model reads; its flow's
+    template answers), each beside the SDK's own call for the same answer."""
+    chat = FakeReply(text="안녕하세요 오늘은 무엇을 도와드릴까요 " * 4, delay_sec=THINK,
+                     token_interval_sec=interval)
+    routing = understanding_reply(_transfer("어머니", 50000))
+    request = ChatRequest(system="You are a helpful assistant.",
+                          messages=(ChatMessage(role="user", content="안녕"),))
+    config = ModelConfig(provider="openai", model="bench", max_retry=0, timeout_sec=10)
+    out: dict[str, list[float]] = {"chat_sdk": [], "chat_engine": [], "route_sdk": [],
+                                   "route_engine": []}
+    with tempfile.TemporaryDirectory() as tmp, FakeLLMServer() as server:
+        service = compile_file(ROOT / "flows" / "transfer.yaml")
+        engine = Engine(service, store=SqliteStore(Path(tmp) / "s.db"),
+                        settings=load_settings(server.env()), clock=lambda: TODAY)
+        provider = build_provider("openai", server.env())
+        for i in range(runs + 3):
+            server.reset()
+            server.enqueue(chat)
+            start = time.perf_counter()
+            async for event in provider.stream(request, config):
+                if isinstance(event, TextDelta) and len(out["chat_sdk"]) <= i:
+                    out["chat_sdk"].append(time.perf_counter() - start)
+            server.reset()  # the turn's calls in order: understanding, then the chat agent
+            server.enqueue(understanding_reply(
+                {"intent": None, "confidence": 0.1, "operations": []}), chat)
+            start = time.perf_counter()
+            async for event in engine.turn(f"chat{i}", "안녕하세요"):
+                if isinstance(event, LlmToken) and len(out["chat_engine"]) <= i:
+                    out["chat_engine"].append(time.perf_counter() - start)
+            server.reset()
+            server.enqueue(routing)
+            start = time.perf_counter()
+            await provider.complete(request, config)
+            out["route_sdk"].append(time.perf_counter() - start)
+            server.reset()
+            server.enqueue(routing)
+            start = time.perf_counter()
+            async for event in engine.turn(f"route{i}", "어머니께 오만 원 부쳐줘"):
+                if isinstance(event, Done):
+                    out["route_engine"].append(time.perf_counter() - start)
+                    assert event.state_snapshot["flow"] == "transfer", event.message
+        await engine.aclose()
+        await provider.aclose()  # type: ignore[attr-defined]
+    return {k: statistics.median(v[3:]) * 1000 for k, v in out.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
@@ -159,9 +220,16 @@ def main() -> None:
           f"confirm/cancel turns with zero calls: {counts['zero_call_confirms']}/"
           f"{counts['confirms']}")
     ttft = asyncio.run(time_to_first_token(args.runs, interval=0.02))
-    print(f"time to first token (median of {args.runs}): SDK {ttft['sdk_ms']:.2f} ms, "
-          f"engine turn {ttft['engine_ms']:.2f} ms, overhead "
+    print(f"agent step, time to first token (median of {args.runs}): SDK "
+          f"{ttft['sdk_ms']:.2f} ms, engine turn {ttft['engine_ms']:.2f} ms, overhead "
           f"{ttft['engine_ms'] - ttft['sdk_ms']:.2f} ms")
+    both = asyncio.run(transfer_turns(args.runs, interval=0.02))
+    print(f"chat turn (transfer flow, '안녕하세요'), time to first token: SDK "
+          f"{both['chat_sdk']:.2f} ms, engine turn {both['chat_engine']:.2f} ms, overhead "
+          f"{both['chat_engine'] - both['chat_sdk']:.2f} ms")
+    print(f"routing turn (a paraphrase the model reads), time to the answer: SDK call "
+          f"{both['route_sdk']:.2f} ms, engine DONE {both['route_engine']:.2f} ms, overhead "
+          f"{both['route_engine'] - both['route_sdk']:.2f} ms")
 
 
 if __name__ == "__main__":

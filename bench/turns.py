@@ -165,10 +165,10 @@ def finish(state: dict[str, Any], outcome: str, message: str) -> str:
 
 
 class PlainSqlite:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, synchronous: str = "NORMAL") -> None:
         self.db = sqlite3.connect(path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute(f"PRAGMA synchronous={synchronous}")
         self.db.execute("CREATE TABLE s (id TEXT PRIMARY KEY, version INT, data TEXT)")
 
     def turn(self, sid: str, text: str) -> str:
@@ -218,9 +218,32 @@ def summary(name: str, samples: list[float]) -> dict[str, Any]:
             "p99_us": p99, "turns_per_s": len(samples) / (sum(samples) / 1e6)}
 
 
+def sqlite_engine(path: str, synchronous: str = "NORMAL") -> Engine:
+    """The transfer flow on a SQLite store at ``synchronous`` (the store opens NORMAL)."""
+    store = SqliteStore(path)
+    store._db.execute(f"PRAGMA synchronous={synchronous}")
+    return Engine(compile_file(ROOT / "flows" / "transfer.yaml"), store=store,
+                  settings=load_settings({}), clock=lambda: TODAY)
+
+
+def run_engine(engine: Engine, rounds: int) -> list[float]:
+    asyncio.run(measure_engine(engine, 5))  # warm-up
+    return asyncio.run(measure_engine(engine, rounds))
+
+
+def print_table(results: list[dict[str, Any]], floor: float) -> None:
+    print(f"{'variant':<22}{'turns':>8}{'median µs':>12}{'p99 µs':>10}{'turns/s':>10}"
+          f"{'vs floor':>10}")
+    for r in results:
+        print(f"{r['name']:<22}{r['turns']:>8}{r['median_us']:>12.1f}{r['p99_us']:>10.1f}"
+              f"{r['turns_per_s']:>10.0f}{r['median_us'] / floor:>9.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--synchronous", default="NORMAL", choices=["NORMAL", "FULL"],
+                        help="SQLite durability of the floor and the store alike")
     args = parser.parse_args()
     service = compile_file(ROOT / "flows" / "transfer.yaml")
     settings = load_settings({})
@@ -229,19 +252,13 @@ def main() -> None:
         dicts: dict[str, dict[str, Any]] = {}
         results.append(summary("plain+dict", measure_sync(
             lambda sid, text: plain_turn(dicts.setdefault(sid, {}), text), args.rounds)))
-        plain = PlainSqlite(f"{tmp}/plain.db")
+        plain = PlainSqlite(f"{tmp}/plain.db", args.synchronous)
         results.append(summary("plain+sqlite", measure_sync(plain.turn, args.rounds)))
-        for name, store in (("engine+memory", MemoryStore()),
-                            ("engine+sqlite", SqliteStore(f"{tmp}/engine.db"))):
-            engine = Engine(service, store=store, settings=settings, clock=lambda: TODAY)
-            asyncio.run(measure_engine(engine, 5))  # warm-up
-            results.append(summary(name, asyncio.run(measure_engine(engine, args.rounds))))
-    floor = next(r for r in results if r["name"] == "plain+sqlite")["median_us"]
-    print(f"{'variant':<15}{'turns':>8}{'median µs':>12}{'p99 µs':>10}{'turns/s':>10}"
-          f"{'vs floor':>10}")
-    for r in results:
-        print(f"{r['name']:<15}{r['turns']:>8}{r['median_us']:>12.1f}{r['p99_us']:>10.1f}"
-              f"{r['turns_per_s']:>10.0f}{r['median_us'] / floor:>9.2f}x")
+        memory = Engine(service, store=MemoryStore(), settings=settings, clock=lambda: TODAY)
+        results.append(summary("engine+memory", run_engine(memory, args.rounds)))
+        results.append(summary("engine+sqlite", run_engine(
+            sqlite_engine(f"{tmp}/engine.db", args.synchronous), args.rounds)))
+    print_table(results, next(r for r in results if r["name"] == "plain+sqlite")["median_us"])
 
 
 if __name__ == "__main__":

@@ -6,10 +6,17 @@ several processes safe: a stale commit raises VersionConflict instead of overwri
 
 ``lock(session_id)`` serialises turns of one session across every process sharing the
 file, not only inside this one. An asyncio lock queues the turns of this process in
-arrival order; the head of that queue then takes the session's *lease*: a row of the small
-``leases`` table, set by one atomic upsert that succeeds only when the lease is free,
-expired or already ours. A waiter polls with a short, growing async sleep. A held lease is
-renewed by a timer, so a long turn keeps it; one not renewed for ``lease_seconds`` expires.
+arrival order. When no other process is registered on the file and the session has no
+lease row (one read), nobody can contend: the turn runs without a lease, and its commit is
+its only write transaction. Otherwise the head of that queue takes the session's *lease*: a
+row of the small ``leases`` table, set by one atomic upsert that succeeds only when the
+lease is free, expired or already ours. A waiter polls with a short, growing async sleep. A
+held lease is renewed by a timer, so a long turn keeps it; one not renewed for
+``lease_seconds`` expires. A turn without a lease takes one in its first commit that is not
+final (an irreversible action's journal entry, before the call): from then on a process
+that opens the file meanwhile waits for it. A process that opens the file while a turn
+without a lease is in flight and takes that session first makes that turn's commit fail
+(``LeaseLost``, nothing written): the version check and the lease row both protect it.
 
 Leases recover from crashes without waiting for that expiry. Every store registers its
 owner token in the ``owners`` table with the identity of its process: the machine (this
@@ -23,7 +30,8 @@ namespace, an older flowctl that did not register) keeps its lease until it expi
 
 The lease has its own table so that taking it writes a few bytes, not the session's whole
 row (history and completed tasks make that row several pages long). ``commit`` writes the
-new version and ends the lease in one transaction (two write transactions a turn), or with
+new version and ends the lease in one transaction (two write transactions a contended turn,
+one otherwise), or with
 ``final=False`` renews it instead: the turn goes on, and the lease ends when the lock is
 left, as it does for a turn that does not commit (it failed). Every commit inside ``lock``
 refuses (``LeaseLost``) when the lease is no longer ours: a process that stalled past its
@@ -45,6 +53,8 @@ import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from engine.errors import FlowRuntimeError
 from engine.store.base import JSON, LeaseLost, SessionLocks, SessionRecord, VersionConflict
@@ -76,6 +86,10 @@ INSERT INTO leases (id, owner, until) VALUES (:id, :me, :until)
 ON CONFLICT (id) DO UPDATE SET owner = :me, until = :until
 WHERE leases.owner = :me OR leases.until <= :now
 """
+_CONTENDED = """
+SELECT EXISTS (SELECT 1 FROM owners WHERE owner != ?)
+    OR EXISTS (SELECT 1 FROM leases WHERE id = ?)
+"""
 _END = "DELETE FROM leases WHERE id = ? AND owner = ?"
 _RENEW = "UPDATE leases SET until = ? WHERE id = ? AND owner = ?"
 _HOLDER = """
@@ -86,6 +100,19 @@ WHERE leases.id = ? AND owners.machine = ? AND owners.owner != ?
 _CREATE = "INSERT OR IGNORE INTO sessions (id, version, data, updated_at) VALUES (?, 1, ?, ?)"
 _UPDATE = ("UPDATE sessions SET version = version + 1, data = ?, updated_at = ? "
            "WHERE id = ? AND version = ?")
+
+
+def _dumps(data: Any) -> str:
+    """JSON text of ``data`` as ``json.dumps(ensure_ascii=False)`` writes it (keys that are
+    not strings become strings), by orjson: a turn's session JSON is a visible part of its
+    cost (bench/turns.py, docs/performance.md). What orjson refuses and json writes (an
+    integer beyond 64 bits) goes through json; reading stays with json, which keeps such
+    an integer exact (orjson would read it as a float)."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(data, ensure_ascii=False)
+
 
 _FIRST_POLL = 0.001
 _MAX_POLL = 0.025
@@ -148,6 +175,7 @@ class SqliteStore(_Retention):
         self.pid = os.getpid()
         self._held: set[str] = set()  # sessions whose lease row is ours
         self._locked: set[str] = set()  # sessions inside our lock()
+        self._renewals: dict[str, _Renewal] = {}  # held leases kept alive by a timer
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -183,15 +211,24 @@ class SqliteStore(_Retention):
             raise FlowRuntimeError(f"session store {self.path} was opened before a fork; "
                                    "open one in each process")
         async with self._local(session_id):
-            await self._acquire(session_id)
-            renewal = _Renewal(self, session_id)
+            if self._contended(session_id):
+                await self._acquire(session_id)
+                self._renewals[session_id] = _Renewal(self, session_id)
             self._locked.add(session_id)
             try:
                 yield
             finally:
                 self._locked.discard(session_id)
-                renewal.cancel()
+                renewal = self._renewals.pop(session_id, None)
+                if renewal is not None:
+                    renewal.cancel()
                 self._release(session_id)
+
+    def _contended(self, session_id: str) -> bool:
+        """Whether another process may turn ``session_id`` now: another owner is registered
+        on the file, or the session has a lease row. A read, not a write transaction."""
+        row = self._db.execute(_CONTENDED, (self.owner, session_id)).fetchone()
+        return bool(row[0])
 
     def try_lease(self, session_id: str) -> bool:
         """Take (or renew) the lease on ``session_id`` if nobody else holds it."""
@@ -264,7 +301,7 @@ class SqliteStore(_Retention):
         nothing.
         """
         now = time.time()
-        text = json.dumps(data, ensure_ascii=False)
+        text = _dumps(data)
         db = self._db
         fenced = session_id in self._held or session_id in self._locked
         db.execute("BEGIN IMMEDIATE")
@@ -279,8 +316,8 @@ class SqliteStore(_Retention):
                 raise VersionConflict(f"session {session_id!r} changed since it was loaded")
             if completed:
                 db.executemany("INSERT INTO completed (session_id, data, created_at) "
-                               "VALUES (?, ?, ?)", [(session_id, json.dumps(c, ensure_ascii=False),
-                                                     now) for c in completed])
+                               "VALUES (?, ?, ?)", [(session_id, _dumps(c), now)
+                                                    for c in completed])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -289,6 +326,8 @@ class SqliteStore(_Retention):
             self._held.discard(session_id)
         elif fenced:
             self._held.add(session_id)
+            if session_id not in self._renewals:
+                self._renewals[session_id] = _Renewal(self, session_id)
         return expected_version + 1
 
     def _fence(self, session_id: str, now: float, final: bool) -> None:
@@ -298,10 +337,10 @@ class SqliteStore(_Retention):
             cur = (db.execute(_END, (session_id, self.owner)) if final
                    else db.execute(_RENEW, (until, session_id, self.owner)))
             ours = cur.rowcount == 1
-        else:  # an earlier commit of this turn ended the lease: nobody may have taken it
+        else:  # no lease yet (nobody contended), or an earlier commit of this turn ended it
             ours = db.execute("SELECT 1 FROM leases WHERE id = ?",
                               (session_id,)).fetchone() is None
-            if ours and not final:
+            if ours and not final:  # the turn goes on (an irreversible call): hold it now
                 db.execute("INSERT INTO leases (id, owner, until) VALUES (?, ?, ?)",
                            (session_id, self.owner, until))
         if not ours:

@@ -9,12 +9,12 @@ the message a second time; with nothing left to send it answers 204, which stops
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sse_starlette import ServerSentEvent
 
 from engine.runtime.events import Event, wire
+from engine.transports.fastjson import dumps as _dumps
 
 RETRY_MS = 1_000
 """How soon a browser reconnects a dropped stream (a reconnect replays; it runs nothing)."""
@@ -26,7 +26,7 @@ def dumps(payload: Any) -> str:
     >>> dumps({"message": "확인"})
     '{"message":"확인"}'
     """
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return _dumps(payload)
 
 
 def frame(event: Event, *, stream_id: str, index: int) -> ServerSentEvent:

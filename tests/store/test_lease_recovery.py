@@ -30,11 +30,14 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
 # Holds the lease on argv[2] and says "held"; on a line from stdin commits (if argv[4] says
 # so) and prints what happened. The event loop keeps running meanwhile, renewing the lease.
+# A second store registered on the file first (as another worker would be) makes the turn
+# take a lease: a store alone on its file takes none until a commit that is not final.
 _HOLDER = """
 import asyncio, sys
 from engine.store import SqliteStore
 
 async def main(path: str, session_id: str, lease_seconds: float, commit: bool) -> None:
+    neighbour = SqliteStore(path)
     store = SqliteStore(path, lease_seconds=lease_seconds)
     async with store.lock(session_id):
         record = await store.load(session_id)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import FlowRuntimeError
-from engine.store import SqliteStore
+from engine.store import LeaseLost, SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,6 +101,79 @@ async def test_waiting_longer_than_lock_timeout_is_an_operator_error(tmp_path: P
             pass
     async with late.lock("another"):
         pass
+
+
+def write_transactions(statements: list[str]) -> int:
+    """How many write transactions ``statements`` (a connection's trace) made."""
+    count, inside = 0, False
+    for sql in statements:
+        verb = sql.split()[0].upper()
+        if verb == "BEGIN":
+            count, inside = count + 1, True
+        elif verb in ("COMMIT", "ROLLBACK"):
+            inside = False
+        elif verb in ("INSERT", "UPDATE", "DELETE") and not inside:
+            count += 1
+    return count
+
+
+async def a_turn(store: SqliteStore) -> int:
+    """Lock, load and commit session "s" once; the write transactions that took."""
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    async with store.lock("s"):
+        record = await store.load("s")
+        await store.commit("s", {"n": 1}, expected_version=record.version if record else 0)
+    store._db.set_trace_callback(None)
+    return write_transactions(statements)
+
+
+async def test_a_store_alone_on_its_file_commits_a_turn_in_one_write(tmp_path: Path) -> None:
+    alone = SqliteStore(tmp_path / "s.db")
+    assert await a_turn(alone) == 1
+    neighbour = SqliteStore(tmp_path / "s.db")  # another worker: now the turn takes a lease
+    assert await a_turn(alone) == 2
+    await neighbour.close()
+    assert await a_turn(alone) == 1
+    await alone.close()
+
+
+async def test_a_store_alone_takes_the_lease_with_a_commit_that_is_not_final(
+        tmp_path: Path) -> None:
+    alone = SqliteStore(tmp_path / "s.db", lease_seconds=0.2)
+    async with alone.lock("s"):
+        await alone.commit("s", {"journal": "pending"}, expected_version=0, final=False)
+        late = SqliteStore(tmp_path / "s.db")  # opened while the action's call runs
+        for _ in range(5):  # longer than the lease: renewed meanwhile
+            await asyncio.sleep(0.1)
+            assert not late.try_lease("s")
+        await alone.commit("s", {"journal": "done"}, expected_version=1)
+    assert late.try_lease("s")
+    await alone.close()
+    await late.close()
+
+
+async def test_a_turn_without_a_lease_loses_to_a_process_that_took_the_session(
+        tmp_path: Path) -> None:
+    alone = SqliteStore(tmp_path / "s.db")
+    async with alone.lock("s"):
+        late = SqliteStore(tmp_path / "s.db")
+        assert late.try_lease("s")  # a turn of the newcomer on the same session
+        with pytest.raises(LeaseLost):
+            await alone.commit("s", {"n": 1}, expected_version=0)
+    assert await alone.load("s") is None
+    await alone.close()
+    await late.close()
+
+
+async def test_session_json_round_trips_exactly(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "s.db")
+    data = {"big": 2**70, "text": "엄마\u200d", "nested": {"n": [1.5, None, True]}}
+    await store.commit("s", data, expected_version=0, completed=[{"amount": 2**64}])
+    record = await store.load("s")
+    assert record is not None and record.data == data and type(record.data["big"]) is int
+    assert await store.completed("s") == [{"amount": 2**64}]
+    await store.close()
 
 
 _COUNTER = """

@@ -37,6 +37,7 @@ from engine.config import Settings
 from engine.observe.hub import Observers
 from engine.observe.metrics import CONTENT_TYPE_LATEST, TurnMetrics
 from engine.runtime.engine import Engine
+from engine.transports.fastjson import FastJSONResponse
 from engine.transports.http import edge, errors, playground_api
 from engine.transports.http import runs as runs_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
@@ -202,7 +203,7 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
                                   context=body.context)
         if done.trace.get("error") == "forbidden":  # it was claimed since the check
             return not_found(body.session_id)
-        return JSONResponse({"interaction": done.payload(), "hooks": done.hooks})
+        return FastJSONResponse({"interaction": done.payload(), "hooks": done.hooks})
 
 
 def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
