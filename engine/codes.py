@@ -147,6 +147,13 @@ CATALOGUE: tuple[Code, ...] = (
        "compile."),
     _c("FL085", "error", "no-local-service", "An app has no local service to answer when its "
        "remote services are down."),
+    _c("FL086", "error", "bad-tool-schema", "A tool's `parameters` or `result` is not a valid "
+       "JSON Schema, or its `parameters` is not an object schema."),
+    _c("FL087", "error", "undeclared-tool", "An agent step or action uses `server.tool` of an "
+       "MCP server without declaring it under `tools`."),
+    _c("FL088", "warning", "unused-tool", "A declared tool no agent step or action uses."),
+    _c("FL089", "error", "tool-shadows-builtin", "A declared tool has the name of a built-in "
+       "tool."),
     _c("FL090", "error", "invalid-test-file", "A conversation test file is not valid."),
     _c("FL091", "error", "test-names-unknown", "A conversation test names a stage, flow, slot, "
        "intent, agent, hook or event that does not exist."),

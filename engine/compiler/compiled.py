@@ -139,6 +139,7 @@ class AgentStep:
     fallback: str
     json_output: bool
     tools: tuple[str, ...]
+    max_rounds: int = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +180,35 @@ class CompiledAction:
     method: str = "POST"
     url: Compiled | None = None
     headers: tuple[tuple[str, Compiled], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """A gateway rule: ``when`` (over ``args`` and the turn) holding rejects with ``reject``."""
+
+    when: Compiled
+    reject: Compiled
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTool:
+    """A tool declared under ``tools``: run over HTTP (``kind == "http"``) or by an MCP
+    server (``kind == "mcp"``: ``server`` and ``remote`` name it; its parameters, when the
+    flow gives none, come from the server's tool list at run time)."""
+
+    name: str
+    kind: str  # "http" | "mcp"
+    description: str
+    parameters: Mapping[str, Any] | None
+    result: Mapping[str, Any] | None
+    timeout_sec: float
+    rules: tuple[CompiledRule, ...] = ()
+    method: str = "POST"
+    url: Compiled | None = None
+    headers: tuple[tuple[str, Compiled], ...] = ()
+    body: tuple[tuple[str, Value], ...] | None = None
+    server: str | None = None
+    remote: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +283,8 @@ class CompiledService:
     guard: tuple[GuardRule, ...] = ()
     agent_outputs: frozenset[str] = frozenset()
     """Agent steps whose validated JSON output templates read as ``agents.<name>``."""
+    tools: Mapping[str, CompiledTool] = field(default_factory=dict)
+    """Tools declared under ``tools`` (built-in ones live in ``registry``)."""
 
 
 @dataclass(frozen=True, slots=True)

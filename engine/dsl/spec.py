@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.dsl.tools_spec import ToolSpec
 from engine.registry import FAILURE_TAGS
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
@@ -124,7 +125,7 @@ class SlotSpec(Spec):
 class ToolAction(Spec):
     """An action run by a built-in tool."""
 
-    tool: str = Field(description="Built-in tool name: sandbox_bank or calculator.")
+    tool: str = Field(description="Built-in tool name (sandbox_bank, sandbox_balance, calculator) or a tool declared under `tools`.")
     args: dict[str, Any] = Field(default_factory=dict, description="Arguments; strings are expressions.")
     label: str | None = Field(None, description="Progress label shown while it runs.")
     irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
@@ -183,7 +184,8 @@ class AgentStep(Spec):
     label: str | None = Field(None, description="Progress label shown while it runs.")
     fallback: str = Field(description="Message said when no LLM is configured or every retry failed.")
     json_output: bool = Field(False, description="The agent answers in JSON; its `message` field is streamed.")
-    tools: list[str] = Field(default_factory=list, description="Built-in tools the agent may call.")
+    tools: list[str] = Field(default_factory=list, description="Tools the agent may call: built-in (calculator) or declared under `tools`; every call passes the gateway.")
+    max_rounds: int = Field(4, ge=1, le=10, description="Model calls of the tool loop at most; a model still asking for tools after that gets the fallback.")
 
 
 class IfStep(Spec):
@@ -282,6 +284,7 @@ class ServiceSpec(Spec):
     routes: dict[Name, Name] = Field(default_factory=dict, description="Intent -> flow; a flow in progress keeps the turn.")
     default_flow: Name = Field(description="Flow used when no intent matches.")
     slots: dict[Name, SlotSpec] = Field(default_factory=dict, description="Typed slots the flows collect, by name.")
+    tools: dict[Name, ToolSpec] = Field(default_factory=dict, description="Tools over HTTP or on MCP servers, by name, that agent steps and actions use; every request passes the gateway (the `parameters` schema, then `rules`).")
     actions: dict[Name, ToolAction | HttpAction] = Field(default_factory=dict, description="Tool or HTTP actions that `call` steps run, by name.")
     flows: dict[Name, FlowSpec] = Field(description="The flows of the service, by name; each is one stage machine.")
     messages: dict[Name, str] = Field(default_factory=dict, description="Every user-facing sentence, as a jinja2 template.")
