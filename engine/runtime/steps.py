@@ -28,8 +28,7 @@ from engine.compiler.compiled import (
     shown,
 )
 from engine.errors import FlowRuntimeError
-from engine.providers.base import ChatRequest
-from engine.providers.tools import BUILTIN_TOOLS
+from engine.providers.base import ChatRequest, ToolSpec
 from engine.runtime.actions import ActionFailed, ActionUnknown, run_action
 from engine.runtime.agent import ModelCall, Reply, agent_reply
 from engine.runtime.events import (
@@ -41,6 +40,7 @@ from engine.runtime.events import (
     TaskProgress,
 )
 from engine.runtime.llm import agent_request, context_block
+from engine.runtime.toolbox import agent_tools
 
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
@@ -110,9 +110,13 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
         result, error = entry["result"], None  # ran already in this task: never twice
     else:
         args = {k: v.render(state.view()) for k, v in action.args}
-        if action.irreversible:
-            await run.journal(action.name, args, step)
-        result, error = await perform(run, action.name, args)
+        refused = await _gateway(run, action.tool, args) if action.kind == "tool" else None
+        if refused is not None:  # never ran, so nothing to journal
+            result, error = {"error": refused, "rejected": True}, refused
+        else:
+            if action.irreversible:
+                await run.journal(action.name, args, step)
+            result, error = await perform(run, action.name, args)
     state.set_result(result)
     run.tracer.step(action.name, started, error=error)
     entry = state.session.journal.get(action.name)
@@ -124,6 +128,16 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     yield AgentDone(action.name, label, error is None,
                     result=scrubbed(result, state.secrets()))
     run.pending = outcome_trigger(action.name, step.ok, step.error, error)
+
+
+async def _gateway(run: TurnRun, tool: str | None, args: dict[str, Any]) -> str | None:
+    """Why the gateway refuses the action's tool request (tagged), or None."""
+    if tool is None or tool not in run.service.tools:
+        return None  # a built-in action tool checks its own arguments
+    refused = await run.engine.tools.check(tool, args, run.state.view())
+    if refused is not None:
+        run.tracer.tag("TOOL_GATEWAY_REJECTED")
+    return refused
 
 
 async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, str | None]:
@@ -139,9 +153,14 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
         url = str(action.url.render(with_env)) if action.url else ""
         headers = {k: str(t.render(with_env)) for k, t in action.headers}
     error, settled = None, True
+    declared = action.tool if action.tool in run.service.tools else None
     try:
-        result: Any = stub.outcome() if stub is not None else \
-            await run_action(action, args, key, url=url, headers=headers)
+        if stub is not None:
+            result: Any = stub.outcome()
+        elif declared is not None:
+            result = await run.engine.tools.run(declared, args, key=key, retries=action.retries)
+        else:
+            result = await run_action(action, args, key, url=url, headers=headers)
     except ActionFailed as err:
         result, error, settled = {"error": str(err)}, str(err), not isinstance(err, ActionUnknown)
     entry = session.journal.get(name)
@@ -170,8 +189,10 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
     reply: dict[str, Any] | None = None
     if live is not None and live.breaker.allow():
         call = ModelCall(live, step.agent, run.tracer)
-        async for item in agent_reply(call, _request(run, step), tools=step.tools,
-                                      json_output=step.json_output):
+        tools = await agent_tools(run.engine.tools, step.tools, run.state.view(), run.tracer)
+        request = _request(run, step, tuple(t.spec for t in tools.values()))
+        async for item in agent_reply(call, request, tools=tools, json_output=step.json_output,
+                                      max_rounds=step.max_rounds):
             if isinstance(item, Reply):
                 reply = item.payload
                 if item.output is not None and step.agent in run.service.agent_outputs:
@@ -198,14 +219,14 @@ def prompt_values(run: TurnRun, step: AgentStep) -> dict[str, Any]:
             "intents": list(run.service.intent_names), "tools": step.tools}
 
 
-def _request(run: TurnRun, step: AgentStep) -> ChatRequest:
+def _request(run: TurnRun, step: AgentStep, tools: tuple[ToolSpec, ...]) -> ChatRequest:
     view = run.state.view()
     prompt = run.service.prompts[step.prompt].render({**view, **prompt_values(run, step)})
     session = run.state.session
     return agent_request(prompt, context_block=context_block(view),
                          summary=session.summary_text, raw_history=session.raw_history,
                          message=run.state.message, json_output=step.json_output,
-                         tools=tuple(BUILTIN_TOOLS[t].spec for t in step.tools))
+                         tools=tools)
 
 
 __all__ = ["outcome_trigger", "perform", "prompt_values", "run_steps"]
