@@ -29,7 +29,7 @@ from engine.compiler.templates import (
     compile_template,
     undeclared,
 )
-from engine.compiler.tools import compile_tools, resolve_tool
+from engine.compiler.tools import check_irreversible, compile_tools, resolve_tool
 from engine.compiler.validators import import_validator
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
@@ -61,6 +61,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
     prompts = _prompts(spec, base, r)
     slots = {name: _slot(name, slot, spec, base, r) for name, slot in spec.slots.items()}
     tools = compile_tools(spec, r)
+    check_irreversible(spec, r)
     actions = {name: _action(name, action, spec, r) for name, action in spec.actions.items()}
     flows = {name: _flow(name, flow, spec, prompts, slots, r) for name, flow in spec.flows.items()}
     _routes(spec, r)

@@ -94,6 +94,27 @@ def _schema(schema: Mapping[str, Any] | None, path: Path, r: Resolver, *,
     return dict(schema)
 
 
+def check_irreversible(spec: s.ServiceSpec, r: Resolver) -> None:
+    """An irreversible tool runs only from an irreversible action (journalled, confirmed
+    first: FL046 checks the path), never from a model's tool loop."""
+    risky = {n for n, t in spec.tools.items() if t.irreversible}
+    if not risky:
+        return
+    for _, _, path, step in s.service_steps(spec):
+        if isinstance(step, s.AgentStep):
+            for i, tool in enumerate(step.tools):
+                if tool in risky:
+                    r.error((*path, "tools", i), f"irreversible tool `{tool}` is offered to "
+                            "an agent: a model could run it without the user's confirmation",
+                            "FL046", hint="run it from an `irreversible: true` action after a "
+                                          "`decide: confirm` stage")
+    for name, action in spec.actions.items():
+        if isinstance(action, s.ToolAction) and action.tool in risky and not action.irreversible:
+            r.error(("actions", name, "tool"), f"action `{name}` runs irreversible tool "
+                    f"`{action.tool}` but is not `irreversible: true`", "FL046",
+                    hint="mark the action `irreversible: true` (journalled, confirmed first)")
+
+
 def resolve_tool(name: str, known: Iterable[str], declared: Mapping[str, object],
                  path: Path, r: Resolver) -> bool:
     """Whether ``name`` is a built-in tool among ``known`` or a declared one; report it if not."""
@@ -111,4 +132,4 @@ def resolve_tool(name: str, known: Iterable[str], declared: Mapping[str, object]
     return False
 
 
-__all__ = ["BUILTIN_NAMES", "compile_tools", "resolve_tool"]
+__all__ = ["BUILTIN_NAMES", "check_irreversible", "compile_tools", "resolve_tool"]

@@ -52,6 +52,7 @@ class ToolSpec(_Spec):
     http: ToolHttp | None = Field(None, description="The HTTP request that runs the tool.")
     mcp: McpRef | None = Field(None, description="The MCP server and tool that run it.")
     timeout_sec: float = Field(10.0, gt=0, le=300, description="Timeout of one call.")
+    irreversible: bool = Field(False, description="Moves money or changes the world: only an `irreversible: true` action may run it (after a confirmation, through the action journal), never an agent's tool loop.")
     rules: list[GatewayRule] = Field(default_factory=list, description="Gateway rules, tried in order after the `parameters` check; the first whose `when` holds rejects the request (failure tag TOOL_GATEWAY_REJECTED).")
 
     @model_validator(mode="after")
