@@ -154,9 +154,22 @@ class McpHub:
         except MCPError as err:
             raise McpToolError(f"MCP server {server!r}: {err}") from None
         except Exception as err:  # a dead server surfaces as OSError, anyio or httpx errors
-            log.warning("MCP server %s: %s: %s", server, type(err).__name__, err)
-            raise McpFailure(f"MCP server {server!r} is unavailable ({type(err).__name__})") \
+            leaf = _leaf(err)
+            log.warning("MCP server %s: %s: %s", server, type(leaf).__name__, leaf)
+            raise McpFailure(f"MCP server {server!r} is unavailable ({_describe(leaf)})") \
                 from None
+
+
+def _leaf(err: BaseException) -> BaseException:
+    """The first real error inside (nested) exception groups of the SDK's task groups."""
+    while isinstance(err, BaseExceptionGroup) and err.exceptions:
+        err = err.exceptions[0]
+    return err
+
+
+def _describe(err: BaseException) -> str:
+    text = str(getattr(err, "message", "") or err).strip()
+    return f"{type(err).__name__}: {text}"[:200] if text else type(err).__name__
 
 
 def _target(config: McpServer) -> Any:

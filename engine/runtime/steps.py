@@ -16,6 +16,7 @@ from engine.compiler.compiled import (
     AgentStep,
     CallFlowStep,
     CallStep,
+    CompiledAction,
     EmitStep,
     IfStep,
     LinkStep,
@@ -109,14 +110,7 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     if entry is not None and entry["status"] == "done":
         result, error = entry["result"], None  # ran already in this task: never twice
     else:
-        args = {k: v.render(state.view()) for k, v in action.args}
-        refused = await _gateway(run, action.tool, args) if action.kind == "tool" else None
-        if refused is not None:  # never ran, so nothing to journal
-            result, error = {"error": refused, "rejected": True}, refused
-        else:
-            if action.irreversible:
-                await run.journal(action.name, args, step)
-            result, error = await perform(run, action.name, args)
+        result, error = await _gated(run, action, step)
     state.set_result(result)
     run.tracer.step(action.name, started, error=error)
     entry = state.session.journal.get(action.name)
@@ -128,6 +122,21 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     yield AgentDone(action.name, label, error is None,
                     result=scrubbed(result, state.secrets()))
     run.pending = outcome_trigger(action.name, step.ok, step.error, error)
+
+
+async def _gated(run: TurnRun, action: CompiledAction, step: CallStep) -> tuple[Any, str | None]:
+    """The action's request through the gateway, then journalled (if irreversible) and run;
+    a rejected request never runs and leaves nothing in the journal."""
+    args = {k: v.render(run.state.view()) for k, v in action.args}
+    try:
+        refused = await _gateway(run, action.tool, args) if action.kind == "tool" else None
+    except ActionFailed as err:  # its parameters cannot be fetched: it must not run
+        return {"error": str(err)}, str(err)
+    if refused is not None:
+        return {"error": refused, "rejected": True}, refused
+    if action.irreversible:
+        await run.journal(action.name, args, step)
+    return await perform(run, action.name, args)
 
 
 async def _gateway(run: TurnRun, tool: str | None, args: dict[str, Any]) -> str | None:

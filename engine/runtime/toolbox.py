@@ -73,10 +73,7 @@ class ToolBox:
         if name in BUILTIN_TOOLS and name not in self.tools:
             return rejection(name, BUILTIN_TOOLS[name].spec.parameters, (), args, view)
         tool = self.tools[name]
-        try:
-            parameters = (await self.spec(name)).parameters
-        except ActionFailed as err:
-            return f"{name}: its parameters are unknown ({err})"
+        parameters = (await self.spec(name)).parameters  # unlisted: ActionFailed, never run
         return rejection(name, parameters, tool.rules, args, view)
 
     async def run(self, name: str, args: Mapping[str, Any], *, key: str | None = None,
@@ -170,12 +167,12 @@ class GatedTool:
 
     async def __call__(self, arguments: Mapping[str, object]) -> str:
         name, started = self.spec.name, time.perf_counter()
-        refused = await self.box.check(name, arguments, self.view)
-        if refused is not None:
-            self.tracer.tag("TOOL_GATEWAY_REJECTED")
-            self.tracer.step(name, started, error=f"rejected: {refused}")
-            return f"error: rejected by the gateway: {refused}"
         try:
+            refused = await self.box.check(name, arguments, self.view)
+            if refused is not None:
+                self.tracer.tag("TOOL_GATEWAY_REJECTED")
+                self.tracer.step(name, started, error=f"rejected: {refused}")
+                return f"error: rejected by the gateway: {refused}"
             if name in BUILTIN_TOOLS and name not in self.box.tools:
                 text = await BUILTIN_TOOLS[name](arguments)
             else:
