@@ -126,7 +126,7 @@ def resolve_tool(name: str, known: Iterable[str], declared: Mapping[str, object]
                 hint=f"declare it under `tools`, e.g. `{remote}: {{mcp: {{server: {server}, "
                      f"tool: {remote}}}}}`, and use that name")
         return False
-    pool = [*known, *declared]
+    pool = sorted({*known, *declared})
     r.error(path, f"unknown tool `{name}`", "FL021",
             hint=suggest(name, pool) or f"declare it under `tools`; known: {', '.join(pool)}")
     return False
