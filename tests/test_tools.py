@@ -304,3 +304,26 @@ def test_an_unused_tool_is_a_lint_warning(tmp_path: Path) -> None:
     _, findings = analyse_file(write_flow(tmp_path, text))
     assert [(f.code, f.message) for f in findings if f.code == "FL088"] == [
         ("FL088", "tool `order_status` is never used")]
+
+
+async def test_an_http_action_s_own_rules_reject_before_it_runs(tmp_path: Path,
+                                                                bank: Bank) -> None:
+    from tests.fakes.bank import HTTP_ACTION
+
+    text = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8")
+    rules = ("    rules:\n      - {when: \"args.to == '용걸이'\", "
+             "reject: \"{{ args.to }}에게는 보낼 수 없어요\"}\n")
+    shutil.copytree(ROOT / "prompts", tmp_path / "prompts", dirs_exist_ok=True)
+    (tmp_path / "flows").mkdir()
+    path = tmp_path / "flows" / "bank.yaml"
+    path.write_text(text.replace(TOOL_ACTION, HTTP_ACTION + rules), encoding="utf-8")
+    engine = Engine(compile_file(path), store=MemoryStore(), clock=lambda: TODAY,
+                    settings=load_settings({"BANK_URL": bank.url}))
+    await ask(engine, "용걸이한테 1만원 보내줘")
+    done = await ask(engine, "확인")
+    assert bank.requests == []
+    assert done.state_snapshot["stage"] == "FAILED"
+    assert done.trace["failure_tags"] == ["TOOL_GATEWAY_REJECTED"]
+    await ask(engine, "엄마한테 1만원 보내줘", sid="t")
+    assert (await ask(engine, "확인", sid="t")).state_snapshot["stage"] == "EXECUTED"
+    assert len(bank.executions) == 1

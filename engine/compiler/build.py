@@ -29,7 +29,12 @@ from engine.compiler.templates import (
     compile_template,
     undeclared,
 )
-from engine.compiler.tools import check_irreversible, compile_tools, resolve_tool
+from engine.compiler.tools import (
+    check_irreversible,
+    compile_rules,
+    compile_tools,
+    resolve_tool,
+)
 from engine.compiler.validators import import_validator
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
@@ -217,13 +222,15 @@ class _ActionCommon(TypedDict):
     irreversible: bool
     timeout_sec: float
     retries: int
+    rules: tuple[c.CompiledRule, ...]
 
 
 def _action(name: str, action: s.ToolAction | s.HttpAction, spec: s.ServiceSpec,
             r: Resolver) -> c.CompiledAction:
     path = ("actions", name)
     common: _ActionCommon = dict(name=name, label=action.label, irreversible=action.irreversible,
-                                 timeout_sec=action.timeout_sec, retries=action.retries)
+                                 timeout_sec=action.timeout_sec, retries=action.retries,
+                                 rules=compile_rules(action.rules, (*path, "rules"), r))
     if isinstance(action, s.ToolAction):
         resolve_tool(action.tool, ACTION_TOOLS, spec.tools, (*path, "tool"), r)
         return c.CompiledAction(kind="tool", tool=action.tool,

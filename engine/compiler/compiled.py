@@ -180,6 +180,8 @@ class CompiledAction:
     method: str = "POST"
     url: Compiled | None = None
     headers: tuple[tuple[str, Compiled], ...] = ()
+    rules: tuple[CompiledRule, ...] = ()
+    """The action's own gateway rules (its tool's, if declared, are checked first)."""
 
 
 @dataclass(frozen=True, slots=True)

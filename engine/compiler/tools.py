@@ -18,7 +18,7 @@ from jsonschema.exceptions import SchemaError
 from engine.compiler import compiled as c
 from engine.compiler.resolve import Resolver, suggest
 from engine.dsl import spec as s
-from engine.dsl.tools_spec import ToolSpec
+from engine.dsl.tools_spec import GatewayRule, ToolSpec
 from engine.registry import ACTION_TOOLS, AGENT_TOOLS
 from engine.source import Path
 
@@ -42,8 +42,7 @@ def compile_tools(spec: s.ServiceSpec, r: Resolver) -> dict[str, c.CompiledTool]
 def _tool(name: str, tool: ToolSpec, path: Path, r: Resolver) -> c.CompiledTool | None:
     parameters = _schema(tool.parameters, (*path, "parameters"), r, object_only=True)
     result = _schema(tool.result, (*path, "result"), r, object_only=False)
-    rules = tuple(rule for i, raw in enumerate(tool.rules)
-                  if (rule := _rule(raw.when, raw.reject, (*path, "rules", i), r)) is not None)
+    rules = compile_rules(tool.rules, (*path, "rules"), r)
     common: dict[str, Any] = dict(name=name, description=tool.description,
                                   parameters=parameters, result=result,
                                   timeout_sec=tool.timeout_sec, rules=rules)
@@ -69,6 +68,13 @@ def _value(raw: Any, path: Path, r: Resolver) -> c.Value | None:
     if not isinstance(raw, str):
         return c.Const(raw)
     return r.expression(raw, path, only=("args",), why="a tool's body sees ")
+
+
+def compile_rules(rules: Iterable[GatewayRule], path: Path,
+                  r: Resolver) -> tuple[c.CompiledRule, ...]:
+    """Gateway rules: ``when`` sees ``args`` and the turn context, ``reject`` sees ``args``."""
+    return tuple(rule for i, raw in enumerate(rules)
+                 if (rule := _rule(raw.when, raw.reject, (*path, i), r)) is not None)
 
 
 def _rule(when: str, reject: str, path: Path, r: Resolver) -> c.CompiledRule | None:
@@ -132,4 +138,5 @@ def resolve_tool(name: str, known: Iterable[str], declared: Mapping[str, object]
     return False
 
 
-__all__ = ["BUILTIN_NAMES", "check_irreversible", "compile_tools", "resolve_tool"]
+__all__ = ["BUILTIN_NAMES", "check_irreversible", "compile_rules", "compile_tools",
+           "resolve_tool"]

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.dsl.tools_spec import GatewayRule as ToolRule
 from engine.dsl.tools_spec import ToolSpec
 from engine.registry import FAILURE_TAGS
 
@@ -131,6 +132,7 @@ class ToolAction(Spec):
     irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
     retries: int = Field(0, ge=0, le=5, description="Retries after a failure (only safe with idempotency).")
+    rules: list[ToolRule] = Field(default_factory=list, description="Gateway rules checked before the action runs (after its tool's own); the first whose `when` holds rejects it: the `error` trigger fires, nothing runs (failure tag TOOL_GATEWAY_REJECTED).")
 
 
 class HttpAction(Spec):
@@ -141,6 +143,7 @@ class HttpAction(Spec):
     irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
     retries: int = Field(0, ge=0, le=5, description="Retries on timeouts and 5xx, reusing the idempotency key.")
+    rules: list[ToolRule] = Field(default_factory=list, description="Gateway rules checked before the action runs (after its tool's own); the first whose `when` holds rejects it: the `error` trigger fires, nothing runs (failure tag TOOL_GATEWAY_REJECTED).")
 
 
 class HttpRequestSpec(Spec):

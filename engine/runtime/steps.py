@@ -40,6 +40,7 @@ from engine.runtime.events import (
     LlmDone,
     TaskProgress,
 )
+from engine.runtime.gateway import rejection
 from engine.runtime.llm import agent_request, context_block
 from engine.runtime.toolbox import agent_tools
 
@@ -129,7 +130,7 @@ async def _gated(run: TurnRun, action: CompiledAction, step: CallStep) -> tuple[
     a rejected request never runs and leaves nothing in the journal."""
     args = {k: v.render(run.state.view()) for k, v in action.args}
     try:
-        refused = await _gateway(run, action.tool, args) if action.kind == "tool" else None
+        refused = await _gateway(run, action, args)
     except ActionFailed as err:  # its parameters cannot be fetched: it must not run
         return {"error": str(err)}, str(err)
     if refused is not None:
@@ -139,11 +140,16 @@ async def _gated(run: TurnRun, action: CompiledAction, step: CallStep) -> tuple[
     return await perform(run, action.name, args)
 
 
-async def _gateway(run: TurnRun, tool: str | None, args: dict[str, Any]) -> str | None:
-    """Why the gateway refuses the action's tool request (tagged), or None."""
-    if tool is None or tool not in run.service.tools:
-        return None  # a built-in action tool checks its own arguments
-    refused = await run.engine.tools.check(tool, args, run.state.view())
+async def _gateway(run: TurnRun, action: CompiledAction, args: dict[str, Any]) -> str | None:
+    """Why the gateway refuses the action's request (tagged), or None: its declared tool's
+    parameters and rules, then the action's own rules (a built-in tool checks its own
+    arguments)."""
+    view = run.state.view()
+    refused = None
+    if action.tool is not None and action.tool in run.service.tools:
+        refused = await run.engine.tools.check(action.tool, args, view)
+    if refused is None and action.rules:
+        refused = rejection(action.name, None, action.rules, args, view)
     if refused is not None:
         run.tracer.tag("TOOL_GATEWAY_REJECTED")
     return refused
