@@ -255,3 +255,36 @@ def test_the_flow_file_cannot_name_a_command(tmp_path: Path) -> None:
     with pytest.raises(FlowDefinitionError) as err:
         compile_file(tmp_path / "flow.yaml")
     assert [f.code for f in err.value.findings] == ["FL010"]
+
+
+SCRIPTED = FLOW.replace("m: {provider: openai, model: test, max_retry: 0, timeout_sec: 10}",
+                        "m: {provider: scripted, fixture: replies.yaml}")
+REPLIES = """
+- tool_calls: [{name: track_parcel, arguments: {order_id: A100}}]
+- reply: "A100은 배송중이에요."
+- tool_calls: [{name: track_parcel, arguments: {order_id: A666}}]
+- reply: "그 주문은 조회할 수 없어요."
+"""
+CONVERSATIONS = """
+conversations:
+  - name: a stubbed MCP tool answers the scripted model, behind the gateway
+    stubs:
+      track_parcel: {result: {status: 배송중}}
+    turns:
+      - {user: "내 택배 어디야?", say: "A100은 배송중이에요."}
+      - {user: "A666은?", say: "그 주문은 조회할 수 없어요.",
+         failure_tags: [TOOL_GATEWAY_REJECTED]}
+"""
+
+
+def test_flowctl_test_runs_a_stubbed_mcp_tool_with_no_server(tmp_path: Path) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "talk.j2").write_text("Use the tools.")
+    (tmp_path / "flow.yaml").write_text(SCRIPTED, encoding="utf-8")
+    (tmp_path / "replies.yaml").write_text(REPLIES, encoding="utf-8")
+    (tmp_path / "flow.test.yaml").write_text(CONVERSATIONS, encoding="utf-8")
+    env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG") if k in os.environ}  # no keys
+    ran = subprocess.run([sys.executable, "-m", "cli", "test", str(tmp_path / "flow.test.yaml")],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "1 passed, 0 failed" in ran.stdout

@@ -61,7 +61,8 @@ class ToolBox:
             return BUILTIN_TOOLS[name].spec
         tool = self.tools[name]
         parameters, description = tool.parameters, tool.description
-        if tool.kind == "mcp" and (parameters is None or not description):
+        if tool.kind == "mcp" and name not in self.stubs and (parameters is None
+                                                              or not description):
             listed = await self._listed(tool)
             parameters = parameters or listed.input_schema
             description = description or listed.description
