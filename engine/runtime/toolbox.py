@@ -34,10 +34,6 @@ _NOT_YET = frozenset({409, 425, 429})
 MAX_RESULT_CHARS = 8000  # what a tool loop feeds back to the model at most
 
 
-class ToolRejected(ActionFailed):
-    """The gateway refused the request: the tool never ran."""
-
-
 class ToolBox:
     """The declared tools of one service, bound to the environment and the MCP servers."""
 
@@ -199,4 +195,4 @@ async def agent_tools(box: ToolBox, names: tuple[str, ...], view: Mapping[str, A
     return out
 
 
-__all__ = ["GatedTool", "ToolBox", "ToolRejected", "agent_tools"]
+__all__ = ["GatedTool", "ToolBox", "agent_tools"]
