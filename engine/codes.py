@@ -149,6 +149,13 @@ CATALOGUE: tuple[Code, ...] = (
        "compile."),
     _c("FL085", "error", "no-local-service", "An app has no local service to answer when its "
        "remote services are down."),
+    _c("FL086", "error", "bad-tool-schema", "A tool's `parameters` or `result` is not a valid "
+       "JSON Schema, or its `parameters` is not an object schema."),
+    _c("FL087", "error", "undeclared-tool", "An agent step or action uses `server.tool` of an "
+       "MCP server without declaring it under `tools`."),
+    _c("FL088", "warning", "unused-tool", "A declared tool no agent step or action uses."),
+    _c("FL089", "error", "tool-shadows-builtin", "A declared tool has the name of a built-in "
+       "tool."),
     _c("FL105", "error", "unknown-knowledge", "A `retrieve` step names a knowledge base that "
        "`knowledge` does not declare."),
     _c("FL106", "error", "knowledge-dir", "A knowledge base's `dir` is absolute, leaves the "

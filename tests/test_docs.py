@@ -572,6 +572,12 @@ def check_json(block: Block, ws: Path, tmp: Path) -> None:
                 parse_command(argv)
                 assert flowctl(argv, ROOT).code == 0
             check_problem_matcher(block, task["problemMatcher"])
+    elif name is not None and name.endswith("mcp.json"):  # the operator's MCP servers
+        from engine.runtime.mcp import load_mcp_config
+
+        path = tmp / "mcp.json"
+        path.write_text(block.text, encoding="utf-8")
+        assert load_mcp_config({"FLOWCTL_MCP_CONFIG": str(path)}), block
     else:
         pytest.fail(f"{block}: a JSON example names its file (.vscode/settings.json ...)")
 
@@ -887,6 +893,7 @@ def key_tables() -> Iterator[tuple[str, str, int, Any, str]]:
                 ("dsl.md", "workspace key | type | default | meaning", 0, s.WorkspaceAction, ""),
                 ("dsl.md", "command key | type | default | meaning", 0, s.CommandAction, ""),
                 ("dsl.md", "loop key | type | default | meaning", 0, s.LoopSpec, ""),
+                ("dsl.md", "tool key | type | default | meaning", 0, s.ToolSpec, ""),
                 ("testing.md", key, 0, t.TestFileSpec, ""),
                 ("testing.md", "key | type | passes when", 0, t.TurnSpec, ""),
                 ("providers.md", "field | default | notes", 0, s.ModelSpec, ""),

@@ -36,6 +36,12 @@ from engine.compiler.templates import (
     compile_template,
     undeclared,
 )
+from engine.compiler.tools import (
+    check_irreversible,
+    compile_rules,
+    compile_tools,
+    resolve_tool,
+)
 from engine.compiler.validators import import_validator
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
@@ -68,7 +74,9 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
     messages = _messages(spec, r)
     prompts = _prompts(spec, base, r)
     slots = {name: _slot(name, slot, spec, base, r) for name, slot in spec.slots.items()}
-    actions = {name: _action(name, action, r) for name, action in spec.actions.items()}
+    tools = compile_tools(spec, r)
+    check_irreversible(spec, r)
+    actions = {name: _action(name, action, spec, r) for name, action in spec.actions.items()}
     flows = {name: _flow(name, flow, spec, prompts, slots, r) for name, flow in spec.flows.items()}
     _routes(spec, r)
     patterns = service_patterns(spec, _words(spec), r)
@@ -93,7 +101,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         intent_names=tuple(spec.intents),
         understanding_model=spec.understand.model, understanding_prompt=spec.understand.prompt,
         patterns=patterns, kept=frozenset(n for n, slot in spec.slots.items() if slot.keep),
-        context_schema=schema, guard=guard, agent_outputs=r.agent_outputs,
+        context_schema=schema, guard=guard, agent_outputs=r.agent_outputs, tools=tools,
         knowledge=knowledge, retrievals=r.retrievals,
     )
 
@@ -224,17 +232,20 @@ class _ActionCommon(TypedDict):
     irreversible: bool
     timeout_sec: float
     retries: int
+    rules: tuple[c.CompiledRule, ...]
 
 
 def _action(name: str, action: s.ToolAction | s.HttpAction | s.WorkspaceAction | s.CommandAction,
+            spec: s.ServiceSpec,
             r: Resolver) -> c.CompiledAction:
     path = ("actions", name)
     if isinstance(action, s.WorkspaceAction | s.CommandAction):
         return local_action(name, action, r)
     common: _ActionCommon = dict(name=name, label=action.label, irreversible=action.irreversible,
-                                 timeout_sec=action.timeout_sec, retries=action.retries)
+                                 timeout_sec=action.timeout_sec, retries=action.retries,
+                                 rules=compile_rules(action.rules, (*path, "rules"), r))
     if isinstance(action, s.ToolAction):
-        r.exists(action.tool, ACTION_TOOLS, (*path, "tool"), "tool", "FL021")
+        resolve_tool(action.tool, ACTION_TOOLS, spec.tools, (*path, "tool"), r)
         return c.CompiledAction(kind="tool", tool=action.tool,
                                 args=_values(action.args, (*path, "args"), r), **common)
     http = action.http
@@ -395,9 +406,9 @@ def _agent_step(step: s.AgentStep, spec: s.ServiceSpec, prompts: Mapping[str, Co
     r.exists(step.model, spec.models, (*path, "model"), "model", "FL027")
     r.exists(step.fallback, spec.messages, (*path, "fallback"), "message", "FL020")
     for i, tool in enumerate(step.tools):
-        r.exists(tool, AGENT_TOOLS, (*path, "tools", i), "tool", "FL021")
+        resolve_tool(tool, AGENT_TOOLS, spec.tools, (*path, "tools", i), r)
     return c.AgentStep(step.agent, step.prompt, step.model, step.label, step.fallback,
-                       step.json_output, tuple(step.tools))
+                       step.json_output, tuple(step.tools), step.max_rounds)
 
 
 def _fixtures(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> None:

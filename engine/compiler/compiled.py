@@ -150,6 +150,7 @@ class AgentStep:
     fallback: str
     json_output: bool
     tools: tuple[str, ...]
+    max_rounds: int = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +244,37 @@ class CompiledAction:
     """Workspace globs: what ``read`` returns, or what ``apply`` may write."""
     limits: tuple[int, int] = (0, 0)
     """(most files, largest file in bytes) of a workspace action; (0, tail) of a command."""
+    rules: tuple[CompiledRule, ...] = ()
+    """The action's own gateway rules (its tool's, if declared, are checked first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """A gateway rule: ``when`` (over ``args`` and the turn) holding rejects with ``reject``."""
+
+    when: Compiled
+    reject: Compiled
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTool:
+    """A tool declared under ``tools``: run over HTTP (``kind == "http"``) or by an MCP
+    server (``kind == "mcp"``: ``server`` and ``remote`` name it; its parameters, when the
+    flow gives none, come from the server's tool list at run time)."""
+
+    name: str
+    kind: str  # "http" | "mcp"
+    description: str
+    parameters: Mapping[str, Any] | None
+    result: Mapping[str, Any] | None
+    timeout_sec: float
+    rules: tuple[CompiledRule, ...] = ()
+    method: str = "POST"
+    url: Compiled | None = None
+    headers: tuple[tuple[str, Compiled], ...] = ()
+    body: tuple[tuple[str, Value], ...] | None = None
+    server: str | None = None
+    remote: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +353,8 @@ class CompiledService:
     """Knowledge base -> its index, loaded into memory."""
     retrievals: frozenset[str] = frozenset()
     """The names ``retrieve`` steps put hits under (``retrieved.<name>``)."""
+    tools: Mapping[str, CompiledTool] = field(default_factory=dict)
+    """Tools declared under ``tools`` (built-in ones live in ``registry``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ _KEY_ONLY = frozenset({"FL004", "FL005"})
 _ITEM_LISTS = frozenset({"steps", "then", "else", "transitions"})
 _PLACEHOLDERS: dict[str, Any] = {
     "slots": {"type": "string"}, "actions": {"tool": "calculator"},
+    "tools": {"http": {"url": "http://127.0.0.1/"}},
     "models": {"provider": "offline"}, "intents": {}, "messages": "",
     "flows": {"initial": "_", "stages": {"_": {}}},
 }

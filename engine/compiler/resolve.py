@@ -61,9 +61,9 @@ class Resolver:
         return False
 
     def template(self, text: str, path: Path, extra: Iterable[str] = (), *,
-                 only: Iterable[str] | None = None) -> Compiled | None:
+                 only: Iterable[str] | None = None, why: str = "") -> Compiled | None:
         """Compile a template; ``only`` replaces the turn context as the names it may read."""
-        return self._compile(text, path, compile_template, extra, only)
+        return self._compile(text, path, compile_template, extra, only, why)
 
     def expression(self, text: str, path: Path, extra: Iterable[str] = (), *,
                    only: Iterable[str] | None = None, why: str = "") -> Compiled | None:

@@ -15,6 +15,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.dsl.hooks import HookSpec
+from engine.dsl.tools_spec import GatewayRule as ToolRule
+from engine.dsl.tools_spec import ToolSpec
 from engine.registry import FAILURE_TAGS
 from engine.workspace.command import MAX_TAIL_CHARS, MAX_TIMEOUT_SEC
 from engine.workspace.files import MAX_FILE_BYTES, MAX_FILES
@@ -130,12 +132,13 @@ class SlotSpec(Spec):
 class ToolAction(Spec):
     """An action run by a built-in tool."""
 
-    tool: str = Field(description="Built-in tool name: sandbox_bank or calculator.")
+    tool: str = Field(description="Built-in tool name (sandbox_bank, sandbox_balance, calculator) or a tool declared under `tools`.")
     args: dict[str, Any] = Field(default_factory=dict, description="Arguments; strings are expressions.")
     label: str | None = Field(None, description="Progress label shown while it runs.")
     irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
     retries: int = Field(0, ge=0, le=5, description="Retries after a failure (only safe with idempotency).")
+    rules: list[ToolRule] = Field(default_factory=list, description="Gateway rules checked before the action runs (after its tool's own); the first whose `when` holds rejects it: the `error` trigger fires, nothing runs (failure tag TOOL_GATEWAY_REJECTED).")
 
 
 class HttpAction(Spec):
@@ -146,6 +149,7 @@ class HttpAction(Spec):
     irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
     retries: int = Field(0, ge=0, le=5, description="Retries on timeouts and 5xx, reusing the idempotency key.")
+    rules: list[ToolRule] = Field(default_factory=list, description="Gateway rules checked before the action runs (after its tool's own); the first whose `when` holds rejects it: the `error` trigger fires, nothing runs (failure tag TOOL_GATEWAY_REJECTED).")
 
 
 class WorkspaceAction(Spec):
@@ -215,7 +219,8 @@ class AgentStep(Spec):
     label: str | None = Field(None, description="Progress label shown while it runs.")
     fallback: str = Field(description="Message said when no LLM is configured or every retry failed.")
     json_output: bool = Field(False, description="The agent answers in JSON; its `message` field is streamed.")
-    tools: list[str] = Field(default_factory=list, description="Built-in tools the agent may call.")
+    tools: list[str] = Field(default_factory=list, description="Tools the agent may call: built-in (calculator) or declared under `tools`; every call passes the gateway.")
+    max_rounds: int = Field(4, ge=1, le=10, description="Model calls of the tool loop at most; a model still asking for tools after that gets the fallback.")
 
 
 class RetrieveStep(Spec):
@@ -386,6 +391,7 @@ class ServiceSpec(Spec):
     routes: dict[Name, Name] = Field(default_factory=dict, description="Intent -> flow; a flow in progress keeps the turn.")
     default_flow: Name = Field(description="Flow used when no intent matches.")
     slots: dict[Name, SlotSpec] = Field(default_factory=dict, description="Typed slots the flows collect, by name.")
+    tools: dict[Name, ToolSpec] = Field(default_factory=dict, description="Tools over HTTP or on MCP servers, by name, that agent steps and actions use; every request passes the gateway (the `parameters` schema, then `rules`).")
     actions: dict[Name, ToolAction | HttpAction | WorkspaceAction | CommandAction] = Field(default_factory=dict, description="Tool, HTTP, workspace or command actions that `call` steps run, by name.")
     knowledge: dict[Name, KnowledgeSpec] = Field(default_factory=dict, description="Knowledge bases (directories of markdown documents) that `retrieve` steps search, by name.")
     flows: dict[Name, FlowSpec] = Field(description="The flows of the service, by name; each is one stage machine.")

@@ -28,7 +28,7 @@ from engine.providers.reliability import (
     record_of,
     stream_reliably,
 )
-from engine.providers.tools import BUILTIN_TOOLS, run_tool_loop
+from engine.providers.tools import Tool, run_tool_loop
 from engine.runtime.events import LlmToken, TraceEntry
 from engine.runtime.models import LiveModel
 from engine.runtime.trace import Tracer
@@ -125,13 +125,14 @@ class ModelCall:
         yield text
 
 
-async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: tuple[str, ...],
-                      json_output: bool) -> AsyncIterator[LlmToken | Reply]:
+async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: Mapping[str, Tool],
+                      json_output: bool, max_rounds: int = 4
+                      ) -> AsyncIterator[LlmToken | Reply]:
     """Stream one agent's answer; ends with a Reply, or with nothing when none is usable."""
     live = call.live
     try:
         if tools:
-            text = await _with_tools(call, request, tools)
+            text = await _with_tools(call, request, tools, max_rounds)
             if not json_output:
                 yield LlmToken(text)
         else:
@@ -152,13 +153,15 @@ async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: tuple[str
         yield Reply({"action": "ASK", **output}, output if json_output else None)
 
 
-async def _with_tools(call: ModelCall, request: ChatRequest, tools: tuple[str, ...]) -> str:
+async def _with_tools(call: ModelCall, request: ChatRequest, tools: Mapping[str, Tool],
+                      max_rounds: int) -> str:
     live = call.live
-    completion, records = await run_tool_loop(live.provider, request, live.config,
-                                              {t: BUILTIN_TOOLS[t] for t in tools},
-                                              agent=call.agent)
+    completion, records = await run_tool_loop(live.provider, request, live.config, tools,
+                                              agent=call.agent, max_rounds=max_rounds)
     for record in records:
         call.traced(record)
+    if completion.tool_calls:  # still asking for tools after its last round: no answer
+        return ""
     return completion.text
 
 

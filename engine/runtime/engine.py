@@ -24,9 +24,11 @@ from engine.runtime.actions import ActionStub
 from engine.runtime.events import Done, Event, Trace, UiHint, wire
 from engine.runtime.guard import context_problems
 from engine.runtime.llm import LlmUnderstanding
+from engine.runtime.mcp import McpHub, load_mcp_config
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
 from engine.runtime.session import RunRef, SessionState, StreamLog, replayed
+from engine.runtime.toolbox import ToolBox
 from engine.runtime.turn import TurnRun, ms, snapshot
 from engine.store.base import SessionStore
 from engine.texts import text
@@ -59,7 +61,8 @@ class Engine:
     def __init__(self, service: CompiledService, *, store: SessionStore,
                  settings: Settings | None = None, clock: Clock = system_clock,
                  models: ModelPool | None = None,
-                 stubs: Mapping[str, ActionStub] | None = None) -> None:
+                 stubs: Mapping[str, ActionStub] | None = None,
+                 mcp: McpHub | None = None) -> None:
         self.service = service
         self.store = store
         self.settings = (settings or Settings()).with_flow_defaults(service.settings,
@@ -74,6 +77,9 @@ class Engine:
         self.runs: RunHost | None = None
         """Hosts background runs (engine/runs, set by the HTTP server); None runs a
         background stage's steps inside the turn."""
+        hub = mcp or McpHub(load_mcp_config(self.settings.env) if service.tools else {})
+        self.tools = ToolBox(service, self.settings.env, hub, stubs=self.stubs)
+        """Declared tools (HTTP, the operator's MCP servers) behind the gateway."""
 
     async def turn(self, session_id: str, message: str, *, owner: str | None = None,
                    stream: str | None = None,

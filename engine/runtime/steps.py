@@ -16,6 +16,7 @@ from engine.compiler.compiled import (
     AgentStep,
     CallFlowStep,
     CallStep,
+    CompiledAction,
     EmitStep,
     IfStep,
     LinkStep,
@@ -31,8 +32,7 @@ from engine.compiler.compiled import (
     shown,
 )
 from engine.errors import FlowRuntimeError
-from engine.providers.base import ChatRequest
-from engine.providers.tools import BUILTIN_TOOLS
+from engine.providers.base import ChatRequest, ToolSpec
 from engine.runtime.actions import ActionFailed, ActionUnknown, run_action
 from engine.runtime.agent import ModelCall, Reply, agent_reply
 from engine.runtime.events import (
@@ -43,11 +43,13 @@ from engine.runtime.events import (
     LlmDone,
     TaskProgress,
 )
+from engine.runtime.gateway import rejection
 from engine.runtime.llm import agent_request, context_block
 from engine.runtime.local import LOCAL_KINDS, run_local
 from engine.runtime.loop import in_loop, run_loop
 from engine.runtime.retrieve import retrieve, retrieved_block
 from engine.runtime.synthesis import respond
+from engine.runtime.toolbox import agent_tools
 
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
@@ -136,10 +138,7 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     if entry is not None and entry["status"] == "done":
         result, error = entry["result"], None  # ran already in this task: never twice
     else:
-        args = {k: v.render(state.view()) for k, v in action.args}
-        if action.irreversible:
-            await run.journal(action.name, args, step)
-        result, error = await perform(run, action.name, args)
+        result, error = await _gated(run, action, step)
     state.set_result(result)
     run.tracer.step(action.name, started, error=error)
     entry = state.session.journal.get(action.name)
@@ -156,6 +155,36 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     run.pending = outcome_trigger(action.name, step.ok, step.error, error)
 
 
+async def _gated(run: TurnRun, action: CompiledAction, step: CallStep) -> tuple[Any, str | None]:
+    """The action's request through the gateway, then journalled (if irreversible) and run;
+    a rejected request never runs and leaves nothing in the journal."""
+    args = {k: v.render(run.state.view()) for k, v in action.args}
+    try:
+        refused = await _gateway(run, action, args)
+    except ActionFailed as err:  # its parameters cannot be fetched: it must not run
+        return {"error": str(err)}, str(err)
+    if refused is not None:
+        return {"error": refused, "rejected": True}, refused
+    if action.irreversible:
+        await run.journal(action.name, args, step)
+    return await perform(run, action.name, args)
+
+
+async def _gateway(run: TurnRun, action: CompiledAction, args: dict[str, Any]) -> str | None:
+    """Why the gateway refuses the action's request (tagged), or None: its declared tool's
+    parameters and rules, then the action's own rules (a built-in tool checks its own
+    arguments)."""
+    view = run.state.view()
+    refused = None
+    if action.tool is not None and action.tool in run.service.tools:
+        refused = await run.engine.tools.check(action.tool, args, view)
+    if refused is None and action.rules:
+        refused = rejection(action.name, None, action.rules, args, view)
+    if refused is not None:
+        run.tracer.tag("TOOL_GATEWAY_REJECTED")
+    return refused
+
+
 async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, str | None]:
     """Call action ``name`` with the task's idempotency key; (result, error). The outcome of
     an irreversible action is written to the journal (committed with the turn)."""
@@ -169,11 +198,14 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
         url = str(action.url.render(with_env)) if action.url else ""
         headers = {k: str(t.render(with_env)) for k, t in action.headers}
     error, settled = None, True
+    declared = action.tool if action.tool in run.service.tools else None
     try:
         if stub is not None:
             result: Any = stub.outcome()
         elif action.kind in LOCAL_KINDS:
             result = await run_local(action, args, run.engine.settings)
+        elif declared is not None:
+            result = await run.engine.tools.run(declared, args, key=key, retries=action.retries)
         else:
             result = await run_action(action, args, key, url=url, headers=headers)
     except ActionFailed as err:
@@ -204,8 +236,10 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
     reply: dict[str, Any] | None = None
     if live is not None and live.breaker.allow():
         call = ModelCall(live, step.agent, run.tracer)
-        async for item in agent_reply(call, _request(run, step), tools=step.tools,
-                                      json_output=step.json_output):
+        tools = await agent_tools(run.engine.tools, step.tools, run.state.view(), run.tracer)
+        request = _request(run, step, tuple(t.spec for t in tools.values()))
+        async for item in agent_reply(call, request, tools=tools, json_output=step.json_output,
+                                      max_rounds=step.max_rounds):
             if isinstance(item, Reply):
                 reply = item.payload
                 if item.output is not None and step.agent in run.service.agent_outputs:
@@ -232,14 +266,14 @@ def prompt_values(run: TurnRun, step: AgentStep) -> dict[str, Any]:
             "intents": list(run.service.intent_names), "tools": step.tools}
 
 
-def _request(run: TurnRun, step: AgentStep) -> ChatRequest:
+def _request(run: TurnRun, step: AgentStep, tools: tuple[ToolSpec, ...]) -> ChatRequest:
     view = run.state.view()
     prompt = run.service.prompts[step.prompt].render({**view, **prompt_values(run, step)})
     session = run.state.session
     return agent_request(prompt, context_block=context_block(view) + retrieved_block(view),
                          summary=session.summary_text, raw_history=session.raw_history,
                          message=run.state.message, json_output=step.json_output,
-                         tools=tuple(BUILTIN_TOOLS[t].spec for t in step.tools))
+                         tools=tools)
 
 
 __all__ = ["outcome_trigger", "perform", "prompt_values", "run_steps"]

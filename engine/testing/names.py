@@ -37,7 +37,8 @@ def name_findings(spec: TestFileSpec, source: SourceMap, service: ServiceSpec) -
     findings: list[Finding] = []
     for c, conv in enumerate(spec.conversations):
         for key, known, what in (("slots", service.slots, "slot"),
-                                 ("stubs", service.actions, "action")):
+                                 ("stubs", {**service.actions, **service.tools},
+                                  "action or tool")):
             findings += [source.finding(("conversations", c, key, name), f"{what} `{name}` "
                                         "is not declared in the flow", code="FL091", key=True,
                                         hint=f"use one of: {', '.join(known) or 'none'}")

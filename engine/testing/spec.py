@@ -63,8 +63,8 @@ class ConversationSpec(_Spec):
         description="Slot values the session starts with (as if a flow had kept them).")
     stubs: dict[str, StubSpec] = Field(
         default_factory=dict,
-        description="Action -> its canned result or error in this conversation; nothing is "
-                    "called.")
+        description="Action or declared tool -> its canned result or error in this "
+                    "conversation; nothing is called (a tool's requests still pass the gateway).")
     context: dict[str, Any] | None = Field(
         None, description="The request context every turn of this conversation carries "
                           "(checked against the flow's `context` schema).")

@@ -1,4 +1,4 @@
-"""Names declared but never used, and names that collide -> FL060–FL068, FL070.
+"""Names declared but never used, and names that collide -> FL060–FL068, FL070, FL088.
 
 Unused-name warnings need the whole file: they stay silent after lint repaired part of it.
 An intent without a route is *handled* when a template or condition compares
@@ -96,6 +96,7 @@ def _unused(ctx: Context) -> None:
         if name not in called:
             ctx.add(("actions", name), "FL065", f"action `{name}` is never called", key=True,
                     hint="run it with a `call` step, or remove it")
+    _unused_tools(ctx)
     models = {step.model for _, _, _, step in ctx.steps() if isinstance(step, s.AgentStep)}
     models.add(spec.memory.summary_model)
     models.add(getattr(getattr(spec, "understand", None), "model", None))
@@ -103,6 +104,17 @@ def _unused(ctx: Context) -> None:
         if name not in models:
             ctx.add(("models", name), "FL066", f"model `{name}` is never used", key=True,
                     hint="name it in an agent step's `model`, or remove it")
+
+
+def _unused_tools(ctx: Context) -> None:
+    used = {t for _, _, _, step in ctx.steps() if isinstance(step, s.AgentStep)
+            for t in step.tools}
+    used.update(a.tool for a in ctx.spec.actions.values() if isinstance(a, s.ToolAction))
+    for name in ctx.spec.tools:
+        if name not in used:
+            ctx.add(("tools", name), "FL088", f"tool `{name}` is never used", key=True,
+                    hint="offer it to an agent step (`tools: [name]`), run it from an "
+                         "action (`tool: name`), or remove it")
 
 
 def _unrouted_intents(ctx: Context) -> None:
