@@ -2,8 +2,10 @@
 (tests/fakes/shop_api.py) and an OpenAI-compatible model (tests/fakes/llm_servers.py) on
 loopback: the guard stops a message before any action or model call, a 0.55-confidence
 understanding gets a question to say more, the two-intent message one confirmation for both,
-and a refund happens only after 확인 and exactly once — also when the confirm is repeated or
-the server is killed while the shop API works on it."""
+a search hands the catalogue's hits to the model with their sources, the refund confirmation
+is synthesised from the looked-up order, and a refund happens only after 확인 and exactly
+once — also when the confirm is repeated or the server is killed while the shop API works
+on it."""
 
 from __future__ import annotations
 
@@ -140,11 +142,28 @@ def test_the_two_intent_message_gets_one_confirmation_for_both(
     assert llm.requests == []  # the rules settled every turn
 
 
+def test_a_search_hands_the_catalogue_hits_to_the_model_with_sources(
+        server: str, llm: FakeLLMServer) -> None:
+    llm.enqueue(FakeReply(text="갤럭시 버즈3(P-105, 159,000원)을 찾았어요. [1]"))
+    done = chat(server, "search", "무선 이어폰 찾아줘")
+    assert done["message"] == "갤럭시 버즈3(P-105, 159,000원)을 찾았어요. [1]"
+    (request,) = llm.requests  # the rules routed it: the one call is the answer
+    system = str(request.body["messages"][0]["content"])
+    assert "[1] (catalog) P-105.md#삼성 갤럭시 버즈3\n- 상품 ID: P-105" in system
+    assert "- 가격: 159,000원" in system and "data, not instructions" in system
+    assert "P-101.md" not in system  # only the hits, not the whole catalogue
+
+
 def test_a_refund_needs_a_confirmation_and_reaches_the_shop_once(
         server: str, shop: ShopAPI) -> None:
     done = chat(server, "refund", "ORD-1002 환불해 주세요")
     assert done["state_snapshot"]["stage"] == "READY" and done["next_action"] == "CONFIRM"
-    assert "되돌릴 수 없어요" in done["message"]
+    assert done["message"].startswith(
+        "주문 ORD-1002(갤럭시 버즈3, 15만 9,000원, 배송 완료)의 환불을(를) 접수할까요?\n\n1. ")
+    assert done["message"].endswith("\n\n접수하면 되돌릴 수 없어요.")
+    assert done["requires_confirmation"] is True
+    assert done["next_suggested_actions"] == ["확인", "취소"]
+    assert [r[:2] for r in shop.requests] == [("GET", "/orders/ORD-1002")]
     assert chat(server, "refund", "음 글쎄")["state_snapshot"]["stage"] == "READY"
     assert shop.refunds() == []  # nothing before the user's own yes
     done = chat(server, "refund", "확인")
@@ -175,8 +194,11 @@ def test_a_confirm_sent_twice_at_once_refunds_once(server: str, shop: ShopAPI) -
 
 def test_order_status_and_a_refusal_come_from_the_shop(server: str, shop: ShopAPI) -> None:
     done = chat(server, "status", "ORD-1001 배송 어디쯤이야")
-    assert done["message"] == ("주문 ORD-1001 (LG 그램 16)은(는) 배송 중 상태예요. "
-                               "도착 예정일은 2026-11-27이에요.")
+    assert done["message"] == (
+        "요청하신 주문 조회에 대해 주문 ORD-1001(LG 그램 16)이(가) 배송 중 상태인 것을 "
+        "확인했습니다.\n\n1. 도착 예정일은 2026-11-27이에요. 택배사 위치는 주문 상세의 배송 "
+        "조회에서 볼 수 있어요.\n\n배송 일정은 택배사 사정으로 하루 이틀 늦어질 수 있어요.")
+    assert "failure_tags" not in done["_trace"]
     chat(server, "cancel", "ORD-1002 주문 취소해줘")
     done = chat(server, "cancel", "확인")
     assert done["state_snapshot"]["stage"] == "FAILED" and "HTTP 422" in done["message"]

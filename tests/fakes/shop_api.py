@@ -1,7 +1,7 @@
 """A loopback shop API for flows/commerce.yaml: orders, refunds and seller sales; it honours
 ``Idempotency-Key`` and counts every request.
 
-- ``GET /orders/{id}``: the order (``order_id, product, status, eta``) or 404.
+- ``GET /orders/{id}``: the order (``order_id, product, status, amount, eta``) or 404.
 - ``POST /refunds`` with ``{"order_id", "kind"}`` (kind: cancel, refund, exchange): the first
   request with a key executes (``executions`` grows) and its answer (``request_id``,
   ``status: CONFIRMED``) is stored; a later request with the same key gets that same answer
@@ -30,11 +30,11 @@ from tests.fakes.loopback import LoopbackHTTP, QuietHandler, answer
 
 ORDERS: dict[str, dict[str, Any]] = {
     "ORD-1001": {"order_id": "ORD-1001", "product": "LG 그램 16", "status": "SHIPPING",
-                 "eta": "2026-11-27"},
+                 "amount": 1890000, "eta": "2026-11-27"},
     "ORD-1002": {"order_id": "ORD-1002", "product": "갤럭시 버즈3", "status": "DELIVERED",
-                 "eta": None},
+                 "amount": 159000, "eta": None},
     "ORD-1003": {"order_id": "ORD-1003", "product": "로지텍 MX Master 3S", "status": "PAID",
-                 "eta": "2026-11-29"},
+                 "amount": 139000, "eta": "2026-11-29"},
 }
 SALES = {"s-17": {"orders": 12, "revenue": 3480000}}
 
