@@ -30,6 +30,7 @@ from engine.compiler.compiled import (
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ChatRequest
 from engine.providers.tools import BUILTIN_TOOLS
+from engine.runtime import respond
 from engine.runtime.actions import ActionFailed, ActionUnknown, run_action
 from engine.runtime.agent import ModelCall, Reply, agent_reply
 from engine.runtime.events import (
@@ -168,10 +169,12 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
     started = time.perf_counter()
     live = run.engine.models.get(step.model)
     reply: dict[str, Any] | None = None
-    if live is not None and live.breaker.allow():
-        call = ModelCall(live, step.agent, run.tracer)
-        async for item in agent_reply(call, _request(run, step), tools=step.tools,
-                                      json_output=step.json_output):
+    answer = respond.take(run, step)
+    if live is not None and (answer is not None or live.breaker.allow()):
+        call = ModelCall(live, step.agent, run.tracer, deadline=run.deadline)
+        replies = answer.replies() if answer is not None else agent_reply(
+            call, agent_request_for(run, step), tools=step.tools, json_output=step.json_output)
+        async for item in replies:
             if isinstance(item, Reply):
                 reply = item.payload
                 if item.output is not None and step.agent in run.service.agent_outputs:
@@ -198,7 +201,8 @@ def prompt_values(run: TurnRun, step: AgentStep) -> dict[str, Any]:
             "intents": list(run.service.intent_names), "tools": step.tools}
 
 
-def _request(run: TurnRun, step: AgentStep) -> ChatRequest:
+def agent_request_for(run: TurnRun, step: AgentStep) -> ChatRequest:
+    """What ``step`` sends its model: its prompt, the turn's state, memory, the message."""
     view = run.state.view()
     prompt = run.service.prompts[step.prompt].render({**view, **prompt_values(run, step)})
     session = run.state.session
@@ -208,4 +212,4 @@ def _request(run: TurnRun, step: AgentStep) -> ChatRequest:
                          tools=tuple(BUILTIN_TOOLS[t].spec for t in step.tools))
 
 
-__all__ = ["outcome_trigger", "perform", "prompt_values", "run_steps"]
+__all__ = ["agent_request_for", "outcome_trigger", "perform", "prompt_values", "run_steps"]
