@@ -99,6 +99,8 @@ class Answer:
         except ProviderError as err:
             await self._failed(err)
             return
+        finally:
+            await self.stream.aclose()  # read up to Finished: the generator still waits
         call.traced(self.stream.record)
         message = strip_state(reader.message).strip()
         if message:

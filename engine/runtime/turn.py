@@ -37,7 +37,7 @@ from engine.runtime.events import (
 )
 from engine.runtime.guard import blocked
 from engine.runtime.llm import LlmUnderstanding, understanding_request
-from engine.runtime.memory import fold, remember
+from engine.runtime.memory import remember
 from engine.runtime.models import LiveModel
 from engine.runtime.reply import Reply
 from engine.runtime.routing import merge, settled
@@ -127,6 +127,7 @@ class TurnRun:
     async def execute(self) -> AsyncIterator[Event]:
         state = self.state
         session = state.session
+        self.engine.folds.apply(self.session_id, session, self.tracer)
         active = self.service.flows.get(session.flow or "")
         if active is not None and session.pending():
             # a process died around an irreversible call: finish that task first, by running
@@ -164,10 +165,9 @@ class TurnRun:
         if self.ended is not None and not session.stack and self.service.patterns.completed:
             self.reply.say(self.service.patterns.completed)
         if remember(session, state.message, self.reply.text(), self.engine.memory):
-            async for event in fold(session, self.engine.memory, self.engine.models,
-                                    lambda live: ModelCall(live, "memory", self.tracer),
-                                    self.reply.label("memory")):
-                yield event
+            self.engine.folds.start(self.session_id, session, self.engine.memory,
+                                    self.engine.models, lambda live, tracer: ModelCall(
+                                        live, "memory", tracer))
 
     async def work(self, text: str, rules: Understanding | None = None
                    ) -> AsyncIterator[Event]:
