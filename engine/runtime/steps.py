@@ -30,7 +30,7 @@ from engine.compiler.compiled import (
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ChatRequest
 from engine.providers.tools import BUILTIN_TOOLS
-from engine.runtime import respond
+from engine.runtime import onecall_turn
 from engine.runtime.actions import ActionFailed, ActionUnknown, run_action
 from engine.runtime.agent import ModelCall, Reply, agent_reply
 from engine.runtime.events import (
@@ -169,7 +169,7 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
     started = time.perf_counter()
     live = run.engine.models.get(step.model)
     reply: dict[str, Any] | None = None
-    answer = respond.take(run, step)
+    answer = onecall_turn.take(run, step)
     if live is not None and (answer is not None or live.breaker.allow()):
         call = ModelCall(live, step.agent, run.tracer, deadline=run.deadline)
         replies = answer.replies() if answer is not None else agent_reply(

@@ -22,7 +22,7 @@ from engine.compiler.compiled import (
     shown,
 )
 from engine.errors import FlowRuntimeError
-from engine.runtime import patterns, respond
+from engine.runtime import onecall_turn, patterns
 from engine.runtime.agent import ModelCall
 from engine.runtime.budget import deadline_in
 from engine.runtime.context import TurnState, missing
@@ -90,7 +90,7 @@ class TurnRun:
         """The stored session's version this turn last loaded or wrote."""
         self._committed = 0
         self.llm: LlmUnderstanding | None = None
-        self.answer: respond.Answer | None = None
+        self.answer: onecall_turn.Answer | None = None
         """The reply the turn's one model call wrote, until the agent it is for shows it."""
         self.deadline = deadline_in(engine.settings.turn_deadline_ms)
         """Event-loop time by which every model call of the turn has ended."""
@@ -159,7 +159,7 @@ class TurnRun:
             turn = patterns.route(self)
         async for event in turn:
             yield event
-        await respond.drop(self)
+        await onecall_turn.drop(self)
         async for event in unwind(self):
             yield event
         if self.ended is not None and not session.stack and self.service.patterns.completed:
@@ -210,7 +210,7 @@ class TurnRun:
 
     async def ask_llm(self, live: LiveModel, flows: list[CompiledFlow], *,
                       current: CompiledFlow | None, answering: str | None = None) -> bool:
-        """The turn's one model call (``respond.py``): understanding, and the reply of the
+        """The turn's one model call (``onecall_turn.py``): understanding, and the reply of the
         agent that answers in flow ``answering`` should the turn land there."""
         session = self.state.session
         request = understanding_request(
@@ -218,9 +218,9 @@ class TurnRun:
             slots=session.slots, message=self.state.message,
             today=self.engine.clock().date().isoformat(), raw_history=session.raw_history,
             prompt=self.engine.understanding_prompt)
-        step = respond.answering_step(self.service, answering, live.name)
+        step = onecall_turn.answering_step(self.service, answering, live.name)
         agent = agent_request_for(self, step) if step is not None else None
-        return await respond.ask(self, live, flows, request=respond.one_call_request(
+        return await onecall_turn.ask(self, live, flows, request=onecall_turn.one_call_request(
             request, agent), step=step, current=current)
 
     # -- apply and fire -------------------------------------------------------------------------
