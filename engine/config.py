@@ -58,6 +58,8 @@ class Settings:
     memory_keep_recent_turns: int = 4
     memory_summary_model: str | None = None
     max_message_chars: int = 4000
+    turn_deadline_ms: int = 6000
+    """Every model call of a turn, with its retries, ends by then; the rules answer after."""
     # -- the HTTP server's (``flowctl serve``); never from a flow file --
     api_keys: tuple[str, ...] = field(default=(), repr=False)
     """FLOWCTL_API_KEYS / FLOWCTL_API_KEYS_FILE; none: loopback clients only."""
@@ -140,10 +142,11 @@ _ENV_NAMES = {
     "memory_keep_recent_turns": "MEMORY_KEEP_RECENT_TURNS",
     "memory_summary_model": "MEMORY_SUMMARY_MODEL",
     "max_message_chars": "FLOWCTL_MAX_MESSAGE_CHARS",
+    "turn_deadline_ms": "FLOWCTL_TURN_DEADLINE_MS",
 }
 _MINIMUM = {"memory_keep_recent_turns": 0}  # every other whole number must be at least 1
 SETTING_NAMES = tuple(_ENV_NAMES)
-FLOW_SETTINGS = ("max_fill_turns", "max_message_chars")
+FLOW_SETTINGS = ("max_fill_turns", "max_message_chars", "turn_deadline_ms")
 SERVER_VARIABLES = ("FLOWCTL_API_KEYS", "FLOWCTL_API_KEYS_FILE", "FLOWCTL_COOKIE_SECRET",
                     "FLOWCTL_ALLOW_ANONYMOUS", "FLOWCTL_CORS_ORIGINS", "FLOWCTL_ALLOWED_HOSTS",
                     "FLOWCTL_RATE_LIMIT", "FLOWCTL_METRICS")

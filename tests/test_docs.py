@@ -1094,7 +1094,7 @@ def test_built_in_texts() -> None:
 def test_settings_defaults() -> None:
     from engine.config import load_settings
 
-    said = sentence("dsl.md", "Two keys, both whole numbers")
+    said = sentence("dsl.md", "Three keys, all whole numbers")
     defaults = dict(re.findall(r"`(\w+)` \((\d+)\)", said))
     settings = load_settings({})
     assert defaults and all(getattr(settings, k) == int(v) for k, v in defaults.items())

@@ -120,14 +120,17 @@ async def test_what_rules_miss_takes_one_openai_call_for_intent_and_slots(
 async def test_chat_tokens_stream_through_anthropic(transfer: CompiledService,
                                                     server: FakeLLMServer) -> None:
     env = {**server.env(), "FLOWCTL_MODEL_FAST": "anthropic:claude-test"}
-    server.enqueue(understanding(None),
-                   FakeReply(text="안녕하세요! 무엇을 도와드릴까요?", token_interval_sec=0.01))
+    reply = json.dumps({"intent": None, "confidence": 0.1, "operations": [],
+                        "message": "안녕하세요! 무엇을 도와드릴까요?"}, ensure_ascii=False)
+    server.enqueue(FakeReply(text=reply, chunks=tuple(reply[i:i + 6] for i in
+                                                      range(0, len(reply), 6)),
+                             token_interval_sec=0.01))
     events = await run(engine_for(transfer, env), "s", "안녕하세요")
     tokens = [e.text for e in events if isinstance(e, LlmToken)]
     assert len(tokens) > 1 and "".join(tokens) == "안녕하세요! 무엇을 도와드릴까요?"
-    assert [r.api for r in server.requests] == ["anthropic", "anthropic"]
-    chat = server.requests[1].body
-    assert "Current state" in str(chat["system"])  # the system prompt goes in `system`
+    assert [r.api for r in server.requests] == ["anthropic"]  # one call understood and answered
+    chat = server.requests[0].body
+    assert "<flowctl-state>" in str(chat["system"])  # the system prompt goes in `system`
     assert chat["messages"][-1]["content"] == [{"type": "text", "text": "안녕하세요"}]
     assert json.dumps(chat["messages"], ensure_ascii=False).count("안녕하세요") == 1
 
@@ -255,13 +258,18 @@ async def test_memory_folds_with_the_summary_model(transfer: CompiledService,
     engine = engine_for(transfer, env)
     server.enqueue(FakeReply(text="엄마에게 1만원을 보냈다."))
     await run(engine, "s", "엄마한테 1만원 보내줘")
-    events = await run(engine, "s", "확인")
-    assert any(isinstance(e, AgentDone) and e.agent == "memory" for e in events)
+    events = await run(engine, "s", "확인")  # the fold is due: written after the turn
+    assert not [e for e in events if isinstance(e, AgentDone) and e.agent == "memory"]
+    await engine.folds.settled()
+    assert len(server.requests) == 1
+    assert "엄마한테 1만원 보내줘" in server.requests[0].body["messages"][-1]["content"]
+    done = (await run(engine, "s", "총 얼마 보냈어?"))[-1]  # the next turn applies it
+    assert [a["agent"] for a in done.trace["agents"] if a.get("provider")] == ["memory"]
     record = await engine.store.load("s")
     assert record is not None
     assert record.data["memory"]["summary_text"] == "엄마에게 1만원을 보냈다."
-    assert len(record.data["memory"]["raw_history"]) == 2
-    assert "엄마한테 1만원 보내줘" in server.requests[0].body["messages"][-1]["content"]
+    assert len(record.data["memory"]["raw_history"]) == 4  # 1 kept + this turn's
+    assert len(server.requests) == 1
 
 
 async def test_offline_memory_summary_is_built_from_completed_tasks(

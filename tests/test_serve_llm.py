@@ -75,21 +75,22 @@ def understanding(intent: str | None, **slots: object) -> FakeReply:
 
 
 def test_seed_conversations_through_the_openai_sdk(served: str, llm: FakeLLMServer) -> None:
-    llm.enqueue(understanding(None), FakeReply(text="안녕하세요! 무엇을 도와드릴까요?"),
-                understanding("transfer", target="어머니", amount=50000))
+    hello = json.dumps({"intent": None, "confidence": 0.1, "operations": [],
+                        "message": "안녕하세요! 무엇을 도와드릴까요?"}, ensure_ascii=False)
+    llm.enqueue(FakeReply(text=hello), understanding("transfer", target="어머니", amount=50000))
     assert chat(served, "u", "안녕하세요")["message"] == "안녕하세요! 무엇을 도와드릴까요?"
-    assert len(llm.requests) == 2  # understanding found no intent, then the chat agent
+    assert len(llm.requests) == 1  # one call found no intent and wrote the chat reply
 
     batch = chat(served, "u", "엄마한테 만원, 용걸이한테 5만원 보내줘")
     assert batch["state_snapshot"]["stage"] == "READY" and "(1/2)" in batch["message"]
     assert chat(served, "u", "확인")["message"].endswith("(2/2)")
     assert chat(served, "u", "확인")["message"] == "2건 이체가 모두 완료됐어요."
-    assert len(llm.requests) == 2  # the rules settled every transfer turn
+    assert len(llm.requests) == 1  # the rules settled every transfer turn
 
     paraphrase = chat(served, "u", "어머니께 오만 원 부쳐줘")
     assert paraphrase["state_snapshot"]["slots"]["target"] == "어머니"
     assert chat(served, "u", "확인")["state_snapshot"]["stage"] == "EXECUTED"
-    assert len(llm.requests) == 3
+    assert len(llm.requests) == 2
     total = chat(served, "u", "총 얼마 보냈어?")["message"]
     assert "3건, 총 11만원" in total
     completed = httpx.get(f"{served}/v1/agent/completed", params={"session_id": "u"}).json()

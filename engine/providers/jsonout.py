@@ -240,6 +240,11 @@ class JsonFieldStreamer:
         self._high: int | None = None  # pending high surrogate
 
     @property
+    def opened(self) -> bool:
+        """The field's string value has started (everything before it has been read)."""
+        return self._role == "value"
+
+    @property
     def text(self) -> str:
         """All of the field decoded so far."""
         return "".join(self._text)

@@ -29,6 +29,8 @@ from engine.providers.reliability import (
     stream_reliably,
 )
 from engine.providers.tools import Tool, run_tool_loop
+from engine.runtime.budget import next_within, within
+from engine.runtime.echo import EchoGuard, strip_state
 from engine.runtime.events import LlmToken, TraceEntry
 from engine.runtime.models import LiveModel
 from engine.runtime.trace import Tracer
@@ -65,10 +67,13 @@ class Reply:
 class ModelCall:
     """Calls of one live model on behalf of one agent of a turn, traced."""
 
-    __slots__ = ("live", "agent", "tracer", "last")
+    __slots__ = ("live", "agent", "tracer", "last", "deadline")
 
-    def __init__(self, live: LiveModel, agent: str, tracer: Tracer) -> None:
+    def __init__(self, live: LiveModel, agent: str, tracer: Tracer, *,
+                 deadline: float | None = None) -> None:
         self.live, self.agent, self.tracer = live, agent, tracer
+        self.deadline = deadline
+        """The turn's deadline (event-loop time): every attempt and retry ends by it."""
         self.last: TraceEntry | None = None
         """The trace entry of the latest call, which a caller may mark unusable."""
 
@@ -85,8 +90,9 @@ class ModelCall:
     async def text(self, request: ChatRequest) -> str:
         """One non-streamed call; raises ProviderError when the provider gives no reply."""
         live = self.live
-        completion, record = await complete_reliably(live.provider, request, live.config,
-                                                     agent=self.agent)
+        completion, record = await within(
+            complete_reliably(live.provider, request, live.config, agent=self.agent),
+            self.deadline, live.provider.name)
         self.traced(record)
         return completion.text
 
@@ -97,8 +103,9 @@ class ModelCall:
         Raises ProviderError when the provider gives no reply at all."""
         live = self.live
         for _ in range(attempts):
-            completion, record = await complete_reliably(live.provider, request, live.config,
-                                                         agent=self.agent)
+            completion, record = await within(
+                complete_reliably(live.provider, request, live.config, agent=self.agent),
+                self.deadline, live.provider.name)
             entry = self.traced(record)
             obj, problem = check.problem(completion.text)
             if obj is not None:
@@ -108,19 +115,32 @@ class ModelCall:
 
     async def stream(self, request: ChatRequest, *,
                      field: str | None) -> AsyncIterator[LlmToken | str]:
-        """LLM_TOKEN per token (only ``field``'s characters for JSON); the whole text last."""
+        """LLM_TOKEN per token (only ``field``'s characters for JSON); the whole text last.
+
+        Fenced internal state the model echoes is never yielded (``echo.EchoGuard``)."""
         streamer = JsonFieldStreamer(field) if field else None
+        guard = EchoGuard()
         text = ""
         live = self.live
-        async with stream_reliably(live.provider, request, live.config,
-                                   agent=self.agent) as stream:
-            async for event in stream:
-                if isinstance(event, TextDelta):
-                    piece = streamer.feed(event.text) if streamer else event.text
-                    if piece:
-                        yield LlmToken(piece)
-                else:
-                    text = event.completion.text
+        stream = stream_reliably(live.provider, request, live.config, agent=self.agent)
+        try:
+            async with stream:
+                events = aiter(stream)
+                while (event := await next_within(events, self.deadline,
+                                                  live.provider.name)) is not None:
+                    if isinstance(event, TextDelta):
+                        piece = guard.feed(streamer.feed(event.text) if streamer
+                                           else event.text)
+                        if piece:
+                            yield LlmToken(piece)
+                    else:
+                        text = event.completion.text
+                if rest := guard.flush():
+                    yield LlmToken(rest)
+        except ProviderError as err:
+            if record_of(err) is None:  # the turn's deadline: the stream's own record
+                err.record = stream.record  # type: ignore[attr-defined]
+            raise
         self.traced(stream.record)
         yield text
 
@@ -156,8 +176,10 @@ async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: Mapping[s
 async def _with_tools(call: ModelCall, request: ChatRequest, tools: Mapping[str, Tool],
                       max_rounds: int) -> str:
     live = call.live
-    completion, records = await run_tool_loop(live.provider, request, live.config, tools,
-                                              agent=call.agent, max_rounds=max_rounds)
+    completion, records = await within(
+        run_tool_loop(live.provider, request, live.config, tools, agent=call.agent,
+                      max_rounds=max_rounds),
+        call.deadline, live.provider.name)
     for record in records:
         call.traced(record)
     if completion.tool_calls:  # still asking for tools after its last round: no answer
@@ -168,10 +190,13 @@ async def _with_tools(call: ModelCall, request: ChatRequest, tools: Mapping[str,
 def _payload(call: ModelCall, text: str, json_output: bool
              ) -> tuple[dict[str, Any] | None, str]:
     if not json_output:
-        return ({"message": text.strip()} if text.strip() else None), "an empty reply"
+        shown = strip_state(text).strip()
+        return ({"message": shown} if shown else None), "an empty reply"
     obj, problem = JsonCheck(call.live.spec.output_schema, needs_message=True).problem(text)
     if obj is None and call.last is not None:
         call.tracer.unusable(call.last, problem)
+    if obj is not None:
+        obj["message"] = strip_state(str(obj["message"]))
     return obj, problem
 
 

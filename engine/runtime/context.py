@@ -98,6 +98,11 @@ class TurnState:
     def _changed(self) -> None:
         self._view.stale()
 
+    def name_intent(self, intent: Intent) -> None:
+        """The intent a question is about (``turn.intent``), before any flow is routed."""
+        self.intent = intent
+        self._changed()
+
     def route(self, flow: CompiledFlow, intent: Intent, *, called: bool = False) -> None:
         """Start a new task of ``flow`` for ``intent``; a queued batch is dropped. A called
         flow keeps the caller's values of the slots they share by name."""

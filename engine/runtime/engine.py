@@ -22,6 +22,7 @@ from engine.compiler.templates import base_context
 from engine.config import Settings
 from engine.runtime.actions import ActionStub
 from engine.runtime.events import Done, Event, Trace, UiHint, wire
+from engine.runtime.folding import BackgroundFolds
 from engine.runtime.guard import context_problems
 from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.mcp import McpHub, load_mcp_config
@@ -70,6 +71,8 @@ class Engine:
         self.clock = clock
         self.models = models or ModelPool(service, self.settings.env)
         self.memory = MemoryPolicy.of(self.settings, service)
+        self.folds = BackgroundFolds()
+        """Memory summaries written after a turn, applied by the session's next turn."""
         self.understanding = self.models.get(service.understanding_model)
         self.understanding_prompt = service.prompts.get(service.understanding_prompt or "")
         self.stubs: Mapping[str, ActionStub] = stubs or {}
@@ -233,7 +236,9 @@ class Engine:
         return record is None or record.data.get("owner") == owner
 
     async def aclose(self) -> None:
-        """Close the providers' HTTP clients (the store belongs to the caller)."""
+        """Close the providers' HTTP clients (the store belongs to the caller); a summary
+        still being written is given up (the next turn folds again)."""
+        await self.folds.aclose()
         await self.models.close()
 
     async def reply(self, session_id: str, message: str, *, owner: str | None = None,

@@ -19,6 +19,7 @@ from typing import Any
 from engine.compiler.compiled import CompiledFlow, CompiledService
 from engine.compiler.templates import Compiled, base_context, compile_template
 from engine.providers.base import ChatMessage, ChatRequest
+from engine.runtime.echo import fence
 from engine.runtime.understand import SlotOp
 
 UNDERSTANDING_SCHEMA: dict[str, Any] = {
@@ -130,9 +131,10 @@ def agent_request(system: str, *, context_block: str, summary: str,
 
 
 def context_block(ctx: Mapping[str, Any]) -> str:
-    """The turn's state for an agent, as compact JSON lines (data, never template source)."""
+    """The turn's state for an agent, as compact JSON (data, never template source), fenced
+    as internal state so a model that echoes it is caught (``echo.EchoGuard``)."""
     state = {"flow": ctx.get("flow"), "stage": ctx.get("stage"), "slots": ctx.get("slots"),
              "missing": ctx.get("missing"), "slot_errors": ctx.get("errors"),
              "completed": [{"flow": t.get("flow"), "outcome": t.get("outcome"),
                             "slots": t.get("slots")} for t in (ctx.get("completed") or [])[-10:]]}
-    return "Current state:\n" + json.dumps(state, ensure_ascii=False, default=str)
+    return fence(json.dumps(state, ensure_ascii=False, default=str))

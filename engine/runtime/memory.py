@@ -2,15 +2,16 @@
 
 Seed 000 §8: once ``summarize_threshold`` turns are kept raw, the older ones are folded into
 ``summary_text`` and only ``keep_recent_turns`` stay raw. A summary model writes the summary
-when one is live; otherwise (offline, or the model failed) it is built deterministically
-from the completed tasks and the folded turns, so it never invents anything. The summary
+when one is live, in the background after the turn (``folding.py``); otherwise (offline, or
+the model failed) it is built deterministically from the completed tasks and the folded
+turns, so it never invents anything. The summary
 survives flow resets; ``MEMORY_ENABLE_SUMMARY=false`` writes no summary and keeps the last
 ``summarize_threshold`` turns raw.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,8 +20,6 @@ from engine.config import Settings
 from engine.errors import ProviderError
 from engine.providers.base import ChatMessage, ChatRequest
 from engine.runtime.agent import ModelCall
-from engine.runtime.events import AgentDone, AgentStart, Event
-from engine.runtime.models import LiveModel, ModelPool
 from engine.runtime.session import SessionState
 
 SUMMARY_PROMPT = (
@@ -66,27 +65,9 @@ def remember(state: SessionState, message: str, reply: str, policy: MemoryPolicy
     return len(state.raw_history) >= policy.threshold * 2
 
 
-async def fold(state: SessionState, policy: MemoryPolicy, models: ModelPool,
-               call_of: Callable[[LiveModel], ModelCall],
-               label: str) -> AsyncIterator[Event]:
-    """Fold the older turns into summary_text (the summary model, or deterministically).
-
-    ``call_of(live)`` gives the traced ``ModelCall`` for the summary model."""
-    folded, kept = split_for_folding(state.raw_history, policy)
-    if not folded:
-        return
-    live = models.summary(policy.summary_model)
-    summary = None
-    if live is not None and live.breaker.allow():
-        yield AgentStart("memory", label)
-        summary = await _summarise(call_of(live), policy.system, state.summary_text, folded)
-        yield AgentDone("memory", label, summary is not None)
-    state.summary_text = summary or offline_summary(state.summary_text, folded, state.done)
-    state.raw_history = kept
-
-
-async def _summarise(call: ModelCall, system: str, previous: str,
-                     folded: list[dict[str, str]]) -> str | None:
+async def summarise(call: ModelCall, system: str, previous: str,
+                    folded: list[dict[str, str]]) -> str | None:
+    """The summary model's summary of ``previous`` and the ``folded`` turns; None on failure."""
     request = ChatRequest(system=system, messages=(ChatMessage(
         role="user", content=dialog_text(previous, folded)),))
     try:

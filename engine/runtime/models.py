@@ -130,7 +130,13 @@ def _build(spec: ModelSpec, env: Mapping[str, str], base_dir: Path) -> Provider 
         raise FlowRuntimeError(str(err)) from None
 
 
+DEFAULT_MAX_TOKENS = 512
+"""Output tokens of one reply when the model's ``max_tokens`` is not set: a weak model that
+runs on cannot keep a turn (and the user) waiting for thousands of tokens."""
+
+
 def _config(spec: ModelSpec) -> ModelConfig:
     return ModelConfig(provider=spec.provider, model=spec.model, temperature=spec.temperature,
-                       max_tokens=spec.max_tokens, max_retry=spec.max_retry,
+                       max_tokens=spec.max_tokens or DEFAULT_MAX_TOKENS,
+                       max_retry=spec.max_retry,
                        backoff_sec=spec.backoff_sec, timeout_sec=spec.timeout_sec)

@@ -36,7 +36,8 @@ async def route(run: TurnRun) -> AsyncIterator[Event]:
         ranked = routing.llm_ranked(service, run.llm)
     elif not ranked and run.engine.understanding is not None:
         routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
-        if await run.ask_llm(run.engine.understanding, routed, current=None):
+        if await run.ask_llm(run.engine.understanding, routed, current=None,
+                             answering=service.default_flow):
             ranked = routing.llm_ranked(service, run.llm)
     intent = ranked[0] if ranked else Intent(None, 0.0)
     run.tracer.step("intent", started)
@@ -77,9 +78,13 @@ async def mid_flow(run: TurnRun) -> AsyncIterator[Event]:
         if other is None and live is not None:
             routed = [flow, *(run.service.flows[f] for f in
                               dict.fromkeys(run.service.routes.values()) if f != flow.name)]
-            if await run.ask_llm(live, routed, current=flow):
+            if await run.ask_llm(live, routed, current=flow,
+                                 answering=run.service.patterns.chitchat):
                 other = routing.elsewhere(routing.llm_intent(run.service, run.llm),
                                           run.service, flow)
+        if other is None and run.answer is not None and run.answer.stream is not None \
+                and run.llm is not None and not run.llm.parse_error:
+            other = Intent(None, 0.0, "digression")  # the one call answered it as small talk
         if other is None and routing.digression(state.message, run.service, state.stage,
                                                 flow):
             other = Intent(None, 0.0, "digression")
@@ -131,7 +136,7 @@ def _unsure(run: TurnRun, intent: Intent, message: str) -> bool:
     bounds = patterns.bands.get(intent.name or "")
     if bounds is None or intent.confidence >= bounds[0]:
         return False
-    run.state.intent = intent  # the question sees turn.intent and turn.confidence
+    run.state.name_intent(intent)  # the question sees turn.intent and turn.confidence
     if intent.confidence < bounds[1]:
         run.tracer.tag("INTENT_LOW_CONFIDENCE")
         run.reply.say(patterns.low_confidence)

@@ -33,6 +33,7 @@ from engine.compiler.compiled import (
 )
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ChatRequest, ToolSpec
+from engine.runtime import onecall_turn
 from engine.runtime.actions import ActionFailed, ActionUnknown, run_action
 from engine.runtime.agent import ModelCall, Reply, agent_reply
 from engine.runtime.events import (
@@ -234,12 +235,18 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
     started = time.perf_counter()
     live = run.engine.models.get(step.model)
     reply: dict[str, Any] | None = None
-    if live is not None and live.breaker.allow():
-        call = ModelCall(live, step.agent, run.tracer)
-        tools = await agent_tools(run.engine.tools, step.tools, run.state.view(), run.tracer)
-        request = _request(run, step, tuple(t.spec for t in tools.values()))
-        async for item in agent_reply(call, request, tools=tools, json_output=step.json_output,
-                                      max_rounds=step.max_rounds):
+    answer = onecall_turn.take(run, step)
+    if live is not None and (answer is not None or live.breaker.allow()):
+        call = ModelCall(live, step.agent, run.tracer, deadline=run.deadline)
+        if answer is not None:  # the turn's one call already wrote this reply
+            replies = answer.replies()
+        else:
+            tools = await agent_tools(run.engine.tools, step.tools, run.state.view(),
+                                      run.tracer)
+            request = agent_request_for(run, step, tuple(t.spec for t in tools.values()))
+            replies = agent_reply(call, request, tools=tools, json_output=step.json_output,
+                                  max_rounds=step.max_rounds)
+        async for item in replies:
             if isinstance(item, Reply):
                 reply = item.payload
                 if item.output is not None and step.agent in run.service.agent_outputs:
@@ -266,7 +273,10 @@ def prompt_values(run: TurnRun, step: AgentStep) -> dict[str, Any]:
             "intents": list(run.service.intent_names), "tools": step.tools}
 
 
-def _request(run: TurnRun, step: AgentStep, tools: tuple[ToolSpec, ...]) -> ChatRequest:
+def agent_request_for(run: TurnRun, step: AgentStep,
+                      tools: tuple[ToolSpec, ...] = ()) -> ChatRequest:
+    """What ``step`` sends its model: its prompt, the turn's state and retrieved hits,
+    memory, the message, and the ``tools`` it is offered."""
     view = run.state.view()
     prompt = run.service.prompts[step.prompt].render({**view, **prompt_values(run, step)})
     session = run.state.session
@@ -276,4 +286,4 @@ def _request(run: TurnRun, step: AgentStep, tools: tuple[ToolSpec, ...]) -> Chat
                          tools=tools)
 
 
-__all__ = ["outcome_trigger", "perform", "prompt_values", "run_steps"]
+__all__ = ["agent_request_for", "outcome_trigger", "perform", "prompt_values", "run_steps"]

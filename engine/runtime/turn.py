@@ -22,9 +22,10 @@ from engine.compiler.compiled import (
     scrubbed,
     shown,
 )
-from engine.errors import FlowRuntimeError, ProviderError
-from engine.runtime import patterns
-from engine.runtime.agent import JsonCheck, ModelCall
+from engine.errors import FlowRuntimeError
+from engine.runtime import onecall_turn, patterns
+from engine.runtime.agent import ModelCall
+from engine.runtime.budget import deadline_in
 from engine.runtime.context import TurnState, missing
 from engine.runtime.events import (
     AgentDone,
@@ -36,20 +37,15 @@ from engine.runtime.events import (
     Trace,
 )
 from engine.runtime.guard import blocked
-from engine.runtime.llm import (
-    UNDERSTANDING_SCHEMA,
-    LlmUnderstanding,
-    parse_understanding,
-    understanding_request,
-)
-from engine.runtime.memory import fold, remember
+from engine.runtime.llm import LlmUnderstanding, understanding_request
+from engine.runtime.memory import remember
 from engine.runtime.models import LiveModel
 from engine.runtime.reply import Reply
 from engine.runtime.routing import merge, settled
 from engine.runtime.session import JournalEntry, RunRef, SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.stack import FlowStack, entries, unwind
-from engine.runtime.steps import run_steps
+from engine.runtime.steps import agent_request_for, run_steps
 from engine.runtime.synthesis import Synthesised
 from engine.runtime.trace import Tracer, ms
 from engine.runtime.understand import ForeignAmount, Intent, Understanding, understand
@@ -58,7 +54,6 @@ if TYPE_CHECKING:
     from engine.runtime.engine import Engine
 
 MAX_HOPS = 32
-UNDERSTANDING = JsonCheck(UNDERSTANDING_SCHEMA)
 
 
 def snapshot(state: SessionState, flow: CompiledFlow | None,
@@ -99,6 +94,10 @@ class TurnRun:
         self._committed = 0
         self.llm: LlmUnderstanding | None = understood
         """The turn's LLM understanding: made here, or given (an app's router made it)."""
+        self.answer: onecall_turn.Answer | None = None
+        """The reply the turn's one model call wrote, until the agent it is for shows it."""
+        self.deadline = deadline_in(engine.settings.turn_deadline_ms)
+        """Event-loop time by which every model call of the turn has ended."""
         self.routed = False
         """This turn picked the flow (a new task), rather than continuing one."""
         self.halted = False
@@ -139,6 +138,7 @@ class TurnRun:
     async def execute(self) -> AsyncIterator[Event]:
         state = self.state
         session = state.session
+        self.engine.folds.apply(self.session_id, session, self.tracer)
         active = self.service.flows.get(session.flow or "")
         if active is not None and session.pending():
             # a process died around an irreversible call: finish that task first, by running
@@ -170,15 +170,15 @@ class TurnRun:
             turn = patterns.route(self)
         async for event in turn:
             yield event
+        await onecall_turn.drop(self)
         async for event in unwind(self):
             yield event
         if self.ended is not None and not session.stack and self.service.patterns.completed:
             self.reply.say(self.service.patterns.completed)
         if remember(session, state.message, self.reply.text(), self.engine.memory):
-            async for event in fold(session, self.engine.memory, self.engine.models,
-                                    lambda live: ModelCall(live, "memory", self.tracer),
-                                    self.reply.label("memory")):
-                yield event
+            self.engine.folds.start(self.session_id, session, self.engine.memory,
+                                    self.engine.models, lambda live, tracer: ModelCall(
+                                        live, "memory", tracer))
 
     async def work(self, text: str, rules: Understanding | None = None
                    ) -> AsyncIterator[Event]:
@@ -220,31 +220,21 @@ class TurnRun:
         return self._apply(merge(rules, self.llm))
 
     async def ask_llm(self, live: LiveModel, flows: list[CompiledFlow], *,
-                       current: CompiledFlow | None) -> bool:
-        """The turn's one understanding call; a provider failure leaves the rules' answer."""
-        if self.llm is not None:  # understood before the turn: no second call
+                      current: CompiledFlow | None, answering: str | None = None) -> bool:
+        """The turn's one model call (``onecall_turn.py``): understanding, and the reply of the
+        agent that answers in flow ``answering`` should the turn land there."""
+        if self.llm is not None:  # understood before the turn (an app's router): no second call
             return True
-        call = ModelCall(live, "understand", self.tracer)
-        if not live.breaker.allow():
-            call.traced(None, error="circuit open")
-            return False
         session = self.state.session
         request = understanding_request(
             self.service, flows, current=current, stage=session.stage,
             slots=session.slots, message=self.state.message,
             today=self.engine.clock().date().isoformat(), raw_history=session.raw_history,
             prompt=self.engine.understanding_prompt)
-        try:
-            attempts = 1 + min(1, live.config.max_retry)  # one repair of unusable JSON at most
-            obj = await call.json(request, UNDERSTANDING, attempts=attempts)
-        except ProviderError as err:
-            call.failed(err)
-            return False
-        live.breaker.success()
-        names = [n for f in flows for n in f.slots]
-        self.llm = (LlmUnderstanding(parse_error=True) if obj is None
-                     else parse_understanding(obj, names))
-        return True
+        step = onecall_turn.answering_step(self.service, answering, live.name)
+        agent = agent_request_for(self, step) if step is not None else None
+        return await onecall_turn.ask(self, live, flows, request=onecall_turn.one_call_request(
+            request, agent), step=step, current=current)
 
     # -- apply and fire -------------------------------------------------------------------------
 

@@ -116,6 +116,8 @@ class FakeLLMServer:
         self.host = host
         self.port = 0
         self.requests: list[RecordedRequest] = []
+        self.streams_sent = 0
+        """Streamed responses sent to their last event (a client that hung up early: not)."""
         self._queue: deque[FakeReply] = deque()
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
@@ -130,6 +132,7 @@ class FakeLLMServer:
         with self._lock:
             self._queue.clear()
             self.requests.clear()
+            self.streams_sent = 0
 
     @property
     def pending(self) -> int:
@@ -208,6 +211,12 @@ class FakeLLMServer:
             Route("/v1/messages", self._anthropic, methods=["POST"]),
         ])
 
+    async def _counted(self, events: AsyncIterator[str]) -> AsyncIterator[str]:
+        async for event in events:
+            yield event
+        with self._lock:
+            self.streams_sent += 1
+
     async def _openai(self, request: Request) -> Response:
         return await self._handle("openai", request)
 
@@ -230,7 +239,8 @@ class FakeLLMServer:
             return Response(reply.raw_body, media_type=kind)
         wire = _OpenAIWire(reply, body) if api == "openai" else _AnthropicWire(reply, body)
         if recorded.stream:
-            return StreamingResponse(_paced(wire.events(), reply), media_type="text/event-stream")
+            return StreamingResponse(self._counted(_paced(wire.events(), reply)),
+                                     media_type="text/event-stream")
         if reply.truncate:
             text = json.dumps(wire.message())
             return StreamingResponse(_truncated([text[: len(text) // 2]]),

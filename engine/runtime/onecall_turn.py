@@ -1,0 +1,204 @@
+"""A turn the rules did not settle -> its ONE model call, which both understands and answers.
+
+The call asks for one JSON object: the routing fields first (intent, confidence, slot
+operations, tasks), then ``message``, the reply the answering agent would have written (the
+chat flow's agent step). The head is read as it streams in (``onecall.OneCallReader``);
+the turn routes on it, and only when it lands in the answering agent's flow does that
+agent's step show the message, token by token as the provider sends it (``Answer``). When
+the turn goes to another flow, the flow's templates answer and the rest of the stream is
+dropped. A plain-text reply is the chat answer as it is, never asked again. Every wait
+ends by the turn's deadline; a failed call leaves the rules' answer and the answering
+step's fallback template, never a second call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING
+
+from engine.compiler.compiled import AgentStep, CompiledFlow, CompiledService
+from engine.errors import ProviderError
+from engine.providers.base import ChatRequest, TextDelta
+from engine.providers.jsonout import validate_output
+from engine.providers.reliability import ReliableStream, record_of, stream_reliably
+from engine.runtime.agent import ModelCall, Reply
+from engine.runtime.budget import next_within
+from engine.runtime.echo import EchoGuard, strip_state
+from engine.runtime.events import LlmToken
+from engine.runtime.llm import UNDERSTANDING_SCHEMA, LlmUnderstanding, parse_understanding
+from engine.runtime.models import LiveModel
+from engine.runtime.onecall import OneCallReader
+
+if TYPE_CHECKING:
+    from engine.runtime.turn import TurnRun
+
+ANSWER_RULES = """\
+The same JSON object also carries your reply to the user, as its LAST field "message",
+written after every other field:
+{"intent": ..., "confidence": ..., "operations": [...], "message": "..."}
+- When an intent above fits, or the user answers or corrects what is being collected, the
+  service answers by itself: write "message": "".
+- Otherwise write the reply in "message", following these instructions:"""
+
+
+def answering_step(service: CompiledService, flow: str | None,
+                   model: str | None) -> AgentStep | None:
+    """The agent step that answers in ``flow`` when the turn lands there (its initial stage's
+    first step, a plain streamed agent of ``model``), or None when the flow has none."""
+    compiled = service.flows.get(flow or "")
+    if compiled is None or compiled.slots:
+        return None
+    steps = compiled.stages[compiled.initial].steps
+    step = steps[0] if steps else None
+    if not isinstance(step, AgentStep) or step.json_output or step.tools or step.model != model:
+        return None
+    return step
+
+
+def one_call_request(understanding: ChatRequest, agent: ChatRequest | None) -> ChatRequest:
+    """The understanding request, asking for the answering agent's reply as ``message`` too."""
+    if agent is None:
+        return understanding
+    return dataclasses.replace(
+        understanding, system=f"{understanding.system}\n\n{ANSWER_RULES}\n\n{agent.system}")
+
+
+@dataclasses.dataclass(slots=True)
+class Answer:
+    """The rest of the turn's one call, for ``step`` to show (nothing when it ``failed``)."""
+
+    step: AgentStep
+    call: ModelCall
+    stream: ReliableStream | None = None
+    reader: OneCallReader = dataclasses.field(default_factory=OneCallReader)
+    failed: bool = False
+    taken: bool = False
+
+    async def replies(self) -> AsyncIterator[LlmToken | Reply]:
+        """LLM_TOKEN per chunk of the message as it arrives; a Reply last (none on failure)."""
+        self.taken = True
+        if self.failed or self.stream is None:
+            return
+        guard, reader, call = EchoGuard(), self.reader, self.call
+        name = call.live.provider.name
+        try:
+            events = aiter(self.stream)
+            while True:
+                if piece := guard.feed(reader.take()):
+                    yield LlmToken(piece)
+                if reader.finished:
+                    break
+                event = await next_within(events, call.deadline, name)
+                if isinstance(event, TextDelta):
+                    reader.feed(event.text)
+                elif event is not None:
+                    reader.finish(event.completion.text)
+            if rest := guard.flush():
+                yield LlmToken(rest)
+        except ProviderError as err:
+            await self._failed(err)
+            return
+        finally:
+            await self.stream.aclose()  # read up to Finished: the generator still waits
+        call.traced(self.stream.record)
+        message = strip_state(reader.message).strip()
+        if message:
+            yield Reply({"action": "ASK", "message": message})
+
+    async def _failed(self, err: ProviderError) -> None:
+        assert self.stream is not None
+        await self.stream.aclose()
+        if record_of(err) is None:
+            err.record = self.stream.record  # type: ignore[attr-defined]
+        self.call.failed(err)
+
+    async def drop(self) -> None:
+        """Not shown: stop the provider's stream and trace the call."""
+        if self.stream is not None and not self.taken:
+            self.taken = True
+            await self.stream.aclose()
+            self.call.traced(self.stream.record)
+
+
+async def ask(run: TurnRun, live: LiveModel, flows: Sequence[CompiledFlow], *,
+              request: ChatRequest, step: AgentStep | None, current: CompiledFlow | None
+              ) -> bool:
+    """The turn's one call: ``run.llm`` from its head, ``run.answer`` for ``step``. False
+    when the provider gave no reply (the rules' answer stands)."""
+    call = ModelCall(live, "understand", run.tracer, deadline=run.deadline)
+    answer = Answer(step, call) if step is not None else None
+    run.answer = answer
+    if not live.breaker.allow():
+        call.traced(None, error="circuit open")
+        if answer is not None:
+            answer.failed = True
+        return False
+    stream = stream_reliably(live.provider, request, live.config, agent=call.agent)
+    reader = answer.reader if answer is not None else OneCallReader()
+    try:
+        await _read_head(reader, stream, call)
+    except ProviderError as err:
+        await stream.aclose()
+        if record_of(err) is None:
+            err.record = stream.record  # type: ignore[attr-defined]
+        call.failed(err)
+        if answer is not None:
+            answer.failed = True
+        return False
+    live.breaker.success()
+    run.llm = understood(reader, [n for f in flows for n in f.slots], plain=current is None)
+    if answer is not None and _may_answer(run.llm, run.service):
+        answer.stream = stream
+    else:
+        run.answer = None
+        await stream.aclose()
+        call.traced(stream.record)
+    return True
+
+
+async def _read_head(reader: OneCallReader, stream: ReliableStream, call: ModelCall) -> None:
+    events = aiter(stream)
+    name = call.live.provider.name
+    while not reader.head_known:
+        event = await next_within(events, call.deadline, name)
+        if isinstance(event, TextDelta):
+            reader.feed(event.text)
+        elif event is not None:
+            reader.finish(event.completion.text)
+
+
+def understood(reader: OneCallReader, slot_names: Sequence[str], *,
+               plain: bool) -> LlmUnderstanding:
+    """The head as an understanding. A plain-text reply routes nowhere: when no flow is in
+    progress (``plain``) it is simply the chat answer, mid-flow it was not understood."""
+    if reader.kind == "plain":
+        return LlmUnderstanding(parse_error=not plain)
+    head = reader.head
+    if head is None or validate_output(head, UNDERSTANDING_SCHEMA):
+        return LlmUnderstanding(parse_error=True)
+    return parse_understanding(head, slot_names)
+
+
+def _may_answer(llm: LlmUnderstanding, service: CompiledService) -> bool:
+    """The message may still be shown: the head routes to no flow and changes no slot."""
+    return not (llm.ops or llm.tasks or llm.cancel) and llm.intent not in service.routes
+
+
+def take(run: TurnRun, step: AgentStep) -> Answer | None:
+    """The turn's one call's answer, when it was asked for ``step``."""
+    answer = run.answer
+    if answer is None or answer.step is not step or answer.taken:
+        return None
+    return answer
+
+
+async def drop(run: TurnRun) -> None:
+    """At the end of the turn: an answer no step showed is dropped."""
+    if run.answer is not None:
+        await run.answer.drop()
+        run.answer = None
+
+
+__all__ = ["ANSWER_RULES", "Answer", "answering_step", "ask", "drop", "one_call_request",
+           "take", "understood"]
