@@ -80,7 +80,7 @@ def seed_calls(stage_before: str | None, stage_after: str, flow: str) -> int:
 
 async def count_calls() -> dict[str, Any]:
     service = compile_file(ROOT / "flows" / "transfer.yaml")
-    turns = calls = seed = tokens_in = tokens_out = zero_call_confirms = confirms = 0
+    turns = calls = seed = tokens_in = tokens_out = zero_call_confirms = confirms = most = 0
     for c, conversation in enumerate([*CONVERSATIONS, *PARAPHRASES]):
         scripted = ScriptedProvider([dict(r) for r in REPLIES])
         pool = ModelPool(service, {}, providers={"fast": scripted})
@@ -93,7 +93,7 @@ async def count_calls() -> dict[str, Any]:
             done = events[-1]
             assert isinstance(done, Done)
             made = len(scripted.requests) - asked
-            turns, calls = turns + 1, calls + made
+            turns, calls, most = turns + 1, calls + made, max(most, made)
             snap = done.state_snapshot
             seed += seed_calls(before, snap["stage"], snap["flow"])
             for agent in done.trace["agents"]:
@@ -103,8 +103,8 @@ async def count_calls() -> dict[str, Any]:
                 confirms += 1
                 zero_call_confirms += made == 0
             before = snap["stage"]
-    return {"turns": turns, "calls": calls, "seed_calls": seed, "tokens_in": tokens_in,
-            "tokens_out": tokens_out, "confirms": confirms,
+    return {"turns": turns, "calls": calls, "most": most, "seed_calls": seed,
+            "tokens_in": tokens_in, "tokens_out": tokens_out, "confirms": confirms,
             "zero_call_confirms": zero_call_confirms}
 
 
@@ -203,7 +203,8 @@ def main() -> None:
     counts = asyncio.run(count_calls())
     t = counts["turns"]
     print(f"LLM calls over {t} turns: flowctl {counts['calls']} ({counts['calls'] / t:.2f}/turn), "
-          f"seed pipeline {counts['seed_calls']} ({counts['seed_calls'] / t:.2f}/turn)")
+          f"seed pipeline {counts['seed_calls']} ({counts['seed_calls'] / t:.2f}/turn); "
+          f"at most {counts['most']} on one turn")
     print(f"tokens/turn: in {counts['tokens_in'] / t:.0f}, out {counts['tokens_out'] / t:.0f}; "
           f"confirm/cancel turns with zero calls: {counts['zero_call_confirms']}/"
           f"{counts['confirms']}")

@@ -175,6 +175,24 @@ async def test_a_model_stalling_mid_message_is_cut_at_the_deadline(
     assert server.streams_sent == 0
 
 
+@pytest.mark.parametrize("api", APIS)
+async def test_a_failed_call_is_the_turns_one_call_the_rules_answer_after_it(
+        transfer: CompiledService, server: FakeLLMServer, api: str) -> None:
+    """At READY an unclear message is read once; when that call fails, no other step of the
+    turn asks again (the digression check and the understanding share the one call)."""
+    engine = engine_for(transfer, server, api)
+    first = [e async for e in engine.turn("s", "엄마한테 만원 보내줘")][-1]
+    assert isinstance(first, Done) and first.state_snapshot["stage"] == "READY"
+    assert server.requests == []  # the rules settled it
+    server.enqueue(FakeReply(status=400, error_message="bad request (scripted)"))
+    done = [e async for e in engine.turn("s", "음 글쎄")][-1]
+    await engine.aclose()
+    assert isinstance(done, Done) and done.state_snapshot["stage"] == "READY"
+    assert len(server.requests) == 1
+    assert [a["error"] for a in done.trace["agents"] if a.get("provider")] == ["client"]
+    assert "엄마에게 1만원 보낼까요?" in done.message
+
+
 def _turns(test_file: Path) -> list[tuple[str, list[str]]]:
     spec = load_tests(test_file)[0]
     return [(c.name, [t.user for t in c.turns]) for c in spec.conversations]

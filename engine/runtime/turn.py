@@ -98,6 +98,8 @@ class TurnRun:
         """The reply the turn's one model call wrote, until the agent it is for shows it."""
         self.deadline = deadline_in(engine.settings.turn_deadline_ms)
         """Event-loop time by which every model call of the turn has ended."""
+        self.asked = False
+        """The turn's one understanding call was made (whatever came of it)."""
         self.routed = False
         """This turn picked the flow (a new task), rather than continuing one."""
         self.halted = False
@@ -223,8 +225,11 @@ class TurnRun:
                       current: CompiledFlow | None, answering: str | None = None) -> bool:
         """The turn's one model call (``onecall_turn.py``): understanding, and the reply of the
         agent that answers in flow ``answering`` should the turn land there."""
-        if self.llm is not None:  # understood before the turn (an app's router): no second call
+        if self.llm is not None:  # understood already (or by an app's router): no second call
             return True
+        if self.asked:  # the turn's one call failed: the rules answer, no second call
+            return False
+        self.asked = True
         session = self.state.session
         request = understanding_request(
             self.service, flows, current=current, stage=session.stage,
