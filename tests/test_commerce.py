@@ -1,16 +1,20 @@
 """`flowctl serve flows/commerce.yaml` over HTTP, as a real subprocess, with its shop API
-(tests/fakes/shop_api.py) and an OpenAI-compatible model (tests/fakes/llm_servers.py) on
-loopback: the guard stops a message before any action or model call, a 0.55-confidence
-understanding gets a question to say more, the two-intent message one confirmation for both,
-a search hands the catalogue's hits to the model with their sources, the refund confirmation
-is synthesised from the looked-up order, and a refund happens only after 확인 and exactly
-once — also when the confirm is repeated or the server is killed while the shop API works
-on it."""
+(tests/fakes/shop_api.py), the shop's MCP server (tests/fakes/mcp_shop.py, a stdio process
+the operator's FLOWCTL_MCP_CONFIG starts) and an OpenAI-compatible model
+(tests/fakes/llm_servers.py) on loopback: the guard stops a message before any action or
+model call, a 0.55-confidence understanding gets a question to say more, the two-intent
+message one confirmation for both, a search hands the catalogue's hits to the model with
+their sources, the refund confirmation is synthesised from the looked-up order, a refund the
+gateway rejects never reaches the shop and an accepted one reaches it exactly once — also
+when the confirm is repeated or the server is killed while the shop API works on it — and a
+shipping order's parcel is tracked on the MCP server. The conversation tests of the flow
+produce every one of the seed's eight failure tags."""
 
 from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,12 +24,14 @@ from typing import Any
 import httpx
 import pytest
 
+from cli import main
 from engine.compiler import compile_file
 from engine.config import load_settings
 from engine.runtime.engine import Engine
 from engine.store import MemoryStore
+from engine.testing.spec import load_tests
 from tests.conftest import ROOT
-from tests.fakes.llm_servers import FakeLLMServer, FakeReply
+from tests.fakes.llm_servers import FakeLLMServer, FakeReply, FakeToolCall
 from tests.fakes.shop_api import ShopAPI
 from tests.server.processes import Serve
 
@@ -46,7 +52,13 @@ def llm() -> Iterator[FakeLLMServer]:
 
 
 def serve(tmp: Path, shop: ShopAPI, llm: FakeLLMServer | None = None) -> Serve:
-    env = {"SHOP_URL": shop.url}
+    """The commerce server; the operator's MCP configuration starts the shop's MCP server
+    (over stdio, a process per call) and counts its calls in ``tmp/mcp_calls.jsonl``."""
+    config = tmp / "mcp.json"
+    config.write_text(json.dumps({"servers": {"shop": {
+        "command": [sys.executable, "-m", "tests.fakes.mcp_shop"], "cwd": str(ROOT),
+        "env": {"MCP_SHOP_CALLS": str(tmp / "mcp_calls.jsonl")}}}}))
+    env = {"SHOP_URL": shop.url, "FLOWCTL_MCP_CONFIG": str(config)}
     if llm is not None:
         env |= {"OPENAI_BASE_URL": llm.openai_base_url, "OPENAI_API_KEY": "sk-local",
                 "FLOWCTL_MODEL_FAST": "openai:gpt-test", "FLOWCTL_MODEL_RECO": "openai:gpt-test"}
@@ -54,9 +66,13 @@ def serve(tmp: Path, shop: ShopAPI, llm: FakeLLMServer | None = None) -> Serve:
 
 
 @pytest.fixture(scope="module")
-def server(shop: ShopAPI, llm: FakeLLMServer,
-           tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    running = serve(tmp_path_factory.mktemp("commerce"), shop, llm)
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("commerce")
+
+
+@pytest.fixture(scope="module")
+def server(shop: ShopAPI, llm: FakeLLMServer, workdir: Path) -> Iterator[str]:
+    running = serve(workdir, shop, llm)
     yield running.url
     running.stop()
 
@@ -65,6 +81,12 @@ def server(shop: ShopAPI, llm: FakeLLMServer,
 def fresh(shop: ShopAPI, llm: FakeLLMServer) -> None:
     llm.reset()
     shop.requests.clear()
+
+
+def mcp_calls(workdir: Path) -> list[dict[str, Any]]:
+    """The calls the shop's MCP server processes received, in order."""
+    path = workdir / "mcp_calls.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
 
 
 def chat(url: str, session: str, message: str,
@@ -169,17 +191,47 @@ def test_a_refund_needs_a_confirmation_and_reaches_the_shop_once(
     done = chat(server, "refund", "확인")
     assert done["state_snapshot"]["stage"] == "ACCEPTED"
     assert "환불 요청이 접수됐어요. 접수번호는 R-" in done["message"]
+    assert "failure_tags" not in done["_trace"]
+    # the order is looked up again after the yes: the gateway checks the shop's answer
+    assert [r[:2] for r in shop.requests][-2:] == [("GET", "/orders/ORD-1002"),
+                                                   ("POST", "/refunds")]
     again = chat(server, "refund", "확인")  # the confirm sent twice
     assert again["state_snapshot"]["flow"] != "after_sales"
     (refund,) = shop.refunds()
-    assert refund[3] == {"order_id": "ORD-1002", "kind": "refund"}
+    assert refund[3] == {"order_id": "ORD-1002", "kind": "refund", "amount": 159000}
     assert refund[2] and refund[2].endswith(":request_refund")
     completed = httpx.get(f"{server}/v1/agent/completed", params={"session_id": "refund"})
     assert [t["outcome"] for t in completed.json()["completed"]] == ["ACCEPTED"]
 
 
+@pytest.mark.parametrize(("session", "message", "explanation"), [
+    ("gw-cancel", "ORD-1002 주문 취소해줘",
+     "배송 완료 상태의 주문은 주문 취소을(를) 접수할 수 없어요. 출고된 주문은 받으신 뒤 환불로 "
+     "접수해 주세요."),
+    ("gw-limit", "ORD-1005 환불해 주세요",
+     "결제 금액이 100만원을 넘는 주문(165만원)의 취소·환불은 채팅으로 접수할 수 없어요. 고객센터 "
+     "상담원이 확인한 뒤 처리해 드려요."),
+    ("gw-paid", "ORD-1003 반품할게요",
+     "결제 완료 상태의 주문은 환불을(를) 접수할 수 없어요. 출고 전이면 주문 취소를, 배송 중이면 "
+     "받으신 뒤에 환불을(를) 접수해 주세요."),
+], ids=["cancel-delivered", "over-limit", "refund-unshipped"])
+def test_a_refund_the_gateway_rejects_never_reaches_the_shop(
+        server: str, shop: ShopAPI, session: str, message: str, explanation: str) -> None:
+    executed = len(shop.executions)
+    assert chat(server, session, message)["next_action"] == "CONFIRM"
+    done = chat(server, session, "확인")
+    assert done["message"] == explanation  # the rule's explanation, and nothing else
+    assert done["state_snapshot"]["stage"] == "REJECTED"
+    assert done["_trace"]["failure_tags"] == ["TOOL_GATEWAY_REJECTED"]
+    assert done["hooks"] == []
+    assert [r[0] for r in shop.requests] == ["GET", "GET"]  # the lookups; no refund request
+    assert shop.refunds() == [] and len(shop.executions) == executed
+    completed = httpx.get(f"{server}/v1/agent/completed", params={"session_id": session})
+    assert [t["outcome"] for t in completed.json()["completed"]] == ["REJECTED"]
+
+
 def test_a_confirm_sent_twice_at_once_refunds_once(server: str, shop: ShopAPI) -> None:
-    chat(server, "twice", "ORD-1003 환불해줘")
+    chat(server, "twice", "ORD-1004 환불해줘")
     replies: list[dict[str, Any]] = []
     senders = [threading.Thread(target=lambda: replies.append(chat(server, "twice", "확인")))
                for _ in range(2)]
@@ -192,17 +244,63 @@ def test_a_confirm_sent_twice_at_once_refunds_once(server: str, shop: ShopAPI) -
     assert len(shop.refunds()) == 1
 
 
-def test_order_status_and_a_refusal_come_from_the_shop(server: str, shop: ShopAPI) -> None:
+def test_a_shipping_order_s_parcel_is_tracked_on_the_mcp_server(
+        server: str, shop: ShopAPI, workdir: Path) -> None:
+    before = len(mcp_calls(workdir))
     done = chat(server, "status", "ORD-1001 배송 어디쯤이야")
     assert done["message"] == (
         "요청하신 주문 조회에 대해 주문 ORD-1001(LG 그램 16)이(가) 배송 중 상태인 것을 "
-        "확인했습니다.\n\n1. 도착 예정일은 2026-11-27이에요. 택배사 위치는 주문 상세의 배송 "
-        "조회에서 볼 수 있어요.\n\n배송 일정은 택배사 사정으로 하루 이틀 늦어질 수 있어요.")
+        "확인했습니다.\n\n1. CJ대한통운에서 배송하고 있어요. 현재 상태: 옥천 HUB 간선 하차, 도착 "
+        "예정일은 2026-11-27이에요.\n\n배송 일정은 택배사 사정으로 하루 이틀 늦어질 수 있어요.")
     assert "failure_tags" not in done["_trace"]
-    chat(server, "cancel", "ORD-1002 주문 취소해줘")
-    done = chat(server, "cancel", "확인")
-    assert done["state_snapshot"]["stage"] == "FAILED" and "HTTP 422" in done["message"]
-    assert [r[3]["kind"] for r in shop.refunds()] == ["cancel"]  # refused by the shop: 422
+    steps = {a["agent"]: a["success"] for a in done["_trace"]["agents"]}
+    assert steps["get_order"] is True and steps["track_order"] is True
+    assert [r[:2] for r in shop.requests] == [("GET", "/orders/ORD-1001")]
+    assert mcp_calls(workdir)[before:] == [{"tool": "track_parcel",
+                                            "args": {"order_id": "ORD-1001"}}]
+    done = chat(server, "paid", "ORD-1003 배송 조회해줘")  # not shipping: no parcel to track
+    assert done["message"].startswith("요청하신 주문 조회에 대해 주문 ORD-1003(로지텍 MX Master "
+                                      "3S)이(가) 결제 완료 상태인 것을 확인했습니다.")
+    assert len(mcp_calls(workdir)) == before + 1
+
+
+def test_the_chat_agent_tracks_a_parcel_on_the_mcp_server(shop: ShopAPI, tmp_path: Path) -> None:
+    """With a model, the chat agent's tool loop calls the MCP tool (the real server process,
+    started by the operator's configuration); a guest's call is rejected by the gateway. (A
+    server of its own: the module's has seen model failures that may have opened the
+    model's circuit breaker.)"""
+    with FakeLLMServer() as llm:
+        running = serve(tmp_path, shop, llm)
+        try:
+            _track_parcels(running.url, llm, tmp_path)
+        finally:
+            running.stop()
+
+
+def _track_parcels(server: str, llm: FakeLLMServer, workdir: Path) -> None:
+    track = FakeReply(tool_calls=(FakeToolCall(name="track_parcel",
+                                               arguments={"order_id": "ORD-1001"}),))
+    before = len(mcp_calls(workdir))
+    llm.enqueue(FakeReply(text=json.dumps({"intent": None, "confidence": 0.9,
+                                           "operations": []})),
+                track, FakeReply(text="CJ대한통운이 배송 중이에요."))
+    done = chat(server, "parcel", "내 택배 지금 어디야? ORD-1001")
+    assert done["message"] == "CJ대한통운이 배송 중이에요."
+    offered = [t["function"]["name"] for t in llm.requests[1].body["tools"]]  # type: ignore[index]
+    assert offered == ["track_parcel"]
+    told = json.loads(str(llm.requests[2].body["messages"][-1]["content"]))  # type: ignore[index]
+    assert told["carrier"] == "CJ대한통운" and told["status"] == "옥천 HUB 간선 하차"
+    assert mcp_calls(workdir)[before:] == [{"tool": "track_parcel",
+                                            "args": {"order_id": "ORD-1001"}}]
+    llm.reset()
+    llm.enqueue(FakeReply(text=json.dumps({"intent": None, "confidence": 0.9,
+                                           "operations": []})),
+                track, FakeReply(text="로그인이 필요해요."))
+    done = chat(server, "guest", "내 택배 지금 어디야? ORD-1001", {"is_logged_in": False})
+    assert done["_trace"]["failure_tags"] == ["TOOL_GATEWAY_REJECTED"]
+    assert str(llm.requests[2].body["messages"][-1]["content"]) == (  # type: ignore[index]
+        "error: rejected by the gateway: 택배 조회는 로그인한 뒤에 할 수 있어요.")
+    assert len(mcp_calls(workdir)) == before + 1  # the rejected call never reached it
 
 
 def test_a_seller_report_reads_the_request_context(server: str) -> None:
@@ -241,7 +339,7 @@ def test_a_refund_survives_a_kill_mid_call_and_happens_once(tmp_path: Path, wind
     as accepted."""
     with ShopAPI(delay=4.0) as shop:
         first = serve(tmp_path, shop)
-        chat(first.url, "k", "ORD-1001 환불해줘")
+        chat(first.url, "k", "ORD-1004 환불해줘")
         confirm = threading.Thread(target=_send_quietly, args=(first.url, "확인"))
         confirm.start()
         seen = shop.refunds if window == "arrived" else (lambda: shop.executions)
@@ -277,3 +375,27 @@ def _wait_for(condition: Callable[[], bool], timeout: float = 20) -> None:
     while not condition():
         assert time.monotonic() < deadline, "the shop API never got there"
         time.sleep(0.01)
+
+
+FAILURE_TAGS = {"INTENT_LOW_CONFIDENCE", "MULTIPLE_INTENTS_CONFLICT", "AGENT_CALL_FAILED",
+                "RESPONSE_SYNTHESIS_FAILED", "MISSING_REQUIRED_SLOTS", "POLICY_BLOCKED",
+                "TOOL_GATEWAY_REJECTED", "CONTEXT_OVERFLOW"}
+TEST_FILES = [ROOT / "flows" / "commerce.test.yaml", ROOT / "flows" / "commerce.llm.test.yaml"]
+
+
+def test_the_conversation_tests_produce_every_failure_tag(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A turn's `failure_tags` is compared exactly, so a passing conversation that expects a
+    tag produced it. Every one of the seed's eight is expected by some conversation, and
+    those conversations pass."""
+    producers: dict[str, set[str]] = {}
+    for path in TEST_FILES:
+        for conversation in load_tests(path)[0].conversations:
+            for turn in conversation.turns:
+                for tag in turn.failure_tags or []:
+                    producers.setdefault(tag, set()).add(conversation.name)
+    assert set(producers) == FAILURE_TAGS
+    assert main(["test", "--json", *map(str, TEST_FILES)]) == 0
+    results = {c["name"]: c["passed"] for c in json.loads(capsys.readouterr().out)["conversations"]}
+    for tag, names in producers.items():
+        assert all(results[name] for name in names), tag

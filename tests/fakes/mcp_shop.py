@@ -28,7 +28,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 PARCELS = {"A100": {"status": "배송중", "carrier": "CJ대한통운", "eta": "2026-11-25"},
-           "A200": {"status": "배송완료", "carrier": "한진택배", "eta": "2026-11-20"}}
+           "A200": {"status": "배송완료", "carrier": "한진택배", "eta": "2026-11-20"},
+           # flows/commerce.yaml's shipping order (tests/fakes/shop_api.py)
+           "ORD-1001": {"status": "옥천 HUB 간선 하차", "carrier": "CJ대한통운",
+                        "eta": "2026-11-27"}}
 STOCK = {"P1": 12, "P2": 0}
 
 shop = MCPServer("shop", log_level="ERROR")

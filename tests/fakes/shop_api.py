@@ -35,6 +35,10 @@ ORDERS: dict[str, dict[str, Any]] = {
                  "amount": 159000, "eta": None},
     "ORD-1003": {"order_id": "ORD-1003", "product": "로지텍 MX Master 3S", "status": "PAID",
                  "amount": 139000, "eta": "2026-11-29"},
+    "ORD-1004": {"order_id": "ORD-1004", "product": "애플 에어팟 프로 2", "status": "DELIVERED",
+                 "amount": 359000, "eta": None},
+    "ORD-1005": {"order_id": "ORD-1005", "product": "삼성 갤럭시북4 프로 14",
+                 "status": "DELIVERED", "amount": 1650000, "eta": None},
 }
 SALES = {"s-17": {"orders": 12, "revenue": 3480000}}
 
