@@ -34,6 +34,10 @@ _NOT_YET = frozenset({409, 425, 429})
 MAX_RESULT_CHARS = 8000  # what a tool loop feeds back to the model at most
 
 
+_WARNED: set[tuple[str, str | None]] = set()
+"""(tool, MCP server) pairs already warned about: an engine per conversation says it once."""
+
+
 class ToolBox:
     """The declared tools of one service, bound to the environment and the MCP servers."""
 
@@ -46,7 +50,9 @@ class ToolBox:
         self.stubs = stubs or {}
         self.client = client
         for tool in self.tools.values():
-            if tool.kind == "mcp" and tool.server not in hub.servers:
+            if tool.kind == "mcp" and tool.server not in hub.servers \
+                    and (tool.name, tool.server) not in _WARNED:  # once a process
+                _WARNED.add((tool.name, tool.server))
                 log.warning("tool %s names MCP server %s, which the operator's MCP "
                             "configuration does not list: its calls will fail", tool.name,
                             tool.server)
