@@ -29,7 +29,12 @@ from engine.errors import ProviderError
 from engine.providers.base import ChatMessage, ChatRequest
 from engine.runtime.agent import JsonCheck, ModelCall
 from engine.runtime.events import TraceEntry
-from engine.runtime.llm import UNDERSTANDING_SCHEMA, LlmUnderstanding, parse_understanding
+from engine.runtime.llm import (
+    UNDERSTANDING_SCHEMA,
+    LlmUnderstanding,
+    model_slots,
+    parse_understanding,
+)
 from engine.runtime.models import LiveModel, ModelPool
 from engine.runtime.routing import ranked
 from engine.runtime.trace import Tracer
@@ -137,7 +142,7 @@ class LlmRouter:
 
 
 def _slot_names(compiled: CompiledService) -> list[str]:
-    return list(dict.fromkeys(n for flow in compiled.flows.values() for n in flow.slots))
+    return model_slots(compiled, compiled.flows.values())
 
 
 def _understood(obj: Mapping[str, Any], compiled: CompiledService) -> LlmUnderstanding:

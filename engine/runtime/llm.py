@@ -10,7 +10,7 @@ history, and the user's message last, exactly once.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -89,10 +89,21 @@ def understanding_request(service: CompiledService, flows: Sequence[CompiledFlow
     return ChatRequest(system=system, messages=messages, json_output=True)
 
 
+def model_slots(service: CompiledService, flows: Iterable[CompiledFlow]) -> list[str]:
+    """The slots of ``flows`` a model may fill (not those marked ``extract: {llm: false}``)."""
+    names = dict.fromkeys(n for f in flows for n in f.slots)
+    return [n for n in names if _model_fills(service, n)]
+
+
+def _model_fills(service: CompiledService, name: str) -> bool:
+    extract = service.slots[name].spec.extract
+    return extract is None or extract.llm
+
+
 def _flow_view(service: CompiledService, flow: CompiledFlow, intent: str | None,
                values: Mapping[str, Any]) -> dict[str, Any]:
     slots = []
-    for name in flow.slots:
+    for name in filter(lambda n: _model_fills(service, n), flow.slots):
         spec = service.slots[name].spec
         slots.append({"name": name, "type": spec.type, "description": spec.description,
                       "choices": list(spec.values or {}), "value": values.get(name)})

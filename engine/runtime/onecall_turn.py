@@ -26,7 +26,12 @@ from engine.runtime.agent import ModelCall, Reply
 from engine.runtime.budget import next_within
 from engine.runtime.echo import EchoGuard, strip_state
 from engine.runtime.events import LlmToken
-from engine.runtime.llm import UNDERSTANDING_SCHEMA, LlmUnderstanding, parse_understanding
+from engine.runtime.llm import (
+    UNDERSTANDING_SCHEMA,
+    LlmUnderstanding,
+    model_slots,
+    parse_understanding,
+)
 from engine.runtime.models import LiveModel
 from engine.runtime.onecall import OneCallReader
 
@@ -147,7 +152,7 @@ async def ask(run: TurnRun, live: LiveModel, flows: Sequence[CompiledFlow], *,
             answer.failed = True
         return False
     live.breaker.success()
-    run.llm = understood(reader, [n for f in flows for n in f.slots], plain=current is None)
+    run.llm = understood(reader, model_slots(run.service, flows), plain=current is None)
     if answer is not None and _may_answer(run.llm, run.service):
         answer.stream = stream
     else:
