@@ -28,7 +28,7 @@ class ServiceSpec(Spec):
 
     description: str = Field("", description="What the service does (shown in the graph).")
     flow: str | None = Field(None, description="A local flow file, relative to the app file.")
-    remote: UrlTemplate | None = Field(None, description="Base URL of a server speaking the flowctl/seed protocol, ending in /v1/agent, e.g. `${CARD_SERVICE_URL}`.")
+    remote: UrlTemplate | None = Field(None, description="Base URL of a server speaking the flowctl chat protocol (`/v1/agent/chat/stream`), ending in /v1/agent, e.g. `${CARD_SERVICE_URL}`.")
     a2a: UrlTemplate | None = Field(None, description="Base URL of a remote A2A agent; its agent card is read from /.well-known/agent-card.json there.")
     keywords: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list, description="Words that send a message to this service (the longest match over all services wins).")
     intents: bool = Field(True, description="A local service's own intent keywords route to it too.")

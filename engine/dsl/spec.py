@@ -14,6 +14,11 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.dsl.answers_spec import KnowledgeSpec, RespondStep, RetrieveStep
+from engine.dsl.answers_spec import (
+    RespondLine as RespondLine,  # re-exported: the compiler reads them as s.*
+)
+from engine.dsl.answers_spec import SynthesisSpec as SynthesisSpec
 from engine.dsl.hooks import HookSpec
 from engine.dsl.tools_spec import GatewayRule as ToolRule
 from engine.dsl.tools_spec import ToolSpec
@@ -38,7 +43,7 @@ class Spec(BaseModel):
 
 
 class ModelSpec(Spec):
-    """A named LLM configuration (the seeds' card.json), referenced by agent steps."""
+    """A named LLM configuration, referenced by agent steps and the understanding call."""
 
     provider: str = Field(description="openai, anthropic, scripted or offline.")
     model: str = Field("", description="The provider's model name, e.g. gpt-4.1-mini.")
@@ -52,7 +57,7 @@ class ModelSpec(Spec):
 
 
 class MemorySpec(Spec):
-    """Conversation memory: raw recent turns plus a folded summary (seed 000 §8)."""
+    """Conversation memory: raw recent turns plus a folded summary."""
 
     enabled: bool = Field(True, description="Fold older turns into a summary (MEMORY_ENABLE_SUMMARY).")
     summarize_threshold: int = Field(6, ge=1, description="Turns kept raw before folding (MEMORY_SUMMARIZE_THRESHOLD).")
@@ -84,7 +89,7 @@ class IntentSpec(Spec):
     description: str = Field("", description="What the intent means; also given to LLM understanding.")
     keywords: list[str] = Field(default_factory=list, description="Substrings that signal the intent.")
     examples: list[str] = Field(default_factory=list, description="Example utterances, matched by similarity.")
-    priority: int = Field(0, description="Higher wins when several intents match equally (seed 003).")
+    priority: int = Field(0, description="Higher wins when several intents match equally.")
     threshold: float = Field(0.5, ge=0, le=1, description="Minimum confidence to act on the intent.")
     act: float | None = Field(None, ge=0, le=1, description="This intent's `patterns.confidence.act` (needs `patterns.confidence`).")
     confirm: float | None = Field(None, ge=0, le=1, description="This intent's `patterns.confidence.confirm` (needs `patterns.confidence`).")
@@ -224,53 +229,6 @@ class AgentStep(Spec):
     max_rounds: int = Field(4, ge=1, le=10, description="Model calls of the tool loop at most; a model still asking for tools after that gets the fallback.")
 
 
-class RetrieveStep(Spec):
-    retrieve: Name = Field(description="Knowledge base (a name in `knowledge`) to search; its best chunks go to `retrieved.<as>` for the rest of the turn.")
-    query: str | None = Field(None, description="Template of the query, e.g. `{{ slots.product }} 가격`; the user's message by default.")
-    top_k: int = Field(3, ge=1, le=20, description="How many chunks to keep, best first.")
-    as_: Name | None = Field(None, alias="as", description="Name of the hits under `retrieved` (default: the knowledge base's name).")
-    label: str | None = Field(None, description="Progress label shown while it runs.")
-
-
-class RespondLine(Spec):
-    """One line of a synthesised response: a message, or one per item of a list."""
-
-    say: str | None = Field(None, description="Message (name in `messages`) to say; with `each`, said once per item, which it reads as `value`.")
-    each: Expression | None = Field(None, description="Expression giving a list (e.g. `agents.reco.suggested_actions`); each item becomes a line (its text, or `say` rendered with `value` = the item).")
-    when: Expression | None = Field(None, description="The line is said only when this holds.")
-
-    @model_validator(mode="after")
-    def _says_something(self) -> RespondLine:
-        if self.say is None and self.each is None:
-            raise ValueError("a response line needs `say` or `each`")
-        return self
-
-
-Line = Annotated[str | RespondLine, Field(description="A message name, or a line with a condition or a list.")]
-
-
-class SynthesisSpec(Spec):
-    """A response built from the turn's data: summary, then numbered actions, then caveats
-    (seed 003); `requires_confirmation` and `next` go to DONE."""
-
-    summary: str | None = Field(None, description="Message (name in `messages`) that sums up what was asked and found, in a sentence or two.")
-    actions: list[Line] = Field(default_factory=list, description="Concrete next steps, said as a numbered list.")
-    caveats: list[Line] = Field(default_factory=list, description="Conditions, limits and what needs the user's confirmation, after the actions.")
-    requires_confirmation: bool | Expression = Field(False, description="DONE's `requires_confirmation` (a condition, or true/false).")
-    next: list[Line] = Field(default_factory=list, description="DONE's `next_suggested_actions`: short texts a client may offer.")
-    fallback: str | None = Field(None, description="Message said when a part fails to render (failure tag RESPONSE_SYNTHESIS_FAILED); the built-in `synthesis_failed` text by default.")
-
-    @model_validator(mode="after")
-    def _has_content(self) -> SynthesisSpec:
-        if self.summary is None and not self.actions and not self.caveats:
-            raise ValueError("a response needs a `summary`, `actions` or `caveats`")
-        return self
-
-
-class RespondStep(Spec):
-    respond: SynthesisSpec = Field(description="Say a response synthesised from the turn's data: summary, numbered actions, caveats.")
-
-
 class IfStep(Spec):
     if_: Expression = Field(alias="if", description="Condition.")
     then: list[Step] = Field(default_factory=list, description="Steps run when the condition holds.")
@@ -325,7 +283,7 @@ class BatchSpec(Spec):
 
 
 class ResumeSpec(Spec):
-    """What an interrupted flow asks when it is taken up again (seed: ASK_CONTINUE)."""
+    """What an interrupted flow asks when it is taken up again (next_action ASK_CONTINUE)."""
 
     ask: str = Field(description="Message asking whether to go on with the flow; next_action is ASK_CONTINUE. A yes or a resume word goes on, a cancel or no word cancels the flow, anything else is taken as an answer to the flow.")
     buttons: list[str] = Field(default_factory=list, description="Buttons offered with the question, e.g. [계속 진행, 취소].")
@@ -341,7 +299,7 @@ class FlowSpec(Spec):
     ask: dict[Name, str] = Field(default_factory=dict, description="Slot -> message: this flow's own question for a slot, instead of the slot's `ask`.")
     slots: list[Name] = Field(default_factory=list, description="Slots this flow fills, in asking order.")
     initial: StageName = Field(description="Stage a new task starts in.")
-    batch: bool = Field(False, description="Split several tasks in one message into a queue (seed 001 §4).")
+    batch: bool = Field(False, description="Split several tasks in one message into a queue, confirmed one by one.")
     max_fill_turns: int | None = Field(None, ge=1, description="Turns allowed with required slots missing (MAX_FILL_TURNS).")
     stages: dict[StageName, StageSpec] = Field(description="The stages, by name.")
     transitions: list[TransitionSpec] = Field(default_factory=list, description="Stage changes, tried in order; the first whose trigger, source and condition match fires.")
@@ -367,13 +325,6 @@ class GuardSpec(Spec):
     """Checks run on every turn before understanding, mid-flow included; no LLM call."""
 
     rules: list[GuardRule] = Field(default_factory=list, description="Tried in order; the first that matches ends the turn with its message, leaving the session as it was.")
-
-
-class KnowledgeSpec(Spec):
-    """Documents a `retrieve` step searches: the markdown files of one directory."""
-
-    dir: str = Field(description="Directory of markdown files (.md), relative to the flow file and inside its directory; `flowctl index FLOW` indexes it (so does compiling the flow when there is no index yet).")
-    description: str = Field("", description="What the documents hold; for people reading the file.")
 
 
 class ServiceSpec(Spec):

@@ -1,4 +1,4 @@
-// flowctl playground: one EventSource per message (the seed's React example, without React).
+// flowctl playground: one EventSource per message, no framework.
 // Tokens are appended as they arrive; DONE replaces them with the final message and brings
 // the buttons, the state, the trace and the hooks. Every turn is kept (saved.js), so the
 // timeline runs across turns and a reload comes back to the same session; clicking a turn
