@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 SUFFIXES = (".md", ".markdown")
 MAX_CHUNK_CHARS = 1500
@@ -80,6 +82,8 @@ def source_files(directory: Path, base: Path) -> list[SourceFile]:
 
 def read_chunks(files: Iterable[SourceFile]) -> Iterator[Chunk]:
     """Every chunk of ``files``, in file and line order."""
+    from markdown_it import MarkdownIt  # only when indexing: a server never parses markdown
+
     parser = MarkdownIt("commonmark").disable("inline")  # blocks are enough: 4x faster
     for file in files:
         text = file.path.read_text(encoding="utf-8", errors="replace")
