@@ -52,6 +52,8 @@ def is_mid_flow(done: Done) -> bool:
 class AppEngine(Engine):
     """Routes each turn of an app to one of its services; same API as ``Engine``."""
 
+    hosts_runs = False  # its services' background stages run inside the turn (docs/server.md)
+
     def __init__(self, app: LoadedApp, *, store: SessionStore, settings: Settings | None = None,
                  clock: Clock = system_clock) -> None:
         settings = settings or Settings()

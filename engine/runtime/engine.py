@@ -59,6 +59,9 @@ class RunHost(Protocol):
 class Engine:
     """A compiled service bound to a store, settings and a clock; runs turns."""
 
+    hosts_runs = True
+    """Its background stages may run as runs (engine/runs); an app's engine says no."""
+
     def __init__(self, service: CompiledService, *, store: SessionStore,
                  settings: Settings | None = None, clock: Clock = system_clock,
                  models: ModelPool | None = None,

@@ -26,9 +26,8 @@ import uuid
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import httpx
 from tenacity import (
     AsyncRetrying,
     retry_if_exception,
@@ -96,11 +95,17 @@ class Attempt:
     elapsed_ms: float
 
 
+if TYPE_CHECKING:
+    import httpx
+
+
 class _Retryable(Exception):
     pass
 
 
 def _retryable(err: BaseException) -> bool:
+    import httpx
+
     return isinstance(err, _Retryable | httpx.TransportError)
 
 
@@ -109,6 +114,8 @@ class Webhooks:
 
     def __init__(self, targets: Sequence[Target], *, client: httpx.AsyncClient | None = None,
                  keep: int = 1000) -> None:
+        import httpx  # here, not at import: importing httpx loads rich and pygments (its CLI)
+
         self.targets = tuple(targets)
         self.client = client or httpx.AsyncClient()
         self.log: deque[Attempt] = deque(maxlen=keep)
@@ -147,6 +154,8 @@ class Webhooks:
 
     async def _attempt(self, target: Target, body: Mapping[str, Any], data: bytes,
                        headers: Mapping[str, str], number: int) -> None:
+        import httpx
+
         started = time.perf_counter()
         status: int | None = None
         error: str | None = None

@@ -70,9 +70,7 @@ def host(engine: Engine, keep_days: float | None = None) -> Runs | None:
     """The host of ``engine``'s background runs, their log in its store's database (runs
     that ended ``keep_days`` ago are deleted); None for a service without a background
     stage (its turns then never look for runs)."""
-    from engine.app.engine import AppEngine  # an app hosts no background runs (docs/server.md)
-
-    if isinstance(engine, AppEngine) or not any(
+    if not engine.hosts_runs or not any(
             st.background for f in engine.service.flows.values() for st in f.stages.values()):
         return None
     return Runs(engine, open_run_log(engine.store), keep_days=keep_days)
