@@ -5,7 +5,8 @@ Dev and Test agents the real openai SDK talking to a wire-compatible server on l
 the run's log (``GET /v1/runs/{id}/events``) and the playground's Runs panel (headless
 Chromium) show each attempt, the diff of the changed file and pytest's output tail with its
 exit code while the run goes on (attempt 2's Dev call is held until the test has looked),
-then the summary; after a reload the panel replays the whole run."""
+then the summary; after a reload the panel replays the whole run. A cancel word mid-run
+stops it in CANCELLED, keeping what attempt 1 wrote."""
 
 from __future__ import annotations
 
@@ -222,3 +223,19 @@ def attempt_shown(page: Page, attempt: int, diff: str, *, exit_code: int, tail: 
     tested = done.filter(has_text="run_tests")
     expect(tested.locator(".file")).to_have_text(f"exit code {exit_code}")
     expect(tested.locator(".tail")).to_contain_text(tail)
+
+
+def test_a_cancel_word_stops_the_devloop_run_where_it_is(
+        devloop: tuple[Serve, GatedLLM, Path]) -> None:
+    server, llm, ws = devloop
+    started = chat(server, "s1", "fix the failing test")
+    run_id = started["state_snapshot"]["meta"]["run"]["id"]
+    assert llm.held.wait(30)  # attempt 2's Dev call is out
+    answer = chat(server, "s1", "cancel")
+    assert answer["message"] == "Stopped; the files keep the changes applied so far."
+    assert answer["state_snapshot"]["stage"] == "CANCELLED"
+    log = list(events(server, run_id))
+    assert log[-1][1]["status"] == "cancelled"
+    assert [d["index"] for n, d in log if n == "TASK_PROGRESS"] == [1, 2]
+    assert run_status(server, run_id)["status"] == "cancelled"
+    assert (ws / "calc" / "__init__.py").read_text() == WRONG  # attempt 1's change stays
