@@ -129,6 +129,11 @@ def test_diffs_are_bounded_per_file_and_per_change_set(root: Path) -> None:
     assert (root / "big5.txt").read_text() == lines  # the files are written whole all the same
 
 
+def test_a_directory_in_the_way_is_refused_saying_so(root: Path) -> None:
+    with pytest.raises(WorkspaceError, match="cannot write `pkg`: Is a directory"):
+        Workspace(root).apply([{"path": "pkg", "content": "x"}])
+
+
 def test_a_file_too_large_to_compare_is_said_so(root: Path) -> None:
     (root / "pkg" / "a.py").write_text("x" * 20)
     result = Workspace(root, max_bytes=10).apply([{"path": "pkg/a.py", "content": "y\n"}])

@@ -60,16 +60,19 @@ def read_old(path: Path, max_bytes: int) -> str | None:
     """The text ``path`` holds before a write (None when there is no file), read without
     following a symlink; a file over ``max_bytes`` is not compared line by line."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with open(path, "rb", opener=_no_follow) as old:
+            data = old.read(max_bytes + 1)
     except FileNotFoundError:
         return None
     except OSError:
-        return ""  # not readable as a file (a directory, a symlink): the write reports it
-    with os.fdopen(fd, "rb") as old:
-        data = old.read(max_bytes + 1)
+        return ""  # not a readable file (a directory, a symlink): the write says why
     if len(data) > max_bytes:
         return f"(more than {max_bytes} bytes before this change: not compared)\n"
     return data.decode("utf-8", errors="replace")
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
 
 
 __all__ = ["CUT", "MAX_DIFFS_CHARS", "MAX_DIFF_CHARS", "read_old", "unified_diff"]
