@@ -226,34 +226,36 @@ def test_a_test_file_cannot_set_the_operator_s_variables(tmp_path: Path, name: s
         load_tests(path)
 
 
-@pytest.mark.parametrize(("options", "stage", "said"), [
-    (["--allow-command", "python -m pytest"], "PASSED", "after 2 attempt(s)"),
-    ([], "FAILED", "run_tests: no command is allowed here"),
+@pytest.mark.parametrize(("options", "status", "stage", "said"), [
+    (["--allow-command", "python -m pytest"], "success", "PASSED", "after 2 attempt(s)"),
+    ([], "failed", "FAILED", "run_tests: no command is allowed here"),
 ])
 def test_flowctl_serve_takes_the_root_and_allow_list_from_its_operator(
-        tmp_path: Path, options: list[str], stage: str, said: str) -> None:
+        tmp_path: Path, options: list[str], status: str, stage: str, said: str) -> None:
     import os
 
-    import httpx
-
+    from tests.runs.test_runs_http import chat, sse
     from tests.server.processes import Serve
 
     ws = tmp_path / "ws"
     shutil.copytree(FIXTURE, ws)
     replies = ROOT / "tests" / "fixtures"
     env = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "FLOWCTL_MODEL_DEV": f"scripted:{replies / 'devloop.dev.replies.yaml'}",
-           "FLOWCTL_MODEL_TESTER": f"scripted:{replies / 'devloop.tester.replies.yaml'}"}
+           "FLOWCTL_MODEL_DEV": f"scripted:{replies / 'devloop.serve.dev.replies.yaml'}",
+           "FLOWCTL_MODEL_TESTER": f"scripted:{replies / 'devloop.serve.tester.replies.yaml'}"}
     server = Serve(ROOT / "flows" / "devloop.yaml", "--store", "memory://",
                    "--workspace-root", str(ws), *options, env=env)
     try:
         server.wait_ready()
-        response = httpx.post(f"{server.url}/v1/agent/chat", timeout=120,
-                              json={"session_id": "s1", "message": "fix the failing test"})
-        done = response.json()["interaction"]
+        started = chat(server, "s1", "fix the failing test")  # the loop runs as a run
+        assert started["state_snapshot"]["stage"] == "WORKING", started
+        frames = sse(server, started["state_snapshot"]["meta"]["run"]["id"])
     finally:
         server.stop()
+    done = next(data for _, event, data in frames if event == "DONE")
+    final = frames[-1][2]
     assert done["state_snapshot"]["stage"] == stage and said in done["message"], done
+    assert final["status"] == status and said in final["summary"], final
     assert "return a + b" in (ws / "calc" / "__init__.py").read_text()  # applied either way
     # commands run with PYTHONDONTWRITEBYTECODE: no bytecode that a later attempt's change of
     # the same size in the same second would leave stale (that failed attempt 2 at random)

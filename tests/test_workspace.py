@@ -3,11 +3,13 @@ out of it are refused before anything is written; sizes and counts are bounded."
 
 from __future__ import annotations
 
+import doctest
 from pathlib import Path
 
 import pytest
 
-from engine.workspace import MAX_FILE_BYTES, Workspace, WorkspaceError
+from engine.workspace import MAX_FILE_BYTES, Workspace, WorkspaceError, diffs, files
+from engine.workspace.diffs import CUT, MAX_DIFF_CHARS, MAX_DIFFS_CHARS
 
 
 @pytest.fixture
@@ -75,8 +77,10 @@ def test_oversized_writes_and_too_many_files_are_refused(root: Path) -> None:
 def test_apply_writes_inside_the_root_and_respects_the_allowed_globs(root: Path) -> None:
     ws = Workspace(root)
     assert ws.apply([{"path": "pkg/new/c.py", "content": "c = 3\n"}],
-                    allowed=["pkg/**/*.py", "pkg/*.py"]) == {"applied": ["pkg/new/c.py"],
-                                                             "count": 1}
+                    allowed=["pkg/**/*.py", "pkg/*.py"]) == {
+        "applied": ["pkg/new/c.py"], "count": 1,
+        "changes": [{"path": "pkg/new/c.py",
+                     "diff": "--- /dev/null\n+++ b/pkg/new/c.py\n@@ -0,0 +1 @@\n+c = 3\n"}]}
     assert (root / "pkg" / "new" / "c.py").read_text() == "c = 3\n"
     with pytest.raises(WorkspaceError, match="matches none of the files"):
         ws.apply([{"path": "setup.py", "content": ""}], allowed=["pkg/*.py"])
@@ -94,3 +98,50 @@ def test_read_returns_the_matching_files_sorted(root: Path) -> None:
     for glob in ("../*", "/etc/*"):
         with pytest.raises(WorkspaceError, match="glob"):
             Workspace(root).read([glob])
+
+
+def test_apply_reports_each_write_as_a_unified_diff(root: Path) -> None:
+    result = Workspace(root).apply([
+        {"path": "pkg/a.py", "content": "a = 1\nb = 3\n"},
+        {"path": "pkg/b.py", "content": "b = 2\n"},  # unchanged: an empty diff
+        {"path": "pkg/c.py", "content": "c = 3"},  # new, and no newline at its end
+    ])
+    assert result["applied"] == ["pkg/a.py", "pkg/b.py", "pkg/c.py"] and result["count"] == 3
+    assert result["changes"] == [
+        {"path": "pkg/a.py",
+         "diff": "--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -1 +1,2 @@\n a = 1\n+b = 3\n"},
+        {"path": "pkg/b.py", "diff": ""},
+        {"path": "pkg/c.py", "diff": "--- /dev/null\n+++ b/pkg/c.py\n@@ -0,0 +1 @@\n+c = 3\n"
+                                     "\\ No newline at end of file\n"}]
+
+
+def test_diffs_are_bounded_per_file_and_per_change_set(root: Path) -> None:
+    lines = "".join(f"line {i}\n" for i in range(3000))  # ~27 KiB a file
+    changes = [{"path": f"big{i}.txt", "content": lines} for i in range(6)]
+    result = Workspace(root).apply(changes)
+    shown = [c["diff"] for c in result["changes"]]
+    assert all(len(d) <= MAX_DIFF_CHARS + len(CUT) for d in shown)
+    assert shown[0].startswith("--- /dev/null\n+++ b/big0.txt\n@@ -0,0 +1,3000 @@\n+line 0\n")
+    assert shown[0].endswith(CUT)
+    assert sum(len(d) for d in shown) <= MAX_DIFFS_CHARS + 6 * len(CUT)
+    assert shown[-1] == CUT == "... (diff cut: at most 8192 characters of a file's diff and " \
+        "32768 of a change set's are shown)\n"
+    assert (root / "big5.txt").read_text() == lines  # the files are written whole all the same
+
+
+def test_a_directory_in_the_way_is_refused_saying_so(root: Path) -> None:
+    with pytest.raises(WorkspaceError, match="cannot write `pkg`: Is a directory"):
+        Workspace(root).apply([{"path": "pkg", "content": "x"}])
+
+
+def test_a_file_too_large_to_compare_is_said_so(root: Path) -> None:
+    (root / "pkg" / "a.py").write_text("x" * 20)
+    result = Workspace(root, max_bytes=10).apply([{"path": "pkg/a.py", "content": "y\n"}])
+    assert "-(more than 10 bytes before this change: not compared)\n+y\n" in \
+        result["changes"][0]["diff"]
+
+
+@pytest.mark.parametrize("module", [files, diffs])
+def test_the_docstring_examples_hold(module: object) -> None:
+    result = doctest.testmod(module)  # type: ignore[arg-type]
+    assert result.attempted > 0 and result.failed == 0

@@ -162,7 +162,7 @@ class WorkspaceAction(Spec):
     """Reads files from, or writes file changes into, the workspace root the operator
     configures (`flowctl serve --workspace-root`); a flow file can never name the root."""
 
-    workspace: Literal["read", "apply"] = Field(description="`read`: result `{files: [{path, content}]}`; `apply`: write `changes`, result `{applied: [paths], count}`.")
+    workspace: Literal["read", "apply"] = Field(description="`read`: result `{files: [{path, content}]}`; `apply`: write `changes`, result `{applied: [paths], count, changes: [{path, diff}]}` (each write's unified diff, at most 8 KiB a file and 32 KiB a change set).")
     files: list[str] = Field(default_factory=list, description="Globs relative to the root: the files `read` returns, or the only files `apply` may write (none: any file inside the root).")
     changes: Expression | None = Field(None, description="`apply`: expression giving the list of `{path, content}` to write, e.g. `agents.dev.changes`.")
     max_files: int = Field(MAX_FILES, ge=1, le=MAX_FILES, description="Most files read or written at once.")

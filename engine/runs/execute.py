@@ -4,7 +4,8 @@ A run is the rest of the turn that asked for it: under the session's lock it loa
 session, checks it still waits for this run (``meta.run``), runs the background stage's
 steps and settles wherever their triggers lead (terminal stages recorded as completed
 tasks, as in any turn), and commits. ``cancelled`` is the same, with the runtime's
-``cancel`` trigger fired at the stage instead of running its steps. What the run says goes
+``cancel`` trigger fired at the stage instead of running its steps. The run's message is
+the request of the turn that started it (its agents answer that); what the run says goes
 into the session's history as the assistant's words.
 """
 
@@ -42,7 +43,7 @@ async def run_stage(engine: Engine, session_id: str, ref: RunRef, outcome: Outco
             return
         if cancel and session.pending():
             return  # an irreversible call's outcome comes first: the next turn settles it
-        turn = TurnRun(engine, session_id, "", f"run-{ref['id'][:8]}", session,
+        turn = TurnRun(engine, session_id, _asked(session), f"run-{ref['id'][:8]}", session,
                        version=record.version)
         turn.in_run = True
         turn.resumed = None if cancel else ref["stage"]
@@ -63,6 +64,12 @@ async def run_stage(engine: Engine, session_id: str, ref: RunRef, outcome: Outco
         await turn.commit()
         outcome.done = done
         yield done
+
+
+def _asked(session: SessionState) -> str:
+    """The message of the turn that started the run (its agents answer it), from history."""
+    said = (m["content"] for m in reversed(session.raw_history) if m.get("role") == "user")
+    return next(said, "")
 
 
 def _waiting(session: SessionState) -> str | None:

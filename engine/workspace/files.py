@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from engine.workspace.diffs import MAX_DIFF_CHARS, MAX_DIFFS_CHARS, read_old, unified_diff
+
 MAX_FILES = 50
 """Most files one read returns or one change set writes."""
 MAX_FILE_BYTES = 256 * 1024
@@ -35,8 +37,15 @@ class Workspace:
     """Files under ``root``, read and written only through checked relative paths.
 
     >>> import tempfile; ws = Workspace(tempfile.mkdtemp())
-    >>> ws.apply([{"path": "pkg/a.py", "content": "x = 1\\n"}])
-    {'applied': ['pkg/a.py'], 'count': 1}
+    >>> ws.apply([{"path": "pkg/a.py", "content": "x = 1\\n"}])["applied"]
+    ['pkg/a.py']
+    >>> print(ws.apply([{"path": "pkg/a.py", "content": "x = 2\\n"}])["changes"][0]["diff"])
+    --- a/pkg/a.py
+    +++ b/pkg/a.py
+    @@ -1 +1 @@
+    -x = 1
+    +x = 2
+    <BLANKLINE>
     >>> ws.resolve("../outside.txt")  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
     WorkspaceError: path `../outside.txt` has `..`; paths stay inside the workspace root
@@ -97,12 +106,23 @@ class Workspace:
     def apply(self, raw_changes: object, *,
               allowed: Sequence[str] = ()) -> dict[str, Any]:
         """Write every change (``[{path, content}, ...]``) after checking them all; the
-        paths must match one of the ``allowed`` globs when there are any."""
+        paths must match one of the ``allowed`` globs when there are any.
+
+        The result: ``{applied: [paths], count, changes: [{path, diff}]}``, each ``diff``
+        the unified diff of that write (bounded: see ``engine.workspace.diffs``)."""
         changes = self.check(raw_changes, allowed=allowed)
+        budget = MAX_DIFFS_CHARS
+        diffs: list[dict[str, str]] = []
         for change, path in changes:
+            old = read_old(path, self.max_bytes)
             path.parent.mkdir(parents=True, exist_ok=True)
             _write(path, change.content.encode("utf-8"))
-        return {"applied": [c.path for c, _ in changes], "count": len(changes)}
+            diff = unified_diff(change.path, old, change.content,
+                                limit=min(MAX_DIFF_CHARS, budget))
+            budget = max(budget - len(diff), 0)
+            diffs.append({"path": change.path, "diff": diff})
+        return {"applied": [c.path for c, _ in changes], "count": len(changes),
+                "changes": diffs}
 
     def check(self, raw_changes: object, *,
               allowed: Sequence[str] = ()) -> list[tuple[FileChange, Path]]:

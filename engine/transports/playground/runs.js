@@ -3,7 +3,8 @@
 // event name a run records is shown, not only the names known here. The log replays from its
 // first event, so a reload shows the whole run again, then follows it live to its final
 // RUN_STATUS; a dropped stream goes on after the last event it had (?after=N). Events that
-// carry an attempt, file changes (diffs) or a command's output tail show them.
+// carry an attempt, file changes (diffs) or a command's output tail show them; a loop's
+// TASK_PROGRESS starts an attempt, and the events after it carry its number (data-attempt).
 
 import { $, el, show } from "./panels.js";
 import { t } from "./texts.js";
@@ -15,6 +16,7 @@ const state = {
   sessionId: null,
   runId: null,      // the run shown
   reading: null,    // AbortController of its stream
+  attempt: null,    // the attempt the shown run's events belong to (its last TASK_PROGRESS)
   onEnd: () => {},
 };
 
@@ -54,6 +56,7 @@ function closeRun() {
   state.reading?.abort();
   state.reading = null;
   state.runId = null;
+  state.attempt = null;
   $("run-events").replaceChildren();
   $("run-summary").textContent = "";
   $("run-status").textContent = "";
@@ -155,6 +158,11 @@ function eventItem(name, data) {
     el("span", { className: "what", textContent: describe(name, data) }));
   item.dataset.name = name;
   const found = details(data);
+  if (name === "TASK_PROGRESS" && Number.isInteger(data?.index)) {
+    state.attempt = data.index;
+    found.attempt = data.index;
+  }
+  if (state.attempt !== null) item.dataset.attempt = String(state.attempt);
   if (found.attempt !== undefined) {
     item.classList.add("attempt");
     item.prepend(el("span", { className: "attempt-no",
@@ -201,10 +209,18 @@ function details(data) {
   return found;
 }
 
+// A unified diff, one span per line: its `---`/`+++` head and `@@` hunk lines apart from the
+// lines it adds and removes.
 function diffBlock(text) {
-  return el("pre", { className: "diff" }, ...String(text).split("\n").map((line) =>
-    el("span", { className: line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "",
-                 textContent: line + "\n" })));
+  let inHunk = false;
+  const kind = (line) => {
+    if (line.startsWith("@@")) { inHunk = true; return "hunk"; }
+    if (!inHunk && (line.startsWith("--- ") || line.startsWith("+++ "))) return "head";
+    return line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
+  };
+  const lines = String(text).replace(/\n$/, "").split("\n");
+  return el("pre", { className: "diff" }, ...lines.map((line) =>
+    el("span", { className: kind(line), textContent: line + "\n" })));
 }
 
 async function cancelShown() {
