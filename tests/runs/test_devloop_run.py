@@ -173,14 +173,8 @@ def test_the_devloop_runs_in_the_background_and_its_log_shows_every_attempt(
 
 
 def test_the_runs_panel_shows_the_attempts_live_and_replays_them_after_a_reload(
-        page: Page, devloop: tuple[Serve, GatedLLM, Path]) -> None:
+        page: Page, problems: list[str], devloop: tuple[Serve, GatedLLM, Path]) -> None:
     server, llm, _ = devloop
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error"
-            and not m.text.startswith("Failed to load resource") else None)
-    page.on("pageerror", lambda err: problems.append(str(err)))
-    page.on("response", lambda r: problems.append(f"{r.status} {r.url}")
-            if r.status >= 400 else None)
     page.goto(server.url)
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
     page.locator("#input").fill("fix the failing test")

@@ -32,16 +32,8 @@ def served(tmp_path: Path) -> Iterator[tuple[Serve, Worker]]:
 
 
 def test_the_runs_panel_follows_a_run_live_and_replays_it_after_a_reload(
-        page: Page, served: tuple[Serve, Worker]) -> None:
+        page: Page, problems: list[str], served: tuple[Serve, Worker]) -> None:
     server, worker = served
-    problems: list[str] = []
-    # script errors, CSP violations and failed API calls (the browser's own favicon request
-    # is a 404 Playwright reports as no response: its console line is left out)
-    page.on("console", lambda m: problems.append(m.text) if m.type == "error"
-            and not m.text.startswith("Failed to load resource") else None)
-    page.on("pageerror", lambda err: problems.append(str(err)))
-    page.on("response", lambda r: problems.append(f"{r.status} {r.url}")
-            if r.status >= 400 else None)
     page.goto(server.url)
     expect(page.locator("body")).to_have_attribute("data-ready", "true")
     expect(page.locator("#runs-panel")).to_be_hidden()
