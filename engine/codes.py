@@ -195,6 +195,8 @@ CATALOGUE: tuple[Code, ...] = (
        "`background` stage of its flow leads to it, so no run can end there."),
     _c("FL123", "warning", "ranking-without-priorities", "`patterns.ranking: priority`, but "
        "every routed intent has the same `priority`, so the ranking changes nothing."),
+    _c("FL124", "warning", "slot-open-to-model", "A slot a `set` step fills and no question "
+       "asks for is not marked `extract: {llm: false}`: the understanding model may set it."),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in CATALOGUE}

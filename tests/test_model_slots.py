@@ -10,6 +10,7 @@ from pathlib import Path
 
 from engine.compiler import compile_file
 from engine.config import load_settings
+from engine.lint import lint_paths
 from engine.providers.scripted import ScriptedProvider
 from engine.runtime.engine import Engine
 from engine.runtime.events import Done
@@ -78,3 +79,13 @@ async def test_a_model_cannot_set_a_slot_marked_llm_false(tmp_path: Path) -> Non
     for request in scripted.requests:
         assert "환불 사유" in request.system
         assert "결제 금액" not in request.system and '"paid"' not in request.system
+
+
+def test_lint_warns_about_a_step_filled_slot_only_while_the_model_may_set_it(
+        tmp_path: Path) -> None:
+    marked, open_ = tmp_path / "marked.yaml", tmp_path / "open.yaml"
+    marked.write_text(FLOW, encoding="utf-8")
+    open_.write_text(FLOW.replace("extract: {typed: false, llm: false}",
+                                  "extract: {typed: false}"), encoding="utf-8")
+    assert [f.code for f in lint_paths([marked]).findings] == []
+    assert [(f.code, f.location.line) for f in lint_paths([open_]).findings] == [("FL124", 12)]

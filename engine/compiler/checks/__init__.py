@@ -2,11 +2,11 @@
 
 Graph safety (reachability, dead ends, traps, transitions that never fire, irreversible
 actions without a confirmation: FL040–FL049), data flow (FL050–FL052), values (FL053–FL056),
-usage (FL060–FL070), the flow stack and patterns (FL057, FL059, FL072–FL074), the
-request context, guard and ranking (FL075, FL076, FL123), hook handlers (FL094, FL097),
-knowledge bases (FL108, FL109), loops (FL118), background runs (FL120–FL122) and prompts.
-Each check reports into the shared ``Context``; an error-severity finding stops a flow from
-compiling, a warning only shows in lint.
+usage (FL060–FL070), the flow stack and patterns (FL057, FL059, FL072–FL074), the request
+context, guard, ranking and slots open to the model (FL075, FL076, FL123, FL124), hook
+handlers (FL094, FL097), knowledge bases (FL108, FL109), loops (FL118), background runs
+(FL120–FL122) and prompts. Each check reports into the shared ``Context``; an
+error-severity finding stops a flow from compiling, a warning only shows in lint.
 """
 
 from __future__ import annotations

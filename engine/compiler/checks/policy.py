@@ -1,7 +1,8 @@
 """The service's request context, guard and ranking -> FL075 (``context`` read while the
 service declares no context schema, so it is always empty), FL076 (a guard pattern that
-matches the empty text and so blocks every message) and FL123 (ranking by priority with
-one priority for every routed intent)."""
+matches the empty text and so blocks every message), FL123 (ranking by priority with
+one priority for every routed intent) and FL124 (a slot only steps fill, open to the
+understanding model)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,25 @@ def check(ctx: Context) -> None:
                         "matches the empty text, so this rule blocks every message",
                         hint="make the pattern require at least one character")
     _ranking(ctx)
+    _open_to_model(ctx)
+
+
+def _open_to_model(ctx: Context) -> None:
+    """FL124: a slot a `set` step fills and no one is asked for, which a model may set too."""
+    spec, warned = ctx.spec, set[str]()
+    if spec.understand.model is None:
+        return  # only the rules read messages
+    for _, _, _, step in ctx.steps():
+        for name in step.set if isinstance(step, s.SetStep) else {}:
+            slot = spec.slots.get(name)
+            if slot is None or name in warned or slot.ask is not None or slot.required \
+                    or (slot.extract is not None and not slot.extract.llm):
+                continue
+            warned.add(name)
+            ctx.add(("slots", name), "FL124", f"slot `{name}` is filled by a `set` step and "
+                    "never asked for, but the understanding model may set it too: what a "
+                    "user says could change a value the flow takes from a system",
+                    hint="mark it `extract: {llm: false}` so only steps and the rules fill it")
 
 
 def _ranking(ctx: Context) -> None:
