@@ -7,17 +7,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
-Expression = Annotated[str, Field(description="A jinja2 expression over the turn context, e.g. `not missing` or `slots.amount > 100000`.")]
-
-
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+from engine.dsl.base import Expression, Name, Spec
 
 
-class RetrieveStep(_Spec):
+class RetrieveStep(Spec):
     retrieve: Name = Field(description="Knowledge base (a name in `knowledge`) to search; its best chunks go to `retrieved.<as>` for the rest of the turn.")
     query: str | None = Field(None, description="Template of the query, e.g. `{{ slots.product }} 가격`; the user's message by default.")
     top_k: int = Field(3, ge=1, le=20, description="How many chunks to keep, best first.")
@@ -25,7 +20,7 @@ class RetrieveStep(_Spec):
     label: str | None = Field(None, description="Progress label shown while it runs.")
 
 
-class RespondLine(_Spec):
+class RespondLine(Spec):
     """One line of a synthesised response: a message, or one per item of a list."""
 
     say: str | None = Field(None, description="Message (name in `messages`) to say; with `each`, said once per item, which it reads as `value`.")
@@ -42,7 +37,7 @@ class RespondLine(_Spec):
 Line = Annotated[str | RespondLine, Field(description="A message name, or a line with a condition or a list.")]
 
 
-class SynthesisSpec(_Spec):
+class SynthesisSpec(Spec):
     """A response built from the turn's data: summary, then numbered actions, then caveats
     (in that order); `requires_confirmation` and `next` go to DONE."""
 
@@ -60,11 +55,11 @@ class SynthesisSpec(_Spec):
         return self
 
 
-class RespondStep(_Spec):
+class RespondStep(Spec):
     respond: SynthesisSpec = Field(description="Say a response synthesised from the turn's data: summary, numbered actions, caveats.")
 
 
-class KnowledgeSpec(_Spec):
+class KnowledgeSpec(Spec):
     """Documents a `retrieve` step searches: the markdown files of one directory."""
 
     dir: str = Field(description="Directory of markdown files (.md), relative to the flow file and inside its directory; `flowctl index FLOW` indexes it (so does compiling the flow when there is no index yet).")

@@ -14,7 +14,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
+from engine.dsl.base import Name
+
 EnvName = Annotated[str, Field(pattern=r"^[A-Z_][A-Z0-9_]*$", description="An environment variable name, e.g. CARD_SERVICE_URL.")]
 UrlTemplate = Annotated[str, Field(pattern=r"^(\$\{[A-Z_][A-Z0-9_]*(:-[^}]*)?\}|https?://)", description="A URL, or `${NAME}` / `${NAME:-default}` (optionally followed by a path): read from the environment when the app starts.")]
 

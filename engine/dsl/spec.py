@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from engine.dsl.answers_spec import KnowledgeSpec, RespondStep, RetrieveStep
 from engine.dsl.answers_spec import (
     RespondLine as RespondLine,  # re-exported: the compiler reads them as s.*
 )
 from engine.dsl.answers_spec import SynthesisSpec as SynthesisSpec
+from engine.dsl.base import Expression, Name, SourceName, Spec, StageName
 from engine.dsl.hooks import HookSpec
 from engine.dsl.tools_spec import GatewayRule as ToolRule
 from engine.dsl.tools_spec import ToolSpec
@@ -29,17 +30,9 @@ from engine.workspace.files import MAX_FILE_BYTES, MAX_FILES
 MAX_LOOP_ATTEMPTS = 50
 """The most attempts a `loop` step makes, whatever its `max_attempts` says."""
 
-Name = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="An identifier: letters, digits and _, not starting with a digit.")]
-StageName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="A stage name, e.g. READY.")]
-Expression = Annotated[str, Field(description="A jinja2 expression over the turn context, e.g. `not missing` or `slots.amount > 100000`.")]
-SourceName = Annotated[str, Field(pattern=r"^(\*|[A-Za-z_][A-Za-z0-9_]*)$", description="A stage name, or `*` for every non-terminal stage.")]
 NextAction = Literal["ASK", "CONFIRM", "ASK_CONTINUE", "DONE"]
 FailureTag = Literal[FAILURE_TAGS]  # type: ignore[valid-type]
 SlotType = Literal["string", "integer", "number", "money", "date", "time", "enum", "boolean", "list"]
-
-
-class Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ModelSpec(Spec):

@@ -11,23 +11,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from engine.dsl.base import Spec
 
 _OBJECT = {"type": "object", "properties": {}}
 
 
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class GatewayRule(_Spec):
+class GatewayRule(Spec):
     """A policy rule of the gateway: when its condition holds, the request is rejected."""
 
     when: str = Field(description="A jinja2 expression over `args` (the request's arguments) and the turn context, e.g. `args.amount > 500000` or `context.user_type != 'seller'`.")
     reject: str = Field(description="Why it is rejected, as a template (it sees `args`): fed to the model in a tool loop, `result.error` of a `call` step.")
 
 
-class ToolHttp(_Spec):
+class ToolHttp(Spec):
     """The HTTP request of a tool; strings in `json` are expressions over `args`."""
 
     method: str = Field("POST", pattern="^(GET|POST|PUT|PATCH|DELETE)$", description="HTTP method.")
@@ -36,14 +34,14 @@ class ToolHttp(_Spec):
     headers: dict[str, str] = Field(default_factory=dict, description="Header templates (they see `env`).")
 
 
-class McpRef(_Spec):
+class McpRef(Spec):
     """A tool of an operator-configured MCP server."""
 
     server: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$", description="Server name in the operator's MCP configuration (FLOWCTL_MCP_CONFIG).")
     tool: str = Field(min_length=1, description="The tool's name on that server; its parameters come from the server's tool list.")
 
 
-class ToolSpec(_Spec):
+class ToolSpec(Spec):
     """A tool the flow declares: over HTTP (`http`) or on an MCP server (`mcp`)."""
 
     description: str = Field("", description="What the tool does, for the model (an MCP tool defaults to the server's description).")

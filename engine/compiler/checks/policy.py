@@ -65,7 +65,9 @@ def _open_to_model(ctx: Context) -> None:
     if spec.understand.model is None:
         return  # only the rules read messages
     for _, _, _, step in ctx.steps():
-        for name in step.set if isinstance(step, s.SetStep) else {}:
+        if not isinstance(step, s.SetStep):
+            continue
+        for name in step.set:
             slot = spec.slots.get(name)
             if slot is None or name in warned or slot.ask is not None or slot.required \
                     or (slot.extract is not None and not slot.extract.llm):
