@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from engine.runtime.drive import drive
 from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Event
 from engine.runtime.session import RunRef, SessionState
@@ -49,12 +50,7 @@ async def run_stage(engine: Engine, session_id: str, ref: RunRef, outcome: Outco
         turn.resumed = None if cancel else ref["stage"]
         flow = engine.service.flows[ref["flow"]]
         turn.state.enter(flow)
-        moved = turn.fire("cancel") if cancel else True
-        if moved:
-            async for event in turn.settle(moved):
-                yield event
-        outcome.failed = _ended_failed(turn)
-        async for event in unwind(turn):
+        async for event in drive(_settled(turn, outcome, cancel), turn.outbox):
             yield event
         if _waiting(session) == ref["id"]:
             session.meta.pop("run", None)  # a run that stays put (FL121) is over all the same
@@ -64,6 +60,14 @@ async def run_stage(engine: Engine, session_id: str, ref: RunRef, outcome: Outco
         await turn.commit()
         outcome.done = done
         yield done
+
+
+async def _settled(turn: TurnRun, outcome: Outcome, cancel: bool) -> None:
+    """The run's work: its stage's steps (or ``cancel``), and the flows waiting under it."""
+    if not cancel or turn.fire("cancel"):
+        await turn.settle(True)
+    outcome.failed = _ended_failed(turn)
+    await unwind(turn)
 
 
 def _asked(session: SessionState) -> str:

@@ -21,6 +21,7 @@ from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import base_context
 from engine.config import Settings
 from engine.runtime.actions import ActionStub
+from engine.runtime.drive import drive
 from engine.runtime.events import Done, Event, Trace, UiHint, wire
 from engine.runtime.folding import BackgroundFolds
 from engine.runtime.guard import context_problems
@@ -169,7 +170,7 @@ class Engine:
                       understood=understood)
         sent: list[tuple[str, Any]] = []
         try:
-            async for event in run.execute():
+            async for event in drive(run.execute(), run.outbox):
                 if stream is not None:
                     sent.append(wire(event))
                 yield event

@@ -13,30 +13,29 @@ count them.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from engine.compiler.compiled import LoopStep, Step, shown
 from engine.dsl.spec import MAX_LOOP_ATTEMPTS
 from engine.errors import FlowRuntimeError
-from engine.runtime.events import Event, TaskProgress
+from engine.runtime.events import TaskProgress
 
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
 
-RunSteps = Callable[["TurnRun", tuple[Step, ...]], AsyncIterator[Event]]
+RunSteps = Callable[["TurnRun", tuple[Step, ...]], Coroutine[Any, Any, None]]
 
 
-async def run_loop(run: TurnRun, step: LoopStep, run_steps: RunSteps) -> AsyncIterator[Event]:
+async def run_loop(run: TurnRun, step: LoopStep, run_steps: RunSteps) -> None:
     state = run.state
     limit = attempts_of(step.max_attempts.render(state.view()))
     feedback, outcome, attempt = "", "exhausted", 0
     for attempt in range(1, limit + 1):
         state.set_loop(attempt=attempt, max_attempts=limit, feedback=feedback, error=None,
                        outcome=None, attempts=attempt)
-        yield TaskProgress(attempt, limit, shown(state.slot_values(), run.service.sensitive))
-        async for event in run_steps(run, step.steps):
-            yield event
+        run.emit(TaskProgress(attempt, limit, shown(state.slot_values(), run.service.sensitive)))
+        await run_steps(run, step.steps)
         if run.halted or run.pending is not None:
             return  # an irreversible action waits for its answer: the task stops here
         if passed(run, step):

@@ -11,12 +11,11 @@ one?". The flow stack itself is ``stack.py``; the turn's bookkeeping is ``turn.p
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from engine.nlu import yes_no
 from engine.runtime import routing
-from engine.runtime.events import AgentDone, AgentStart, Event
+from engine.runtime.events import AgentDone, AgentStart
 from engine.runtime.session import Clarify
 from engine.runtime.understand import Intent
 
@@ -24,10 +23,10 @@ if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
 
 
-async def route(run: TurnRun) -> AsyncIterator[Event]:
+async def route(run: TurnRun) -> None:
     """No flow in progress: the message picks one (or asks which one was meant)."""
     label = run.reply.label("intent")
-    yield AgentStart("intent", label)
+    run.emit(AgentStart("intent", label))
     started = time.perf_counter()
     service, message = run.service, run.state.message
     ranked = routing.ranked(message, service)
@@ -41,7 +40,7 @@ async def route(run: TurnRun) -> AsyncIterator[Event]:
             ranked = routing.llm_ranked(service, run.llm)
     intent = ranked[0] if ranked else Intent(None, 0.0)
     run.tracer.step("intent", started)
-    yield AgentDone("intent", label, True, result=intent.name)
+    run.emit(AgentDone("intent", label, True, result=intent.name))
     parts = routing.several(message, service) if by_rules else []
     if parts:
         (intent, message), later = parts[0], parts[1:]
@@ -53,25 +52,21 @@ async def route(run: TurnRun) -> AsyncIterator[Event]:
         return
     flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
     if run.stack.start(flow, intent, "intent"):
-        async for event in run.work(message):
-            yield event
+        await run.work(message)
 
 
-async def mid_flow(run: TurnRun) -> AsyncIterator[Event]:
+async def mid_flow(run: TurnRun) -> None:
     """A flow in progress: its own answers, a cancel, or another flow's intent on top."""
     state = run.state
     flow, awaiting = state.flow, state.session.meta.get("awaiting")
     if awaiting is not None and await _awaited(run, awaiting):
-        async for event in run.settle(run.moved):
-            yield event
+        await run.settle(run.moved)
         return
     rules = run.rules(state.message)
     other = routing.other_intent(state.message, run.service, flow)
     if rules.decision == "cancel" and other is not None:  # "취소하고 잔액 알려줘"
-        async for event in run.settle(run.fire("cancel")):
-            yield event
-        async for event in _switch(run, other, "cancel and start"):
-            yield event
+        await run.settle(run.fire("cancel"))
+        await _switch(run, other, "cancel and start")
         return
     if not routing.settled(rules) and flow.interruptible and not run.stack.full():
         live = run.engine.understanding
@@ -90,21 +85,18 @@ async def mid_flow(run: TurnRun) -> AsyncIterator[Event]:
             other = Intent(None, 0.0, "digression")
         if other is not None:
             run.stack.push("interrupted", other.reason or "intent")
-            async for event in _switch(run, other, other.reason or "intent"):
-                yield event
+            await _switch(run, other, other.reason or "intent")
             return
-    async for event in run.work(state.message, rules):
-        yield event
+    await run.work(state.message, rules)
 
 
-async def _switch(run: TurnRun, intent: Intent, reason: str) -> AsyncIterator[Event]:
+async def _switch(run: TurnRun, intent: Intent, reason: str) -> None:
     """Start the flow ``intent`` routes to (the chit-chat flow for a digression)."""
     service = run.service
     name = service.routes.get(intent.name or "") or service.patterns.chitchat \
         or service.default_flow
     if run.stack.start(service.flows[name], intent, reason):
-        async for event in run.work(run.state.message):
-            yield event
+        await run.work(run.state.message)
 
 
 async def _awaited(run: TurnRun, awaiting: str) -> bool:
@@ -154,7 +146,7 @@ def _ask_which(run: TurnRun, options: list[str], message: str) -> None:
     run.reply.say_which(options)
 
 
-async def clarified(run: TurnRun) -> AsyncIterator[Event]:
+async def clarified(run: TurnRun) -> None:
     """The answer to "which one?": start that flow with the first message's words."""
     session, service = run.state.session, run.service
     clarify = session.clarify
@@ -170,8 +162,7 @@ async def clarified(run: TurnRun) -> AsyncIterator[Event]:
             return
     if choice is None and routing.ranked(run.state.message, service):
         session.clarify = None  # not an answer but a new request: route it afresh
-        async for event in route(run):
-            yield event
+        await route(run)
         return
     if choice is None and yes_no(run.state.message, service.words) != "cancel":
         clarify["attempts"] += 1
@@ -182,19 +173,16 @@ async def clarified(run: TurnRun) -> AsyncIterator[Event]:
         session.clarify = None
         handoff = service.patterns.handoff or service.default_flow
         if run.stack.start(service.flows[handoff], Intent(None, 0.0), "handoff"):
-            async for event in run.work(run.state.message):
-                yield event
+            await run.work(run.state.message)
         return
     session.clarify = None
     if choice is None:  # "never mind": nothing starts; the default flow answers
         if run.stack.start(service.flows[service.default_flow], Intent(None, 0.0), "cancel"):
-            async for event in run.work(run.state.message):
-                yield event
+            await run.work(run.state.message)
         return
     flow = service.flows[service.routes[choice]]
     if run.stack.start(flow, Intent(choice, 1.0, "clarified"), "clarified"):
-        async for event in run.work(clarify["message"]):
-            yield event
+        await run.work(clarify["message"])
 
 
 __all__ = ["clarified", "mid_flow", "route"]

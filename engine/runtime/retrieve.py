@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.compiler.compiled import RetrieveStep
-from engine.runtime.events import AgentDone, AgentStart, Event
+from engine.runtime.events import AgentDone, AgentStart
 
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
@@ -26,10 +26,10 @@ MAX_CONTEXT_CHARS = 6000
 """At most this much retrieved text goes to a model call (the best hits first)."""
 
 
-async def retrieve(run: TurnRun, step: RetrieveStep) -> AsyncIterator[Event]:
+async def retrieve(run: TurnRun, step: RetrieveStep) -> None:
     """Search the step's knowledge base; AGENT_DONE's ``result`` lists the hits' sources."""
     label = step.label or run.reply.label("retrieve")
-    yield AgentStart(step.name, label)
+    run.emit(AgentStart(step.name, label))
     started = time.perf_counter()
     state = run.state
     query = str(step.query.render(state.view())) if step.query else state.message
@@ -39,7 +39,7 @@ async def retrieve(run: TurnRun, step: RetrieveStep) -> AsyncIterator[Event]:
     hits = [h.as_dict() for h in found]
     state.set_retrieved(step.name, hits)
     run.tracer.step(step.name, started)
-    yield AgentDone(step.name, label, True, result=[cite(h) for h in hits])
+    run.emit(AgentDone(step.name, label, True, result=[cite(h) for h in hits]))
 
 
 def cite(hit: Mapping[str, Any]) -> str:

@@ -10,11 +10,10 @@ noted for DONE's ``_trace.stack``; the stack itself is in ``state_snapshot.stack
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from engine.compiler.compiled import CompiledFlow
-from engine.runtime.events import Event, StackEntry, StackOp
+from engine.runtime.events import StackEntry, StackOp
 from engine.runtime.session import Frame, Meta, SessionState
 from engine.runtime.understand import Intent
 
@@ -86,7 +85,7 @@ def ended_result(run: TurnRun) -> dict[str, Any]:
     return {"outcome": state.session.stage, "slots": state.all_slots()}
 
 
-async def unwind(run: TurnRun) -> AsyncIterator[Event]:
+async def unwind(run: TurnRun) -> None:
     """While the top flow is done and flows wait under it, take the next one up."""
     state, service, stack = run.state, run.service, run.stack
     for _ in range(MAX_DEPTH * 4):
@@ -102,15 +101,13 @@ async def unwind(run: TurnRun) -> AsyncIterator[Event]:
         flow = service.flows[frame["flow"]]
         if frame["kind"] == "queued":
             if stack.start(flow, Intent(None, 0.0), "queued"):
-                async for event in run.work(frame.get("message", "")):
-                    yield event
+                await run.work(frame.get("message", ""))
             continue
         session.restore(frame)
         state.enter(flow)
         if frame["kind"] == "caller":
             state.set_result(result)
-            async for event in run.settle(run.fire(frame.get("ok"))):
-                yield event
+            await run.settle(run.fire(frame.get("ok")))
             continue
         _resume(run, flow)
         return

@@ -9,7 +9,7 @@ once the stage's steps are done.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, assert_never
 
 from engine.compiler.compiled import (
@@ -39,7 +39,6 @@ from engine.runtime.agent import ModelCall, Reply, agent_reply
 from engine.runtime.events import (
     AgentDone,
     AgentStart,
-    Event,
     Hook,
     LlmDone,
     TaskProgress,
@@ -56,15 +55,14 @@ if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
 
 
-async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Event]:
+async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> None:
     """Run ``steps`` in order until one leaves a trigger pending."""
     for step in steps:
         if _stopped(run):
             return
         match step:
             case CallStep() | AgentStep() | IfStep() | LoopStep() | RetrieveStep():
-                async for event in _run_nested(run, step):
-                    yield event
+                await _run_nested(run, step)
             case SayStep(message):
                 run.reply.say(message)
             case SetStep(assignments):
@@ -86,7 +84,7 @@ async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> AsyncIterator[Even
 
 
 def _run_nested(run: TurnRun, step: CallStep | AgentStep | IfStep | LoopStep | RetrieveStep
-                ) -> AsyncIterator[Event]:
+                ) -> Coroutine[Any, Any, None]:
     """The steps that emit events of their own (or run further steps)."""
     match step:
         case CallStep():
@@ -120,7 +118,7 @@ def _assign(run: TurnRun, assignments: tuple[tuple[str, Value], ...]) -> None:
             run.set_slot(name, raw)
 
 
-async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
+async def _call(run: TurnRun, step: CallStep) -> None:
     """Run an action; its outcome picks the step's ``ok`` or ``error`` trigger.
 
     An irreversible action goes through the session's action journal: recorded ``pending``
@@ -131,9 +129,9 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     total = state.session.meta.get("batch_total") or 1
     if total > 1:
         index = state.session.meta.get("batch_progress", 0) + 1
-        yield TaskProgress(index, total, shown(state.slot_values(), run.service.sensitive))
+        run.emit(TaskProgress(index, total, shown(state.slot_values(), run.service.sensitive)))
     label = action.label or run.reply.label("call")
-    yield AgentStart(action.name, label)
+    run.emit(AgentStart(action.name, label))
     started = time.perf_counter()
     entry = state.session.journal.get(action.name) if action.irreversible else None
     if entry is not None and entry["status"] == "done":
@@ -144,12 +142,12 @@ async def _call(run: TurnRun, step: CallStep) -> AsyncIterator[Event]:
     run.tracer.step(action.name, started, error=error)
     entry = state.session.journal.get(action.name)
     if entry is not None and entry["status"] == "pending":  # no answer that settles it
-        yield AgentDone(action.name, label, False)
+        run.emit(AgentDone(action.name, label, False))
         run.reply.parts.append(run.engine.text("action_pending"))
         run.halted = True  # the task waits here; the next turn asks again with the same key
         return
-    yield AgentDone(action.name, label, error is None,
-                    result=scrubbed(result, state.secrets()))
+    run.emit(AgentDone(action.name, label, error is None,
+                       result=scrubbed(result, state.secrets())))
     if error is not None and in_loop(run):  # the attempt fails; the loop decides what next
         state.set_loop(error=f"{action.name}: {error}")
         return
@@ -227,11 +225,11 @@ def outcome_trigger(name: str, ok: str | None, error_trigger: str | None,
     return error_trigger
 
 
-async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
+async def _agent(run: TurnRun, step: AgentStep) -> None:
     """An LLM reply, streamed token by token; the fallback template when offline or when
     every retry failed (the user always gets an answer, never a provider error)."""
     label = step.label or run.reply.label("agent")
-    yield AgentStart(step.agent, label)
+    run.emit(AgentStart(step.agent, label))
     started = time.perf_counter()
     live = run.engine.models.get(step.model)
     reply: dict[str, Any] | None = None
@@ -252,7 +250,7 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
                 if item.output is not None and step.agent in run.service.agent_outputs:
                     run.state.set_agent_output(step.agent, item.output)
             else:
-                yield item
+                run.emit(item)
     if reply is None:
         reply = {"action": "ASK", "message": run.reply.render(step.fallback)}
         if live is None:
@@ -261,9 +259,9 @@ async def _agent(run: TurnRun, step: AgentStep) -> AsyncIterator[Event]:
             run.tracer.tag("AGENT_CALL_FAILED")
         if step.agent in run.service.agent_outputs:
             run.state.set_agent_output(step.agent, None)  # no data: `agents.<name>` is none
-    yield LlmDone(reply)
+    run.emit(LlmDone(reply))
     run.reply.parts.append(str(reply.get("message", "")))
-    yield AgentDone(step.agent, label, True)
+    run.emit(AgentDone(step.agent, label, True))
 
 
 def prompt_values(run: TurnRun, step: AgentStep) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.compiler.compiled import (
@@ -119,6 +119,11 @@ class TurnRun:
         """The background stage a run goes on from (engine/runs): not said again."""
         self.started: RunRef | None = None
         """The background run this turn asked for, started once the turn has committed."""
+        self.outbox: list[Event] = []
+        """Events emitted and not yet sent (``drive`` sends them whenever the turn waits)."""
+
+    def emit(self, event: Event) -> None:
+        self.outbox.append(event)
 
     async def commit(self, *, final: bool = True) -> None:
         """Write the session and the tasks completed since the last write, in one go;
@@ -137,7 +142,8 @@ class TurnRun:
                                              error=step.error, result=None)
         await self.commit(final=False)
 
-    async def execute(self) -> AsyncIterator[Event]:
+    async def execute(self) -> None:
+        """The turn's work; its events go to ``outbox`` (``drive(run.execute(), run.outbox)``)."""
         state = self.state
         session = state.session
         self.engine.folds.apply(self.session_id, session, self.tracer)
@@ -146,10 +152,8 @@ class TurnRun:
             # a process died around an irreversible call: finish that task first, by running
             # its stage again (the call repeats with the same key), and say how it ended
             state.enter(active)
-            async for event in self.settle(True):
-                yield event
-            async for event in unwind(self):  # a called flow's caller goes on with it
-                yield event
+            await self.settle(True)
+            await unwind(self)  # a called flow's caller goes on with it
             if state.message:
                 remember(session, state.message, self.reply.text(), self.engine.memory)
             else:  # finished at start-up with nobody listening: say it on the next turn
@@ -164,17 +168,14 @@ class TurnRun:
             self.reply.parts.append(session.notice)
             session.notice = ""
         if session.clarify is not None:
-            turn = patterns.clarified(self)
+            await patterns.clarified(self)
         elif active is not None and active.in_progress(session.stage):
             state.enter(active)
-            turn = patterns.mid_flow(self)
+            await patterns.mid_flow(self)
         else:
-            turn = patterns.route(self)
-        async for event in turn:
-            yield event
+            await patterns.route(self)
         await onecall_turn.drop(self)
-        async for event in unwind(self):
-            yield event
+        await unwind(self)
         if self.ended is not None and not session.stack and self.service.patterns.completed:
             self.reply.say(self.service.patterns.completed)
         if remember(session, state.message, self.reply.text(), self.engine.memory):
@@ -182,21 +183,19 @@ class TurnRun:
                                     self.engine.models, lambda live, tracer: ModelCall(
                                         live, "memory", tracer))
 
-    async def work(self, text: str, rules: Understanding | None = None
-                   ) -> AsyncIterator[Event]:
+    async def work(self, text: str, rules: Understanding | None = None) -> None:
         """Understand ``text`` in the current flow, fire the runtime trigger, settle."""
         state = self.state
         if state.flow.slots:
             label = self.reply.label("understand")
-            yield AgentStart("understand", label)
+            self.emit(AgentStart("understand", label))
             started = time.perf_counter()
             moved = self.fire(await self._understand(text, rules))
             self.tracer.step("understand", started)
-            yield AgentDone("understand", label, True, stage=state.session.stage)
+            self.emit(AgentDone("understand", label, True, stage=state.session.stage))
         else:
             moved = self.fire("update")
-        async for event in self.settle(moved):
-            yield event
+        await self.settle(moved)
 
     # -- route, interrupt, understand ------------------------------------------------------
 
@@ -318,15 +317,14 @@ class TurnRun:
 
     # -- settle ---------------------------------------------------------------------------------
 
-    async def settle(self, moved: bool) -> AsyncIterator[Event]:
+    async def settle(self, moved: bool) -> None:
         """Run the steps of each stage the turn reaches; stop at a stage that keeps it."""
         for _ in range(MAX_HOPS):
             flow, stage = self.state.flow, self.state.stage
             if stage.background and not self.in_run:
                 self.start_run(flow, stage)  # its steps run after this turn (engine/runs)
             elif stage.steps:
-                async for event in run_steps(self, stage.steps):
-                    yield event
+                await run_steps(self, stage.steps)
             if self.halted:
                 return
             if self.calling is not None or self.linking is not None:
