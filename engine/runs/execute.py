@@ -47,6 +47,7 @@ async def run_stage(engine: Engine, session_id: str, ref: RunRef, outcome: Outco
         turn = TurnRun(engine, session_id, _asked(session), f"run-{ref['id'][:8]}", session,
                        version=record.version)
         turn.in_run = True
+        turn.deadline = None  # a long run's later model calls are not bounded by its start
         turn.resumed = None if cancel else ref["stage"]
         flow = engine.service.flows[ref["flow"]]
         turn.state.enter(flow)

@@ -131,7 +131,7 @@ async def ask(run: TurnRun, live: LiveModel, flows: Sequence[CompiledFlow], *,
               ) -> bool:
     """The turn's one call: ``run.llm`` from its head, ``run.answer`` for ``step``. False
     when the provider gave no reply (the rules' answer stands)."""
-    call = ModelCall(live, "understand", run.tracer, deadline=run.deadline)
+    call = ModelCall(live, "understand", run.tracer, deadline=run.call_deadline())
     answer = Answer(step, call) if step is not None else None
     run.answer = answer
     if not live.breaker.allow():

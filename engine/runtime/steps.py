@@ -235,7 +235,7 @@ async def _agent(run: TurnRun, step: AgentStep) -> None:
     reply: dict[str, Any] | None = None
     answer = onecall_turn.take(run, step)
     if live is not None and (answer is not None or live.breaker.allow()):
-        call = ModelCall(live, step.agent, run.tracer, deadline=run.deadline)
+        call = ModelCall(live, step.agent, run.tracer, deadline=run.call_deadline())
         if answer is not None:  # the turn's one call already wrote this reply
             replies = answer.replies()
         else:

@@ -96,8 +96,9 @@ class TurnRun:
         """The turn's LLM understanding: made here, or given (an app's router made it)."""
         self.answer: onecall_turn.Answer | None = None
         """The reply the turn's one model call wrote, until the agent it is for shows it."""
-        self.deadline = deadline_in(engine.settings.turn_deadline_ms)
-        """Event-loop time by which every model call of the turn has ended."""
+        self.deadline: float | None = deadline_in(engine.settings.turn_deadline_ms)
+        """Event-loop time by which every model call of the turn has ended; None in a
+        background run (nobody waits on it): each of its calls gets a deadline of its own."""
         self.asked = False
         """The turn's one understanding call was made (whatever came of it)."""
         self.routed = False
@@ -124,6 +125,12 @@ class TurnRun:
 
     def emit(self, event: Event) -> None:
         self.outbox.append(event)
+
+    def call_deadline(self) -> float:
+        """When a model call starting now must have ended (see ``deadline``)."""
+        if self.deadline is None:
+            return deadline_in(self.engine.settings.turn_deadline_ms)
+        return self.deadline
 
     async def commit(self, *, final: bool = True) -> None:
         """Write the session and the tasks completed since the last write, in one go;

@@ -18,6 +18,7 @@ from engine.config import Settings
 from engine.runs import Runs, SqliteRunLog
 from engine.runtime.engine import Engine
 from engine.store import SqliteStore
+from tests.fakes.llm_servers import FakeLLMServer, FakeReply
 from tests.runs.worker import Worker
 
 FLOW = Path(__file__).parent / "flows" / "build.yaml"
@@ -157,3 +158,27 @@ async def test_retention_deletes_ended_runs_at_start_up(host: Runs) -> None:
     await keeper.start()
     assert await host.log.get(run_id) is None and await host.log.events(run_id) == []
     assert await keeper.expire() == 0  # at most hourly
+
+
+async def test_a_runs_model_call_gets_the_deadline_from_its_own_start(tmp_path: Path) -> None:
+    """A run outlives the turn deadline (here 300 ms; the compile takes 600): its model
+    call is bounded from when it starts, so the model still answers."""
+    with Worker(hold=True) as worker, FakeLLMServer(default=FakeReply("Looks good.")) as llm:
+        store = SqliteStore(tmp_path / "s.db")
+        engine = Engine(compile_file(FLOW.with_name("review.yaml")), store=store,
+                        settings=Settings(env={"WORKER_URL": worker.url, **llm.env()},
+                                          turn_deadline_ms=300))
+        runs = Runs(engine, SqliteRunLog(str(tmp_path / "s.db")))
+        try:
+            done = await engine.reply("s1", "review it")
+            run_id = done.state_snapshot["meta"]["run"]["id"]
+            await asyncio.sleep(0.6)
+            worker.release()
+            assert await ended(runs, run_id) == "success"
+            events = await runs.log.events(run_id)
+            assert [e.data["message"] for e in events if e.name == "LLM_DONE"] == ["Looks good."]
+            assert len(llm.requests) == 1
+        finally:
+            await runs.stop(5)
+            await engine.aclose()
+            await store.close()
