@@ -57,17 +57,23 @@ class StageMachine:
         self.triggers = frozenset(edge.trigger for edge in edges)
         self._table = _table(self._machine)
 
-    def fire(self, stage: str, trigger: str, ctx: Mapping[str, Any]) -> str | None:
+    def fire(self, stage: str, trigger: str,
+             ctx: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> str | None:
         """The stage after firing ``trigger`` from ``stage``, or None if nothing fired.
 
         Reads the machine's own transition table (built once, from ``Machine.events``): the
         first transition of ``trigger`` at ``stage`` whose conditions all hold fires, as
-        ``Event.trigger`` does, without its per-call event objects and logging (~15 µs)."""
+        ``Event.trigger`` does, without its per-call event objects and logging (~15 µs).
+        ``ctx`` may be a function giving it: called only if a condition is to be read."""
         candidates = self._table.get((trigger, stage))
         if candidates is None:
             return None
-        event = _EventData({"ctx": ctx})
+        event = None
         for conditions, dest in candidates:
+            if not conditions:
+                return dest
+            if event is None:
+                event = _EventData({"ctx": ctx() if callable(ctx) else ctx})
             if all(bool(func(event)) == target for func, target in conditions):
                 return dest
         return None

@@ -63,12 +63,13 @@ async def mid_flow(run: TurnRun) -> None:
         await run.settle(run.moved)
         return
     rules = run.rules(state.message)
-    other = routing.other_intent(state.message, run.service, flow)
-    if rules.decision == "cancel" and other is not None:  # "취소하고 잔액 알려줘"
-        await run.settle(run.fire("cancel"))
+    if rules.decision == "cancel" and (
+            other := routing.other_intent(state.message, run.service, flow)) is not None:
+        await run.settle(run.fire("cancel"))  # "취소하고 잔액 알려줘"
         await _switch(run, other, "cancel and start")
         return
     if not routing.settled(rules) and flow.interruptible and not run.stack.full():
+        other = routing.other_intent(state.message, run.service, flow)
         live = run.engine.understanding
         if other is None and live is not None:
             routed = [flow, *(run.service.flows[f] for f in

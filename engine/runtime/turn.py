@@ -316,7 +316,7 @@ class TurnRun:
             return False
         state = self.state
         new = state.flow.machine.fire(state.session.stage or state.flow.initial, trigger,
-                                      state.view())
+                                      state.view)
         if new is None:
             return False
         state.move(new)
