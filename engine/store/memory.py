@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.store.base import JSON, SessionLocks, SessionRecord, VersionConflict
+from engine.store.codec import dumps, loads
 
 
 class MemoryStore:
@@ -27,7 +27,7 @@ class MemoryStore:
 
     async def load(self, session_id: str) -> SessionRecord | None:
         hit = self._sessions.get(session_id)
-        return SessionRecord(session_id, hit[0], json.loads(hit[1])) if hit else None
+        return SessionRecord(session_id, hit[0], loads(hit[1])) if hit else None
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
                      completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
@@ -35,14 +35,14 @@ class MemoryStore:
         if current != expected_version:
             raise VersionConflict(f"session {session_id!r} changed since it was loaded")
         # serialise now, as SQLite would: later mutation of `data` must not leak in
-        self._sessions[session_id] = (current + 1, json.dumps(data, ensure_ascii=False))
+        self._sessions[session_id] = (current + 1, dumps(data))
         self._written[session_id] = time.time()
         self._completed.setdefault(session_id, []).extend(
-            json.dumps(c, ensure_ascii=False) for c in completed)
+            dumps(c) for c in completed)
         return current + 1
 
     async def completed(self, session_id: str) -> list[JSON]:
-        return [json.loads(c) for c in self._completed.get(session_id, [])]
+        return [loads(c) for c in self._completed.get(session_id, [])]
 
     async def delete(self, session_id: str) -> bool:
         self._completed.pop(session_id, None)
@@ -59,7 +59,7 @@ class MemoryStore:
     async def pending_sessions(self) -> list[str]:
         return [s for s, (_, text) in self._sessions.items()
                 if any(e.get("status") == "pending"
-                       for e in (json.loads(text).get("journal") or {}).values())]
+                       for e in (loads(text).get("journal") or {}).values())]
 
     async def close(self) -> None:
         return None

@@ -43,9 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import re
 import socket
 import sqlite3
 import sys
@@ -55,10 +53,9 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from engine.errors import FlowRuntimeError
 from engine.store.base import JSON, LeaseLost, SessionLocks, SessionRecord, VersionConflict
+from engine.store.codec import dumps, loads
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -101,27 +98,6 @@ WHERE leases.id = ? AND owners.machine = ? AND owners.owner != ?
 _CREATE = "INSERT OR IGNORE INTO sessions (id, version, data, updated_at) VALUES (?, 1, ?, ?)"
 _UPDATE = ("UPDATE sessions SET version = version + 1, data = ?, updated_at = ? "
            "WHERE id = ? AND version = ?")
-_LONG_NUMBER = re.compile(r"\d{19}")
-
-
-def _dumps(data: Any) -> str:
-    """JSON text of ``data`` as ``json.dumps(ensure_ascii=False)`` writes it (keys that are
-    not strings become strings), by orjson: a turn's session JSON is a visible part of its
-    cost (bench/turns.py, docs/performance.md). What orjson refuses and json writes (an
-    integer beyond 64 bits) goes through json; ``_loads`` reads such text with json."""
-    try:
-        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
-    except orjson.JSONEncodeError:
-        return json.dumps(data, ensure_ascii=False)
-
-
-def _loads(text: str) -> Any:
-    """``json.loads(text)``, by orjson unless the text has 19 digits in a row: orjson reads
-    an integer beyond 64 bits as a float, json keeps it exact (rows written by json, or
-    by ``_dumps`` falling back to it). ~9 vs ~4 µs for a transfer session's 1.3 KB."""
-    return json.loads(text) if _LONG_NUMBER.search(text) else orjson.loads(text)
-
-
 _FIRST_POLL = 0.001
 _MAX_POLL = 0.025
 
@@ -297,7 +273,7 @@ class SqliteStore(_Retention):
     async def load(self, session_id: str) -> SessionRecord | None:
         row = self._db.execute("SELECT version, data FROM sessions WHERE id = ?",
                                (session_id,)).fetchone()
-        return SessionRecord(session_id, row[0], _loads(row[1])) if row else None
+        return SessionRecord(session_id, row[0], loads(row[1])) if row else None
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
                      completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
@@ -309,7 +285,7 @@ class SqliteStore(_Retention):
         nothing.
         """
         now = time.time()
-        text = _dumps(data)
+        text = dumps(data)
         db = self._db
         fenced = session_id in self._held or session_id in self._locked
         db.execute("BEGIN IMMEDIATE")
@@ -324,7 +300,7 @@ class SqliteStore(_Retention):
                 raise VersionConflict(f"session {session_id!r} changed since it was loaded")
             if completed:
                 db.executemany("INSERT INTO completed (session_id, data, created_at) "
-                               "VALUES (?, ?, ?)", [(session_id, _dumps(c), now)
+                               "VALUES (?, ?, ?)", [(session_id, dumps(c), now)
                                                     for c in completed])
             db.execute("COMMIT")
         except BaseException:
@@ -359,7 +335,7 @@ class SqliteStore(_Retention):
     async def completed(self, session_id: str) -> list[JSON]:
         rows = self._db.execute("SELECT data FROM completed WHERE session_id = ? ORDER BY seq",
                                 (session_id,)).fetchall()
-        return [_loads(r[0]) for r in rows]
+        return [loads(r[0]) for r in rows]
 
 
     async def close(self) -> None:
