@@ -98,6 +98,9 @@ def compile_template(source: str) -> Compiled:
     env = environment()
     tree = env.parse(source)
     names, slots, fields, agents, found = _reads(tree)
+    fast = _fast_template(env, tree)
+    if fast is not None:  # text and simple `{{ }}` only: no jinja2 template run per render
+        return Compiled(source, names, fast, slots, fields, agents, found)
     template: Template = env.template_class.from_code(
         env, env.compile(tree), env.make_globals(None), None)
 
@@ -147,6 +150,31 @@ def _fast_expression(env: ImmutableSandboxedEnvironment, tree: nodes.Template) -
     return _fast(env, body.nodes[0])
 
 
+def _fast_template(env: ImmutableSandboxedEnvironment, tree: nodes.Template
+                   ) -> Callable[[Mapping[str, Any]], str] | None:
+    """A closure for a template of text and ``{{ }}`` outputs that ``_fast`` reads (most
+    messages: "{{ slots.recipient }}님께 {{ slots.amount | won }} 보낼까요?"), rendering
+    as jinja2 does: each output through ``str``, the whole stripped. None for anything
+    else (tags, calls, other filters), which keeps the full template."""
+    parts: list[str | Reader] = []
+    for node in tree.body:
+        if not isinstance(node, nodes.Output):
+            return None
+        for child in node.nodes:
+            read = child.data if isinstance(child, nodes.TemplateData) else _fast(env, child)
+            if read is None:
+                return None
+            parts.append(read)
+    if len(parts) == 1 and isinstance(parts[0], str):
+        text = parts[0].strip()
+        return lambda ctx: text
+
+    def render(ctx: Mapping[str, Any]) -> str:
+        return "".join(p if isinstance(p, str) else str(p(ctx)) for p in parts).strip()
+
+    return render
+
+
 def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None:
     # Each name a closure reads is bound once in this function: a closure keeps the
     # `is None` narrowing of a name only if nothing re-binds it later.
@@ -168,6 +196,14 @@ def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None
             if isinstance(node, nodes.And):
                 return lambda ctx: lhs(ctx) and rhs(ctx)
             return lambda ctx: lhs(ctx) or rhs(ctx)
+        case nodes.Filter(node=nodes.Expr() as inner, name=name, args=args, kwargs=[],
+                          dyn_args=None, dyn_kwargs=None):
+            return _fast_filter(env, name, inner, args)
+        case nodes.CondExpr(test=test, expr1=then, expr2=nodes.Expr() as otherwise):
+            cond, yes, no = _fast(env, test), _fast(env, then), _fast(env, otherwise)
+            if cond is None or yes is None or no is None:
+                return None
+            return lambda ctx: yes(ctx) if cond(ctx) else no(ctx)
         case nodes.Compare(expr=first, ops=[nodes.Operand(op=op, expr=second)]) \
                 if op in _COMPARE:
             left, right, compare = _fast(env, first), _fast(env, second), _COMPARE[op]
@@ -175,6 +211,22 @@ def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None
                 return None
             return lambda ctx: compare(left(ctx), right(ctx))
     return None
+
+
+def _fast_filter(env: ImmutableSandboxedEnvironment, name: str, node: nodes.Expr,
+                 args: list[nodes.Expr]) -> Reader | None:
+    """``value | name(args)`` for a filter that takes only its arguments (jinja2 calls it
+    with nothing else either): ``won``, ``money``, ``upper``, ... Not one that needs the
+    context or environment (``jinja_pass_arg``)."""
+    func = env.filters.get(name)
+    if func is None or getattr(func, "jinja_pass_arg", None) is not None:
+        return None
+    value = _fast(env, node)
+    params = [_fast(env, arg) for arg in args]
+    if value is None or None in params:
+        return None
+    readers = [p for p in params if p is not None]
+    return lambda ctx: func(value(ctx), *(read(ctx) for read in readers))
 
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],

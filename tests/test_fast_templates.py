@@ -1,0 +1,72 @@
+"""Messages of text and simple `{{ }}` outputs render without a jinja2 template run
+(engine/compiler/templates.py `_fast_template`): exactly as jinja2 renders them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jinja2 import UndefinedError
+from jinja2.exceptions import SecurityError
+
+from engine.compiler.templates import base_context, compile_template, environment
+
+VIEW: dict[str, Any] = {
+    **base_context(),
+    "slots": {"recipient": "엄마", "amount": 35000, "memo": None, "ok": True},
+    "turn": {"message": "{{ 7 * 7 }} 보내줘", "intent": "transfer", "confidence": 0.9},
+    "batch": {"index": 2, "total": 3}, "progress": " (2/3)", "missing": ["date"],
+    "agents": {"tester": {"summary": "1 passed."}, "dev": None}, "result": {"ok": False},
+    "value": 1.5, "errors": {},
+}
+
+SOURCES = [
+    "송금을 도와드릴게요.",
+    "  앞뒤 공백  \n",
+    "{{ slots.recipient }}님께 {{ slots.amount | won }} 보낼까요?{{ progress }}",
+    "{{ slots.amount | money('USD') }} / {{ slots.amount | money }}",
+    "{{ turn.message }}",  # user text is data: its braces are not evaluated
+    "{{ slots.memo }} {{ slots.ok }} {{ value }} {{ batch.index }}/{{ batch.total }}",
+    "{{ agents.tester.summary if agents.tester else '' }}",
+    "{{ agents.dev.summary if agents.dev else '(none)' }}",
+    "{{ 'yes' if slots.amount > 10000 and not result.ok else 'no' }}",
+    "{{ slots.recipient | upper }}{{ missing }}",
+    "{{ slots['recipient'] }}",  # not on the fast path: jinja2 renders it
+    "{% if slots.ok %}yes{% endif %}",
+]
+
+
+def jinja(source: str, view: dict[str, Any]) -> str:
+    return environment().from_string(source).render(view).strip()
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_it_renders_what_jinja2_renders(source: str) -> None:
+    assert compile_template(source).render(VIEW) == jinja(source, VIEW)
+
+
+@pytest.mark.parametrize("source", [
+    "{{ slots.nothing }}", "{{ nothing }}", "{{ nothing | won }}",
+    "{{ 'a' if nothing else 'b' }}", "{{ slots.recipient.nothing }}",
+])
+def test_a_missing_name_fails_as_in_jinja2(source: str) -> None:
+    with pytest.raises(UndefinedError):
+        jinja(source, VIEW)
+    with pytest.raises(UndefinedError):
+        compile_template(source).render(VIEW)
+
+
+def test_the_sandbox_still_guards_attribute_reads() -> None:
+    source = "{{ slots.__class__ }}"
+    with pytest.raises((SecurityError, UndefinedError)):
+        jinja(source, VIEW)
+    with pytest.raises((SecurityError, UndefinedError)):
+        compile_template(source).render(VIEW)
+
+
+def test_text_and_simple_outputs_take_the_fast_path_and_the_rest_jinja2() -> None:
+    def fast(source: str) -> bool:
+        return "_fast_template" in compile_template(source).render.__qualname__
+    assert all(fast(s) for s in SOURCES[:-2])
+    assert not fast("{{ slots['recipient'] }}") and not fast("{% if slots.ok %}y{% endif %}")
+    assert not fast("{{ ask('amount') }}") and not fast("{{ missing | join(', ') }}")
