@@ -34,3 +34,11 @@ async def test_the_memory_store_keeps_values_exactly() -> None:
     record = await store.load("s")
     assert record is not None and record.data == {"big": 2**70}
     assert await store.completed("s") == [{"n": 2**65}]
+
+
+def test_text_json_wrote_is_read_by_json_and_orjsons_by_orjson() -> None:
+    old = json.dumps({"amount": 123456789012345678901, "memo": "a"}, ensure_ascii=False)
+    assert type(loads(old)["amount"]) is int  # a row written before orjson
+    assert '": ' not in dumps({"a": [1, {"b": "c"}], "d": "x: y"})  # orjson reads it
+    quoted = {"d": 'say "x": y'}  # its text has \\": inside the string: json reads it
+    assert loads(dumps(quoted)) == quoted
