@@ -12,8 +12,7 @@ version check) plugs in unchanged.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -83,19 +82,40 @@ class SessionLocks:
     def __init__(self) -> None:
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
 
-    @asynccontextmanager
-    async def __call__(self, session_id: str) -> AsyncIterator[None]:
-        lock, users = self._locks.get(session_id) or (asyncio.Lock(), 0)
-        self._locks[session_id] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[session_id]
-            if users <= 1:
-                del self._locks[session_id]
-            else:
-                self._locks[session_id] = (lock, users - 1)
+    def __call__(self, session_id: str) -> _Held:
+        """``async with locks(session_id):`` holds the session's lock."""
+        return _Held(self._locks, session_id)
 
     def __len__(self) -> int:
         return len(self._locks)
+
+
+class _Held:
+    """One ``async with`` of a session's lock (a class, not a generator: it is on every
+    turn's path)."""
+
+    __slots__ = ("_locks", "_session_id", "_lock")
+
+    def __init__(self, locks: dict[str, tuple[asyncio.Lock, int]], session_id: str) -> None:
+        self._locks, self._session_id = locks, session_id
+
+    async def __aenter__(self) -> None:
+        lock, users = self._locks.get(self._session_id) or (asyncio.Lock(), 0)
+        self._locks[self._session_id] = (lock, users + 1)
+        try:
+            await lock.acquire()
+        except BaseException:  # cancelled while waiting: no longer a user
+            self._leave()
+            raise
+        self._lock = lock
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._lock.release()
+        self._leave()
+
+    def _leave(self) -> None:
+        lock, users = self._locks[self._session_id]
+        if users <= 1:
+            del self._locks[self._session_id]
+        else:
+            self._locks[self._session_id] = (lock, users - 1)

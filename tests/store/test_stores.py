@@ -95,6 +95,20 @@ async def test_session_locks_forget_sessions_nobody_holds() -> None:
     assert len(locks) == 0
 
 
+async def test_a_waiter_cancelled_before_its_turn_leaves_no_lock_behind() -> None:
+    locks = SessionLocks()
+    async with locks("a"):
+        waiter = asyncio.create_task(locks("a").__aenter__())
+        await asyncio.sleep(0.01)
+        waiter.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiter
+        assert len(locks) == 1  # only the holder
+    assert len(locks) == 0
+    async with locks("a"):  # and the lock is free again
+        pass
+
+
 @pytest.mark.parametrize("url, kind", [
     ("memory://", MemoryStore),
     ("sqlite:///{tmp}/x.db", SqliteStore),
