@@ -216,7 +216,7 @@ class TurnRun:
         return understand(text, self.service, flow, stage,
                           asked=unfilled[0] if unfilled else None,
                           batching=flow.batch and not session.meta.get("batch_total"),
-                          today=self.engine.clock().date())
+                          today=state.now.date())
 
     async def _understand(self, text: str, rules: Understanding | None) -> str | None:
         """Rules first; the turn's one LLM call only when they settle nothing."""
@@ -240,7 +240,7 @@ class TurnRun:
         request = understanding_request(
             self.service, flows, current=current, stage=session.stage,
             slots=session.slots, message=self.state.message,
-            today=self.engine.clock().date().isoformat(), raw_history=session.raw_history,
+            today=self.state.now.date().isoformat(), raw_history=session.raw_history,
             prompt=self.engine.understanding_prompt)
         step = onecall_turn.answering_step(self.service, answering, live.name)
         agent = agent_request_for(self, step) if step is not None else None
