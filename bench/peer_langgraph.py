@@ -7,8 +7,13 @@ process, at both SQLite durabilities (``synchronous=NORMAL`` and ``FULL``, WAL e
 - ``engine+sqlite``: flowctl over flows/transfer.yaml with its SQLite store
 - ``langgraph+sqlite``: the floor's own turn function as the one node of a LangGraph
   ``StateGraph``, compiled with ``SqliteSaver``, invoked once per turn on the session's
-  thread: the least LangGraph can do for these conversations (a graph of one node per step
-  would only add supersteps and checkpoints)
+  thread: the least LangGraph can do for these conversations
+- ``langgraph-steps+sqlite``: the same turn as a node per step, as a LangGraph service is
+  usually drawn: ``route`` (the intent, when no transfer is in progress), ``understand``
+  (yes/no and the slot values) and ``act`` (fill, confirm, execute), with a conditional
+  edge after ``route``; each node is a superstep with its own checkpoint
+
+Before timing, both graphs must give the floor's replies on every conversation.
 
 Needs the ``bench`` extra: ``pip install -e '.[bench]'``.
 
@@ -28,14 +33,18 @@ ROOT = Path(__file__).resolve().parents[1]
 # bench/http.py would shadow the standard library's `http`: import from the root instead
 sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
 
+from bench.conversations import CONVERSATIONS  # noqa: E402
 from bench.turns import (  # noqa: E402
     PlainSqlite,
+    act_step,
     measure_sync,
     plain_turn,
     print_table,
+    route_step,
     run_engine,
     sqlite_engine,
     summary,
+    understand_step,
 )
 
 try:
@@ -48,7 +57,8 @@ except ImportError:  # pragma: no cover - the optional extra
 class Turn(TypedDict, total=False):
     session: dict[str, Any]
     message: str
-    reply: str
+    reply: str | None
+    understood: dict[str, Any]
 
 
 def node(state: Turn) -> Turn:
@@ -57,23 +67,64 @@ def node(state: Turn) -> Turn:
     return {"session": session, "reply": reply}
 
 
-class LangGraphSqlite:
-    """The floor's turn as a one-node LangGraph graph, checkpointed by SqliteSaver."""
+def route(state: Turn) -> Turn:
+    session = dict(state.get("session") or {})
+    return {"session": session, "reply": route_step(session, state["message"])}
 
-    def __init__(self, path: str, synchronous: str) -> None:
+
+def understand(state: Turn) -> Turn:
+    return {"understood": understand_step(state["session"], state["message"])}
+
+
+def act(state: Turn) -> Turn:
+    session = dict(state["session"])
+    return {"session": session, "reply": act_step(session, state["understood"])}
+
+
+def one_node() -> StateGraph:
+    graph = StateGraph(Turn)
+    graph.add_node("turn", node)
+    graph.add_edge(START, "turn")
+    graph.add_edge("turn", END)
+    return graph
+
+
+def node_per_step() -> StateGraph:
+    graph = StateGraph(Turn)
+    graph.add_node("route", route)
+    graph.add_node("understand", understand)
+    graph.add_node("act", act)
+    graph.add_edge(START, "route")
+    graph.add_conditional_edges("route", lambda s: END if s.get("reply") else "understand")
+    graph.add_edge("understand", "act")
+    graph.add_edge("act", END)
+    return graph
+
+
+class LangGraphSqlite:
+    """The floor's turn as a LangGraph graph, checkpointed by SqliteSaver."""
+
+    def __init__(self, path: str, synchronous: str, graph: StateGraph) -> None:
         conn = sqlite3.connect(path, check_same_thread=False)
         self.saver = SqliteSaver(conn)
         self.saver.setup()  # WAL; its default synchronous is FULL
         conn.execute(f"PRAGMA synchronous={synchronous}")
-        graph = StateGraph(Turn)
-        graph.add_node("turn", node)
-        graph.add_edge(START, "turn")
-        graph.add_edge("turn", END)
         self.app = graph.compile(checkpointer=self.saver)
 
     def turn(self, sid: str, text: str) -> str:
-        out = self.app.invoke({"message": text}, {"configurable": {"thread_id": sid}})
+        out = self.app.invoke({"message": text, "reply": None},
+                              {"configurable": {"thread_id": sid}})
         return str(out["reply"])
+
+
+def check_replies(peer: LangGraphSqlite) -> None:
+    """The graph answers every conversation as the floor does (else the bench is void)."""
+    for c, conversation in enumerate(CONVERSATIONS):
+        session: dict[str, Any] = {}
+        for text in conversation:
+            wanted, got = plain_turn(session, text), peer.turn(f"check-{c}", text)
+            if got != wanted:
+                sys.exit(f"the graph answered {text!r} with {got!r}, the floor {wanted!r}")
 
 
 def main() -> None:
@@ -87,13 +138,16 @@ def main() -> None:
             results = [summary("plain+sqlite", measure_sync(plain.turn, args.rounds)),
                        summary("engine+sqlite", run_engine(
                            sqlite_engine(f"{tmp}/engine.db", level), args.rounds))]
-            peer = LangGraphSqlite(f"{tmp}/langgraph.db", level)
-            measure_sync(peer.turn, 2)  # warm-up
-            results.append(summary("langgraph+sqlite", measure_sync(peer.turn, args.rounds)))
+            for name, graph in (("langgraph", one_node()), ("langgraph-steps", node_per_step())):
+                peer = LangGraphSqlite(f"{tmp}/{name}.db", level, graph)
+                check_replies(peer)
+                measure_sync(peer.turn, 2)  # warm-up
+                results.append(summary(f"{name}+sqlite", measure_sync(peer.turn, args.rounds)))
         print(f"\nsynchronous={level}")
         print_table(results, results[0]["median_us"])
-        engine, langgraph = results[1]["median_us"], results[2]["median_us"]
-        print(f"langgraph / engine: {langgraph / engine:.1f}x")
+        engine = results[1]["median_us"]
+        for peer_result in results[2:]:
+            print(f"{peer_result['name']} / engine: {peer_result['median_us'] / engine:.1f}x")
 
 
 if __name__ == "__main__":

@@ -92,23 +92,43 @@ def extract(text: str) -> dict[str, Any]:
 
 def plain_turn(state: dict[str, Any], text: str) -> str:
     """The transfer service, hand-written: routing, slots, validation, batch, messages."""
-    stage = state.get("stage")
-    if stage not in ("FILLING", "READY"):
-        scores = classify(text, INTENTS)
-        intent = scores[0].name if scores and scores[0].confidence >= 0.5 else None
-        if intent == "transfer":
-            state.update(stage="INIT", slots={}, queue=[], errors={}, total=1, done=0)
-        else:
-            if intent == "history":
-                sent = [t for t in state.get("completed", []) if t["outcome"] == "EXECUTED"]
-                total = sum(t["amount"] for t in sent)
-                return f"지금까지 {len(sent)}건, 총 {won(total)}을 보내셨어요"
-            return "무엇을 도와드릴까요?"
+    routed = route_step(state, text)
+    if routed is not None:
+        return routed
+    return act_step(state, understand_step(state, text))
+
+
+def route_step(state: dict[str, Any], text: str) -> str | None:
+    """No transfer in progress: the intent starts one (None), or answers the turn."""
+    if state.get("stage") in ("FILLING", "READY"):
+        return None
+    scores = classify(text, INTENTS)
+    intent = scores[0].name if scores and scores[0].confidence >= 0.5 else None
+    if intent == "transfer":
+        state.update(stage="INIT", slots={}, queue=[], errors={}, total=1, done=0)
+        return None
+    if intent == "history":
+        sent = [t for t in state.get("completed", []) if t["outcome"] == "EXECUTED"]
+        total = sum(t["amount"] for t in sent)
+        return f"지금까지 {len(sent)}건, 총 {won(total)}을 보내셨어요"
+    return "무엇을 도와드릴까요?"
+
+
+def understand_step(state: dict[str, Any], text: str) -> dict[str, Any]:
+    """The yes/no answer and the slot values of each task the message names."""
     answer = yes_no(text, WORDS)
     if state["stage"] == "READY":
-        found = extract(text)
-        if found:
-            return apply(state, found)
+        return {"answer": answer, "parts": [extract(text)]}
+    parts = [extract(s.value) for s in split_segments(text)]  # type: ignore[arg-type]
+    return {"answer": answer, "parts": parts if len(parts) > 1 else [extract(text)]}
+
+
+def act_step(state: dict[str, Any], understood: dict[str, Any]) -> str:
+    """Apply what was understood: fill, confirm, execute or cancel."""
+    answer, parts = understood["answer"], understood["parts"]
+    if state["stage"] == "READY":
+        if parts[0]:
+            return apply(state, parts[0])
         if answer == "confirm":
             return execute(state)
         if answer in ("cancel", "deny"):
@@ -116,11 +136,9 @@ def plain_turn(state: dict[str, Any], text: str) -> str:
         return f"'확인' 또는 '취소'로 답해 주세요. {confirm_text(state)}"
     if answer == "cancel":
         return finish(state, "CANCELLED", "취소됐어요.")
-    parts = [extract(s.value) for s in split_segments(text)]  # type: ignore[arg-type]
     if len(parts) > 1:
         state["queue"], state["total"] = parts[1:], len(parts)
-        return apply(state, parts[0])
-    return apply(state, extract(text))
+    return apply(state, parts[0])
 
 
 def apply(state: dict[str, Any], found: dict[str, Any]) -> str:
