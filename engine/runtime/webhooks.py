@@ -202,17 +202,23 @@ class HookedEngine(Engine):
         found = targets(service.spec.hooks, self.settings.env, service.source.file)
         self.webhooks = Webhooks(found) if found else None
 
-    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
-                   stream: str | None = None, context: Mapping[str, Any] | None = None,
-                   understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
+    def turn(self, session_id: str, message: str, *, owner: str | None = None,
+             stream: str | None = None, context: Mapping[str, Any] | None = None,
+             understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
         turn = super().turn(session_id, message, owner=owner, stream=stream, context=context,
                             understood=understood)
+        if self.webhooks is None:  # nothing to deliver: the turn's own stream
+            return turn
+        return self._delivering(self.webhooks, turn, session_id)
+
+    async def _delivering(self, webhooks: Webhooks, turn: AsyncIterator[Event],
+                          session_id: str) -> AsyncIterator[Event]:
         # closed here, not by the garbage collector: the session's lock is released the
         # moment a consumer that stopped listening closes this turn
         async with contextlib.aclosing(cast(AsyncGenerator[Event, None], turn)) as events:
             async for event in events:
-                if isinstance(event, Done) and self.webhooks is not None:
-                    self.webhooks.deliver(event.hooks, {
+                if isinstance(event, Done):
+                    webhooks.deliver(event.hooks, {
                         "session_id": session_id, "service": self.service.name,
                         "turn_id": event.trace.get("turn_id", "")})
                 yield event
