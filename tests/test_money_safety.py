@@ -358,3 +358,9 @@ async def test_a_called_flow_s_pending_charge_finishes_and_its_caller_goes_on(
     assert done.state_snapshot["stack"] == []
     assert len(bank.executions) == 1 and len({k for k, _ in bank.requests}) == 1
     assert [c["outcome"] for c in await engine.store.completed("s")] == ["PLACED"]
+
+
+def test_the_written_out_invisible_characters_are_this_pythons_unicode_database() -> None:
+    from engine.runtime.engine import _INVISIBLE_BMP, invisible_bmp_ranges
+
+    assert _INVISIBLE_BMP.pattern == f"[{invisible_bmp_ranges()}]"

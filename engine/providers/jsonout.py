@@ -22,8 +22,6 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 
-from jsonschema import Draft202012Validator
-
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _PLAIN_RUN = re.compile(r'[^"\\]+')
@@ -185,6 +183,8 @@ def validate_output(obj: object, schema: Mapping[str, object]) -> list[str]:
     """
     if nesting_depth(obj, limit=MAX_DEPTH) > MAX_DEPTH:
         return [f"(root): nested more than {MAX_DEPTH} levels deep"]
+    from jsonschema import Draft202012Validator  # only when a reply is checked (~70 ms)
+
     validator = Draft202012Validator(dict(schema))
     errors = sorted(validator.iter_errors(obj), key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{_path(error.absolute_path)}: {error.message}" for error in errors]

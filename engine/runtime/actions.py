@@ -16,13 +16,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_random_exponential,
-)
-
 from engine.compiler.compiled import CompiledAction
 
 if TYPE_CHECKING:
@@ -111,6 +104,13 @@ async def run_action(action: CompiledAction, args: Mapping[str, Any], key: str, 
     final at once."""
     if action.retries == 0:  # one attempt: no retry machinery (most tool actions)
         return await _attempt(action, args, key, url or "", headers or {}, client)
+    from tenacity import (  # only for an action with retries
+        AsyncRetrying,
+        retry_if_exception_type,
+        stop_after_attempt,
+        wait_random_exponential,
+    )
+
     retrying = AsyncRetrying(stop=stop_after_attempt(action.retries + 1),
                              wait=wait_random_exponential(multiplier=0.2, max=5.0),
                              retry=retry_if_exception_type((TimeoutError, _Transient)),

@@ -28,14 +28,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential,
-    wait_random,
-)
-
 from engine.compiler.compiled import CompiledService
 from engine.dsl.hooks import HookSpec, resolve_url
 from engine.errors import FlowRuntimeError
@@ -139,6 +131,14 @@ class Webhooks:
         if target.secret:
             headers["X-Flowctl-Signature"] = signature(target.secret, data)
         spec = target.spec
+        from tenacity import (  # imported by the first delivery, not by every server
+            AsyncRetrying,
+            retry_if_exception,
+            stop_after_attempt,
+            wait_exponential,
+            wait_random,
+        )
+
         try:
             retrying = AsyncRetrying(stop=stop_after_attempt(spec.retries + 1),
                                      wait=wait_exponential(multiplier=spec.backoff_sec)
