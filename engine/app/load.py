@@ -14,9 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path as FilePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from engine.app.spec import AppSpec
@@ -27,6 +26,9 @@ from engine.dsl.load import load_file
 from engine.errors import Finding, FlowDefinitionError
 from engine.schema_files import schema_path
 from engine.source import SourceMap
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 SCHEMA_ID = "https://flowctl.dev/schemas/app.schema.json"
 SCHEMA_PATH = schema_path("app.schema.json")
@@ -48,6 +50,8 @@ def render_schema() -> str:
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(generate_schema())
 
 
@@ -93,12 +97,10 @@ def analyse_app(path: str | FilePath,
         data, source = load_file(path)
     except FlowDefinitionError as err:
         return None, list(err.findings)
-    validator = _validator()
-    findings = [f for error in validator.iter_errors(data)
-                for f in flow_schema._explain(error, validator.schema, source)]
-    if findings:
-        unique = {(f.location.line, f.location.column, f.message): f for f in findings}
-        return None, sorted(unique.values(), key=lambda f: (f.location.line, f.location.column))
+    if not flow_schema.accepted(AppSpec, data):
+        findings = flow_schema.explain_all(_validator(), data, source)
+        if findings:
+            return None, findings
     try:
         spec = AppSpec.model_validate(data)
     except ValidationError as err:  # the one rule the schema cannot say (one service kind)
