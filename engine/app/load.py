@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from engine.app.kind import is_app_data, is_app_file
 from engine.app.spec import AppSpec
 from engine.compiler.compiled import CompiledService
 from engine.dsl import schema as flow_schema
@@ -53,21 +54,6 @@ def _validator() -> Draft202012Validator:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(generate_schema())
-
-
-def is_app_data(data: Any) -> bool:
-    """An app file has a top-level `app:` (a flow file has `service:`)."""
-    return isinstance(data, dict) and "app" in data and "service" not in data
-
-
-def is_app_file(path: str | FilePath) -> bool:
-    """Whether ``path`` holds an app (False for a flow file, and for one that cannot be read:
-    the flow loader then says why)."""
-    try:
-        data, _ = load_file(path)
-    except FlowDefinitionError:
-        return False
-    return is_app_data(data)
 
 
 @dataclass(slots=True)
