@@ -14,15 +14,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.app.load import is_app_file, load_app
-from engine.config import Settings
-from engine.runtime.engine import Engine
-from engine.store.base import SessionStore
+from engine.app.kind import is_app_file
 
-EngineFactory = Callable[[SessionStore, Settings], Engine]
+if TYPE_CHECKING:
+    from engine.app.load import LoadedApp
+    from engine.config import Settings
+    from engine.runtime.engine import Engine
+    from engine.store.base import SessionStore
+
+EngineFactory = Callable[["SessionStore", "Settings"], "Engine"]
 
 __all__ = ["EngineFactory", "engine_factory", "is_app_file", "load_app"]
+
+
+def load_app(path: str | Path, env: Mapping[str, str]) -> LoadedApp:
+    """``engine.app.load.load_app``, imported when an app is loaded (serving a flow file
+    never imports the app's models)."""
+    from engine.app.load import load_app as load
+
+    return load(path, env)
 
 
 def engine_factory(path: str | Path, env: Mapping[str, str]) -> EngineFactory:

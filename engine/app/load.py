@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path as FilePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
+from engine.app.kind import is_app_data, is_app_file
 from engine.app.spec import AppSpec
 from engine.compiler.compiled import CompiledService
 from engine.dsl import schema as flow_schema
@@ -27,6 +27,9 @@ from engine.dsl.load import load_file
 from engine.errors import Finding, FlowDefinitionError
 from engine.schema_files import schema_path
 from engine.source import SourceMap
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 SCHEMA_ID = "https://flowctl.dev/schemas/app.schema.json"
 SCHEMA_PATH = schema_path("app.schema.json")
@@ -48,22 +51,9 @@ def render_schema() -> str:
 
 @lru_cache(maxsize=1)
 def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(generate_schema())
-
-
-def is_app_data(data: Any) -> bool:
-    """An app file has a top-level `app:` (a flow file has `service:`)."""
-    return isinstance(data, dict) and "app" in data and "service" not in data
-
-
-def is_app_file(path: str | FilePath) -> bool:
-    """Whether ``path`` holds an app (False for a flow file, and for one that cannot be read:
-    the flow loader then says why)."""
-    try:
-        data, _ = load_file(path)
-    except FlowDefinitionError:
-        return False
-    return is_app_data(data)
 
 
 @dataclass(slots=True)
@@ -93,12 +83,10 @@ def analyse_app(path: str | FilePath,
         data, source = load_file(path)
     except FlowDefinitionError as err:
         return None, list(err.findings)
-    validator = _validator()
-    findings = [f for error in validator.iter_errors(data)
-                for f in flow_schema._explain(error, validator.schema, source)]
-    if findings:
-        unique = {(f.location.line, f.location.column, f.message): f for f in findings}
-        return None, sorted(unique.values(), key=lambda f: (f.location.line, f.location.column))
+    if not flow_schema.accepted(AppSpec, data):
+        findings = flow_schema.explain_all(_validator(), data, source)
+        if findings:
+            return None, findings
     try:
         spec = AppSpec.model_validate(data)
     except ValidationError as err:  # the one rule the schema cannot say (one service kind)

@@ -6,15 +6,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.compiler.machine import StageMachine
 from engine.compiler.templates import Compiled
 from engine.compiler.validators import SlotValidator
 from engine.dsl.spec import MemorySpec, ModelSpec, ServiceSpec, SlotSpec
 from engine.nlu import IntentRule, YesNoWords
-from engine.retrieval import KnowledgeIndex
 from engine.source import SourceMap
+
+if TYPE_CHECKING:
+    from engine.retrieval import KnowledgeIndex  # imported by a flow with knowledge bases
 
 
 def mask(value: Any) -> Any:

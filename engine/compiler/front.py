@@ -17,12 +17,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path as FilePath
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
 from engine.compiler.build import build_service
@@ -31,7 +29,7 @@ from engine.compiler.checks.context import Context
 from engine.compiler.compiled import CompiledService
 from engine.dsl import parse
 from engine.dsl.load import NodeBuilder, load_text, may_be_too_deep
-from engine.dsl.schema import check, generate_schema
+from engine.dsl.schema import check, validator
 from engine.dsl.spec import ServiceSpec
 from engine.errors import Finding, FlowDefinitionError, SourceLocation, sorted_findings
 from engine.source import Path, SourceMap
@@ -175,16 +173,11 @@ def _load(text: str, file: str, result: Parsed) -> tuple[Any, SourceMap] | None:
     return builder.build(node, ()), source
 
 
-@lru_cache(maxsize=1)
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(generate_schema())
-
-
 def _repair_schema(data: Any, source: SourceMap, result: Parsed) -> Any:
     """A copy of ``data`` the schema accepts, or None when no safe repair exists."""
     data = copy.deepcopy(data)
     for _ in range(_MAX_ROUNDS):
-        errors = list(_validator().iter_errors(data))
+        errors = list(validator().iter_errors(data))
         if not errors:
             return data
         repairs = [r for e in errors for r in _repairs(e, data, source)]

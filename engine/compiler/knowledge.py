@@ -11,20 +11,15 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path as FilePath
+from typing import TYPE_CHECKING
 
 from engine.compiler import compiled as c
 from engine.compiler.resolve import Resolver
 from engine.dsl import spec as s
-from engine.retrieval import (
-    KnowledgeDirError,
-    KnowledgeIndex,
-    build_index,
-    ensure_index,
-    index_path,
-    knowledge_dir,
-)
-from engine.retrieval.documents import SUFFIXES, source_files
 from engine.source import Path
+
+if TYPE_CHECKING:
+    from engine.retrieval import KnowledgeIndex
 
 __all__ = ["Indexed", "knowledge_bases", "rebuild_indexes", "respond_step", "retrieval_names",
            "retrieve_step"]
@@ -34,6 +29,11 @@ def knowledge_bases(spec: s.ServiceSpec, base: FilePath,
                     r: Resolver) -> dict[str, KnowledgeIndex]:
     """Knowledge base -> its loaded index; a directory that is not allowed, not there or
     empty is FL106."""
+    if not spec.knowledge:
+        return {}  # a flow without knowledge bases never imports engine.retrieval
+    from engine.retrieval import KnowledgeDirError, ensure_index, knowledge_dir
+    from engine.retrieval.documents import SUFFIXES, source_files
+
     out = {}
     for name, knowledge in spec.knowledge.items():
         path: Path = ("knowledge", name, "dir")
@@ -110,6 +110,8 @@ class Indexed:
 def rebuild_indexes(service: c.CompiledService) -> list[Indexed]:
     """Rebuild the index of every knowledge base of ``service`` from its documents now;
     raises OSError when an index cannot be written."""
+    from engine.retrieval import build_index, index_path, knowledge_dir, source_files
+
     out = []
     for name, knowledge in service.spec.knowledge.items():
         directory = knowledge_dir(service.base_dir, knowledge.dir)  # compiled: it is valid

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from engine.compiler import compiled as c
 from engine.compiler.resolve import Resolver
 from engine.dsl import spec as s
@@ -20,6 +17,9 @@ def context_schema(spec: s.ServiceSpec, r: Resolver) -> dict[str, Any] | None:
     """The request context's JSON Schema, checked against Draft 2020-12."""
     if spec.context is None:
         return None
+    from jsonschema import Draft202012Validator  # only a flow with a context schema needs it
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(spec.context)
     except SchemaError as err:

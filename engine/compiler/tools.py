@@ -12,9 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from engine.compiler import compiled as c
 from engine.compiler.resolve import Resolver, suggest
 from engine.dsl import spec as s
@@ -87,6 +84,9 @@ def _schema(schema: Mapping[str, Any] | None, path: Path, r: Resolver, *,
             object_only: bool) -> dict[str, Any] | None:
     if schema is None:
         return None
+    from jsonschema import Draft202012Validator  # only a flow with tool schemas needs it
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as err:

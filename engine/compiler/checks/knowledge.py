@@ -9,17 +9,20 @@ from __future__ import annotations
 
 from engine.compiler.checks.context import Context
 from engine.dsl import spec as s
-from engine.retrieval import (
-    MAX_BYTES,
-    KnowledgeDirError,
-    index_path,
-    knowledge_dir,
-    source_files,
-    staleness,
-)
 
 
 def check(ctx: Context) -> None:
+    if not ctx.spec.knowledge:
+        return  # a flow without knowledge bases never imports engine.retrieval
+    from engine.retrieval import (
+        MAX_BYTES,
+        KnowledgeDirError,
+        index_path,
+        knowledge_dir,
+        source_files,
+        staleness,
+    )
+
     for name, knowledge in ctx.spec.knowledge.items():
         try:
             directory = knowledge_dir(ctx.base_dir, knowledge.dir)

@@ -66,17 +66,20 @@ def reads(text: str, *, expression: bool = False) -> Reads:
         tree = env.parse("{{ (" + text + ") }}" if expression else text)
     except TemplateSyntaxError:
         return NOTHING
-    names = {n.name: n.lineno for n in tree.find_all(nodes.Name) if n.ctx == "load"}
-    assigned = {n.name for n in tree.find_all(nodes.Name) if n.ctx in ("store", "param")}
+    every = list(tree.find_all(nodes.Node))  # walked once, in order; each part filters it
+    names = {n.name: n.lineno for n in every if isinstance(n, nodes.Name) and n.ctx == "load"}
+    assigned = {n.name for n in every
+                if isinstance(n, nodes.Name) and n.ctx in ("store", "param")}
+    pairs = _pairs(every)
     return Reads(
         names=frozenset(set(names) - assigned),
-        slots=frozenset(_slot_names(tree)),
-        asks=tuple(_asks(tree)),
-        comparisons=tuple(_comparisons(tree)),
-        intents=frozenset(_intents(tree)),
+        slots=frozenset(_fields_of(every, "slots")),
+        asks=tuple(_asks(every)),
+        comparisons=tuple(_comparisons(pairs)),
+        intents=frozenset(_intents(pairs)),
         constant=_constant(tree) if expression else _NOT_CONSTANT,
         name_lines=tuple((n, line) for n, line in names.items() if n not in assigned),
-        agents=frozenset(_fields_of(tree, "agents")),
+        agents=frozenset(_fields_of(every, "agents")),
     )
 
 
@@ -90,24 +93,19 @@ def _slot_of(node: nodes.Node, base: str = "slots") -> str | None:
     return None
 
 
-def _fields_of(tree: nodes.Node, base: str) -> list[str]:
-    return [name for node in tree.find_all((nodes.Getattr, nodes.Getitem))
-            if (name := _slot_of(node, base)) is not None]
+def _fields_of(every: list[nodes.Node], base: str) -> list[str]:
+    return [name for node in every if isinstance(node, nodes.Getattr | nodes.Getitem)
+            and (name := _slot_of(node, base)) is not None]
 
 
 def _is_name(node: nodes.Node, name: str) -> bool:
     return isinstance(node, nodes.Name) and node.name == name
 
 
-def _slot_names(tree: nodes.Node) -> list[str]:
-    return [slot for node in tree.find_all((nodes.Getattr, nodes.Getitem))
-            if (slot := _slot_of(node)) is not None]
-
-
-def _asks(tree: nodes.Node) -> list[str | None]:
+def _asks(every: list[nodes.Node]) -> list[str | None]:
     out: list[str | None] = []
-    for call in tree.find_all(nodes.Call):
-        if _is_name(call.node, "ask") and call.args:
+    for call in every:
+        if isinstance(call, nodes.Call) and _is_name(call.node, "ask") and call.args:
             arg = call.args[0]
             out.append(arg.value if isinstance(arg, nodes.Const) and isinstance(arg.value, str)
                        else None)
@@ -124,10 +122,15 @@ def _literals(node: nodes.Node) -> list[Any] | None:
     return None
 
 
-def _pairs(tree: nodes.Node) -> list[tuple[nodes.Expr, str, nodes.Expr, int]]:
+Pair = tuple[nodes.Expr, str, nodes.Expr, int]
+
+
+def _pairs(every: list[nodes.Node]) -> list[Pair]:
     """(left, op, right, lineno) of every single comparison ``a <op> b``."""
-    out: list[tuple[nodes.Expr, str, nodes.Expr, int]] = []
-    for compare in tree.find_all(nodes.Compare):
+    out: list[Pair] = []
+    for compare in every:
+        if not isinstance(compare, nodes.Compare):
+            continue
         left = compare.expr
         for operand in compare.ops:
             out.append((left, operand.op, operand.expr, compare.lineno))
@@ -138,9 +141,9 @@ def _pairs(tree: nodes.Node) -> list[tuple[nodes.Expr, str, nodes.Expr, int]]:
 _FLIPPED = {"eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt", "lteq": "gteq", "gteq": "lteq"}
 
 
-def _comparisons(tree: nodes.Node) -> list[Comparison]:
+def _comparisons(pairs: list[Pair]) -> list[Comparison]:
     out: list[Comparison] = []
-    for left, op, right, line in _pairs(tree):
+    for left, op, right, line in pairs:
         slot, literal = _slot_of(left), _literals(right)
         if slot is None and op in _FLIPPED:
             slot, literal, op = _slot_of(right), _literals(left), _FLIPPED[op]
@@ -160,9 +163,9 @@ def _is_turn_intent(node: nodes.Node) -> bool:
         and isinstance(node.arg, nodes.Const) and node.arg.value == "intent"
 
 
-def _intents(tree: nodes.Node) -> list[str]:
+def _intents(pairs: list[Pair]) -> list[str]:
     out: list[str] = []
-    for left, _, right, _ in _pairs(tree):
+    for left, _, right, _ in pairs:
         for side, other in ((left, right), (right, left)):
             if _is_turn_intent(side):
                 out.extend(str(v) for v in _literals(other) or [])

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -25,13 +25,15 @@ from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from engine.config import Settings
-from engine.runs import Runs, open_run_log
-from engine.runs.log import FINAL, RunRecord
 from engine.runtime.engine import Engine
 from engine.transports.http.edge import principal
 from engine.transports.http.errors import error
 from engine.transports.http.schemas import AUTH_ERRORS, ErrorBody, SessionId
 from engine.transports.sse import RETRY_MS, dumps
+
+if TYPE_CHECKING:
+    from engine.runs import Runs
+    from engine.runs.log import RunRecord
 
 log = logging.getLogger("flowctl.runs")
 RUNS = "/v1/runs"
@@ -69,10 +71,12 @@ SSE: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {
 def host(engine: Engine, keep_days: float | None = None) -> Runs | None:
     """The host of ``engine``'s background runs, their log in its store's database (runs
     that ended ``keep_days`` ago are deleted); None for a service without a background
-    stage (its turns then never look for runs)."""
+    stage (its turns then never look for runs, and engine.runs is never imported)."""
     if not engine.hosts_runs or not any(
             st.background for f in engine.service.flows.values() for st in f.stages.values()):
         return None
+    from engine.runs import Runs, open_run_log
+
     return Runs(engine, open_run_log(engine.store), keep_days=keep_days)
 
 
@@ -118,6 +122,8 @@ async def hosting(runs: Runs | None, grace: float) -> AsyncIterator[None]:
 
 def install(app: FastAPI, runs: Runs, *, ping_seconds: float = 15.0) -> None:
     """Add the runs routes to ``app``."""
+    from engine.runs.log import FINAL
+
     engine = runs.engine
 
     async def visible(request: Request, run_id: str) -> RunRecord | None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
 import os
 import signal
@@ -149,6 +148,8 @@ class Supervisor:
 def _die_with(parent: int) -> None:
     """Linux: a SIGTERM when the supervisor dies, even by SIGKILL: no orphan on the port."""
     if sys.platform.startswith("linux"):
+        import ctypes  # here: `flowctl serve` with one worker never loads it
+
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:  # it died before that
