@@ -19,7 +19,7 @@ from tests.server.conftest import ROOT, TRANSFER
 from tests.server.processes import Serve
 
 LEFT_OUT = ("engine.app.load", "engine.app.spec", "engine.retrieval", "engine.runs", "ctypes",
-            "rich")
+            "jsonschema", "tenacity", "rich")
 
 
 def served_imports(flow: Path, tmp_path: Path, message: str,
