@@ -36,7 +36,8 @@ def variant(text: str, i: int) -> str:
         if line.startswith("messages:"):
             in_messages = True
         elif in_messages and re.match(r"^  \w+: \S", line) and not line.rstrip().endswith(">-"):
-            line = f"{line} (v{i})"
+            quoted = line.rstrip().endswith('"')  # the marker goes inside the quotes
+            line = f"{line.rstrip()[:-1]} (v{i})\"" if quoted else f"{line} (v{i})"
         out.append(line)
     return "\n".join(out) + "\n"
 
@@ -44,7 +45,12 @@ def variant(text: str, i: int) -> str:
 def generate(directory: Path, files: int) -> Path:
     flows = directory / "flows"
     flows.mkdir()
-    shutil.copytree(ROOT / "prompts", directory / "prompts")
+    (directory / "prompts").mkdir()
+    used = {name for source in SOURCES for name in re.findall(
+        r"prompt: (\w+)", (ROOT / "flows" / source).read_text(encoding="utf-8"))}
+    for name in used:  # only these: a prompt no flow uses is a lint finding
+        if (ROOT / "prompts" / f"{name}.j2").exists():
+            shutil.copy(ROOT / "prompts" / f"{name}.j2", directory / "prompts")
     for i in range(files):
         name = SOURCES[i % len(SOURCES)]
         text = (ROOT / "flows" / name).read_text(encoding="utf-8")

@@ -98,12 +98,9 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
     if deep is not None:  # before composing: the composer recurses (PyYAML >= 6.0.4 fails)
         raise FlowDefinitionError([deep])
     try:
-        try:
-            node = yaml.compose(text, Loader=_COMPOSER)
-        except yaml.YAMLError:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)  # its messages, for the author
+        node = yaml.compose(text, Loader=_COMPOSER)
     except yaml.YAMLError as err:
-        line, col, problem = _where(err, text)
+        line, col, problem = _where(_worded(err, text), text)
         raise FlowDefinitionError(
             [Finding(SourceLocation(file, line, col), f"YAML syntax error: {problem}", "FL002",
                      hint=_alias_hint(source.line(line)), source_line=source.line(line))]
@@ -123,6 +120,18 @@ def load_text(text: str, file: str = "<string>") -> tuple[Any, SourceMap]:
     if builder.findings:
         raise FlowDefinitionError(builder.findings)
     return data, source
+
+
+def _worded(fast: yaml.YAMLError, text: str) -> yaml.YAMLError:
+    """libyaml's error ``fast``, or PyYAML's own reading of the same text when it stops at
+    the same place or later: its messages say more. PyYAML stops earlier at some text
+    libyaml reads (a plain "있어?" in a flow sequence): then that would point the author at
+    a line that is fine, and libyaml's error stands."""
+    try:
+        yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        return err if _where(err, text)[:2] >= _where(fast, text)[:2] else fast
+    return fast
 
 
 def _where(err: yaml.YAMLError, text: str) -> tuple[int, int, str]:
