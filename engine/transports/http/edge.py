@@ -17,6 +17,7 @@ Outermost first (``install``):
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
 import time
@@ -83,6 +84,11 @@ def is_loopback(host: str | None) -> bool:
     """127.0.0.0/8, ::1 (also IPv4-mapped ::ffff:127.x.y.z) and ``localhost``."""
     if not host:
         return False
+    return _loopback(host)
+
+
+@functools.lru_cache(maxsize=4096)  # asked for every request; parsing the address is ~8 µs
+def _loopback(host: str) -> bool:
     if host.lower() == "localhost":
         return True
     try:
