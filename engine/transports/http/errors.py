@@ -154,6 +154,8 @@ class Guard:
                 return self._too_big()
         for part, raw in (("path", scope.get("raw_path") or b""),
                           ("query string", scope.get("query_string") or b"")):
+            if raw.isascii() and b"%" not in raw:
+                continue  # nothing to decode: valid as it is
             try:
                 unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
             except UnicodeDecodeError:
