@@ -38,6 +38,7 @@ BODIES: list[tuple[str, bytes]] = [
     ("an unknown field", body(session_id="SID", message="안녕", extra=[1, 2])),
     ("a duplicate key", b'{"session_id": "SID", "message": "a", "message": "\\ud55c"}'),
     ("NaN in the context", b'{"session_id": "SID", "message": "a", "context": {"x": NaN}}'),
+    ("a big integer", body(session_id="SID", message="a", context={"x": 2**70})),
     ("a lone surrogate", b'{"session_id": "SID", "message": "\\ud800"}'),
     ("no message", body(session_id="SID")),
     ("a number for a session", b'{"session_id": 7, "message": "a"}'),
@@ -163,3 +164,7 @@ def test_parse_is_fastapis_reading_of_a_body() -> None:
         ChatRequest(session_id="s", message="n")
     assert lane.parse(b'{"session_id": "s", "message": "\\ud800"}') is None
     assert lane.parse(b"[" * 60_000) is None
+    big = lane.parse(b'{"session_id": "s", "message": "m", "context": {"n": 1180591620717411303424,'
+                     b' "x": NaN}}')
+    assert big is not None and big.context is not None
+    assert big.context["n"] == 2**70 and isinstance(big.context["n"], int)

@@ -4,6 +4,8 @@ percent-encoded Korean through while it refuses what is not UTF-8."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 
 from engine.compiler.compiled import CompiledService
@@ -71,3 +73,30 @@ async def test_the_guard_decodes_only_what_needs_decoding(transfer: CompiledServ
     else:
         assert response.status_code == 200, response.text
         assert response.json() == {"session_id": answer, "completed": []}
+
+
+async def chunks(*pieces: bytes) -> AsyncIterator[bytes]:
+    for piece in pieces:
+        yield piece
+
+
+UM = "엄".encode()  # three bytes
+
+
+@pytest.mark.parametrize("pieces, status", [
+    ((b'{"session_id": "u", "message": "', UM[:1], UM[1:2], UM[2:] + b'"}'), 200),
+    ((b'{"session_id": "u", "message": "', UM[:2], b'"}'), 422),  # cut short: not UTF-8
+    ((b'{"session_id": "u", "message": "\xed', b'\xa0\x80"}'), 422),  # a surrogate
+    ((b'{"session_id": "u", "message": "', UM[:2]), 422),  # the body ends mid-character
+], ids=["split character", "cut character", "encoded surrogate", "unfinished at the end"])
+async def test_a_chunked_body_is_checked_as_utf8_across_chunks(
+        transfer: CompiledService, pieces: tuple[bytes, ...], status: int) -> None:
+    async with Asgi(transfer, Settings()).client() as client:
+        response = await client.post(CHAT, content=chunks(*pieces),
+                                     headers={"content-type": "application/json"})
+    assert response.status_code == status, response.text
+    if status == 422:
+        assert response.json() == {"error": "invalid_request",
+                                   "message": "the body is not valid UTF-8"}
+    else:
+        assert response.json()["interaction"]["message"]

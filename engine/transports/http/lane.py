@@ -52,6 +52,9 @@ def parse(body: bytes) -> ChatRequest | None:
     """``body`` as FastAPI would validate it (``json`` then ``ChatRequest`` in Python mode);
     None for anything it would refuse, which FastAPI then explains.
 
+    ``json``, as FastAPI reads it, not orjson, which is faster but reads an integer beyond
+    64 bits as a float.
+
     >>> parse('{"session_id": "u1", "message": "확인"}'.encode()).message
     '확인'
     >>> parse(b'{"session_id": "u1"}') is None, parse(b"[1,") is None
