@@ -10,13 +10,14 @@ trace the turn already wrote is read after its DONE, nothing is timed twice.
 from __future__ import annotations
 
 from collections.abc import Callable
-
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from typing import TYPE_CHECKING
 
 from engine.runtime.events import Done
 
-__all__ = ["CONTENT_TYPE_LATEST", "TurnMetrics"]
+if TYPE_CHECKING:
+    from prometheus_client import Counter
+
+__all__ = ["TurnMetrics"]
 
 # Turns answer in a millisecond without a model and in seconds with one.
 TURN_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -27,6 +28,12 @@ class TurnMetrics:
     """The metrics of one served app; ``observe`` is called once per finished turn."""
 
     def __init__(self, service: str, *, active: Callable[[], int] = lambda: 0) -> None:
+        # Imported here: a server with metrics off (FLOWCTL_METRICS=0) never loads it.
+        from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+        from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+        self.content_type = CONTENT_TYPE_LATEST
+        """The exposition's media type."""
         self.service = service
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
@@ -76,5 +83,7 @@ class TurnMetrics:
                 self.steps.labels(service, entry["agent"]).inc()
 
     def exposition(self) -> bytes:
-        """The text format Prometheus scrapes."""
+        """The text format Prometheus scrapes (``content_type``)."""
+        from prometheus_client.exposition import generate_latest
+
         return generate_latest(self.registry)

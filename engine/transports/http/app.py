@@ -35,7 +35,7 @@ from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
 from engine.observe.hub import Observers
-from engine.observe.metrics import CONTENT_TYPE_LATEST, TurnMetrics
+from engine.observe.metrics import TurnMetrics
 from engine.runtime.engine import Engine
 from engine.transports.fastjson import FastJSONResponse
 from engine.transports.http import edge, errors, lane, playground_api
@@ -386,7 +386,7 @@ def metrics_route(app: FastAPI, metrics: TurnMetrics) -> None:
     @app.get("/metrics", include_in_schema=False)
     async def prometheus() -> Response:
         """Counters of turns, errors, failure tags and model calls (FLOWCTL_METRICS=0: off)."""
-        return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+        return Response(metrics.exposition(), media_type=metrics.content_type)
 
 
 def page_routes(app: FastAPI, engine: Engine, settings: Settings) -> None:
