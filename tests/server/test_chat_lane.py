@@ -5,6 +5,7 @@ lane leaves to FastAPI's route), and both answers are compared, status, headers 
 
 from __future__ import annotations
 
+import doctest
 import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -15,7 +16,8 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from starlette.responses import Response
 
-from engine.transports.http import ChatRequest, lane
+from engine.transports import fastjson
+from engine.transports.http import ChatRequest, edge, lane
 from engine.transports.http.errors import Guard
 from tests.server.conftest import Running, ServerThread
 
@@ -168,3 +170,9 @@ def test_parse_is_fastapis_reading_of_a_body() -> None:
                      b' "x": NaN}}')
     assert big is not None and big.context is not None
     assert big.context["n"] == 2**70 and isinstance(big.context["n"], int)
+
+
+@pytest.mark.parametrize("module", [lane, fastjson, edge], ids=lambda m: m.__name__)
+def test_the_docstring_examples_hold(module: object) -> None:
+    result = doctest.testmod(module)  # type: ignore[arg-type]
+    assert result.attempted > 0 and result.failed == 0
