@@ -16,7 +16,11 @@ wall-clock rates when other work shares the cores). Bounded: at most ``--turns``
 Each target runs on the plain asyncio loop with h11 and on uvloop with httptools (what
 ``flowctl serve`` uses, from uvicorn[standard]): four servers in one run.
 
+``--compare CHECKOUT`` adds a third server per stack: another checkout of flowctl (an
+export of an older commit, say), so a change is measured before and after in one run.
+
 Run: python bench/http.py [--turns 3000] [--users 32] [--rounds 3] [--stacks asyncio+h11]
+     [--compare /tmp/flowctl-before]
 """
 
 import argparse
@@ -98,10 +102,13 @@ def free_port() -> int:
 
 
 class Child:
-    def __init__(self, kind: str, store_path: str, stack: str) -> None:
+    def __init__(self, kind: str, store_path: str, stack: str,
+                 root: Path | None = None) -> None:
         self.kind = kind
         self.port = free_port()
-        self.proc = subprocess.Popen([sys.executable, __file__, "--child", kind, "--port",
+        # another checkout's own bench/http.py serves that checkout's engine (--compare)
+        script = str(root / "bench" / "http.py") if root else __file__
+        self.proc = subprocess.Popen([sys.executable, script, "--child", kind, "--port",
                                       str(self.port), "--store", store_path, "--stack", stack])
 
     async def wait_ready(self) -> None:
@@ -234,12 +241,15 @@ def report(args: argparse.Namespace, rounds: dict[str, list[Round]]) -> None:
         every = " ".join(f"{r.rate:.0f}" for r in runs)
         print(f"{target:<36}{m.turns:>6}{m.errors:>7}{m.rate:>9.0f}{m.percentile(50):>8.2f}"
               f"{m.percentile(99):>8.2f}{cpu:>20.0f}   {every}")
-    names = list(rounds)
-    for bare_name, flow_name in zip(names[::2], names[1::2], strict=True):
-        bare, flow = (median_round(rounds[n]).rate for n in (bare_name, flow_name))
+    bare_name = ""
+    for name in rounds:
+        if name.startswith("bare"):
+            bare_name = name
+            continue
+        bare, flow = (median_round(rounds[n]).rate for n in (bare_name, name))
         bare_cpu, flow_cpu = (min(x.cpu_per_turn_us for x in rounds[n])
-                              for n in (bare_name, flow_name))
-        print(f"\n{flow_name} / {bare_name}: throughput {flow / bare:.2f} (target >= 0.50); "
+                              for n in (bare_name, name))
+        print(f"\n{name} / {bare_name}: throughput {flow / bare:.2f} (target >= 0.50); "
               f"by server CPU per turn: {bare_cpu / flow_cpu:.2f}")
 
 
@@ -250,6 +260,10 @@ async def main(args: argparse.Namespace) -> None:
             children[f"bare FastAPI, {stack}"] = Child("bare", "", stack)
             children[f"flowctl + SQLite, {stack}"] = Child(
                 "flowctl", str(Path(tmp) / f"bench-{stack}.db"), stack)
+            if args.compare:
+                children[f"flowctl + SQLite ({args.compare.name}), {stack}"] = Child(
+                    "flowctl", str(Path(tmp) / f"compare-{stack}.db"), stack,
+                    root=args.compare.resolve())
         try:
             for child in children.values():
                 await child.wait_ready()
@@ -276,6 +290,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--stacks", default="asyncio+h11,uvloop+httptools",
                         help="uvicorn loop+http pairs, comma-separated (uvloop and httptools "
                              "come with uvicorn[standard]; flowctl serve picks them)")
+    parser.add_argument("--compare", type=Path, metavar="CHECKOUT",
+                        help="also serve another checkout of flowctl (say, an export of the "
+                             "commit before a change) in the same rounds")
     parser.add_argument("--stack", default="asyncio+h11", help=argparse.SUPPRESS)
     parser.add_argument("--child", choices=["bare", "flowctl"], help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)

@@ -3,7 +3,9 @@
 The wire protocol is the seeds' (DESIGN §4); docs/server.md is the reference. By job:
 ``app`` (create_app: routes, lifespan), ``schemas`` (request/response models, derived from
 the runtime's TypedDicts, for OpenAPI), ``errors`` (every exception -> a JSON error body;
-the body-size Guard), ``turns`` (each turn in its own task; its events as SSE frames),
+the body-size Guard), ``edge`` (who may call, from where; security headers), ``lane``
+(a plain chat request answered without FastAPI's per-request work, every other request left
+to the route), ``turns`` (each turn in its own task; its events as SSE frames),
 ``playground_api`` (the service as the playground shows it; the API docs without a CDN) and
 ``server`` (uvicorn config, bind, serve, run_server).
 """

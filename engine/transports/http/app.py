@@ -35,10 +35,10 @@ from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
 from engine.observe.hub import Observers
-from engine.observe.metrics import CONTENT_TYPE_LATEST, TurnMetrics
+from engine.observe.metrics import TurnMetrics
 from engine.runtime.engine import Engine
 from engine.transports.fastjson import FastJSONResponse
-from engine.transports.http import edge, errors, playground_api
+from engine.transports.http import edge, errors, lane, playground_api
 from engine.transports.http import runs as runs_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
@@ -195,7 +195,9 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
               responses={**ERRORS, **AUTH_ERRORS})
     async def chat(request: Request, body: ChatRequest) -> Response:
         """Run one turn; answer with its DONE payload as `interaction` and its hooks."""
-        who = principal(request.scope)
+        return await answer(body, principal(request.scope))
+
+    async def answer(body: ChatRequest, who: str | None) -> Response:
         refused = await refuse_turn(engine, auth, body, who)
         if refused is not None:
             return refused
@@ -204,6 +206,8 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
         if done.trace.get("error") == "forbidden":  # it was claimed since the check
             return not_found(body.session_id)
         return FastJSONResponse({"interaction": done.payload(), "hooks": done.hooks})
+
+    lane.install(app, f"{PREFIX}/chat", answer)  # the plain request skips FastAPI's work
 
 
 def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
@@ -382,7 +386,7 @@ def metrics_route(app: FastAPI, metrics: TurnMetrics) -> None:
     @app.get("/metrics", include_in_schema=False)
     async def prometheus() -> Response:
         """Counters of turns, errors, failure tags and model calls (FLOWCTL_METRICS=0: off)."""
-        return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
+        return Response(metrics.exposition(), media_type=metrics.content_type)
 
 
 def page_routes(app: FastAPI, engine: Engine, settings: Settings) -> None:

@@ -154,6 +154,8 @@ class Guard:
                 return self._too_big()
         for part, raw in (("path", scope.get("raw_path") or b""),
                           ("query string", scope.get("query_string") or b"")):
+            if raw.isascii() and b"%" not in raw:
+                continue  # nothing to decode: valid as it is
             try:
                 unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
             except UnicodeDecodeError:
@@ -165,23 +167,28 @@ class Guard:
         return Refusal(413, "body_too_large", f"the request body is over {self.max_body} bytes")
 
     def _counted(self, receive: Receive) -> Receive:
-        """``receive`` that counts the body's bytes as they arrive and checks they are UTF-8."""
+        """``receive`` that counts the body's bytes as they arrive and checks they are UTF-8
+        (``utf_8_decode`` as an incremental decoder does it, without building one a request:
+        an unfinished character at the end of a chunk waits for the next)."""
         size = 0
-        decoder = codecs.getincrementaldecoder("utf-8")()
+        tail = b""
 
         async def counted() -> Message:
-            nonlocal size
+            nonlocal size, tail
             message = await receive()
             if message["type"] == "http.request":
                 body = message.get("body", b"")
                 size += len(body)
                 if size > self.max_body:
                     raise self._too_big()
+                data = tail + body if tail else body
                 try:
-                    decoder.decode(body, final=not message.get("more_body", False))
+                    _, used = codecs.utf_8_decode(data, "strict",
+                                                  not message.get("more_body", False))
                 except UnicodeDecodeError:
                     raise Refusal(422, "invalid_request", "the body is not valid UTF-8") \
                         from None
+                tail = data[used:]
             return message
 
         return counted

@@ -89,12 +89,17 @@ def _context(context: Mapping[str, Any] | None) -> dict[str, Any]:
     return {} if context is None else {"context": context}
 
 async def _done_of(events: AsyncIterator[Event], observers: Observers) -> Done:
+    """The turn's DONE, once the turn has ended: left suspended at its DONE, the generator
+    would keep the session locked until the event loop finalised it in a task of its own."""
     started = time.time_ns()
+    done: Done | None = None
     async for event in events:
         if isinstance(event, Done):
             observers.finished(event, started)
-            return event
-    raise RuntimeError("the turn ended without its DONE")
+            done = event
+    if done is None:
+        raise RuntimeError("the turn ended without its DONE")
+    return done
 
 
 async def sse_frames(engine: Engine, queue: asyncio.Queue[Event | Exception],
