@@ -22,26 +22,22 @@ def security_headers(headers: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in headers.items() if k in SECURITY}
 
 
-async def test_a_foreign_host_gets_the_json_400(transfer: CompiledService) -> None:
+@pytest.mark.parametrize("headers, status, body", [
+    ({"Host": "evil.example"}, 400,
+     b'{"error":"invalid_host","message":"the Host header names no host this server answers '
+     b'for; see --allowed-host"}'),
+    ({"Origin": "https://evil.example"}, 403,
+     b'{"error":"cross_site","message":"a request from another site\'s page cannot start a '
+     b'turn; allow its origin with --cors-origin"}'),
+], ids=["foreign host", "cross-site page"])
+async def test_a_refused_request_gets_its_json_error_byte_for_byte(
+        transfer: CompiledService, headers: dict[str, str], status: int, body: bytes) -> None:
     async with Asgi(transfer, Settings()).client() as client:
         response = await client.post(CHAT, json={"session_id": "u", "message": "안녕"},
-                                     headers={"Host": "evil.example"})
-    assert response.status_code == 400
-    assert response.content == (b'{"error":"invalid_host","message":"the Host header names no '
-                                b'host this server answers for; see --allowed-host"}')
+                                     headers=headers)
+    assert (response.status_code, response.content) == (status, body)
     assert response.headers["content-type"] == "application/json"
     assert response.headers["content-length"] == str(len(response.content))
-    assert security_headers(dict(response.headers)) == SECURITY
-
-
-async def test_a_cross_site_page_gets_the_json_403(transfer: CompiledService) -> None:
-    async with Asgi(transfer, Settings()).client() as client:
-        response = await client.post(CHAT, json={"session_id": "u", "message": "안녕"},
-                                     headers={"Origin": "https://evil.example"})
-    assert response.status_code == 403
-    assert response.content == (b'{"error":"cross_site","message":"a request from another '
-                                b"site's page cannot start a turn; allow its origin with "
-                                b'--cors-origin"}')
     assert security_headers(dict(response.headers)) == SECURITY
 
 
