@@ -23,10 +23,7 @@ def dumps(payload: Any) -> str:
     >>> dumps(2**70)  # beyond 64 bits: orjson refuses it, json writes it
     '1180591620717411303424'
     """
-    try:
-        return orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode()
-    except (orjson.JSONEncodeError, TypeError):
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return dumps_bytes(payload).decode("utf-8")
 
 
 def dumps_bytes(payload: Any) -> bytes:
