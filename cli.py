@@ -253,6 +253,58 @@ def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
         raise Exit(1)
 
 
+@app.command("eval")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--live", is_flag=True, help="Use the flow's configured model (keys from the "
+              "environment) instead of the offline probe.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead of text.")
+@click.option("--junit", "junit_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the cases as JUnit XML to FILE.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), default=0.0, metavar="PERCENT",
+              help="Exit 1 when fewer than PERCENT of a file's cases are read right.")
+@click.option("--max-wrong", type=click.IntRange(0), default=0, show_default=True,
+              help="Wrong settlements allowed per file before exiting 1.")
+@click.option("-k", "patterns", multiple=True, metavar="PATTERN",
+              help="Only cases whose tag or message contains PATTERN.")
+@click.option("-v", "--verbose", is_flag=True, help="List every case not read right.")
+def eval_(paths: Sequence[str], live: bool, as_json: bool, junit_file: str | None,
+          fail_under: float, max_wrong: int, patterns: tuple[str, ...], verbose: bool) -> None:
+    """Score how flows read labelled messages (*.eval.yaml): intents, slots, decisions,
+    wrong settlements by the rules."""
+    from engine.testing.eval_report import (
+        Gates,
+        evaluate_paths,
+        failures,
+        json_report,
+        junit_xml,
+        text,
+    )
+
+    gates = Gates(fail_under=fail_under, max_wrong=max_wrong)
+    try:
+        reports = asyncio.run(evaluate_paths(paths, live=live, env=os.environ,
+                                             patterns=patterns))
+    except FlowDefinitionError as err:
+        refuse(err)
+    if not reports:
+        errors.print(f"no *.eval.yaml files found in {', '.join(paths)}")
+        raise Exit(2)
+    if junit_file:
+        try:
+            Path(junit_file).write_text(junit_xml(reports), encoding="utf-8")
+        except OSError as err:
+            errors.print(f"error: cannot write {junit_file}: {err.strerror or err}")
+            raise Exit(2) from None
+    if as_json:
+        click.echo(json_report(reports, gates))
+    else:
+        for report in reports:
+            for line in text(report, gates, verbose=verbose):
+                click.echo(line)
+    if any(failures(r, gates) for r in reports):
+        raise Exit(1)
+
+
 @app.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]),

@@ -101,7 +101,7 @@ def test_checked_in_schema_matches_the_spec_models() -> None:
 
 
 FLOW_FILES = [p for p in sorted((ROOT / "flows").glob("*.yaml"))
-              if not p.name.endswith(".test.yaml") and not is_app_file(p)]
+              if not p.name.endswith((".test.yaml", ".eval.yaml")) and not is_app_file(p)]
 
 
 @pytest.mark.parametrize("path", FLOW_FILES, ids=lambda p: p.name)

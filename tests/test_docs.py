@@ -210,6 +210,8 @@ def yaml_kind(block: Block) -> str:
         return "precommit"
     if "conversations" in data:
         return "tests"
+    if "cases" in data:
+        return "eval"
     if {"app", "services"} <= data.keys():
         return "app"
     return "service" if {"service", "flows"} <= data.keys() else "fragment"
@@ -447,6 +449,13 @@ def check_tests(block: Block, ws: Path, tmp: Path) -> None:
 
 def comment_free(line: str) -> str:
     return re.sub(r"\s+#\s.*$", "", line).rstrip()
+
+
+def check_eval(block: Block, ws: Path, tmp: Path) -> None:
+    from engine.testing.evaluate import EvalFileSpec
+
+    spec = EvalFileSpec.model_validate(yaml_data(block))
+    assert spec.flow is None or (ROOT / "flows" / spec.flow).is_file(), block
 
 
 def check_excerpt(block: Block, ws: Path, tmp: Path) -> None:
@@ -711,6 +720,7 @@ def check_module_map(block: Block, ws: Path, tmp: Path) -> None:
 
 CHECKS: dict[str, Callable[[Block, Path, Path], None]] = {
     "service": check_service, "fragment": check_fragment, "tests": check_tests,
+    "eval": check_eval,
     "excerpt": check_excerpt, "modeline": check_modeline, "replies": check_replies,
     "workflow": check_workflow, "precommit": check_precommit, "json": check_json,
     "python": check_python, "commands": check_commands, "session": check_session,
@@ -836,15 +846,15 @@ def test_yes_no_table(locale: str, answer: str, word: str) -> None:
 def test_yes_no_table_lists_every_word() -> None:
     from engine.nlu import default_words, normalise
 
-    for locale in ("ko", "en"):
-        words = default_words(locale)
-        for answer in ("confirm", "deny", "cancel"):
-            doc = {normalise(w) for loc, a, w in WORDS if (loc, a) == (locale, answer)}
-            assert doc == set(getattr(words, answer)), (locale, answer)
+    words = default_words("ko")  # both rows apply in every locale
+    assert default_words("en") == words
+    for answer in ("confirm", "deny", "cancel"):
+        doc = {normalise(w) for _, a, w in WORDS if a == answer}
+        assert doc == set(getattr(words, answer)), answer
 
 
 YES_NO_PROSE = re.findall(r'"([^"]+)" → (confirm|cancel|deny)', markdown("dsl.md"))
-NOT_ANSWERS = [w for group in re.findall(r"\(((?:\"[^\"]+\",? ?)+) are not answers\)",
+NOT_ANSWERS = [w for group in re.findall(r"\(((?:\"[^\"]+\",?\s*)+) are not answers",
                                          markdown("dsl.md"))
                for w in re.findall(r'"([^"]+)"', group)] + \
     re.findall(r'\("(\w+)" is\s+not "\w+"\)', markdown("dsl.md"))

@@ -38,8 +38,8 @@ def test_the_walk_notices_a_missing_description() -> None:
     assert list(undescribed(schema)) == ["#/properties/a"]
 
 
-FLOWS = sorted(p for p in (ROOT / "flows").glob("*.yaml")
-               if not p.name.endswith(".test.yaml") and not is_app_file(p))  # apps: tests/app
+FLOWS = sorted(p for p in (ROOT / "flows").glob("*.yaml")  # apps: tests/app
+               if not p.name.endswith((".test.yaml", ".eval.yaml")) and not is_app_file(p))
 
 
 @pytest.mark.parametrize("flow", FLOWS, ids=[p.name for p in FLOWS])

@@ -48,6 +48,7 @@ CI_STEPS = {
     "schema check": ("flowctl schema", r"\s--check\b"),
     "lint": ("flowctl lint", r"\sflows/?(\s|$)"),  # every shipped flow
     "conversation tests": ("flowctl test", r"\sflows/?(\s|$)"),
+    "eval sets": ("flowctl eval", r"\sflows/?(\s|$)"),  # every shipped eval set
     "test suite": ("python3 -m pytest", r"^python3 -m pytest(\s+(-q|-v+|-x|-p \S+))*$"),  # whole
 }
 # Run by .ci/run but missing from README's sentence, which promises "exactly what CI runs": drift

@@ -45,7 +45,7 @@ from engine.compiler.tools import (
 from engine.compiler.validators import import_validator
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
-from engine.nlu import IntentRule, YesNoWords, default_words
+from engine.nlu import IntentRule, YesNoWords, asks, default_words
 from engine.registry import (
     ACTION_TOOLS,
     AGENT_PROMPT_NAMES,
@@ -90,7 +90,8 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
     return c.CompiledService(
         spec=spec, source=source, base_dir=base, name=spec.service, locale=spec.locale,
         flows=flows, default_flow=spec.default_flow, routes=dict(spec.routes),
-        intents=tuple(IntentRule(n, tuple(i.keywords), tuple(i.examples), i.priority)
+        intents=tuple(IntentRule(n, tuple(i.keywords), tuple(i.examples), i.priority,
+                                 acts=_acts(spec.routes.get(n), spec))
                       for n, i in spec.intents.items()),
         intent_thresholds={n: i.threshold for n, i in spec.intents.items()},
         slots=slots, messages=messages, actions=actions,
@@ -270,7 +271,9 @@ def _flow(name: str, flow: s.FlowSpec, spec: s.ServiceSpec,
         r.exists(flow.initial, stages, (*path, "initial"), "stage", "FL022")
     for i, slot in enumerate(flow.slots):
         r.exists(slot, spec.slots, (*path, "slots", i), "slot", "FL023")
-    compiled_stages = {sname: _stage(sname, stage, spec, prompts, (*path, "stages", sname), r)
+    verbs, doing = flow_verbs(name, spec)
+    compiled_stages = {sname: _stage(sname, stage, spec, prompts, (*path, "stages", sname), r,
+                                     verbs=verbs, doing=doing)
                        for sname, stage in flow.stages.items()}
     edges = _edges(flow, (*path, "transitions"), r)
     _check_fired_triggers(flow, {e.trigger for e in edges}, path, r)
@@ -339,8 +342,28 @@ def _step_triggers(steps: list[s.Step], path: Path) -> Iterable[tuple[Path, str]
                     yield (*path, i, "loop", key), value
 
 
+def _acts(flow: str | None, spec: s.ServiceSpec) -> bool:
+    """Whether ``flow`` does something once confirmed (it has a confirmation stage)."""
+    target = spec.flows.get(flow or "")
+    return target is not None and any(st.decide for st in target.stages.values())
+
+
+def flow_verbs(name: str, spec: s.ServiceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The flow's own verbs for doing its thing: the one-word keywords of the intents that
+    route to it ("보내", "이체", "send"), never a question word, so at its stages "네
+    보내주세요" confirms and "보내지 마" cancels; and the verbs every one of those intents
+    has, which alone may hold a cancel word that is then the flow's doing, not a cancel (a
+    flow only for cancelling appointments is not cancelled by "cancel")."""
+    keywords = [[k for k in spec.intents[intent].keywords if " " not in k.strip() and not asks(k)]
+                for intent, flow in spec.routes.items() if flow == name and intent in spec.intents]
+    verbs = tuple(dict.fromkeys(k for group in keywords for k in group))
+    shared = tuple(k for k in verbs if all(k in group for group in keywords))
+    return verbs, shared
+
+
 def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,
-           prompts: Mapping[str, Compiled | None], path: Path, r: Resolver) -> c.CompiledStage:
+           prompts: Mapping[str, Compiled | None], path: Path, r: Resolver, *,
+           verbs: tuple[str, ...] = (), doing: tuple[str, ...] = ()) -> c.CompiledStage:
     r.exists(stage.say, spec.messages, (*path, "say"), "message", "FL020")
     r.exists(stage.reprompt, spec.messages, (*path, "reprompt"), "message", "FL020")
     default_action = "DONE" if stage.terminal else ("CONFIRM" if stage.decide else "ASK")
@@ -350,6 +373,8 @@ def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,
         own = stage.words
         words = _words(spec).merge(YesNoWords(confirm=tuple(own.confirm),
                                               cancel=tuple(own.cancel), deny=tuple(own.deny)))
+    if verbs and not stage.terminal:
+        words = (words or _words(spec)).merge(YesNoWords(act=verbs, doing=doing))
     return c.CompiledStage(name, stage.terminal, stage.say, stage.reprompt,
                            stage.next_action or default_action, tuple(stage.buttons),
                            stage.decide, steps, words, background=stage.background,

@@ -16,7 +16,7 @@ from engine.compiler.resolve import Resolver
 from engine.compiler.templates import Compiled
 from engine.dsl import spec as s
 from engine.nlu import YesNoWords
-from engine.nlu.words import RESUME_WORDS
+from engine.nlu.words import resume_words
 from engine.source import Path
 
 
@@ -35,7 +35,7 @@ def service_patterns(spec: s.ServiceSpec, words: YesNoWords, r: Resolver) -> c.P
         labels[intent] = p.labels.get(intent) or (examples[0] if examples else intent)
     for intent in p.labels:
         r.exists(intent, spec.intents, (*path, "labels", intent), "intent", "FL029")
-    resume = YesNoWords(confirm=(*spec.words.resume, *RESUME_WORDS.get(spec.locale, ()),
+    resume = YesNoWords(confirm=(*spec.words.resume, *resume_words(spec.locale),
                                  *words.confirm), cancel=words.cancel, deny=words.deny)
     bands = confidence_bands(spec, r)
     return c.Patterns(chitchat=chitchat, clarify_ask=p.clarify.ask,

@@ -19,7 +19,7 @@ from engine.compiler.checks import prompts
 from engine.compiler.front import Parsed, analyse_file, parse_file
 from engine.errors import Finding, FlowDefinitionError, SourceLocation, sorted_findings
 from engine.testing.names import name_findings
-from engine.testing.spec import TEST_SUFFIX, load_tests
+from engine.testing.spec import EVAL_SUFFIX, TEST_SUFFIX, load_tests
 
 PARALLEL_FROM = 200  # files; below this, worker start-up costs more than it saves (bench/lint.py)
 
@@ -79,9 +79,11 @@ def discover(paths: Sequence[str | FilePath]) -> list[Task]:
 
 
 def _files(path: FilePath) -> list[FilePath]:
-    """The YAML files under a directory; a file and its conversation tests beside it."""
+    """The YAML files under a directory (eval sets aside: ``flowctl eval`` checks those); a
+    file and its conversation tests beside it."""
     if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        return sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
+                      and not p.name.endswith(EVAL_SUFFIX))
     sibling = path.with_name(path.name.removesuffix(path.suffix) + TEST_SUFFIX)
     return [path, sibling] if not is_test_file(path) and sibling.is_file() else [path]
 

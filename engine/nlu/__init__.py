@@ -17,20 +17,26 @@ from .intents import IntentRule, IntentScore, classify
 from .money import find_money
 from .numbers import find_numbers
 from .patterns import Match, MatchValue, find_pattern, non_overlapping
+from .phrases import FILLERS, INTERROGATIVES, asks, is_question
 from .segments import split_segments
 from .times import find_times, parse_time
-from .words import Answer, YesNoWords, default_words, normalise, yes_no
+from .words import Answer, YesNoWords, cancel_first, decision_text, default_words, normalise, yes_no
 
 __all__ = [
     "Answer",
+    "INTERROGATIVES",
     "EnumMatcher",
+    "FILLERS",
     "IntentRule",
     "IntentScore",
     "Match",
     "MatchValue",
     "YesNoWords",
+    "asks",
+    "cancel_first",
     "classify",
     "compile_enum",
+    "decision_text",
     "default_words",
     "enum_conflicts",
     "find_dates",
@@ -39,6 +45,7 @@ __all__ = [
     "find_numbers",
     "find_pattern",
     "find_times",
+    "is_question",
     "non_overlapping",
     "parse_time",
     "normalise",

@@ -4,8 +4,17 @@ Both the message and the rules are normalised the same way (see words.normalise)
 
 - Keyword hit: confidence = min(0.99, 0.90 + 0.05 * (distinct keywords found - 1)).
   Hangul keywords match as substrings, so "보내" finds "보내줘" but not "보냈어" (보냈 is
-  another syllable). Keywords starting with a Latin letter or digit must also start a
-  word ("hi" is not found in "this"; "send" is found in "sending").
+  another syllable). Keywords starting with a Latin letter or digit match whole words in
+  their regular forms ("add" is not in "address"; "card" is in "cards", "replace" in
+  "replacement", "verify" in "verified"). A hit inside a longer
+  hit of another intent does not count ("이체" in "이체 내역" is the history's), nor does a
+  negated one ("보내지 마", "안 보내", "don't send").
+- A question ("얼마 보냈어?", "what did I send?") is not a request: an intent that acts
+  (its flow confirms, then does something) and whose examples are all requests scores
+  under any threshold on one (``QUESTION_SCORE``), so the model, or a question back,
+  decides; a request put as a question ("보내줄래?") is a request. A "why" asks for a
+  reason ("why do you need my id to see my balance?"), never for an intent: no intent
+  settles it.
 - Otherwise, example similarity: the best Dice coefficient over character bigrams of
   the normalised texts with spaces removed,
       dice(a, b) = 2 * |bigrams(a) & bigrams(b)| / (|bigrams(a)| + |bigrams(b)|)
@@ -22,9 +31,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .phrases import is_question
 from .words import normalise
 
 MIN_EXAMPLE_SIMILARITY = 0.35
+_WHY = re.compile(r"(?<![a-z])(?:why|how come)(?![a-z])|왜|어째서")
+QUESTION_SCORE = 0.45
+"""What an acting intent learned only from requests scores on a question (under 0.5)."""
 _KEYWORD_BASE, _KEYWORD_STEP, _KEYWORD_CAP = 0.9, 0.05, 0.99
 _WORD_START = re.compile(r"[a-z0-9]")
 
@@ -41,13 +54,18 @@ class IntentRule:
     keywords: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     priority: int = 0
+    acts: bool = False
+    """Its flow does something once confirmed (moves money, orders): a question about it
+    ("이체한 거 뭐 있어?") is not asking for it."""
     # Built once here because classify() runs on every chat turn.
-    _keyword_matchers: tuple[tuple[str, str, re.Pattern[str] | None], ...] = field(
+    _keyword_matchers: tuple[tuple[str, str, re.Pattern[str]], ...] = field(
         init=False, repr=False, compare=False
     )
     _example_grams: tuple[tuple[str, Counter[str]], ...] = field(
         init=False, repr=False, compare=False
     )
+    _requests_only: bool = field(init=False, repr=False, compare=False)
+    """It acts, and none of its examples asks something: a question is not a request of it."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keywords", tuple(self.keywords))
@@ -58,6 +76,8 @@ class IntentRule:
         grams = tuple((e, bigrams(normalise(e))) for e in self.examples)
         object.__setattr__(self, "_keyword_matchers", matchers)
         object.__setattr__(self, "_example_grams", grams)
+        object.__setattr__(self, "_requests_only", self.acts and
+                           not any(map(is_question, self.examples)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,34 +95,103 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     """
     normalised = normalise(text)
     grams = bigrams(normalised)
+    hits = _outranked(normalised, [_hits(normalised, rule) for rule in rules])
+    asking = is_question(text)
+    why = _WHY.search(normalised) is not None
     ranked = []
-    for order, rule in enumerate(rules):
-        score = _keyword_score(normalised, rule) or _example_score(grams, rule)
+    for order, (rule, found) in enumerate(zip(rules, hits, strict=True)):
+        score = _keyword_score(found, rule) or _example_score(grams, rule)
+        if score is not None and (why or (asking and rule._requests_only)):
+            score = IntentScore(rule.name, min(score.confidence, QUESTION_SCORE),
+                                f"{score.reason}, in a question")
         if score is not None:
             ranked.append((-score.confidence, -rule.priority, order, score))
     return [score for *_, score in sorted(ranked, key=lambda r: r[:3])]
 
 
-def _keyword_pattern(word: str) -> re.Pattern[str] | None:
+Hit = tuple[str, int, int]
+"""A keyword found: the keyword as written, and where its normalised form stands."""
+
+
+def _keyword_pattern(word: str) -> re.Pattern[str]:
     if not _WORD_START.match(word):
-        return None  # Hangul keywords are plain substrings
-    return re.compile(rf"(?<![a-z0-9]){re.escape(word)}")
+        return re.compile(re.escape(word))  # Hangul keywords are plain substrings
+    head, _, last = word.rpartition(" ")
+    forms = "|".join(re.escape(f) for f in sorted(inflections(last), key=len, reverse=True))
+    lead = re.escape(head + " ") if head else ""
+    return re.compile(rf"(?<![a-z0-9]){lead}(?:{forms})(?![a-z0-9])")
 
 
-def _keyword_score(normalised: str, rule: IntentRule) -> IntentScore | None:
-    hits = [k for k, word, pattern in rule._keyword_matchers if _has(normalised, word, pattern)]
-    if not hits:
+def inflections(word: str) -> set[str]:
+    """An English word and its regular forms: "replace" -> replaces, replaced, replacing,
+    replacement; "verify" -> verifies, verified, verification. Not other words that merely
+    start with it ("add" is not "address").
+
+    >>> sorted(inflections("add"))
+    ['add', 'added', 'adding', 'addition', 'adds']
+    >>> sorted(inflections("verify"))
+    ['verification', 'verified', 'verifies', 'verify', 'verifying']
+    """
+    if word.endswith("e"):
+        stem = word[:-1]
+        return {word, word + "s", word + "d", stem + "ing", word + "ment", word + "ments",
+                stem + "ation"}
+    if word.endswith("y") and len(word) > 2:
+        stem = word[:-1]
+        return {word, word + "ing", stem + "ies", stem + "ied", stem + "ication"}
+    forms = {word, word + "s", word + "ed", word + "ing"}
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        forms.add(word + "es")
+    if word.endswith("d"):
+        forms.add(word + "ition")
+    return forms
+
+
+def _hits(normalised: str, rule: IntentRule) -> list[Hit]:
+    found = []
+    for keyword, word, pattern in rule._keyword_matchers:
+        if not word:
+            continue  # a blank keyword never matches
+        for match in pattern.finditer(normalised):
+            if not negated(normalised, match.start(), match.end()):
+                found.append((keyword, match.start(), match.end()))
+                break
+    return found
+
+
+def _outranked(normalised: str, hits: list[list[Hit]]) -> list[list[Hit]]:
+    """Each rule's hits less those inside a longer hit of another rule."""
+    spans = [[(a, b) for _, a, b in rule_hits] for rule_hits in hits]
+    kept = []
+    for i, rule_hits in enumerate(hits):
+        others = [s for j, group in enumerate(spans) if j != i for s in group]
+        kept.append([(k, a, b) for k, a, b in rule_hits
+                     if not any(c <= a and b <= d and (d - c) > (b - a) for c, d in others)])
+    return kept
+
+
+_NEGATED_AFTER = re.compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)")
+_NEGATED_BEFORE = re.compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont)\s?$")
+
+
+def negated(normalised: str, start: int, end: int) -> bool:
+    """Whether the word at ``start:end`` is negated: "보내지 마", "안 보내", "don't send".
+
+    >>> negated("엄마한테 돈 보내지 마", 7, 9), negated("엄마한테 보내줘", 5, 7)
+    (True, False)
+    """
+    return bool(_NEGATED_AFTER.match(normalised, end) or
+                _NEGATED_BEFORE.search(normalised, 0, start))
+
+
+def _keyword_score(hits: list[Hit], rule: IntentRule) -> IntentScore | None:
+    names = list(dict.fromkeys(k for k, _, _ in hits))
+    if not names:
         return None
-    confidence = min(_KEYWORD_CAP, _KEYWORD_BASE + _KEYWORD_STEP * (len(hits) - 1))
-    label = "keyword" if len(hits) == 1 else "keywords"
-    quoted = ", ".join(f"'{k}'" for k in hits)
+    confidence = min(_KEYWORD_CAP, _KEYWORD_BASE + _KEYWORD_STEP * (len(names) - 1))
+    label = "keyword" if len(names) == 1 else "keywords"
+    quoted = ", ".join(f"'{k}'" for k in names)
     return IntentScore(rule.name, round(confidence, 4), f"{label} {quoted}")
-
-
-def _has(normalised: str, word: str, pattern: re.Pattern[str] | None) -> bool:
-    if pattern is not None:
-        return pattern.search(normalised) is not None
-    return bool(word) and word in normalised  # a blank keyword never matches
 
 
 def _example_score(grams: Counter[str], rule: IntentRule) -> IntentScore | None:

@@ -1,22 +1,21 @@
-"""Message + yes/no word lists -> "confirm" | "cancel" | "deny" | None, and the shared normaliser.
+"""Message + decision words -> "confirm" | "cancel" | "deny" | None, and the shared normaliser.
 
-Matching happens on normalised text (NFC, casefolded, punctuation and symbols turned
-into spaces, whitespace collapsed) with these rules:
+A message is a decision only when the whole of it is one (``phrases.py`` builds the
+grammar): the decision phrase, at most politeness and fillers ("네 감사합니다", "please"),
+and the flow's own verbs for doing the thing ("네 보내주세요", "go ahead and send it").
+Anything else makes it no decision at all, and the rest of the understanding reads it:
 
-1. Cancel wins: a cancel word starting at any token ("확인 말고 취소" -> cancel).
-2. Otherwise the message's first word decides: the longest confirm or deny word that
-   starts at the first token ("no problem, go ahead" -> confirm, because "no problem" is
-   a confirm phrase and longer than the deny word "no"; "아니 3만원으로 해줘" -> deny).
-   On an exact tie deny wins, since confirming is the step that cannot be undone.
-3. How a word matches a token:
-   - Hangul words of two or more letters match as a prefix, because Korean glues endings
-     on ("확인해줘", "진행해주세요", "아니요").
-   - One-letter Hangul words (네, 예, 응, 노, 넵) must be the whole token or be followed by
-     요 ("네요"), so "네이버" and "예약" are not answers.
-   - Words with Latin letters must be whole tokens, so "yesterday" is not "yes".
-   - A word with spaces ("안 할래", "go ahead") must match token by token; in Hangul ones
-     the last word may carry an ending ("하지 마세요") and the spaces may be left out
-     ("하지마", "안할래요").
+- a question ("?" anywhere: "네?", "확인하기 전에 수수료는 얼마야?") or a quote ('"네"라고?');
+- a hesitation or condition ("네 근데", "잠깐", "ok wait", "if it's free, yes"): the extra
+  words are not decision words, so the message is not one;
+- a longer word that merely starts with a decision word (진행상황, 그래서, 확인해 볼게,
+  yesterday): Korean words match only with the affirmative endings ``phrases.py`` lists;
+- a message trailing off ("네...").
+
+Of the three, cancel is read first, then deny, then confirm: a message that is both a
+cancel and a yes ("네 취소해 주세요") cancels, since confirming is the step that cannot be
+undone. A cancel may be a negated verb of the flow ("보내지 마", "안 보낼래", "don't send
+it"), and "X 말고 취소" cancels; a negated cancel ("취소하지 마") is no decision.
 
 The runtime decides what a deny means (for example a correction when a slot value is
 present); this module only reports the word.
@@ -24,11 +23,22 @@ present); this module only reports the word.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
+
+from engine.nlu.phrases import (
+    GENERIC_ACT,
+    LAUGHS,
+    NEUTRAL,
+    SINGLE_ONLY,
+    Lexicon,
+    negations,
+    squash,
+)
 
 Answer = Literal["confirm", "cancel", "deny"]
 
@@ -54,30 +64,149 @@ def _normalise_words(words: Iterable[str]) -> tuple[str, ...]:
     return tuple(unique)
 
 
-def _compile_words(words: tuple[str, ...]) -> re.Pattern[str] | None:
-    """Alternation of the words, longest first, each anchored at a token start."""
-    if not words:
+_QUESTION_OR_QUOTE = re.compile(
+    r"[?？\"“”„«»「」『』]|(?<!\w)['‘’]|['‘’](?!\w)|(?:\.\.\.|…|‥)\s*$")
+"""A question mark, a quote, or a message trailing off ("네..."): never a decision."""
+_DRAWN_OUT = re.compile(r"([ㄱ-ㅎ])\1{2,}")
+_LONGEST = 80
+"""Characters: a decision is short; longer messages are read by the rest of understanding."""
+
+
+def decision_text(text: str) -> str | None:
+    """The normalised message when it could be a decision; None for a question, a quote,
+    a message trailing off, an empty or an over-long one.
+
+    >>> decision_text("네, 보내주세요!"), decision_text("네?"), decision_text('"네"라고 하면 돼')
+    ('네 보내주세요', None, None)
+    """
+    if _QUESTION_OR_QUOTE.search(text.strip()):
         return None
-    ordered = sorted(words, key=len, reverse=True)  # the first alternative that fits is longest
-    return re.compile("|".join(rf"(?<!\S)(?:{_word_pattern(w)})" for w in ordered))
+    normalised = _DRAWN_OUT.sub(r"\1\1", normalise(text))  # ㅇㅇㅇㅇ -> ㅇㅇ
+    return normalised if 0 < len(normalised) <= _LONGEST else None
 
 
-def _word_pattern(word: str) -> str:
-    if _LATIN.search(word):
-        return re.escape(word) + r"(?!\S)"  # whole tokens only
-    parts = word.split(" ")
-    if len(parts) > 1:
-        # The leading words already fix the meaning, so the last one may carry an ending
-        # ("하지 마세요"); the phrase is often typed without its spaces ("하지마").
-        return f"{re.escape(word)}|{re.escape(''.join(parts))}"
-    if len(word) >= 2:
-        return re.escape(word)  # a prefix: Korean endings follow ("확인해줘")
-    return re.escape(word) + r"(?=요?(?!\S))"  # "네" or "네요", never "네이버"
+_NEUTRAL = Lexicon.of((w for group in NEUTRAL.values() for w in group), conjugated=False)
+_VERBS = tuple(v for group in GENERIC_ACT.values() for v in group)
+_CONNECTIVES = frozenset({"and", "then", "andthen", "그리고", "그다음", "그다음에"})
+_ATTACHED = ("하고서", "하고", "하구", "시키고")
+"""A cancel joined to what follows: "취소하고 잔액 알려줘"."""
+_LONGEST_PHRASE = 5
+"""Words: the longest phrase a lexicon holds ("i dont want it anymore")."""
+_MOST_WORDS = 12
+_LONGEST_RUN = 12
+"""Characters: the longest run of yes words read ("오키오키ㅎㅎ")."""
+_NOTHING: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class _Grammar:
+    """The lexicons of one set of decision words."""
+
+    yes: Lexicon
+    """Confirm words and the flow's verbs ("확인", "네", "보내", "send")."""
+    no: Lexicon
+    stop: Lexicon
+    negated: frozenset[str]
+    """"Don't" with the flow's verbs, and alone ("보내지 마", "하지 마"): a cancel."""
+    longest: int
+    """Characters: no longer piece of a message is any of these (spaces counted)."""
+    doing: Lexicon
+    """Cancel words that are the flow's own doing (A): said with a yes, they confirm."""
+
+    def kinds(self, text: str, single: bool) -> frozenset[str]:
+        """What a piece of the message can be: N(eutral), Y(es), D(eny), C(ancel word),
+        X (a negation: a cancel only where the cancel starts), M (a yes then 말고), A (the
+        flow's own doing that is also a cancel word: a yes only with one)."""
+        if len(text) > self.longest:
+            return _NOTHING
+        found = set()
+        if text in _NEUTRAL or LAUGHS.fullmatch(text):
+            found.add("N")
+        if text in self.no:
+            found.add("D")
+        if text in self.stop:
+            found.add("C")
+        if text in self.doing:
+            found.add("A")
+        if squash(text) in self.negated:
+            found.add("X")
+        if text in self.yes or (single and len(text) <= _LONGEST_RUN and self._run(text)):
+            found.add("Y")
+        if text.endswith("말고") and (text[:-2].rstrip() in self.yes or not text[:-2].strip()):
+            found.add("M")
+        return frozenset(found)
+
+    def _run(self, text: str) -> bool:
+        """Yes words run together, perhaps with a laugh: 그래그래, 네넵, 네ㅎㅎ (not 엉엉)."""
+        if any(w * 2 in text for w in SINGLE_ONLY):
+            return False
+        return _run(text, self.yes, len(text))
+
+
+def _run(text: str, yes: Lexicon, budget: int) -> bool:
+    for cut in range(1, len(text)):
+        head, tail = text[:cut], text[cut:]
+        if head in yes and (tail in yes or LAUGHS.fullmatch(tail) or
+                            (budget > 0 and _run(tail, yes, budget - 1))):
+            return True
+    return False
+
+
+# Each reading is a small automaton over the pieces of a message: state -> kind -> state.
+# The three decisions run as one (their states named apart), so a message is read once.
+_Table = dict[str, dict[str, str]]
+_DECISIONS: _Table = {
+    "confirm": {"N": "confirm", "Y": "yes", "A": "confirm"},
+    "yes": {"N": "yes", "Y": "yes", "A": "yes"},
+    "deny": {"N": "deny", "D": "no"}, "no": {"N": "no", "D": "no"},
+    "cancel": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop",
+               "X": "stop"},
+    "said": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop", "X": "stop"},
+    "stop": {"N": "stop", "D": "stop", "C": "stop"},
+}
+_STARTS = frozenset({"confirm", "deny", "cancel"})
+_CANCEL_FIRST: _Table = {"start": {"N": "start", "D": "start", "C": "stop", "X": "stop"},
+                         "stop": {}}
+
+
+def _reach(tokens: list[str], grammar: _Grammar, table: _Table,
+           start: frozenset[str]) -> list[set[str]]:
+    """For each position in ``tokens``, the states the automaton can be in there."""
+    reach: list[set[str]] = [set() for _ in range(len(tokens) + 1)]
+    reach[0].update(start)
+    for i in range(len(tokens)):
+        states = reach[i]
+        if not states:
+            continue
+        for j in range(i + 1, min(len(tokens), i + _LONGEST_PHRASE) + 1):
+            for kind in grammar.kinds(" ".join(tokens[i:j]), j == i + 1):
+                for state in states:
+                    nxt = table[state].get(kind)
+                    if nxt is not None:
+                        reach[j].add(nxt)
+    return reach
+
+
+@functools.lru_cache(maxsize=256)
+def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str, ...],
+             act: tuple[str, ...], doing: tuple[str, ...]) -> _Grammar:
+    """Built once per set of words (stages that share a flow's words share it)."""
+    verbs = (*act, *_VERBS)
+    # A cancel word inside what the flow is all for ("취소" of "주문취소") is what it does:
+    # there it cancels nothing, and confirms only said with a yes ("넵 취소해주세요").
+    own = tuple(c for c in cancel if any(squash(c) in squash(v) for v in doing))
+    yes, no, stop = Lexicon.of((*confirm, *verbs)), Lexicon.of(deny, plain=True), \
+        Lexicon.of(c for c in cancel if c not in own)
+    negated = negations((*verbs, *own))
+    longest = max(yes.longest, no.longest, stop.longest, _NEUTRAL.longest,
+                  max(map(len, negated), default=0)) + _LONGEST_PHRASE
+    return _Grammar(yes, no, stop, negated, longest, Lexicon.of(own))
 
 
 @dataclass(frozen=True, slots=True)
 class YesNoWords:
-    """Words that confirm, cancel or deny; normalised when built.
+    """Words that confirm, cancel or deny, and the flow's verbs for doing the thing
+    (``act``: "보내", "send"); normalised when built.
 
     >>> default_words("en").merge(YesNoWords(confirm=("Let's go!",))).confirm[-1]
     'lets go'
@@ -86,14 +215,24 @@ class YesNoWords:
     confirm: tuple[str, ...] = ()
     cancel: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
-    # One regex per list, built here so yes_no() does no per-word work on each chat turn.
-    _patterns: tuple[re.Pattern[str] | None, ...] = field(init=False, repr=False, compare=False)
+    act: tuple[str, ...] = ()
+    doing: tuple[str, ...] = ()
+    """Verbs that are all the flow is for: a cancel word inside one ("취소" of a flow only
+    for "주문취소") is the flow's doing there, not a cancel."""
+    # Built here (and shared between equal word sets), so yes_no() does no per-word work.
+    _grammar: _Grammar = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        lists = tuple(_normalise_words(getattr(self, n)) for n in ("confirm", "cancel", "deny"))
-        for name, words in zip(("confirm", "cancel", "deny"), lists, strict=True):
+        names = ("confirm", "cancel", "deny", "act", "doing")
+        lists = tuple(_normalise_words(getattr(self, n)) for n in names)
+        for name, words in zip(names, lists, strict=True):
             object.__setattr__(self, name, words)
-        object.__setattr__(self, "_patterns", tuple(map(_compile_words, lists)))
+        object.__setattr__(self, "_grammar", _grammar(*lists))
+
+    def known(self, word: str) -> bool:
+        """Whether ``word`` is one of these words, politeness, a filler or a verb of the
+        flow ("네", "주세요", "보내줘"): words that add nothing to a value said with them."""
+        return bool(self._grammar.kinds(word, True))
 
     def merge(self, other: YesNoWords) -> YesNoWords:
         """These words plus ``other``'s (author-supplied words added to the defaults)."""
@@ -101,60 +240,106 @@ class YesNoWords:
             confirm=self.confirm + other.confirm,
             cancel=self.cancel + other.cancel,
             deny=self.deny + other.deny,
+            act=self.act + other.act,
+            doing=self.doing + other.doing,
         )
 
 
 _KO = YesNoWords(
-    confirm=(
-        "확인", "네", "예", "응", "넵", "좋아", "좋습니다", "그래", "맞아", "진행", "ㅇㅇ", "ㅇㅋ",
-        "오케이", "그렇게 해",
-    ),
-    cancel=("취소", "그만", "안 할래", "안할래", "하지 마", "중단"),
-    deny=("아니", "아니요", "아니오", "아뇨", "싫어", "노", "노노", "ㄴㄴ"),
+    confirm=("확인", "네", "예", "응", "웅", "넵", "넹", "옙", "좋아", "좋습니다", "좋네", "그래",
+             "그럼요", "그러자", "그럽시다", "그렇게 해", "그렇게 하자", "맞아", "맞습니다",
+             "맞네", "진행", "승인", "동의", "ㅇㅇ", "ㅇㅋ", "ㄱㄱ", "고고", "콜", "오케이",
+             "오키", "오케", "당연하지", "당연하죠", "당연히", "물론", "물론이죠", "물론이지",
+             "알겠어", "알겠어요", "알겠습니다", "알았어", "알았어요", "그렇습니다", "확인했어",
+             "확인했어요", "확인했습니다", "엉", "고고싱", "네엡", "넵넵", "부탁해", "부탁해요",
+             "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요"),
+    cancel=("취소", "그만", "중단", "중지", "멈춰", "스톱", "됐어", "됐어요", "됐습니다", "관둘래",
+            "관둬", "그만둘래", "그만 둘게요"),
+    deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아니에요", "싫어", "싫어요", "노", "노노",
+          "ㄴㄴ"),
 )  # fmt: skip
 _EN = YesNoWords(
-    confirm=("yes", "yeah", "yep", "ok", "okay", "confirm", "sure", "go ahead", "no problem"),
-    cancel=("cancel", "stop", "abort", "never mind", "nevermind", "forget it"),
-    deny=("no", "nope", "nah"),
-)
-_BY_LOCALE = {"ko": _KO, "en": _EN}
+    confirm=("yes", "yeah", "yea", "ya", "yep", "yup", "ok", "okay", "okey", "k", "kk", "sure",
+             "sure thing", "confirm", "confirmed", "i confirm", "go ahead", "no problem",
+             "correct", "thats correct", "right", "thats right", "absolutely", "definitely",
+             "of course", "certainly", "alright", "all right", "fine", "thats fine",
+             "sounds good", "sounds great", "looks good", "looks right", "perfect", "great",
+             "agreed", "i agree", "approve", "approved", "i approve", "yes sir", "yess",
+             "yesss", "affirmative", "all good", "okie", "okie dokie", "y",
+             "okey dokey", "yes yes"),
+    cancel=("cancel", "cancel it", "cancel that", "stop", "abort", "never mind", "nevermind",
+            "forget it", "forget about it", "call it off", "scrap it", "scrap that",
+            "i dont want it", "i dont want it anymore", "dont want it anymore",
+            "changed my mind", "i changed my mind", "not interested"),
+    deny=("no", "nope", "nah", "no thanks", "no thank you", "not really", "negative"),
+)  # fmt: skip
 RESUME_WORDS: dict[str, tuple[str, ...]] = {
-    "ko": ("계속", "계속 진행", "계속할래", "이어서", "마저", "돌아가"),
-    "en": ("continue", "go on", "resume", "carry on", "back to it"),
+    "ko": ("계속", "계속 진행", "이어서", "마저", "돌아가", "다시 하자"),
+    "en": ("continue", "go on", "resume", "carry on", "back to it", "keep going"),
 }
 """Words that take an interrupted flow up again (besides the confirm words)."""
 _ALL = _KO.merge(_EN)
 
 
-def default_words(locale: str) -> YesNoWords:
-    """Built-in words for "ko" or "en" (region tags like "ko-KR" allowed); else both merged.
+def resume_words(locale: str) -> tuple[str, ...]:
+    """The built-in resume words: Korean and English alike, as ``default_words``."""
+    del locale
+    return (*RESUME_WORDS["ko"], *RESUME_WORDS["en"])
 
-    >>> "취소" in default_words("ko").cancel, "cancel" in default_words("fr").cancel
+
+def default_words(locale: str) -> YesNoWords:
+    """The built-in words. Korean and English alike, whatever the service's locale: people
+    type "ok" to a Korean service and "네" to an English one, and the two sets never
+    collide (Hangul words and Latin words match different text).
+
+    >>> "취소" in default_words("en").cancel, "cancel" in default_words("ko").cancel
     (True, True)
     """
-    language = locale.replace("_", "-").split("-")[0].lower()
-    return _BY_LOCALE.get(language, _ALL)
+    del locale  # the same for every locale (see above)
+    return _ALL
 
 
 def yes_no(text: str, words: YesNoWords) -> Answer | None:
-    """Classify a short answer; None when it is not a yes/no/cancel answer.
+    """The decision the whole message is; None when it is anything else.
 
-    >>> yes_no("네 보내주세요", default_words("ko")), yes_no("네이버", default_words("ko"))
+    >>> words = default_words("ko").merge(YesNoWords(act=("보내",)))
+    >>> yes_no("네 보내주세요", words), yes_no("확인하기 전에 수수료는 얼마야?", words)
     ('confirm', None)
+    >>> yes_no("보내지 마", words), yes_no("진행상황 알려줘", words)
+    ('cancel', None)
     """
-    normalised = normalise(text)
-    confirm, cancel, deny = words._patterns
-    if not normalised:
+    normalised = decision_text(text)
+    if normalised is None:
         return None
-    if cancel is not None and cancel.search(normalised):
+    tokens = normalised.split(" ")
+    if len(tokens) > _MOST_WORDS:
+        return None
+    ended = _reach(tokens, words._grammar, _DECISIONS, _STARTS)[-1]
+    if "stop" in ended:  # cancel first, then deny: confirming is what cannot be undone
         return "cancel"
-    confirmed, denied = _prefix_length(confirm, normalised), _prefix_length(deny, normalised)
-    if not confirmed and not denied:
-        return None
-    return "confirm" if confirmed > denied else "deny"
+    if "no" in ended:
+        return "deny"
+    return "confirm" if "yes" in ended else None
 
 
-def _prefix_length(pattern: re.Pattern[str] | None, normalised: str) -> int:
-    """Length of the longest word at the start of the message, 0 when none is there."""
-    match = pattern.match(normalised) if pattern is not None else None
-    return match.end() if match else 0
+def cancel_first(text: str, words: YesNoWords) -> str | None:
+    """What follows a leading cancel ("취소하고 잔액 알려줘" -> "잔액 알려줘"), or None.
+
+    >>> cancel_first("cancel, check my balance", default_words("en"))
+    'check my balance'
+    """
+    tokens = normalise(text).split(" ")
+    for cut, token in enumerate(tokens):  # "취소하고 잔액" reads as "취소 하고 잔액"
+        for joined in _ATTACHED:
+            if token.endswith(joined) and len(token) > len(joined):
+                tokens[cut:cut + 1] = [token[:-len(joined)], "하고"]
+                break
+    reach = _reach(tokens, words._grammar, _CANCEL_FIRST, frozenset({"start"}))
+    for end in range(1, len(tokens)):
+        if "stop" in reach[end]:
+            rest = tokens[end:]
+            while rest and (rest[0] in _CONNECTIVES or rest[0] == "하고"):
+                rest = rest[1:]
+            if rest and not all(words.known(t) for t in rest):  # "cancel the order" is one
+                return " ".join(rest)
+    return None

@@ -78,6 +78,19 @@ class Trace(TypedDict):
     error: NotRequired[str]
     stack: NotRequired[list[StackOp]]
     failure_tags: NotRequired[list[str]]
+    reading: NotRequired[Reading]
+
+
+class Reading(TypedDict):
+    """How the turn read the message (``_trace.reading``): the intent it started a flow for
+    (None: no intent), the slot values it set (sensitive ones masked), the decision it took
+    and who settled it: ``rules``, or ``model`` when the turn's one model call was made.
+    ``flowctl eval`` scores these against labelled messages."""
+
+    intent: str | None
+    slots: dict[str, Any]
+    decision: str | None
+    by: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from engine.nlu import yes_no
+from engine.nlu import cancel_first, yes_no
 from engine.runtime import routing
 from engine.runtime.events import AgentDone, AgentStart
 from engine.runtime.session import Clarify
@@ -63,8 +63,8 @@ async def mid_flow(run: TurnRun) -> None:
         await run.settle(run.moved)
         return
     rules = run.rules(state.message)
-    if rules.decision == "cancel" and (
-            other := routing.other_intent(state.message, run.service, flow)) is not None:
+    rest = cancel_first(state.message, state.stage.words or run.service.words)
+    if rest is not None and (other := routing.other_intent(rest, run.service, flow)) is not None:
         await run.settle(run.fire("cancel"))  # "취소하고 잔액 알려줘"
         await _switch(run, other, "cancel and start")
         return
@@ -111,6 +111,7 @@ async def _awaited(run: TurnRun, awaiting: str) -> bool:
     answer = yes_no(state.message, words)
     if answer is None:
         return False
+    run.reading["decision"] = answer
     run.moved = False
     if answer != "confirm":
         run.moved = awaiting == "continue" and run.fire("cancel")

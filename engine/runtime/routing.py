@@ -13,7 +13,7 @@ import re
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
 from engine.nlu import classify
-from engine.nlu.words import normalise
+from engine.nlu.words import decision_text, normalise
 from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.understand import Intent, Understanding
 
@@ -23,8 +23,6 @@ _QUESTION = re.compile(r"(?:[?？]|나요|까요?|니까|어때요?|뭐야|뭐�
                        r"\s*[.!~]*\s*$")
 _EN_QUESTION = re.compile(r"^(?:what|how|why|when|where|who|which|can|could|do|does|is|are|"
                           r"tell me)\b", re.IGNORECASE)
-_ORDINALS = {"1": 0, "첫": 0, "first": 0, "2": 1, "두": 1, "둘": 1, "second": 1, "3": 2,
-             "세": 2, "셋": 2, "third": 2}
 
 
 def ranked(message: str, service: CompiledService) -> list[Intent]:
@@ -132,18 +130,50 @@ def digression(message: str, service: CompiledService, stage: CompiledStage,
 
 
 def choose(message: str, options: list[str], service: CompiledService) -> str | None:
-    """Which of ``options`` (intent names) the answer to "which one?" picks, or None."""
-    text = normalise(message)
-    for name in options:
-        label = normalise(service.patterns.labels.get(name, name))
-        if text and (text == label or label in text or normalise(name) == text):
-            return name
-    for token in text.split():
-        index = next((i for word, i in _ORDINALS.items() if token.startswith(word)), None)
-        if index is not None and index < len(options):
-            return options[index]
-    best = next((i.name for i in ranked(message, service) if i.name in options), None)
-    return best
+    """Which of ``options`` (intent names) the answer to "which one?" picks, or None.
+
+    The answer is the whole message: an option's label or name said alone or in a
+    sentence that names no other option, an ordinal said alone ("2", "두 번째요", "the
+    first one"), or words whose intents rank one option clearly first. A question, a
+    message naming two options, or the same ambiguous words again is no answer."""
+    text = decision_text(message)
+    if text is None:  # a question ("둘 다 뭐가 달라?"), a quote: not a choice
+        return None
+    named = [name for name in options
+             if (label := normalise(service.patterns.labels.get(name, name))) and
+             (text == label or f" {label} " in f" {text} " or normalise(name) == text)]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        return None
+    index = ordinal(text)
+    if index is not None:
+        return options[index] if index < len(options) else None
+    candidates = [i for i in ranked(message, service) if i.name in options]
+    if not candidates or len(ambiguous(candidates, service)) > 1:
+        return None
+    return candidates[0].name
+
+
+_ORDINAL = re.compile(
+    r"(?:(?:the|number|no|번호|option|choice)\s)?"
+    r"(?P<n>[1-9]|첫|두|세|first|second|third|1st|2nd|3rd)"
+    r"(?:\s?(?:번째|번|째|번 째|one|option|choice))?"
+    r"(?:\s?(?:요|이요|거|거요|걸로|걸로요|것|꺼|꺼요|으로|로|주세요|할게요|please|thanks))*")
+_ORDINAL_INDEX = {"1": 0, "첫": 0, "first": 0, "1st": 0, "2": 1, "두": 1, "second": 1,
+                  "2nd": 1, "3": 2, "세": 2, "third": 2, "3rd": 2}
+
+
+def ordinal(text: str) -> int | None:
+    """The option index a whole message names by its place, or None.
+
+    >>> ordinal("두 번째요"), ordinal("the first one"), ordinal("2")
+    (1, 0, 1)
+    >>> ordinal("두고 볼게"), ordinal("10")
+    (None, None)
+    """
+    match = _ORDINAL.fullmatch(normalise(text))
+    return _ORDINAL_INDEX[match.group("n")] if match else None
 
 
 def settled(u: Understanding) -> bool:
@@ -195,4 +225,4 @@ def llm_ranked(service: CompiledService, llm: LlmUnderstanding | None) -> list[I
 
 
 __all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "llm_intent",
-           "llm_ranked", "merge", "other_intent", "ranked", "settled", "several"]
+           "llm_ranked", "merge", "ordinal", "other_intent", "ranked", "settled", "several"]

@@ -66,6 +66,9 @@ class FlowStack:
         """Start a task of ``flow`` on top; False (its ``refused`` said) when its guard
         does not hold."""
         run = self.run
+        if reason not in ("call", "handoff") and not any(op["op"] in ("start", "refused")
+                                                           for op in self.ops):
+            run.reading["intent"] = intent.name  # the first flow the message itself asked for
         if flow.guard is not None and not flow.guard.render(run.state.view()):
             run.reply.say(flow.refused)
             self.ops.append(StackOp(op="refused", flow=flow.name, reason="guard"))

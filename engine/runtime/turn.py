@@ -33,6 +33,7 @@ from engine.runtime.events import (
     Done,
     Event,
     Hook,
+    Reading,
     StateSnapshot,
     Trace,
 )
@@ -122,6 +123,8 @@ class TurnRun:
         """The background run this turn asked for, started once the turn has committed."""
         self.outbox: list[Event] = []
         """Events emitted and not yet sent (``drive`` sends them whenever the turn waits)."""
+        self.reading = Reading(intent=None, slots={}, decision=None, by="rules")
+        """How the turn read the message (``_trace.reading``), noted as it is applied."""
 
     def emit(self, event: Event) -> None:
         self.outbox.append(event)
@@ -216,7 +219,7 @@ class TurnRun:
         return understand(text, self.service, flow, stage,
                           asked=unfilled[0] if unfilled else None,
                           batching=flow.batch and not session.meta.get("batch_total"),
-                          today=state.now.date())
+                          today=state.now.date(), values=session.slots, started=self.routed)
 
     async def _understand(self, text: str, rules: Understanding | None) -> str | None:
         """Rules first; the turn's one LLM call only when they settle nothing."""
@@ -259,8 +262,10 @@ class TurnRun:
         for op in u.ops:
             if op.op == "clear":
                 state.clear(op.slot)
+                self.reading["slots"][op.slot] = None
             else:
                 self.set_slot(op.slot, op.value)
+        self.reading["decision"] = u.decision
         if state.session.meta.get("awaiting") == "correction":
             return None  # the change waits for the user's yes (settle asks)
         if u.decision is not None:
@@ -288,6 +293,8 @@ class TurnRun:
             state.reject(name, self._slot_error(name, raw, value))
             return
         old = state.session.slots.get(name)
+        if old != value:
+            self.reading["slots"][name] = value
         if old in (None, "") or old == value or confirmed:
             state.put(name, value)
         elif state.flow.confirm_corrections is not None:
@@ -414,7 +421,7 @@ class TurnRun:
         state = self.state
         next_action, buttons = self._asking()
         trace: Trace = {"turn_id": self.turn_id, "total_elapsed_ms": ms(started),
-                        "agents": self.tracer.entries}
+                        "agents": self.tracer.entries, "reading": self._read()}
         if self.stack.ops:
             trace["stack"] = self.stack.ops
         if self.tracer.tags:
@@ -425,6 +432,12 @@ class TurnRun:
                     hooks=self.hooks, trace=trace,
                     requires_confirmation=self.synthesis.requires_confirmation,
                     next_suggested_actions=self.synthesis.next_suggested_actions)
+
+    def _read(self) -> Reading:
+        reading = self.reading
+        return Reading(intent=reading["intent"], decision=reading["decision"],
+                       slots=shown(reading["slots"], self.service.sensitive),
+                       by="model" if self.asked else "rules")
 
     def _asking(self) -> tuple[str, list[str]]:
         """DONE's next_action and buttons: the stage's, unless a pattern asks its own."""

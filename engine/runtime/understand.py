@@ -9,23 +9,32 @@ given twice, e.g. two recipients) become a task list for the batch queue.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot, extraction_order
 from engine.nlu import (
+    FILLERS,
     Match,
+    YesNoWords,
+    asks,
     classify,
+    decision_text,
     find_dates,
     find_enum,
     find_money,
     find_numbers,
     find_pattern,
     find_times,
+    is_question,
+    normalise,
     split_segments,
     yes_no,
 )
+from engine.nlu.certainty import bare_number, leftover, negated, ranged
+from engine.nlu.flags import find_flag, flag_words
 
 Decision = Literal["confirm", "cancel", "deny"]
 _DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
@@ -73,24 +82,35 @@ def detect_intent(text: str, service: CompiledService) -> Intent:
 
 
 def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: str, *,
-               asked: str | None, batching: bool, today: dt.date) -> Understanding:
+               asked: str | None, batching: bool, today: dt.date,
+               values: Mapping[str, Any] | None = None, started: bool = False
+               ) -> Understanding:
     """Slot operations and a yes/no decision for one message, by rules alone.
 
     The slot being asked has priority; a slot marked ``asked_only`` is looked for only
-    then; a boolean slot being asked takes a yes or a no as its value."""
+    then; a boolean slot being asked takes a yes or a no as its value. At a confirmation,
+    a yes that repeats the task's own ``values`` ("네 엄마한테 5만원 보내주세요") confirms.
+    ``started``: the message started the flow, so its values are the request's own, a
+    question's too ("ORD-1001 어디쯤 왔어?"); later, rules are not sure of a question's."""
     current = flow.stages[stage]
-    answer = yes_no(text, current.words or service.words)
+    words = current.words or service.words
+    answer = yes_no(text, words)
     slots = _asked_first(flow.extraction, asked)
     if answer in ("confirm", "deny") and asked is not None and \
             service.slots[asked].spec.type == "boolean":
         return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
     deciding = current.decide == "confirm"
     found = _find_all(text, slots, today)
+    if deciding and answer is None and values and _restated_yes(text, found, values, words):
+        return Understanding(decision="confirm")
     segments = _segments(text, found) if batching and not deciding else []
     if len(segments) > 1:
         tasks = _tasks([extract(seg, slots, today) for seg in segments])
     else:
-        tasks = [_pick(text, slots, found, asked=None if answer else asked)]
+        bare = asked if _bare_ok(text, answer, words) else None
+        picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
+        sure = started or _sure(text, picked, spans, service, asked, words)
+        tasks = [picked if sure else {}]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
                            tasks=tasks if len(tasks) > 1 else [])
     if answer == "cancel" and not result.ops:
@@ -98,6 +118,38 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     elif deciding and not result.ops:
         result.decision = _DECISIONS.get(answer or "")
     return result
+
+
+_PARTICLE = re.compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
+
+
+def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
+          service: CompiledService, asked: str | None, words: YesNoWords) -> bool:
+    """Whether the rules can be sure of the values they found in the middle of a flow: never
+    in a question ("3만원?", "오늘 날씨 어때?"), and values only of optional slots nobody
+    asked for need the rest of the message accounted for ("오늘 날씨 좋다" gives no date)."""
+    if not picked:
+        return True
+    if is_question(text):
+        return False
+    weak = all(name != asked and not service.slots[name].spec.required for name in picked)
+    return not (weak and leftover(text, spans, words.known))
+
+
+def _restated_yes(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
+                  values: Mapping[str, Any], words: YesNoWords) -> bool:
+    """The message is a yes once the values it names, each equal to the task's own, are
+    taken out ("맞아 엄마한테 보내줘" at "엄마에게 5만원을 이체할까요?")."""
+    picked, spans = _pick_spans(text, [s for s, _ in found], found, asked=None)
+    if not picked or any(values.get(name) != value for name, value in picked.items()):
+        return False
+    rest, last = [], 0
+    for start, end in sorted(spans):
+        rest.append(text[last:start])
+        particle = _PARTICLE.match(text[end:])
+        last = end + (particle.end() if particle else 0)
+    rest.append(text[last:])
+    return yes_no(" ".join(rest), words) == "confirm"
 
 
 def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
@@ -156,25 +208,85 @@ def _find_all(text: str, slots: Sequence[CompiledSlot],
 def _pick(text: str, slots: Sequence[CompiledSlot],
           found: Sequence[tuple[CompiledSlot, list[Match]]], *,
           asked: str | None) -> dict[str, Any]:
+    return _pick_spans(text, slots, found, asked=asked)[0]
+
+
+def _pick_spans(text: str, slots: Sequence[CompiledSlot],
+                found: Sequence[tuple[CompiledSlot, list[Match]]], *,
+                asked: str | None, words: YesNoWords | None = None
+                ) -> tuple[dict[str, Any], list[tuple[int, int]]]:
+    """The values found (and the spans of text they came from): a value corrected away
+    ("5만원 말고"), one end of a range ("3~4만원"), a question word or a filler is none."""
     claimed: list[tuple[int, int]] = []
     values: dict[str, Any] = {}
     for slot, matches in found:
-        match = next((m for m in matches if not _overlaps(m, claimed)), None)
+        match = next((m for m in matches if not _overlaps(m, claimed) and not _empty(m)
+                      and not negated(text, m) and not ranged(text, m)), None)
         if match is not None:
             values[slot.name] = _value(slot, match)
             claimed.append((match.start, match.end))
     if not values and asked is not None:
-        bare = next((s for s in slots if s.name == asked), None)
-        if bare is not None and bare.spec.extract is not None and bare.spec.extract.bare \
-                and _short_answer(text):
-            values[asked] = text.strip()
-    return values
+        bare = _bare(text, next((s for s in slots if s.name == asked), None), words)
+        if bare is not None:
+            values[asked], span = bare
+            claimed.append(span)
+    return values, claimed
+
+
+_INSTEAD = re.compile(r"^(?P<old>.+?)\s*(?:말고|아니고|아니라|대신에?)\s+(?P<new>\S.*)$")
+
+
+def _bare(text: str, slot: CompiledSlot | None,
+          words: YesNoWords | None) -> tuple[Any, tuple[int, int]] | None:
+    """The asked slot's value when the message is nothing but that value: a short answer
+    for a ``bare`` slot (the new one of "아빠 말고 형"), a plain number for an amount."""
+    if slot is None:
+        return None
+    if slot.spec.type == "money" and words is not None:
+        number = bare_number(text, words.known)
+        return (number.value, (number.start, number.end)) if number is not None else None
+    if slot.spec.extract is None or not slot.spec.extract.bare:
+        return None
+    instead = _INSTEAD.match(text.strip())
+    answer = instead.group("new") if instead else text.strip()
+    single = " " not in answer
+    if not _short_answer(answer) or _CONDITION.search(answer) or \
+            (single and _PREDICATE.search(answer)):
+        return None
+    start = text.find(answer)
+    named = (_COPULA.sub("", answer) or answer) if single else answer  # "민지예요": 민지
+    return named, (start, start + len(answer))
+
+
+_PREDICATE = re.compile(r"(?:아요|어요|해요|세요|니다|줘|줘요|래요|게요|까요|네요|지요)$")
+"""A one-word sentence ("괜찮아요", "해주세요") is no name."""
+_CONDITION = re.compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
+"""A condition ("무료면 담아주세요", "if it's free") is no answer."""
+_COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")
 
 
 def _short_answer(text: str) -> bool:
     """A bare answer: at most three words and not a question ("엄마", "my sister")."""
     words = text.split()
     return 0 < len(words) <= 3 and not text.rstrip().endswith(("?", "？"))
+
+
+def _empty(match: Match) -> bool:
+    """A question word or a filler where a value was looked for: "누구" in "누구한테 보냈지?"
+    is no recipient, "음" no name."""
+    value = match.value
+    return isinstance(value, str) and (asks(value) or normalise(value) in FILLERS)
+
+
+def _bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
+    """Whether the whole message may be taken as the asked slot's value: not a decision,
+    not a question or a quote, and no word of it a question word ("누구", "what") or a
+    filler ("음", "글쎄", "um"), nor opening with a yes or a no ("아니 그게")."""
+    if answer is not None or decision_text(text) is None:
+        return False
+    tokens = normalise(text).split(" ")
+    return not any(asks(t) or t in FILLERS for t in tokens) and \
+        yes_no(tokens[0], words) is None
 
 
 Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
@@ -187,6 +299,8 @@ _FINDERS: dict[str, Finder] = {
     "integer": lambda slot, text, today: [m for m in find_numbers(text)
                                           if isinstance(m.value, int)],
     "number": lambda slot, text, today: find_numbers(text),
+    "boolean": lambda slot, text, today: find_flag(
+        text, flag_words(slot.name, slot.spec.description or "")),
 }
 
 

@@ -20,6 +20,8 @@ from engine.errors import Finding, FlowDefinitionError
 from engine.source import SourceMap
 
 TEST_SUFFIX = ".test.yaml"
+EVAL_SUFFIX = ".eval.yaml"
+"""Labelled messages for ``flowctl eval`` (engine/testing/evaluate.py); not a test file."""
 
 
 class _Spec(BaseModel):

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from engine.compiler.checks.context import Context
 from engine.dsl import spec as s
 from engine.nlu import YesNoWords, default_words, yes_no
-from engine.nlu.words import RESUME_WORDS
+from engine.nlu.words import resume_words
 from engine.source import Path
 
 
@@ -92,7 +92,7 @@ def _resume_buttons(ctx: Context, flow: s.FlowSpec, path: Path) -> None:
         return
     base = _words(ctx)
     words = base.merge(YesNoWords(confirm=(*ctx.spec.words.resume,
-                                           *RESUME_WORDS.get(ctx.spec.locale, ()))))
+                                           *resume_words(ctx.spec.locale))))
     for i, button in enumerate(flow.resume.buttons):
         if yes_no(button, words) is None:
             ctx.add((*path, "resume", "buttons", i), "FL059", f"button `{button}` does not "

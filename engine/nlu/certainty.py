@@ -1,0 +1,118 @@
+"""A message and the values rules found in it -> which of them the rules can be sure of.
+
+The rules settle a turn only when the whole message is accounted for by what they read.
+These checks say when a value found in a message is not the user's value after all:
+
+- ``negated``: the value is the one being corrected away ("5만원 말고 7만원", "10만원
+  아니고 8만원", "not 50 but 70"): the other one is meant;
+- ``ranged``: the value is one end of a range or one of alternatives ("3~4만원", "3만원이나
+  4만원", "30 or 40 dollars"): no single value was given;
+- ``unaccounted``: words the rules cannot place ("오늘 날씨 좋다" once "오늘" is read as a
+  date): with nothing else read, the message is about something else;
+- ``bare_number``: a plain number answering an amount question ("50000", "2만5천",
+  "5만웜"), which is the amount though no currency is written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from .numbers import find_numbers
+from .patterns import Match
+from .phrases import FILLERS
+
+_NEGATED_AFTER = re.compile(
+    r"\s*(?:원|won|dollars?|달러)?\s*(?:은|는|이|가|을|를)?\s*"
+    r"(?:아니고|아니라|아니야|아니|말고|대신에?|빼고)(?:\s|$|[,.!])")
+_NEGATED_BEFORE = re.compile(r"(?:\bnot|\binstead of|\brather than)\s*\$?$", re.IGNORECASE)
+_RANGE_BEFORE = re.compile(
+    r"(?:[0-9일이삼사오육칠팔구십백천만]|원|won|dollars?|달러)\s*"
+    r"(?:[~∼\-–]|에서|이나|아니면|또는|\bto\b|\bor\b)\s*$", re.IGNORECASE)
+_RANGE_AFTER = re.compile(
+    r"\s*(?:원|won|dollars?|달러)?\s*(?:[~∼\-–]|에서|이나|나|아니면|또는|\bto\b|\bor\b)\s*"
+    r"[$₩]?[0-9일이삼사오육칠팔구십백천만]", re.IGNORECASE)
+PARTICLE = re.compile(
+    r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요|만|정도|쯤|씩)+$")
+"""Korean particles and the like, left over once a value is taken out of a word."""
+_CHANGE = frozenset({
+    "바꿔", "바꿔줘", "바꿔요", "바꿔주세요", "바꿀게", "변경", "변경해", "변경해줘",
+    "변경해주세요", "수정", "수정해", "수정해줘", "수정해주세요", "고쳐", "고쳐줘", "해줘",
+    "해주세요", "해", "할게", "할게요", "로", "으로",
+    "change", "make", "it", "instead", "to", "switch", "please",
+    "정도", "쯤", "한", "약", "대충", "about", "around",
+})
+"""Words that say "use this value" (or only round it), and so add nothing to a value."""
+_UNIT_TYPOS = re.compile(r"^(?:원|웜|언|웡|원이요|원요|won|₩)$", re.IGNORECASE)
+
+
+def negated(text: str, match: Match) -> bool:
+    """Whether ``match`` is the value being corrected away.
+
+    >>> from engine.nlu import find_money
+    >>> text = "5만원 말고 7만원"
+    >>> [negated(text, m) for m in find_money(text)]
+    [True, False]
+    """
+    return bool(_NEGATED_AFTER.match(text, match.end) or
+                _NEGATED_BEFORE.search(text, 0, match.start))
+
+
+def ranged(text: str, match: Match) -> bool:
+    """Whether ``match`` is one end of a range or one of alternatives ("3~4만원").
+
+    >>> from engine.nlu import find_money
+    >>> [ranged("3~4만원 정도", m) for m in find_money("3~4만원 정도")]
+    [True]
+    """
+    if isinstance(match.value, bool) or not isinstance(match.value, int | float):
+        return False  # only amounts and numbers have ends
+    return bool(_RANGE_BEFORE.search(text, 0, match.start) or
+                _RANGE_AFTER.match(text, match.end))
+
+
+def leftover(text: str, spans: Sequence[tuple[int, int]],
+             known: Callable[[str], bool]) -> list[str]:
+    """The words of ``text`` outside ``spans`` that nothing accounts for: not a particle,
+    a filler, a word of changing a value, nor a word ``known`` accepts (decision words,
+    politeness, the flow's verbs).
+
+    >>> leftover("오늘 날씨 좋다", [(0, 2)], lambda w: False)
+    ['날씨', '좋다']
+    >>> leftover("내일로 바꿔줘", [(0, 2)], lambda w: False)
+    []
+    """
+    kept, last = [], 0
+    for start, end in sorted(spans):
+        kept.append(text[last:start])
+        kept.append(" ")
+        last = end
+    kept.append(text[last:])
+    words = re.sub(r"[^\w\s]", " ", "".join(kept).casefold()).split()
+    return [w for w in words if not (PARTICLE.match(w) or w in FILLERS or w in _CHANGE or
+                                     known(w))]
+
+
+def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
+    """The one number of a message that is nothing else ("50000", "2만5천", "5만웜 정도"):
+    the answer to an amount question.
+
+    >>> bare_number("2만5천", lambda w: False).value, bare_number("5만웜", lambda w: False).value
+    (25000, 50000)
+    >>> bare_number("3명이요", lambda w: False) is None
+    True
+    """
+    numbers = find_numbers(text)
+    if len(numbers) != 1:
+        return None
+    number = numbers[0]
+    rest = text[number.end:].strip()
+    unit = re.match(r"^\S*", rest)
+    if unit is not None and unit.group(0) and _UNIT_TYPOS.match(unit.group(0)):
+        rest = rest[unit.end():]
+    if leftover(text[:number.start] + " " + rest, [], known):
+        return None
+    return number
+
+
+__all__ = ["PARTICLE", "bare_number", "leftover", "negated", "ranged"]

@@ -1,0 +1,277 @@
+"""Decision words -> lexicons that tell whether a piece of a message is one of them.
+
+A decision (a yes, a no, a cancel) is read only when *every* word of the message belongs
+to it: the decision phrase itself, politeness and fillers ("네 감사합니다", "please"), and
+the flow's own verbs for doing the thing ("보내주세요", "send it"). A longer word that
+merely starts with a decision word (진행상황, 그래서, 확인해 볼게, yesterday) is not that
+word, and any word outside these lists (a question word, "근데", "but", "if", a name)
+makes the message something other than a decision. Questions and quotes are refused
+before matching (``words.decision_text``); ``words.yes_no`` reads the message word by
+word against these lexicons.
+
+Korean words conjugate, so each word is matched with a closed list of endings chosen by
+its last syllable: a word ending in a consonant (확인, 진행, 이체) takes the noun forms
+("확인이요") and 하다's affirmative forms ("확인해 주세요", "진행할게요"); a word ending in
+a vowel (보내, 좋아, 그래, 네) takes 요 and the request forms ("보내 주세요", "좋아요").
+Only affirmative, non-questioning endings are listed: "확인할까", "진행하니", "확인했지"
+are not forms of a yes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# -- Korean endings ---------------------------------------------------------------------------
+
+_REQUEST = ("줘", "줘요", "주세요", "주십시오", "주시오", "주라", "주셈", "줘라")
+"""What follows a verb's 아/어 form to ask for it ("보내 주세요", "해줘")."""
+_ALLOWED = ("도 돼", "도 돼요", "도 되요", "도 됩니다", "도 좋아", "도 좋아요", "도 괜찮아",
+            "도 괜찮아요")
+"""Permission, which at a confirmation is a yes ("보내도 돼요")."""
+_HADA = ("해", "해요", "해라", "하세요", "하십시오", "합니다", "합시다", "하자",
+         "할게", "할게요", "할께", "할께요", "할래", "할래요", "하겠습니다", "하겠어요", "하겠음",
+         "해버려", "해 버려", "시켜", "시켜요", "시켜줘", "시켜 줘", "시켜 주세요", "시켜주세요",
+         "시키세요", "ㄱ", "ㄱㄱ", *(f"해 {r}" for r in _REQUEST), *(f"해{r}" for r in _REQUEST),
+         *(f"해{a}" for a in _ALLOWED))
+"""하다's affirmative forms after a noun ("확인해 주세요", "진행할게요", "송금하자")."""
+_NOMINAL = ("요", "이요", "입니다", "이에요", "이예요", "임", "ㄱ", "ㄱㄱ")
+"""A noun said on its own, politely ("확인이요", "진행ㄱ")."""
+_VOWEL = ("요", "용", "라", "자", "ㄱ", "ㄱㄱ", *(f" {r}" for r in _REQUEST), *_REQUEST, *_ALLOWED,
+          "버려", " 버려")
+"""After a word ending in a vowel: 보내요, 보내라, 보내자, 보내 주세요, 보내도 돼요."""
+
+_NEG_HADA = ("하지 마", "하지 마요", "하지 마세요", "하지 말아", "하지 말아요", "하지 말아줘",
+             "하지 말아 주세요", "하지 말아주세요", "하지 말라고", "하지 말자", "하지 않을래",
+             "하지 않을게요")
+"""하다's negated imperatives after a noun ("이체하지 마세요"): a cancel."""
+_NEG_VOWEL = ("지 마", "지 마요", "지 마세요", "지 말아", "지 말아요", "지 말아줘",
+              "지 말아 주세요", "지 말아주세요", "지 말자", "지 말라고")
+"""Negated imperatives after a verb stem ("보내지 마")."""
+_NEG_WILL = ("래", "래요", "게", "게요", "께", "께요")
+""""안 보낼래", "안 할게요": attached to a stem given a final ㄹ."""
+
+# -- the built-in word classes ----------------------------------------------------------------
+
+NEUTRAL = {
+    "ko": ("음", "음음", "흠", "어", "아", "오", "자", "그럼", "그러면", "감사합니다",
+           "감사해요", "감사", "고마워", "고마워요", "고맙습니다", "땡큐", "부탁해", "부탁해요",
+           "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요", "빨리", "빨리요", "바로",
+           "바로요", "지금", "지금요", "지금 바로", "얼른", "어서", "이제", "그대로", "이대로",
+           "그렇게", "제발", "요", "진짜", "정말", "꼭", "네네"),
+    "en": ("please", "pls", "plz", "thanks", "thank you", "thank u", "thx", "ty", "um", "umm",
+           "uh", "hmm", "well", "so", "now", "right now", "just", "then", "it", "that", "this",
+           "them", "the money", "the transfer", "the payment", "the order", "mate", "buddy",
+           "sir", "maam", "lol", "haha", "ah", "oh", "asap", "already", "again", "and",
+           "everything", "all", "all of it", "the whole thing", "whole thing", "cool",
+           "right away"),
+}
+"""Politeness and fillers: words a decision may carry without changing what it is."""
+
+GENERIC_ACT = {
+    "ko": ("처리", "실행", "해"),
+    "en": ("do it", "do that", "proceed", "execute", "go", "lets do it", "lets go",
+           "make it so", "go for it", "carry on", "send", "process", "order", "place", "buy",
+           "book", "pay", "charge", "submit", "complete"),
+}
+"""Verbs for doing the thing, in any flow ("처리해 주세요", "do it")."""
+
+INTERROGATIVES = {
+    "ko": ("누구", "누가", "뭐", "무엇", "무슨", "뭘", "언제", "어디", "얼마", "몇", "왜", "어떻게",
+           "어떤", "어느", "어째서", "어케", "어캐", "어떡"),
+    "en": ("who", "whom", "whose", "what", "when", "where", "which", "why", "how"),
+}
+"""Question words: never a value, a verb or a decision."""
+_INTERROGATIVE_PREFIXES = tuple(w for group in INTERROGATIVES.values() for w in group)
+
+
+def asks(word: str) -> bool:
+    """Whether ``word`` is, or starts with, a question word ("얼마", "누구한테", "what's").
+
+    >>> asks("누구한테"), asks("엄마"), asks("What's"), asks("whatever")
+    (True, False, True, False)
+    """
+    folded = word.strip().casefold()
+    first = re.sub(r"['’]s$|['’]re$", "", folded.split(" ")[0]) if folded else ""
+    return first in INTERROGATIVES["en"] or \
+        any(folded.startswith(q) for q in _INTERROGATIVE_PREFIXES if _hangul(q))
+
+
+_QUESTION_MARK = re.compile(r"[?？]")
+_QUESTION_ENDING = re.compile(
+    r"(?:니|나요|냐|냐고|까|까요|는지|는가|인가요?|던가|더라|었나|았나|었니|았니|어때|어때요|"
+    r"죠|을래|ㄹ까)[\s.!~]*$")
+_EN_ASKING = frozenset({"is", "are", "am", "was", "were", "do", "does", "did", "can", "could",
+                        "will", "would", "should", "shall", "have", "has", "may", "whats",
+                        "hows", "wheres", "whos"})
+_ASKING_FOR = re.compile(
+    r"줄래|주실래|주시겠|줄 ?수 ?있|주실 ?수 ?있|할 ?수 ?있|가능할까|해줘\s*[?？]|주세요\s*[?？]|"
+    r"\b(?:can|could|would|will|may) (?:you|i|we)\b|\bplease\b|\bi(?: would|d)? like\b|"
+    r"\bi want\b", re.IGNORECASE)
+"""A request put as a question ("보내줄래?", "can you send…", "could I get…"): a request."""
+
+
+def is_question(text: str) -> bool:
+    """Whether the message asks something rather than asking for something: a "?", a
+    question word ("얼마", "what"), a Korean question ending ("보냈니", "어때") or an English
+    question opening ("is it…"); a request put as a question ("보내줄래?", "can you…") is not.
+
+    >>> is_question("오늘 날씨 어때"), is_question("3만원?"), is_question("엄마한테 보내줄래?")
+    (True, True, False)
+    >>> is_question("what did I send?"), is_question("can you send it to mom?")
+    (True, False)
+    """
+    stripped = text.strip()
+    if not stripped or _ASKING_FOR.search(stripped):
+        return False
+    if _QUESTION_MARK.search(stripped) or _QUESTION_ENDING.search(stripped):
+        return True
+    tokens = re.sub(r"[^\w\s]", " ", stripped.casefold()).split()
+    return bool(tokens) and (tokens[0] in _EN_ASKING or any(asks(t) for t in tokens))
+
+
+FILLERS = frozenset({
+    "음", "음음", "으음", "흠", "어", "아", "저", "저기", "저기요", "그게", "글쎄", "글쎄요",
+    "잠깐", "잠깐만", "잠시만", "근데", "그런데", "아무튼", "뭐지",
+    "um", "umm", "uh", "uhh", "hmm", "er", "erm", "well", "wait", "hold", "dunno",
+})
+"""Words that hold a place while one thinks: never a value (the "음..." of "음...에게")."""
+
+SINGLE_ONLY = ("엉",)
+"""Yes words that mean something else doubled (엉엉 is crying)."""
+LAUGHS = re.compile(r"[ㅎㅋㅠㅜ]+")
+"""ㅎㅎ, ㅋㅋ, ㅠㅠ: neutral wherever they stand."""
+_NEGATORS_EN = ("dont", "do not", "please dont", "please do not")
+BARE_NEGATIONS = ("하지 마", "하지 마요", "하지 마세요", "하지 말아", "하지 말아요", "하지 말아줘",
+                  "하지 말아 주세요", "하지 말자", "안 할래", "안 할래요", "안 할게", "안 할게요",
+                  "안 할께요", "안 해", "안 해요", "안 합니다", "dont", "do not", "please dont",
+                  "dont do it", "do not do it", "dont do that", "not now")
+"""Negations with no verb ("하지 마", "don't"): a cancel when they open the message."""
+
+
+def _has_final(syllable: str) -> bool:
+    """Whether a Hangul syllable ends in a consonant (받침)."""
+    code = ord(syllable) - 0xAC00
+    return 0 <= code < 11172 and code % 28 != 0
+
+
+def _with_final_l(syllable: str) -> str:
+    """The syllable with ㄹ as its final consonant: 내 -> 낼, 하 -> 할."""
+    code = ord(syllable) - 0xAC00
+    if not 0 <= code < 11172 or code % 28 != 0:
+        return syllable
+    return chr(0xAC00 + code + 8)
+
+
+def _takes_hada(syllable: str) -> bool:
+    """A word ending in a vowel takes 하다's forms (이체해, 처리해) unless it is itself a
+    verb's 아/어 form (좋아, 맞아: "좋아해" means "like it", not a yes)."""
+    code = ord(syllable) - 0xAC00
+    return not (0 <= code < 11172 and (code % 588) // 28 in (0, 4))
+
+
+def _hangul(word: str) -> bool:
+    return any("가" <= ch <= "힣" or "ㄱ" <= ch <= "ㅣ" for ch in word)
+
+
+def squash(text: str) -> str:
+    """Text as lexicons hold it: spaces left out ("해 주세요" and "해주세요" alike)."""
+    return text.replace(" ", "")
+
+
+def _set(forms: Iterable[str]) -> frozenset[str]:
+    return frozenset(map(squash, forms))
+
+
+_ENDINGS = {
+    "latin": frozenset({""}),
+    "plain": _set(("", "요", "야", "이야", "예요", "에요", "이에요", "입니다", "이요")),
+    "consonant": _set(("", *_NOMINAL, *_HADA)),
+    "vowel+hada": _set(("", *_VOWEL, *_HADA)),
+    "vowel": _set(("", *_VOWEL)),
+}
+
+
+def _ending_class(word: str) -> str:
+    """Which endings a word takes: "latin", "consonant", "vowel+hada" or "vowel"."""
+    if not _hangul(word):
+        return "latin"
+    if _has_final(word[-1]):
+        return "consonant"
+    return "vowel+hada" if _takes_hada(word[-1]) else "vowel"
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """Words with the endings each takes: ``"확인해 주세요" in Lexicon.of(["확인"])``.
+
+    >>> yes = Lexicon.of(["확인", "네"])
+    >>> [t in yes for t in ("확인해 주세요", "네", "확인해 볼게", "네이버")]
+    [True, True, False, False]
+    """
+
+    stems: dict[str, tuple[tuple[str, frozenset[str]], ...]]
+    """First letter -> each word starting with it (spaces left out) and the endings it
+    takes (likewise), longest word first."""
+    longest: int = 0
+    """The longest word with its longest ending: no longer text can be in the lexicon."""
+
+    @classmethod
+    def of(cls, words: Iterable[str], *, conjugated: bool = True, plain: bool = False
+           ) -> Lexicon:
+        """``conjugated=False``: the words only as written (politeness, fillers);
+        ``plain``: with a copula or 요 only ("별로야", "아니요")."""
+        endings: dict[str, frozenset[str]] = {}
+        for word in words:
+            key = squash(word)
+            if key:
+                kind = _ending_class(word)
+                own = _ENDINGS["plain" if plain and kind != "latin" else kind] if conjugated \
+                    else _ENDINGS["latin"]
+                endings[key] = endings.get(key, frozenset()) | own
+        stems: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        for key in sorted(endings, key=len, reverse=True):
+            stems.setdefault(key[0], []).append((key, endings[key]))
+        longest = max((len(k) + max(map(len, e)) for k, e in endings.items()), default=0)
+        return cls({first: tuple(group) for first, group in stems.items()}, longest)
+
+    def __contains__(self, text: object) -> bool:
+        if not isinstance(text, str) or not text:
+            return False
+        text = squash(text)
+        if len(text) > self.longest:
+            return False
+        for stem, endings in self.stems.get(text[0], ()):
+            if text.startswith(stem) and text[len(stem):] in endings:
+                return True
+        return False
+
+
+def negations(verbs: Iterable[str]) -> frozenset[str]:
+    """Every way of saying "don't" with ``verbs`` (spaces left out): 보내지 마, 이체하지
+    마세요, 안 보낼래, don't send, plus the bare ones ("하지 마", "안 할래", "don't").
+
+    >>> {"안보낼래요", "이체하지마세요", "dontsend"} <= negations(["보내", "이체", "send"])
+    True
+    """
+    forms = set(BARE_NEGATIONS)
+    for verb in verbs:
+        kind = _ending_class(verb)
+        if kind == "latin":
+            forms.update(f"{n} {verb}" for n in _NEGATORS_EN)
+            continue
+        if kind != "vowel":  # a noun with 하다: 이체하지 마, 이체 안 할래
+            forms.update(verb + n for n in _NEG_HADA)
+            forms.update(f"{verb} 안 {e}" for e in ("해", "해요", "합니다",
+                                                    *(f"할{w}" for w in _NEG_WILL)))
+        if kind != "consonant":  # a verb stem: 보내지 마, 안 보낼래, 안 보내
+            willing = verb[:-1] + _with_final_l(verb[-1])
+            forms.update(verb + n for n in _NEG_VOWEL)
+            forms.update(f"안 {willing}{w}" for w in _NEG_WILL)
+            forms.update((f"안 {verb}", f"안 {verb}요"))
+    return _set(forms)
+
+
+__all__ = ["BARE_NEGATIONS", "FILLERS", "GENERIC_ACT", "INTERROGATIVES", "LAUGHS", "NEUTRAL",
+           "SINGLE_ONLY", "Lexicon", "asks", "is_question", "negations", "squash"]
