@@ -19,7 +19,9 @@ Both the message and the rules are normalised the same way (see words.normalise)
   the normalised texts with spaces removed,
       dice(a, b) = 2 * |bigrams(a) & bigrams(b)| / (|bigrams(a)| + |bigrams(b)|)
   counted as multisets; texts shorter than two characters compare equal or not at all.
-  Confidence = that similarity, kept only when >= 0.35.
+  Confidence = that similarity, kept only when >= 0.35; intents whose similarities are
+  within 0.1 of each other are not told apart by it (each held at 0.45, under any
+  threshold).
 - Order: confidence, then higher priority, then the order the rules were given.
   Rules that score 0 are left out.
 """
@@ -98,9 +100,10 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     hits = _outranked(normalised, [_hits(normalised, rule) for rule in rules])
     asking = is_question(text)
     why = _WHY.search(normalised) is not None
+    examples = _clear([_example_score(grams, rule) for rule in rules])
     ranked = []
     for order, (rule, found) in enumerate(zip(rules, hits, strict=True)):
-        score = _keyword_score(found, rule) or _example_score(grams, rule)
+        score = _keyword_score(found, rule) or examples[order]
         if score is not None and (why or (asking and rule._requests_only)):
             score = IntentScore(rule.name, min(score.confidence, QUESTION_SCORE),
                                 f"{score.reason}, in a question")
@@ -192,6 +195,23 @@ def _keyword_score(hits: list[Hit], rule: IntentRule) -> IntentScore | None:
     label = "keyword" if len(names) == 1 else "keywords"
     quoted = ", ".join(f"'{k}'" for k in names)
     return IntentScore(rule.name, round(confidence, 4), f"{label} {quoted}")
+
+
+EXAMPLE_MARGIN = 0.1
+"""How far an intent's example similarity must lead every other intent's to be sure."""
+
+
+def _clear(scores: list[IntentScore | None]) -> list[IntentScore | None]:
+    """Example similarities of intents within ``EXAMPLE_MARGIN`` of the best one are not
+    sure of each other: each is held under any threshold (the model, or a question back,
+    tells them apart), as the best is when it leads by less."""
+    found = sorted((s.confidence for s in scores if s is not None), reverse=True)
+    if len(found) < 2 or found[0] - found[1] >= EXAMPLE_MARGIN:
+        return scores
+    close = found[0] - EXAMPLE_MARGIN
+    return [s if s is None or s.confidence <= close else
+            IntentScore(s.name, min(s.confidence, QUESTION_SCORE), f"{s.reason}, too close to "
+                        "another intent's") for s in scores]
 
 
 def _example_score(grams: Counter[str], rule: IntentRule) -> IntentScore | None:

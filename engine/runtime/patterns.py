@@ -81,9 +81,10 @@ async def mid_flow(run: TurnRun) -> None:
         if other is None and run.answer is not None and run.answer.stream is not None \
                 and run.llm is not None and not run.llm.parse_error:
             other = Intent(None, 0.0, "digression")  # the one call answered it as small talk
-        if other is None and routing.digression(state.message, run.service, state.stage,
-                                                flow):
-            other = Intent(None, 0.0, "digression")
+        answered = run.llm is not None and not run.llm.parse_error and bool(run.llm.ops)
+        if other is None and not answered and routing.digression(
+                state.message, run.service, state.stage, flow):
+            other = Intent(None, 0.0, "digression")  # the model, if asked, read no answer
         if other is not None:
             run.stack.push("interrupted", other.reason or "intent")
             await _switch(run, other, other.reason or "intent")

@@ -216,15 +216,18 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
                 asked: str | None, words: YesNoWords | None = None
                 ) -> tuple[dict[str, Any], list[tuple[int, int]]]:
     """The values found (and the spans of text they came from): a value corrected away
-    ("5만원 말고"), one end of a range ("3~4만원"), a question word or a filler is none."""
+    ("5만원 말고"), one end of a range ("3~4만원"), a question word or a filler is none, and
+    a slot given two different values ("모니터랑 키보드 둘 다") takes neither."""
     claimed: list[tuple[int, int]] = []
     values: dict[str, Any] = {}
     for slot, matches in found:
-        match = next((m for m in matches if not _overlaps(m, claimed) and not _empty(m)
-                      and not negated(text, m) and not ranged(text, m)), None)
-        if match is not None:
-            values[slot.name] = _value(slot, match)
-            claimed.append((match.start, match.end))
+        usable = [m for m in matches if not _overlaps(m, claimed) and not _empty(m)
+                  and not negated(text, m) and not ranged(text, m)]
+        if len({repr(m.value) for m in usable}) > 1:  # "모니터랑 키보드 둘 다": which one?
+            claimed.extend((m.start, m.end) for m in usable)
+        elif usable:
+            values[slot.name] = _value(slot, usable[0])
+            claimed.append((usable[0].start, usable[0].end))
     if not values and asked is not None:
         bare = _bare(text, next((s for s in slots if s.name == asked), None), words)
         if bare is not None:

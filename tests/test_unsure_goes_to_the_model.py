@@ -1,0 +1,79 @@
+"""With a model configured, what the rules are not sure of reaches the turn's one call and
+the call's reading decides; what they settle (a yes, a cancel, a plain answer) makes no call.
+Offline, the same messages are asked back. And the held-out paraphrase set (intents given
+only a description and examples) routes nothing wrong: what examples cannot place goes to
+the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli import main
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+from tests.conftest import ROOT, TODAY
+
+READS = """\
+# The model reads what the rules leave: a tentative amount, small talk, a vague request.
+- match: "2만원\\\\?$"
+  repeat: true
+  json: {intent: transfer, confidence: 0.9, operations: [{op: set, slot: amount, value: 20000}]}
+- match: "돈 좀"
+  repeat: true
+  json: {intent: transfer, confidence: 0.9, operations: []}
+- repeat: true
+  json: {intent: null, confidence: 0.2, operations: []}
+"""
+
+
+def engine_for(tmp_path: Path) -> Engine:
+    fixture = tmp_path / "reads.yaml"
+    fixture.write_text(READS, encoding="utf-8")
+    service = compile_file(ROOT / "flows" / "transfer.yaml")
+    return Engine(service, store=MemoryStore(), clock=lambda: TODAY,
+                  settings=load_settings({"FLOWCTL_MODEL_FAST": f"scripted:{fixture}"}))
+
+
+async def reading(engine: Engine, session: str, *messages: str) -> dict[str, object]:
+    for message in messages[:-1]:
+        await engine.reply(session, message)
+    done = await engine.reply(session, messages[-1])
+    return {**done.trace["reading"], "stage": done.state_snapshot["stage"],
+            "calls": sum("provider" in a for a in done.trace["agents"])}
+
+
+async def test_a_question_mid_flow_is_read_by_the_model(tmp_path: Path) -> None:
+    engine = engine_for(tmp_path)
+    read = await reading(engine, "a", "동생한테 보내줘", "2만원?")
+    assert read["by"] == "model" and read["slots"] == {"amount": 20000} and read["calls"] == 1
+    assert read["stage"] == "READY"
+
+
+async def test_a_request_the_rules_cannot_place_is_routed_by_the_model(tmp_path: Path) -> None:
+    engine = engine_for(tmp_path)
+    read = await reading(engine, "b", "돈 좀 부쳐야 하는데")
+    assert read["intent"] == "transfer" and read["by"] == "model" and read["calls"] == 1
+
+
+@pytest.mark.parametrize("message", ["확인", "네 송금해 주세요", "취소", "그만둘래"])
+async def test_a_decision_makes_no_call(tmp_path: Path, message: str) -> None:
+    engine = engine_for(tmp_path)
+    read = await reading(engine, "c", "동생한테 2만원 보내줘", message)
+    assert read["by"] == "rules" and read["calls"] == 0 and read["decision"] in ("confirm",
+                                                                                 "cancel")
+
+
+async def test_a_plain_answer_makes_no_call(tmp_path: Path) -> None:
+    engine = engine_for(tmp_path)
+    read = await reading(engine, "d", "동생한테 보내줘", "2만원")
+    assert read["by"] == "rules" and read["calls"] == 0 and read["slots"] == {"amount": 20000}
+
+
+def test_held_out_paraphrases_route_nothing_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    flow = ROOT / "tests" / "fixtures" / "paraphrase" / "banking.yaml"
+    assert main(["eval", str(flow)]) == 0  # 0 wrong settlements: the unplaced go to the model
+    assert "wrong settlements   0 (harmful 0)" in capsys.readouterr().out
