@@ -46,6 +46,25 @@ _CHANGE = frozenset({
 _UNIT_TYPOS = re.compile(r"^(?:원|웜|언|웡|원이요|원요|won|₩)$", re.IGNORECASE)
 
 
+_MALFORMED_AMOUNT = re.compile(
+    r"(?:[0-9][0-9.,]*[eE][+-]?[0-9]+|(?<![a-z])(?:nan|inf(?:inity)?)(?![a-z])|∞|[0-9]{16,})\s*"
+    r"(?:원|won|dollars?|달러|euros?|유로|\$|₩|€|krw|usd|eur)"
+    r"|(?:\$|₩|€)\s*(?:[0-9][0-9.,]*[eE][+-]?[0-9]+|nan|inf(?:inity)?|∞|[0-9]{16,})",
+    re.IGNORECASE)
+
+
+def malformed_amount(text: str) -> tuple[int, int] | None:
+    """Where ``text`` writes an amount that is no amount: an exponent ("1e400원"), NaN,
+    infinity, or a run of 16 digits or more. Refused with the slot's error, never misread
+    (the finder would otherwise take "400원" out of "1e400원").
+
+    >>> malformed_amount("엄마한테 1e400원 보내줘"), malformed_amount("5만원")
+    ((5, 11), None)
+    """
+    found = _MALFORMED_AMOUNT.search(text)
+    return found.span() if found else None
+
+
 def negated(text: str, match: Match) -> bool:
     """Whether ``match`` is the value being corrected away.
 
@@ -115,4 +134,4 @@ def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
     return number
 
 
-__all__ = ["PARTICLE", "bare_number", "leftover", "negated", "ranged"]
+__all__ = ["PARTICLE", "bare_number", "leftover", "malformed_amount", "negated", "ranged"]

@@ -49,7 +49,7 @@ from engine.runtime.stack import FlowStack, entries, unwind
 from engine.runtime.steps import agent_request_for, run_steps
 from engine.runtime.synthesis import Synthesised
 from engine.runtime.trace import Tracer, ms
-from engine.runtime.understand import ForeignAmount, Intent, Understanding, understand
+from engine.runtime.understand import BadAmount, ForeignAmount, Intent, Understanding, understand
 
 if TYPE_CHECKING:
     from engine.runtime.engine import Engine
@@ -283,6 +283,9 @@ class TurnRun:
         state = self.state
         slot = self.service.slots.get(name)
         if slot is None or name not in state.flow.slots:
+            return
+        if isinstance(raw, BadAmount):
+            state.reject(name, self._slot_error(name, raw.text, Rejected()))
             return
         if isinstance(raw, ForeignAmount):
             state.reject(name, self.engine.text("currency_mismatch", currency=raw.currency,

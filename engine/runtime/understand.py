@@ -33,7 +33,7 @@ from engine.nlu import (
     split_segments,
     yes_no,
 )
-from engine.nlu.certainty import bare_number, leftover, negated, ranged
+from engine.nlu.certainty import bare_number, leftover, malformed_amount, negated, ranged
 from engine.nlu.flags import find_flag, flag_words
 
 Decision = Literal["confirm", "cancel", "deny"]
@@ -45,6 +45,14 @@ class SlotOp:
     op: Literal["set", "clear"]
     slot: str
     value: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class BadAmount:
+    """Text written as an amount that is none ("1e400원", "NaN원", twenty digits): refused
+    with the slot's error, never read as a smaller amount."""
+
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,8 +302,16 @@ def _bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
 
 Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
 _PATTERN: Finder = lambda slot, text, today: find_pattern(text, slot.patterns)  # noqa: E731
+def _money(slot: CompiledSlot, text: str, today: dt.date) -> list[Match]:
+    bad = malformed_amount(text)
+    if bad is not None:  # the whole amount is refused; no part of it is read
+        start, end = bad
+        return [Match(value=text[start:end], start=start, end=end, text=text[start:end])]
+    return find_money(text)
+
+
 _FINDERS: dict[str, Finder] = {
-    "money": lambda slot, text, today: find_money(text),
+    "money": _money,
     "date": lambda slot, text, today: find_dates(text, today),
     "time": lambda slot, text, today: find_times(text),
     "enum": lambda slot, text, today: find_enum(text, slot.synonyms),
@@ -308,7 +324,10 @@ _FINDERS: dict[str, Finder] = {
 
 
 def _value(slot: CompiledSlot, match: Match) -> Any:
-    """The match's value; an amount in another currency than the slot's is marked as such."""
+    """The match's value; an amount in another currency than the slot's is marked as such,
+    and text that only looks like an amount as a bad one."""
+    if slot.spec.type == "money" and isinstance(match.value, str):
+        return BadAmount(match.value)
     currency = slot.spec.currency
     if currency and slot.spec.type == "money":
         unit = match.unit

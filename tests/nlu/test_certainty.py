@@ -11,7 +11,7 @@ import datetime as dt
 import pytest
 
 from engine.nlu import IntentRule, classify, find_money, find_numbers, is_question
-from engine.nlu.certainty import bare_number, leftover, negated, ranged
+from engine.nlu.certainty import bare_number, leftover, malformed_amount, negated, ranged
 from engine.nlu.flags import find_flag, flag_words
 
 NOTHING_KNOWN = lambda word: False  # noqa: E731
@@ -136,3 +136,14 @@ def test_a_why_question_settles_no_intent(text: str) -> None:
 def test_numbers_are_still_read_everywhere() -> None:
     assert [m.value for m in find_numbers("2명 3시")] == [2, 3]
     assert dt.date(2026, 1, 1)  # the module's dates are untouched by these checks
+
+
+@pytest.mark.parametrize("text", ["동생한테 2e300원 보내", "send 1E9 dollars", "NaN원 보내줘",
+                                  "∞원", "Infinity won", "$1e5", "123456789012345678원"])
+def test_text_that_only_looks_like_an_amount_is_refused_whole(text: str) -> None:
+    assert malformed_amount(text) is not None
+
+
+@pytest.mark.parametrize("text", ["2만원", "1,000,000원", "$12.50", "eek 3만원", "10k won"])
+def test_an_amount_is_no_malformed_one(text: str) -> None:
+    assert malformed_amount(text) is None

@@ -98,8 +98,11 @@ async def test_completed_lists_finished_tasks_oldest_first(client: httpx.AsyncCl
     assert body.session_id == "c1"
     assert [(c["outcome"], c["slots"]["target"]) for c in body.completed] == \
         [("EXECUTED", "엄마"), ("CANCELLED", "용걸이"), ("EXECUTED", "엄마")]
-    empty = await client.get("/v1/agent/completed", params={"session_id": "nobody"})
-    assert empty.json() == {"session_id": "nobody", "completed": []}
+    await chat(client, "c2", "안녕")
+    empty = await client.get("/v1/agent/completed", params={"session_id": "c2"})
+    assert empty.json() == {"session_id": "c2", "completed": []}
+    nobody = await client.get("/v1/agent/completed", params={"session_id": "nobody"})
+    assert nobody.status_code == 404  # as another caller's session: existence is not told
 
 
 async def test_debug_shows_state_memory_and_completed(client: httpx.AsyncClient) -> None:

@@ -108,7 +108,24 @@ async def test_a_missing_session_looks_the_same_to_everyone(keyed: Running) -> N
             debug = await client.get("/v1/agent/debug/nobody")
             completed = await client.get(COMPLETED, params={"session_id": "nobody"})
         assert (debug.status_code, debug.json()["message"]) == (404, "no session 'nobody'")
-        assert completed.json() == {"session_id": "nobody", "completed": []}
+        assert (completed.status_code, completed.json()["message"]) == (
+            404, "no session 'nobody'")
+
+
+async def test_another_callers_session_and_a_missing_one_answer_alike(keyed: Running) -> None:
+    """No endpoint tells B whether A's session exists: the same status and body, bar the id."""
+    await owned_by_a(keyed, "a-real-one")
+    async with keyed.client(headers=bearer(KEY_B)) as client:
+        answers = []
+        for session_id in ("a-real-one", "never-used"):
+            got = [await client.get(COMPLETED, params={"session_id": session_id}),
+                   await client.get(f"/v1/agent/debug/{session_id}"),
+                   await client.delete(f"/v1/agent/sessions/{session_id}"),
+                   await client.post(CHAT, json={"session_id": session_id, "message": "확인"})]
+            answers.append([(r.status_code, r.text.replace(session_id, "ID")) for r in got])
+    assert answers[0][:3] == answers[1][:3]
+    assert [status for status, _ in answers[0][:3]] == [404, 404, 404]
+    assert answers[0][3][0] == 404  # a turn in A's session; a new id simply starts B's own
 
 
 async def test_the_same_id_is_two_sessions_never_one(keyed: Running) -> None:
@@ -196,7 +213,8 @@ async def test_client_chosen_ids_still_work_within_their_owner(keyed: Running) -
 
 async def test_a_cookie_login_authenticates_a_get_stream(keyed: Running) -> None:
     await owned_by_a(keyed)
-    async with keyed.client() as browser:  # carries no Authorization: only the cookie
+    # carries no Authorization, only the cookie, and the Fetch Metadata of the server's own page
+    async with keyed.client(headers={"Sec-Fetch-Site": "same-origin"}) as browser:
         login = await browser.post(LOGIN, json={"key": KEY_A})
         assert login.status_code == 200 and login.json() == {"principal": A,
                                                              "expires_in": 43200}
@@ -238,7 +256,7 @@ async def test_a_bad_login_sets_no_cookie(keyed: Running, kw: dict[str, Any],
 
 async def test_the_cookie_of_b_does_not_open_the_session_of_a(keyed: Running) -> None:
     await owned_by_a(keyed)
-    async with keyed.client() as client:
+    async with keyed.client(headers={"Sec-Fetch-Site": "same-origin"}) as client:
         await client.post(LOGIN, json={"key": KEY_B})
         response = await client.get(STREAM, params={"session_id": "s-a", "message": "확인"})
     assert response.status_code == 404
@@ -360,4 +378,50 @@ async def test_without_keys_a_cross_site_page_still_cannot_start_a_turn(
                                 params={"session_id": "local", "message": "확인"})
     assert response.status_code == 403
     record = await server.store.load("local")
+    assert record is not None and record.data["stage"] == "READY"
+
+
+# -- Fetch Metadata: only the server's own pages (or a key in a header) start turns -------------
+
+SIBLING = {"Sec-Fetch-Site": "same-site"}  # a sibling subdomain's or another localhost port's page
+
+
+@pytest.mark.parametrize("headers", [SIBLING, {"Referer": "http://127.0.0.1:9999/page.html"},
+                                     {"Referer": "https://evil.example/x", "Origin": "null"},
+                                     {}],
+                         ids=["same-site, no origin", "foreign referer only", "null origin",
+                              "cookie alone, no fetch metadata"])
+async def test_a_cookie_get_from_anything_but_the_own_origin_starts_no_turn(
+        keyed: Running, headers: dict[str, str]) -> None:
+    """An <img> or a link on another page sends the cookie (same-site pages too), no Origin."""
+    before = await owned_by_a(keyed)
+    async with keyed.client() as client:
+        await client.post(LOGIN, json={"key": KEY_A})
+        response = await client.get(STREAM, headers=headers,
+                                    params={"session_id": "s-a", "message": "확인"})
+        assert (response.status_code, response.json()["error"]) == (403, "cross_site")
+        fresh = await client.get(STREAM, headers=headers,
+                                 params={"session_id": "new-3", "message": SEND})
+        assert fresh.status_code == 403 and await keyed.store.load("new-3") is None
+    after = await keyed.store.load("s-a")
+    assert after is not None and after.version == before["version"]
+
+
+async def test_the_own_page_with_its_cookie_still_streams(keyed: Running) -> None:
+    async with keyed.client() as client:
+        await client.post(LOGIN, json={"key": KEY_A})
+        events = await sse(client, "GET", STREAM, headers={"Sec-Fetch-Site": "same-origin"},
+                           params={"session_id": "page", "message": SEND})
+    assert events[-1][1]["state_snapshot"]["stage"] == "READY"
+
+
+async def test_without_keys_a_same_site_page_cannot_start_a_turn(
+        server: Running, client: httpx.AsyncClient) -> None:
+    """Another localhost port's page is same-site to http://127.0.0.1:8000."""
+    await client.post(CHAT, json={"session_id": "sib", "message": SEND})
+    for headers in (SIBLING, {"Referer": "http://localhost:3000/"}):
+        response = await client.get(STREAM, headers=headers,
+                                    params={"session_id": "sib", "message": "확인"})
+        assert response.status_code == 403
+    record = await server.store.load("sib")
     assert record is not None and record.data["stage"] == "READY"

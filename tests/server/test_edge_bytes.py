@@ -66,9 +66,9 @@ async def test_the_guard_decodes_only_what_needs_decoding(transfer: CompiledServ
         assert response.status_code == 422
         assert response.json()["message"] == ("the query string is not valid UTF-8 once "
                                                "percent-decoded")
-    else:
-        assert response.status_code == 200, response.text
-        assert response.json() == {"session_id": answer, "completed": []}
+    else:  # decoded: the id the 404 names (no session has it) is the decoded one
+        assert response.status_code == 404, response.text
+        assert response.json()["message"] == f"no session '{answer}'"
 
 
 async def chunks(*pieces: bytes) -> AsyncIterator[bytes]:

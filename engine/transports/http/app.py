@@ -263,8 +263,11 @@ def completed_route(app: FastAPI, engine: Engine) -> None:
              responses={**ERRORS, **AUTH_ERRORS})
     async def completed(request: Request,
                         session_id: Annotated[SessionId, Query()]) -> Response:
-        """Finished tasks of a session (executed, cancelled, failed...), oldest first."""
-        if not await engine.may_use(session_id, principal(request.scope)):
+        """Finished tasks of a session (executed, cancelled, failed...), oldest first; a
+        session nobody started answers exactly as another caller's does (404), so the
+        endpoint tells no one which sessions exist."""
+        record = await engine.store.load(session_id)
+        if record is None or record.data.get("owner") != principal(request.scope):
             return not_found(session_id)
         return JSONResponse({"session_id": session_id,
                              "completed": await engine.store.completed(session_id)})

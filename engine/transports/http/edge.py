@@ -9,7 +9,9 @@ Outermost first (``install``):
   always, plus ``allowed_hosts`` (a rebinding DNS name cannot reach a local server).
 - ``CORSMiddleware`` (only with ``cors_origins``): those origins' pages may call the API.
 - ``Gate``: with no API key configured only loopback clients are answered (403) unless
-  anonymous access was allowed; a cross-site request never starts a turn (403); a request
+  anonymous access was allowed; a request from another origin's page never starts a turn
+  (403): Fetch Metadata other than ``same-origin``/``none`` (``same-site`` included), a
+  foreign Origin or Referer, or a GET with only the login cookie and no Fetch Metadata; a request
   without a valid key or login cookie gets 401 (except the health check, the playground's
   files and login); each principal (or, unauthenticated, each client address) is held to
   ``rate_limit`` (429 with Retry-After). The principal goes to the routes in the scope.
@@ -29,7 +31,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.config import RateLimit, Settings
-from engine.transports.http.auth import Auth
+from engine.transports.http.auth import COOKIE, Auth
 from engine.transports.http.errors import error
 
 PREFIX = "/v1/agent"
@@ -273,15 +275,32 @@ class Gate:
         await self.app(scope, receive, send)
 
     def _cross_site(self, scope: Scope) -> bool:
-        """A page of another origin sent this (and that origin is not allow-listed)."""
-        headers = _first(scope, (b"origin", b"host", b"sec-fetch-site"))
-        origin = headers.get(b"origin")
-        if origin is not None:
-            if origin in self.cors_origins:
-                return False  # the operator allowed this page, whatever its site
-            if not same_origin(origin, headers.get(b"host")):
-                return True
-        return headers.get(b"sec-fetch-site", "").lower() == "cross-site"
+        """A page of another origin sent this (and that origin is not allow-listed): by
+        Fetch Metadata anything but ``same-origin`` or ``none`` (a sibling subdomain's or
+        another localhost port's page is ``same-site``, and no less foreign); without it
+        (an older browser, or no browser), a foreign ``Origin`` or ``Referer``, or a GET
+        that carries only the login cookie (an ``<img>`` or a link sends no Origin)."""
+        headers = _first(scope, (b"origin", b"host", b"sec-fetch-site", b"referer",
+                                 b"cookie", b"authorization"))
+        origin, host = headers.get(b"origin"), headers.get(b"host")
+        if origin is not None and origin in self.cors_origins:
+            return False  # the operator allowed this page, whatever its site
+        if origin is not None and not same_origin(origin, host):
+            return True
+        site = headers.get(b"sec-fetch-site", "").lower()
+        if site:
+            return site not in ("same-origin", "none")
+        referer = headers.get(b"referer")
+        if referer is not None and not same_origin(_origin_of(referer), host):
+            return True
+        cookie_only = COOKIE in headers.get(b"cookie", "") and b"authorization" not in headers
+        return scope["method"] == "GET" and origin is None and cookie_only
+
+
+def _origin_of(url: str) -> str:
+    """The ``scheme://host:port`` of a URL (a Referer), as an Origin header would say it."""
+    scheme, sep, rest = url.partition("://")
+    return f"{scheme}{sep}{rest.split('/', 1)[0]}" if sep else "null"
 
 
 def _first(scope: Scope, names: tuple[bytes, ...]) -> dict[bytes, str]:
