@@ -65,7 +65,8 @@ def snapshot(state: SessionState, flow: CompiledFlow | None,
         "flow": state.flow, "stage": state.stage,
         "slots": shown({n: state.slots.get(n) for n in names}, sensitive),
         "missing_required": missing(state, flow), "filling_turns": state.filling_turns,
-        "meta": {"slot_errors": {}, **state.meta}, "task_queue": state.task_queue,
+        "meta": {"slot_errors": {}, **state.meta},
+        "task_queue": [shown(task, sensitive) for task in state.task_queue],
         "stack": entries(state)}
     return snap
 

@@ -226,3 +226,16 @@ def test_the_trace_shows_the_model_its_tokens_retries_and_first_token(
     names = page.locator("#timeline .name").all_inner_texts()
     assert names == ["AGENT_START", "AGENT_DONE",  # intent
                      "AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "DONE"], names
+
+
+def test_a_session_title_keeps_no_long_digit_run(make_server: MakeServer, page: Page) -> None:
+    """The list is titled by the first message and lives in the browser's storage: an account
+    or card number in that message is never kept there."""
+    server = make_server()
+    open_playground(page, server.url)
+    say(page, "계좌 110-2345-678901 로 2만원")
+    sessions = page.locator("#sessions li .open")
+    expect(sessions).to_have_text(["계좌 ••• 로 2만원"])
+    titles = page.evaluate("JSON.stringify(Object.keys(localStorage)"
+                           ".filter(k => k.endsWith(':sessions')).map(k => localStorage[k]))")
+    assert "678901" not in titles and "2345" not in titles and "•••" in titles

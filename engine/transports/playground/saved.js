@@ -36,7 +36,7 @@ export class Saved {
   remember(id, title) {
     const known = this.sessions();
     const old = known.find((s) => s.id === id);
-    const entry = { id, title: title || old?.title || "", updated: Date.now() };
+    const entry = { id, title: safeTitle(title) || old?.title || "", updated: Date.now() };
     const kept = [entry, ...known.filter((s) => s.id !== id)];
     for (const gone of kept.splice(MAX_SESSIONS)) localStorage.removeItem(this.prefix + `turns:${gone.id}`);
     this.write("sessions", kept);
@@ -60,3 +60,9 @@ export const lastLocale = {
     try { localStorage.setItem("flowctl:locale", locale); } catch { /* unsaved */ }
   },
 };
+
+// A session is titled by its first message; a card or account number in it is never kept
+// (the list lives in the browser's storage): runs of more than four digits become •••.
+export function safeTitle(text) {
+  return (text || "").replace(/\d(?:[\s-]?\d){4,}/g, "•••");
+}
