@@ -105,8 +105,10 @@ def _flow_view(service: CompiledService, flow: CompiledFlow, intent: str | None,
     slots = []
     for name in filter(lambda n: _model_fills(service, n), flow.slots):
         spec = service.slots[name].spec
+        value = values.get(name)
         slots.append({"name": name, "type": spec.type, "description": spec.description,
-                      "choices": list(spec.values or {}), "value": values.get(name)})
+                      "choices": list(spec.values or {}), "value": value,
+                      "value_json": json.dumps(value, ensure_ascii=False, default=str)})
     return {"name": flow.name, "intent": intent, "slots": slots}
 
 
