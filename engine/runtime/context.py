@@ -39,6 +39,13 @@ NO_LOOP: Mapping[str, Any] = {"attempt": 0, "max_attempts": 0, "feedback": "", "
 """``loop`` before any loop step ran (its fields: ``registry.CONTEXT_FIELDS``)."""
 
 
+META_DEFAULTS: dict[str, Any] = {"slot_errors": {}, "corrected": {}, "correction": None,
+                                 "awaiting": None, "batch_total": 0, "batch_progress": 0,
+                                 "batch_counts": {}, "run": None}
+"""Every documented ``meta`` key, as a template reads it when the turn has not set it (a
+message reading ``meta.corrected`` renders on a turn that corrected nothing)."""
+
+
 class TurnState:
     """The session a turn works on, the flow and intent it is routed to, the last result."""
 
@@ -221,7 +228,7 @@ class View:
         counts.update(meta.get("batch_counts", {}))
         return {
             "slots": turn.all_slots(), "missing": turn.missing(),
-            "errors": meta.get("slot_errors", {}), "meta": meta,
+            "errors": meta.get("slot_errors", {}), "meta": {**META_DEFAULTS, **meta},
             "filling_turns": state.filling_turns,
             "batch": {"index": index, "total": total, "remaining": len(state.task_queue),
                       "counts": counts},

@@ -184,6 +184,8 @@ class TurnRun:
             state.enter(active)
             await patterns.mid_flow(self)
         else:
+            if active is not None:  # an ended task's stage stays the session's until another
+                state.enter(active)  # starts (a guard may refuse every flow asked for)
             await patterns.route(self)
         await onecall_turn.drop(self)
         await unwind(self)
