@@ -75,6 +75,8 @@ CATALOGUE: tuple[Code, ...] = (
        "not exist."),
     _c("FL037", "error", "unknown-agent-output", "`agents.<name>` names no `json_output` "
        "agent step whose model declares an `output_schema`."),
+    _c("FL038", "error", "ambiguous-call", "A `call` step names something that is both an "
+       "action and a flow."),
     _c("FL040", "warning", "unreachable-stage", "No path from the initial stage reaches the "
        "stage."),
     _c("FL041", "error", "dead-end", "A non-terminal stage the flow can stop in has no way "
