@@ -214,9 +214,13 @@ def _foreign(ctx: Context, m: FlowModel, programs: dict[str, list[Op]]) -> None:
 
 def set_only(ctx: Context, flow: s.FlowSpec) -> frozenset[str]:
     """Slots of the flow that understanding never fills: only ``set`` steps give them values.
-    (A required boolean is asked, and a yes or a no to its question fills it.)"""
+    (A required boolean is asked, and a yes or a no to its question fills it; a kept slot
+    another flow collects or sets may arrive filled from it.)"""
+    elsewhere = _kept_from_elsewhere(ctx, flow)
     out = set()
     for name in flow.slots:
+        if name in elsewhere:
+            continue
         slot = ctx.spec.slots.get(name)
         extract = slot.extract if slot else None
         asked_boolean = slot is not None and slot.type == "boolean" and slot.required is not False
@@ -224,6 +228,19 @@ def set_only(ctx: Context, flow: s.FlowSpec) -> frozenset[str]:
                 extract and (extract.patterns or extract.bare)):
             out.add(name)
     return frozenset(out)
+
+
+def _kept_from_elsewhere(ctx: Context, flow: s.FlowSpec) -> frozenset[str]:
+    """``keep: true`` slots that another flow lists or sets: a called or earlier flow may
+    have filled them before this one reads them."""
+    kept = {n for n, slot in ctx.spec.slots.items() if slot.keep}
+    others = [f for f in ctx.spec.flows.values() if f is not flow]
+    listed = {n for f in others for n in f.slots}
+    mine = {id(st) for st in flow.stages.values()}
+    written = {n for fname, sname, _, step in s.service_steps(ctx.spec)
+               if isinstance(step, s.SetStep) and id(ctx.spec.flows[fname].stages[sname])
+               not in mine for n in step.set}
+    return frozenset(kept & (listed | written))
 
 
 def _run(ops: list[Op], state: frozenset[str], visit: Any = None) -> frozenset[str]:
