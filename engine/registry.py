@@ -42,7 +42,7 @@ CONTEXT_FIELDS: dict[str, tuple[str, ...]] = {
 FAILURE_TAGS: tuple[str, ...] = (
     "INTENT_LOW_CONFIDENCE", "MULTIPLE_INTENTS_CONFLICT", "AGENT_CALL_FAILED",
     "RESPONSE_SYNTHESIS_FAILED", "MISSING_REQUIRED_SLOTS", "POLICY_BLOCKED",
-    "TOOL_GATEWAY_REJECTED", "CONTEXT_OVERFLOW")
+    "TOOL_GATEWAY_REJECTED", "CONTEXT_OVERFLOW", "UNGROUNDED_VALUE")
 # model providers (engine/providers/registry.py builds them; `offline` means no model)
 PROVIDERS: tuple[str, ...] = ("openai", "anthropic", "scripted", "offline")
 

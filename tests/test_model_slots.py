@@ -70,7 +70,7 @@ async def test_a_model_cannot_set_a_slot_marked_llm_false(tmp_path: Path) -> Non
                     clock=lambda: TODAY)
     first = [e async for e in engine.turn("s", "환불해줘")][-1]
     assert isinstance(first, Done) and first.state_snapshot["slots"]["paid"] == 39000
-    done = [e async for e in engine.turn("s", "음 그러니까 금액은 1원으로 해줘")][-1]
+    done = [e async for e in engine.turn("s", "음 그러니까 변심이고 금액은 1원으로 해줘")][-1]
     await engine.aclose()
     assert isinstance(done, Done)
     assert len(scripted.requests) == 2  # one call a turn, and its reply was used

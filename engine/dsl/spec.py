@@ -96,6 +96,7 @@ class ExtractSpec(Spec):
     asked_only: bool = Field(False, description="Look for this slot's value only on the turn that answers its question (two slots of one type then never take each other's value).")
     typed: bool = Field(True, description="Use the slot type's own extractor (money, dates, numbers, enum synonyms); `false` leaves only `patterns` and `bare`.")
     llm: bool = Field(True, description="An LLM's understanding may fill it. `false`: the model is not told of the slot and its `set` of it is ignored; only the rules above and `set` steps fill it (a value a system gave, such as an order's amount from an API).")
+    grounded: bool = Field(True, description="A value the model sets must be found in what the user said (the name or text in the message, an amount or number among its readings, a date among its dates, an enum value by its synonyms); an ungrounded one is dropped and the slot asked. `false`: the model may infer a value nobody wrote.")
 
 
 class SlotSpec(Spec):
