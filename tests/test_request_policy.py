@@ -3,7 +3,6 @@ what reaches templates, what is refused, what a blocked turn leaves behind."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -69,20 +68,13 @@ async def test_a_service_without_a_context_schema_refuses_a_context(
 
 
 async def test_a_blocked_message_leaves_the_session_as_it_was(
-        transfer: CompiledService, tmp_path: Path) -> None:
-    text = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8").replace(
-        "\nmessages:\n", "\nguard:\n  rules:\n    - {keywords: [비밀번호], say: blocked}\n"
-        "\nmessages:\n  blocked: 비밀번호는 말하지 마세요.\n", 1)
-    path = tmp_path / "transfer.yaml"
-    path.write_text(text, encoding="utf-8")
-    for sub in ("prompts",):
-        (tmp_path / sub).symlink_to(ROOT / sub)
-    service = compile_file(path)
-    engine = engine_of(service)
+        transfer: CompiledService) -> None:
+    """The shipped transfer flow's guard: a password is never an answer, nor remembered."""
+    engine = engine_of(transfer)
     await engine.reply("s", "엄마한테 보내줘")
     before = (await engine.store.load("s")).data  # type: ignore[union-attr]
     done = await engine.reply("s", "비밀번호는 1234야")
-    assert done.message == "비밀번호는 말하지 마세요."
+    assert "저장하지 않았어요" in done.message
     assert done.trace["failure_tags"] == ["POLICY_BLOCKED"]
     assert [a["agent"] for a in done.trace["agents"]] == ["guard"]
     after = (await engine.store.load("s")).data  # type: ignore[union-attr]

@@ -167,6 +167,10 @@ function renderSessions() {
 }
 
 async function refreshCompleted() {
+  if (!ui.turns.length) {  // nothing ran yet: the server knows no such session (404)
+    renderCompleted([]);
+    return;
+  }
   const query = new URLSearchParams({ session_id: ui.sessionId });
   const response = await fetch(`${API}/completed?${query}`).catch(() => null);
   renderCompleted(response && response.ok ? (await response.json()).completed : []);
