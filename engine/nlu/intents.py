@@ -98,12 +98,14 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     normalised = normalise(text)
     grams = bigrams(normalised)
     hits = _outranked(normalised, [_hits(normalised, rule) for rule in rules])
-    asking = is_question(text)
+    asking: bool | None = None  # asked only when an intent that acts has a score
     why = _WHY.search(normalised) is not None
     examples = _clear([_example_score(grams, rule) for rule in rules])
     ranked = []
     for order, (rule, found) in enumerate(zip(rules, hits, strict=True)):
         score = _keyword_score(found, rule) or examples[order]
+        if score is not None and rule._requests_only and not why and asking is None:
+            asking = is_question(text)
         if score is not None and (why or (asking and rule._requests_only)):
             score = IntentScore(rule.name, min(score.confidence, QUESTION_SCORE),
                                 f"{score.reason}, in a question")

@@ -83,7 +83,8 @@ INTERROGATIVES = {
     "en": ("who", "whom", "whose", "what", "when", "where", "which", "why", "how"),
 }
 """Question words: never a value, a verb or a decision."""
-_INTERROGATIVE_PREFIXES = tuple(w for group in INTERROGATIVES.values() for w in group)
+_KO_ASKING = tuple(INTERROGATIVES["ko"])
+_EN_ASKING_WORDS = frozenset(INTERROGATIVES["en"])
 
 
 def asks(word: str) -> bool:
@@ -93,9 +94,14 @@ def asks(word: str) -> bool:
     (True, False, True, False)
     """
     folded = word.strip().casefold()
-    first = re.sub(r"['’]s$|['’]re$", "", folded.split(" ")[0]) if folded else ""
-    return first in INTERROGATIVES["en"] or \
-        any(folded.startswith(q) for q in _INTERROGATIVE_PREFIXES if _hangul(q))
+    if folded.startswith(_KO_ASKING):
+        return True
+    first = folded.split(" ", 1)[0]
+    for suffix in ("'s", "’s", "'re", "’re"):
+        if first.endswith(suffix):
+            first = first[:-len(suffix)]
+            break
+    return first in _EN_ASKING_WORDS
 
 
 _QUESTION_MARK = re.compile(r"[?？]")

@@ -112,12 +112,16 @@ class _Grammar:
     """Characters: no longer piece of a message is any of these (spaces counted)."""
     doing: Lexicon
     """Cancel words that are the flow's own doing (A): said with a yes, they confirm."""
+    starts: frozenset[str]
+    """The letters any of these words starts with: a piece starting otherwise is none."""
+    read: dict[str, Answer | None] = field(default_factory=dict, compare=False)
+    """Messages already decided (a turn asks about one message several times)."""
 
     def kinds(self, text: str, single: bool) -> frozenset[str]:
         """What a piece of the message can be: N(eutral), Y(es), D(eny), C(ancel word),
         X (a negation: a cancel only where the cancel starts), M (a yes then 말고), A (the
         flow's own doing that is also a cancel word: a yes only with one)."""
-        if len(text) > self.longest:
+        if len(text) > self.longest or text[0] not in self.starts:
             return _NOTHING
         found = set()
         if text in _NEUTRAL or LAUGHS.fullmatch(text):
@@ -200,7 +204,10 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
     negated = negations((*verbs, *own))
     longest = max(yes.longest, no.longest, stop.longest, _NEUTRAL.longest,
                   max(map(len, negated), default=0)) + _LONGEST_PHRASE
-    return _Grammar(yes, no, stop, negated, longest, Lexicon.of(own))
+    doing_words = Lexicon.of(own)
+    starts = frozenset({*(k for lex in (yes, no, stop, _NEUTRAL, doing_words) for k in lex.stems),
+                        *(n[0] for n in negated if n), "ㅎ", "ㅋ", "ㅠ", "ㅜ", "말"})
+    return _Grammar(yes, no, stop, negated, longest, doing_words, starts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,10 +318,24 @@ def yes_no(text: str, words: YesNoWords) -> Answer | None:
     normalised = decision_text(text)
     if normalised is None:
         return None
+    grammar = words._grammar
+    if normalised in grammar.read:
+        return grammar.read[normalised]
+    if len(grammar.read) > _REMEMBERED:
+        grammar.read.clear()
+    answer = grammar.read[normalised] = _decide(normalised, grammar)
+    return answer
+
+
+_REMEMBERED = 512
+"""Messages a set of words keeps its answer for."""
+
+
+def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     tokens = normalised.split(" ")
     if len(tokens) > _MOST_WORDS:
         return None
-    ended = _reach(tokens, words._grammar, _DECISIONS, _STARTS)[-1]
+    ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1]
     if "stop" in ended:  # cancel first, then deny: confirming is what cannot be undone
         return "cancel"
     if "no" in ended:
