@@ -231,11 +231,7 @@ def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
         raise Exit(2)
     report = coverage(everything) if show_coverage or fail_under is not None else None
     if junit_file:
-        try:
-            Path(junit_file).write_text(junit_xml(everything), encoding="utf-8")
-        except OSError as err:
-            errors.print(f"error: cannot write {junit_file}: {err.strerror or err}")
-            raise Exit(2) from None
+        _write(junit_file, junit_xml(everything))
     if as_json:
         import json
 
@@ -290,11 +286,7 @@ def eval_(paths: Sequence[str], live: bool, as_json: bool, junit_file: str | Non
         errors.print(f"no *.eval.yaml files found in {', '.join(paths)}")
         raise Exit(2)
     if junit_file:
-        try:
-            Path(junit_file).write_text(junit_xml(reports), encoding="utf-8")
-        except OSError as err:
-            errors.print(f"error: cannot write {junit_file}: {err.strerror or err}")
-            raise Exit(2) from None
+        _write(junit_file, junit_xml(reports))
     if as_json:
         click.echo(json_report(reports, gates))
     else:
@@ -428,6 +420,15 @@ def schema(check: bool, output: str | None) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         console.print(f"wrote {path}")
+
+
+def _write(path: str, text: str) -> None:
+    """Write a report file, or stop with exit 2 saying why it could not be written."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as err:
+        errors.print(f"error: cannot write {path}: {err.strerror or err}")
+        raise Exit(2) from None
 
 
 def _compile(flow: str):  # noqa: ANN202 - the compiled service

@@ -37,7 +37,7 @@ from engine.runtime.events import Done, Reading
 from engine.runtime.models import ModelPool
 from engine.source import SourceMap
 from engine.store import MemoryStore
-from engine.testing.spec import EVAL_SUFFIX
+from engine.testing.spec import EVAL_SUFFIX, find_files
 
 PROBE = "__eval_probe__"
 """The model name the offline probe stands in as."""
@@ -235,19 +235,7 @@ def _same_decision(expected: str, read: str) -> bool:
 
 def find_eval_files(paths: Sequence[str | FilePath]) -> list[FilePath]:
     """``*.eval.yaml`` files in the given files/dirs; a flow file stands for its eval set."""
-    found: list[FilePath] = []
-    for raw in paths:
-        path = FilePath(raw)
-        if path.is_dir():
-            found.extend(sorted(path.rglob(f"*{EVAL_SUFFIX}")))
-        elif path.name.endswith(EVAL_SUFFIX):
-            found.append(path)
-        else:
-            sibling = path.with_name(path.name.removesuffix(".yaml").removesuffix(".yml")
-                                     + EVAL_SUFFIX)
-            if sibling.exists():
-                found.append(sibling)
-    return found
+    return find_files(paths, EVAL_SUFFIX)
 
 
 def load_eval(path: FilePath) -> tuple[EvalFileSpec, SourceMap, FilePath]:

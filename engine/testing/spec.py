@@ -87,16 +87,22 @@ class TestFileSpec(_Spec):
 
 def find_test_files(paths: Sequence[str | FilePath]) -> list[FilePath]:
     """``*.test.yaml`` files in the given files/dirs; a flow file stands for its tests."""
+    return find_files(paths, TEST_SUFFIX)
+
+
+def find_files(paths: Sequence[str | FilePath], suffix: str) -> list[FilePath]:
+    """Files ending in ``suffix`` in the given files/dirs; a flow file stands for its
+    sibling of that suffix (``transfer.yaml`` for ``transfer.test.yaml``)."""
     found: list[FilePath] = []
     for raw in paths:
         path = FilePath(raw)
         if path.is_dir():
-            found.extend(sorted(path.rglob(f"*{TEST_SUFFIX}")))
-        elif path.name.endswith(TEST_SUFFIX):
+            found.extend(sorted(path.rglob(f"*{suffix}")))
+        elif path.name.endswith(suffix):
             found.append(path)
         else:
             sibling = path.with_name(path.name.removesuffix(".yaml").removesuffix(".yml")
-                                     + TEST_SUFFIX)
+                                     + suffix)
             if sibling.exists():
                 found.append(sibling)
     return found
