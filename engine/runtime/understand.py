@@ -293,9 +293,11 @@ def _bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
     """Whether the whole message may be taken as the asked slot's value: not a decision,
     not a question or a quote, and no word of it a question word ("누구", "what") or a
     filler ("음", "글쎄", "um"), nor opening with a yes or a no ("아니 그게")."""
-    if answer is not None or decision_text(text) is None:
+    if answer in ("cancel", "deny") or decision_text(text) is None:
         return False
     tokens = normalise(text).split(" ")
+    if answer == "confirm" and len(tokens) == 1:
+        return False  # "네" answers yes; "정말 좋아요" may be a review's text
     return not any(asks(t) or t in FILLERS for t in tokens) and \
         yes_no(tokens[0], words) is None
 
