@@ -1,7 +1,8 @@
 """Whole-message answers. The answer to "which one?" is the whole message: a label, a name
-or an ordinal said alone, or words whose intents rank one option clearly first. The same ambiguous words again, a
-question or a message naming two options answer nothing (it used to start the first-ranked
-option); a word that merely starts like an ordinal ("두고 볼게") is no ordinal."""
+or an ordinal said alone, or words whose intents rank one option clearly first. The same
+ambiguous words again, a question or a message naming two options answer nothing (it used
+to start the first-ranked option); a word that merely starts like an ordinal ("두고 볼게")
+is no ordinal. And a free-text answer is taken whole unless it is a bare yes."""
 
 from __future__ import annotations
 
