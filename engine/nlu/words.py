@@ -198,13 +198,15 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
     verbs = (*act, *_VERBS)
     # A cancel word inside what the flow is all for ("취소" of "주문취소") is what it does:
     # there it cancels nothing, and confirms only said with a yes ("넵 취소해주세요").
-    own = tuple(c for c in cancel if any(squash(c) in squash(v) for v in doing))
-    yes, no, stop = Lexicon.of((*confirm, *verbs)), Lexicon.of(deny, plain=True), \
-        Lexicon.of(c for c in cancel if c not in own)
+    own = tuple(c for c in cancel
+                if any(squash(c) in squash(v) or squash(v) in squash(c) for v in doing))
+    doers = tuple(v for v in verbs if any(squash(o) in squash(v) for o in own))
+    yes, no, stop = Lexicon.of((*confirm, *(v for v in verbs if v not in doers))), \
+        Lexicon.of(deny, plain=True), Lexicon.of(c for c in cancel if c not in own)
     negated = negations((*verbs, *own))
     longest = max(yes.longest, no.longest, stop.longest, _NEUTRAL.longest,
                   max(map(len, negated), default=0)) + _LONGEST_PHRASE
-    doing_words = Lexicon.of(own)
+    doing_words = Lexicon.of((*own, *doers))
     starts = frozenset({*(k for lex in (yes, no, stop, _NEUTRAL, doing_words) for k in lex.stems),
                         *(n[0] for n in negated if n), "ㅎ", "ㅋ", "ㅠ", "ㅜ", "말"})
     return _Grammar(yes, no, stop, negated, longest, doing_words, starts)
