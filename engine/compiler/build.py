@@ -43,9 +43,10 @@ from engine.compiler.tools import (
     resolve_tool,
 )
 from engine.compiler.validators import import_validator
+from engine.compiler.verbs import acts, flow_verbs
 from engine.dsl import spec as s
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
-from engine.nlu import IntentRule, YesNoWords, asks, default_words
+from engine.nlu import IntentRule, YesNoWords, default_words
 from engine.registry import (
     ACTION_TOOLS,
     AGENT_PROMPT_NAMES,
@@ -91,7 +92,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         spec=spec, source=source, base_dir=base, name=spec.service, locale=spec.locale,
         flows=flows, default_flow=spec.default_flow, routes=dict(spec.routes),
         intents=tuple(IntentRule(n, tuple(i.keywords), tuple(i.examples), i.priority,
-                                 acts=_acts(spec.routes.get(n), spec))
+                                 acts=acts(spec.routes.get(n), spec))
                       for n, i in spec.intents.items()),
         intent_thresholds={n: i.threshold for n, i in spec.intents.items()},
         slots=slots, messages=messages, actions=actions,
@@ -340,25 +341,6 @@ def _step_triggers(steps: list[s.Step], path: Path) -> Iterable[tuple[Path, str]
             for key in ("ok", "exhausted"):
                 if (value := getattr(step.loop, key)) is not None:
                     yield (*path, i, "loop", key), value
-
-
-def _acts(flow: str | None, spec: s.ServiceSpec) -> bool:
-    """Whether ``flow`` does something once confirmed (it has a confirmation stage)."""
-    target = spec.flows.get(flow or "")
-    return target is not None and any(st.decide for st in target.stages.values())
-
-
-def flow_verbs(name: str, spec: s.ServiceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The flow's own verbs for doing its thing: the one-word keywords of the intents that
-    route to it ("보내", "이체", "send"), never a question word, so at its stages "네
-    보내주세요" confirms and "보내지 마" cancels; and the verbs every one of those intents
-    has, which alone may hold a cancel word that is then the flow's doing, not a cancel (a
-    flow only for cancelling appointments is not cancelled by "cancel")."""
-    keywords = [[k for k in spec.intents[intent].keywords if " " not in k.strip() and not asks(k)]
-                for intent, flow in spec.routes.items() if flow == name and intent in spec.intents]
-    verbs = tuple(dict.fromkeys(k for group in keywords for k in group))
-    shared = tuple(k for k in verbs if all(k in group for group in keywords))
-    return verbs, shared
 
 
 def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,

@@ -14,7 +14,24 @@ from typing import Any
 
 from engine.compiler.compiled import CompiledService, CompiledSlot
 from engine.nlu import find_dates, find_enum, find_money, find_numbers, normalise
+from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.understand import SlotOp
+
+
+def drop_ungrounded(llm: LlmUnderstanding | None, message: str, service: CompiledService,
+                    today: dt.date) -> bool:
+    """Drop from ``llm`` (in place) the values ``message`` does not say, its operations'
+    and its tasks'; True when any was dropped."""
+    if llm is None or llm.parse_error:
+        return False
+    said = lambda name, value: grounded(  # noqa: E731
+        SlotOp("set", name, value), message, service, today)
+    kept = [op for op in llm.ops if said(op.slot, op.value)]
+    tasks = [{k: v for k, v in task.items() if said(k, v)} for task in llm.tasks]
+    if len(kept) == len(llm.ops) and tasks == llm.tasks:
+        return False
+    llm.ops, llm.tasks = kept, tasks
+    return True
 
 
 def grounded(op: SlotOp, message: str, service: CompiledService, today: dt.date) -> bool:
@@ -56,4 +73,4 @@ def _number(value: Any) -> float | None:
         return None
 
 
-__all__ = ["grounded"]
+__all__ = ["drop_ungrounded", "grounded"]

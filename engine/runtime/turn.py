@@ -37,7 +37,7 @@ from engine.runtime.events import (
     StateSnapshot,
     Trace,
 )
-from engine.runtime.grounding import grounded
+from engine.runtime.grounding import drop_ungrounded
 from engine.runtime.guard import blocked
 from engine.runtime.llm import LlmUnderstanding, understanding_request
 from engine.runtime.memory import remember
@@ -50,14 +50,7 @@ from engine.runtime.stack import FlowStack, entries, unwind
 from engine.runtime.steps import agent_request_for, run_steps
 from engine.runtime.synthesis import Synthesised
 from engine.runtime.trace import Tracer, ms
-from engine.runtime.understand import (
-    BadAmount,
-    ForeignAmount,
-    Intent,
-    SlotOp,
-    Understanding,
-    understand,
-)
+from engine.runtime.understand import BadAmount, ForeignAmount, Intent, Understanding, understand
 
 if TYPE_CHECKING:
     from engine.runtime.engine import Engine
@@ -243,19 +236,10 @@ class TurnRun:
 
     def _grounded(self) -> LlmUnderstanding | None:
         """The model's reading less the values the user never said (noted in the trace)."""
-        llm = self.llm
-        if llm is None or llm.parse_error:
-            return llm
         state = self.state
-        today = state.now.date()
-        said = lambda name, value: grounded(  # noqa: E731
-            SlotOp("set", name, value), state.message, self.service, today)
-        kept = [op for op in llm.ops if said(op.slot, op.value)]
-        tasks = [{k: v for k, v in task.items() if said(k, v)} for task in llm.tasks]
-        if len(kept) < len(llm.ops) or tasks != llm.tasks:
+        if drop_ungrounded(self.llm, state.message, self.service, state.now.date()):
             self.tracer.tag("UNGROUNDED_VALUE")
-            llm.ops, llm.tasks = kept, tasks
-        return llm
+        return self.llm
 
     async def ask_llm(self, live: LiveModel, flows: list[CompiledFlow], *,
                       current: CompiledFlow | None, answering: str | None = None) -> bool:
