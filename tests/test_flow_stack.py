@@ -136,7 +136,7 @@ async def test_an_llm_answer_for_the_current_flow_stays_in_it(
     try:
         await engine.reply("s", "엄마한테 보내줘")
         server.enqueue(understanding("transfer", amount=50000))
-        done = await engine.reply("s", "지난번이랑 같은 금액")
+        done = await engine.reply("s", "금액은 그러니까 50000")  # the rules read no amount here
         assert len(server.requests) == 1
         assert (done.state_snapshot["stage"], done.state_snapshot["slots"]["amount"]) == (
             "READY", 50000)
