@@ -1,7 +1,8 @@
 """Only a yes moves money, end to end: every reply of the decision corpus
 (tests/nlu/decision_corpus.yaml) is sent at the transfer's READY ("엄마에게 5만원을 이체할까요?")
 through the engine, with the shipped flow's action pointed at a real loopback bank that
-counts executions. Not one reply that is not a yes executes; every yes does. The same holds
+counts executions: not one reply that is not a yes executes. Every yes does (checked on
+the shipped flow as it is, with its in-process bank, by the completed tasks). The same holds
 with a model configured that claims, on every call, that the user confirmed.
 """
 
@@ -11,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
 from engine.runtime.engine import Engine
 from engine.store import MemoryStore
-from tests.conftest import TODAY
+from tests.conftest import ROOT, TODAY
 from tests.fakes.bank import Bank
 from tests.nlu.test_decision_corpus import replies
 from tests.test_money_safety import bank, bank_flow  # noqa: F401 - the fixture
@@ -62,15 +64,24 @@ async def test_no_reply_that_is_not_a_yes_executes(tmp_path: Path, bank: Bank,  
 
 
 @pytest.mark.parametrize("model", [False, True], ids=["offline", "lying-model"])
-async def test_every_yes_executes_once(tmp_path: Path, bank: Bank,  # noqa: F811
-                                       model: bool) -> None:
-    engine = engine_for(bank_flow(tmp_path), bank, tmp_path, model=model)
+async def test_every_yes_executes_once(tmp_path: Path, model: bool) -> None:
+    """The shipped flow as it is (its in-process sandbox bank): each yes ends EXECUTED with
+    exactly one completed, executed task."""
+    service = compile_file(ROOT / "flows" / "transfer.yaml")
+    env = {}
+    if model:
+        fixture = tmp_path / "lying.yaml"
+        fixture.write_text(LYING_MODEL, encoding="utf-8")
+        env["FLOWCTL_MODEL_FAST"] = f"scripted:{fixture}"
+    engine = Engine(service, store=MemoryStore(), clock=lambda: TODAY,
+                    settings=load_settings(env))
     missed = []
     for i, (category, message) in enumerate(replies("yes", restating=True)):
         await at_ready(engine, f"y{i}")
-        before = len(bank.executions)
         done = await engine.reply(f"y{i}", message)
-        if done.state_snapshot["stage"] != "EXECUTED" or len(bank.executions) != before + 1:
+        executed = [t for t in await engine.store.completed(f"y{i}")
+                    if t["outcome"] == "EXECUTED"]
+        if done.state_snapshot["stage"] != "EXECUTED" or len(executed) != 1:
             missed.append((category, message, done.message))
     await engine.aclose()
     assert missed == []
