@@ -258,7 +258,7 @@ class View:
 
 
 class BatchQueue:
-    """Several tasks from one message (seed 001: "엄마한테 만원, 용걸이한테 5만원"): the
+    """Several tasks from one message ("엄마한테 만원, 용걸이한테 5만원"): the
     first runs now, the others wait in the session and are confirmed one by one."""
 
     __slots__ = ("_turn",)

@@ -1,7 +1,7 @@
 """Turn events: a closed union; ``wire(event)`` gives the seed protocol's (name, payload).
 
 Transports only serialise these (SSE ``event:`` = name, ``data:`` = JSON payload); the
-names and DONE fields are the seeds' wire protocol (DESIGN §4) and must not change.
+names and DONE fields are the public wire protocol clients depend on and must not change.
 """
 
 from __future__ import annotations

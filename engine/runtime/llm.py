@@ -2,8 +2,8 @@
 
 Two kinds of call: the ONE understanding call of a turn the rules could not settle
 (intent, slot operations and tasks together, JSON, schema-checked; a reply that stays
-unparsable takes the seeds' parse_error path), and agent replies, streamed. Messages follow
-seed 000 §5: instructions + context block + summary as the system prompt, the recent raw
+unparsable takes the parse_error path), and agent replies, streamed. Messages are laid
+out as: instructions + context block + summary as the system prompt, the recent raw
 history, and the user's message last, exactly once.
 """
 
@@ -55,7 +55,7 @@ class LlmUnderstanding:
     ignored: list[str] = field(default_factory=list)
     """Operations the runtime refused (e.g. `confirm`: only code confirms)."""
     alternatives: list[tuple[str, float]] = field(default_factory=list)
-    """Other intents the message may mean, with their confidence (seed 003's
+    """Other intents the message may mean, with their confidence (a client's
     alternative_intents)."""
 
 

@@ -1,7 +1,7 @@
 """(slot, raw value) -> accepted value or a rejection; validation is code, never a prompt.
 
-Seed rule: a rejected value leaves the slot unchanged and records why in
-``meta.slot_errors[slot]`` so the reply can tell the user (seed 001 §3).
+A rejected value leaves the slot unchanged and records why in ``meta.slot_errors[slot]``,
+so the reply can tell the user what was wrong.
 
 A raw value often comes from a model's JSON, so anything may arrive; ``validate`` never
 raises for it. Numbers (integer, number, money) must be finite and at most
