@@ -74,3 +74,16 @@ def test_existing_files_are_never_overwritten(
 def test_a_name_must_be_an_identifier(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["new", "2fast", "--dir", str(tmp_path)]) == 2
     assert "not a valid service name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("shape", ["chat", "intent", "slots"])
+def test_no_scaffolded_action_points_at_flowctls_own_port(shape: str, tmp_path: Path) -> None:
+    """``flowctl serve`` listens on 8000: an action sent there would reach flowctl itself."""
+    from engine.compiler import compile_file
+
+    assert main(["new", "svc", "--shape", shape, "--dir", str(tmp_path / "flows")]) == 0
+    service = compile_file(tmp_path / "flows" / "svc.yaml")
+    urls = [str(action.url.render({"env": {}, "slots": {}}))
+            for action in service.actions.values() if action.url is not None]
+    assert bool(urls) == (shape == "slots")  # the slots shape submits to a backend
+    assert not [url for url in urls if ":8000" in url], urls

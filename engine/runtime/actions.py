@@ -4,7 +4,8 @@ Built-in tools are a fixed table: YAML names a tool, it never brings code. ``san
 is a deterministic stand-in for a bank API so the transfer service runs with no
 credentials: it accepts any transfer up to ``limit`` and refuses the rest. HTTP actions
 send an ``Idempotency-Key`` that stays the same across retries of one task (the runtime
-derives it from the task's random id).
+derives it from the task's random id). A target that refuses the connection was sent
+nothing: that is a definite failure (``ActionUnreached``), never an unknown outcome.
 """
 
 from __future__ import annotations
@@ -54,8 +55,25 @@ class ActionUnknown(ActionFailed):
     pending and is asked again, with the same key, on the session's next turn."""
 
 
+class ActionUnreached(ActionFailed):
+    """The target could not be reached (connection refused, no route, no TLS handshake) on
+    every attempt: no request was ever sent, so nothing happened there. A definite failure:
+    told, and the flow may retry or cancel."""
+
+
 class _Transient(Exception):
     """A transport fault or 5xx: worth a retry with the same idempotency key."""
+
+
+class _Unreached(_Transient):
+    """The connection was never made: this attempt sent nothing."""
+
+
+def never_sent(err: Exception) -> bool:
+    """Whether an httpx transport error happened before any byte of the request was sent."""
+    import httpx
+
+    return isinstance(err, httpx.ConnectError | httpx.ConnectTimeout | httpx.UnsupportedProtocol)
 
 
 async def sandbox_bank(args: Mapping[str, Any], key: str) -> dict[str, Any]:
@@ -115,15 +133,21 @@ async def run_action(action: CompiledAction, args: Mapping[str, Any], key: str, 
                              wait=wait_random_exponential(multiplier=0.2, max=5.0),
                              retry=retry_if_exception_type((TimeoutError, _Transient)),
                              reraise=True)
+    sent = False  # whether any attempt may have reached the target
     try:
         async for attempt in retrying:
             with attempt:
-                async with asyncio.timeout(action.timeout_sec):
-                    return await _once(action, args, key, url or "", headers or {}, client)
+                try:
+                    async with asyncio.timeout(action.timeout_sec):
+                        return await _once(action, args, key, url or "", headers or {},
+                                           client)
+                except Exception as err:
+                    sent = sent or not isinstance(err, _Unreached)
+                    raise
     except TimeoutError:
         raise ActionUnknown(f"timed out after {action.timeout_sec:g} s") from None
     except _Transient as err:
-        raise ActionUnknown(str(err)) from None
+        raise (ActionUnknown if sent else ActionUnreached)(str(err)) from None
     raise AssertionError("unreachable: tenacity either returns or re-raises")
 
 
@@ -136,7 +160,8 @@ async def _attempt(action: CompiledAction, args: Mapping[str, Any], key: str, ur
     except TimeoutError:
         raise ActionUnknown(f"timed out after {action.timeout_sec:g} s") from None
     except _Transient as err:
-        raise ActionUnknown(str(err)) from None
+        raise (ActionUnreached if isinstance(err, _Unreached) else ActionUnknown)(
+            str(err)) from None
 
 
 async def _once(action: CompiledAction, args: Mapping[str, Any], key: str, url: str,
@@ -157,6 +182,8 @@ async def _http(action: CompiledAction, body: Mapping[str, Any], key: str, url: 
         response = await http.request(action.method, url, json=dict(body) or None,
                                       headers={**headers, "Idempotency-Key": key})
     except httpx.TransportError as err:
+        if never_sent(err):
+            raise _Unreached(f"could not reach the target ({type(err).__name__})") from None
         raise _Transient(f"{type(err).__name__}") from None
     finally:
         if own:

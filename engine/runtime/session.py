@@ -32,6 +32,9 @@ class JournalEntry(TypedDict):
     ok: str | None
     error: str | None
     result: Any
+    retried: NotRequired[bool]
+    """An earlier attempt (an earlier turn, or a process that died) may have reached the
+    target: a connection refused now no longer proves that nothing happened."""
 
 
 class Meta(TypedDict, total=False):

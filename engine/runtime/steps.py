@@ -34,7 +34,7 @@ from engine.compiler.compiled import (
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ChatRequest, ToolSpec
 from engine.runtime import onecall_turn
-from engine.runtime.actions import ActionFailed, ActionUnknown, run_action
+from engine.runtime.actions import ActionFailed, ActionUnknown, ActionUnreached, run_action
 from engine.runtime.agent import ModelCall, Reply, agent_reply
 from engine.runtime.events import (
     AgentDone,
@@ -208,7 +208,12 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
         else:
             result = await run_action(action, args, key, url=url, headers=headers)
     except ActionFailed as err:
-        result, error, settled = {"error": str(err)}, str(err), not isinstance(err, ActionUnknown)
+        result, error = {"error": str(err)}, str(err)
+        # a refused connection proves nothing when an earlier attempt may have got through
+        earlier = session.journal.get(name)
+        settled = not isinstance(err, ActionUnknown) and not (
+            isinstance(err, ActionUnreached) and earlier is not None
+            and earlier.get("retried", False))
     entry = session.journal.get(name)
     if entry is not None and settled:
         entry["status"], entry["result"] = ("done" if error is None else "failed"), result

@@ -20,7 +20,13 @@ from urllib.parse import quote
 from engine.compiler.compiled import CompiledService, CompiledTool
 from engine.providers.base import ToolSpec
 from engine.providers.tools import BUILTIN_TOOLS, Tool
-from engine.runtime.actions import ActionFailed, ActionStub, ActionUnknown
+from engine.runtime.actions import (
+    ActionFailed,
+    ActionStub,
+    ActionUnknown,
+    ActionUnreached,
+    never_sent,
+)
 from engine.runtime.gateway import rejection, schema_problem
 from engine.runtime.mcp import McpFailure, McpHub, McpToolError
 
@@ -86,12 +92,17 @@ class ToolBox:
         if stub is not None:
             return stub.outcome()
         tool = self.tools[name]
+        sent = False  # whether an attempt may have reached the target
         for attempt in range(retries + 1):
             try:
                 raw = await (self._http(tool, args, key) if tool.kind == "http"
                              else self._mcp(tool, args))
                 break
+            except ActionUnreached as err:  # nothing sent: as safe to retry as to give up
+                if attempt == retries:
+                    raise (ActionUnknown(str(err)) if sent else err) from None
             except ActionUnknown:
+                sent = True
                 if attempt == retries:
                     raise
         problem = schema_problem(tool.result, raw)
@@ -139,7 +150,8 @@ class ToolBox:
         except httpx.TimeoutException:
             raise ActionUnknown(f"{tool.name} timed out after {tool.timeout_sec:g} s") from None
         except httpx.TransportError as err:
-            raise ActionUnknown(f"{tool.name} is unreachable ({type(err).__name__})") from None
+            unreached = ActionUnreached if never_sent(err) else ActionUnknown
+            raise unreached(f"{tool.name} is unreachable ({type(err).__name__})") from None
         finally:
             if own:
                 await http.aclose()

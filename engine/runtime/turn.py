@@ -149,9 +149,11 @@ class TurnRun:
     async def journal(self, name: str, args: dict[str, Any], step: CallStep) -> None:
         """Record irreversible action ``name`` as pending and commit it before the call."""
         session = self.state.session
+        earlier = session.journal.get(name)
         session.journal[name] = JournalEntry(action=name, key=f"{session.task_id}:{name}",
                                              status="pending", args=args, ok=step.ok,
-                                             error=step.error, result=None)
+                                             error=step.error, result=None,
+                                             retried=earlier is not None)
         await self.commit(final=False)
 
     async def execute(self) -> None:
