@@ -19,6 +19,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "action_pending": "요청하신 작업의 결과를 아직 확인하지 못했어요. 잠시 후 아무 말이나 "
                           "보내 주시면 결과부터 확인해 드릴게요.",
         "currency_mismatch": "{currency} 금액은 받을 수 없어요. {expected} 금액으로 알려주세요.",
+        "untold_outcome": "지난 요청의 결과를 전해 드리지 못했을 수 있어 다시 알려드려요: "
+                          "{outcome}",
+        "repeated_request": "방금 같은 요청을 처리했어요. 한 번 더 하시려는 게 맞는지 "
+                            "확인해 주세요.",
         "label_intent": "의도 파악 중",
         "label_understand": "정보 추출 중",
         "label_call": "실행 중",
@@ -43,6 +47,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "ask_slot": "Please tell me the {slot}.",
         "not_yours": "This conversation is not available.",
         "bad_context": "The request's context can't be used: {problems}",
+        "untold_outcome": "In case my last answer did not reach you: {outcome}",
+        "repeated_request": "You just completed this same request. Please make sure you "
+                            "want to do it again.",
         "action_pending": "I couldn't confirm the result of your request yet. Send any "
                           "message in a moment and I'll check it first.",
         "currency_mismatch": "I can't take an amount in {currency}; please give it in {expected}.",
@@ -71,6 +78,7 @@ OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
     "message_too_long": ("limit",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
+    "untold_outcome": ("outcome",), "repeated_request": (),
     "clarify": ("options",), "synthesis_failed": (), "run_busy": ("run",), "run_cancelled": (),
     "run_cancelling": (), "run_interrupted": (), "run_outdated": (),
 }

@@ -15,6 +15,8 @@ import re
 import time
 import unicodedata
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
+from functools import partial
 from typing import Any, Protocol
 
 from engine.compiler.compiled import CompiledService
@@ -29,7 +31,8 @@ from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.mcp import McpHub, load_mcp_config
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
-from engine.runtime.session import RunRef, SessionState, StreamLog, replayed
+from engine.runtime.outcomes import reporting_delivery
+from engine.runtime.session import RunRef, SessionState, StreamLog, Untold, replayed
 from engine.runtime.toolbox import ToolBox
 from engine.runtime.turn import TurnRun, ms, snapshot
 from engine.store.base import SessionStore
@@ -175,6 +178,9 @@ class Engine:
                     sent.append(wire(event))
                 yield event
             done = run.done(started)
+            if run.settled and reporting_delivery.get():  # kept until the client has it
+                session.untold = Untold(turn=turn_id, text=done.message)
+                done = replace(done, delivered=partial(self.told, session_id, turn_id))
             if stream is not None:
                 session.stream = StreamLog(id=stream, events=[*sent, wire(done)])
             await run.commit()
@@ -189,6 +195,16 @@ class Engine:
             done = plain_done(self.text("turn_failed"), before, self.service, turn_id,
                               started, error="turn_failed")
         yield done
+
+    async def told(self, session_id: str, turn_id: str) -> None:
+        """Turn ``turn_id``'s DONE reached its client: its outcome need not be told again."""
+        async with self.store.lock(session_id):
+            record = await self.store.load(session_id)
+            untold = record.data.get("untold") if record is not None else None
+            if record is None or not untold or untold.get("turn") != turn_id:
+                return  # told already (by the session's next turn), or forgotten
+            data = {k: v for k, v in record.data.items() if k != "untold"}
+            await self.store.commit(session_id, data, expected_version=record.version)
 
     async def replay(self, session_id: str, stream: str, after: int, *,
                      owner: str | None = None) -> list[tuple[int, str, Any]]:

@@ -6,6 +6,7 @@ names and DONE fields are the public wire protocol clients depend on and must no
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict, assert_never
 
@@ -141,6 +142,10 @@ class Done:
     `requires_confirmation`; None: whether ``next_action`` is CONFIRM."""
     next_suggested_actions: list[str] = field(default_factory=list)
     """Short next steps a client may offer (a `respond` step's `next`)."""
+    delivered: Callable[[], Awaitable[None]] | None = field(default=None, repr=False,
+                                                            compare=False)
+    """For a transport that reports delivery (``engine.reporting_delivery``): await it once
+    this DONE reached the client; until then the turn's outcome is told again next turn."""
 
     def payload(self) -> dict[str, Any]:
         return {"message": self.message, "next_action": self.next_action,

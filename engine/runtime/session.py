@@ -37,6 +37,14 @@ class JournalEntry(TypedDict):
     target: a connection refused now no longer proves that nothing happened."""
 
 
+class Untold(TypedDict):
+    """The reply of a turn that settled an irreversible action, until its client is known
+    to have received it (``Engine.told``)."""
+
+    turn: str
+    text: str
+
+
 class Meta(TypedDict, total=False):
     """The per-task bookkeeping a turn keeps (templates read it as ``meta``).
 
@@ -135,6 +143,8 @@ class SessionState:
     notice: str = ""
     """What the user is told first on their next turn (how an action that was finished at
     start-up, with nobody listening, ended)."""
+    untold: Untold | None = None
+    """An action's outcome whose reply may not have reached the user: told on the next turn."""
     stack: list[Frame] = field(default_factory=list)
     """Flows waiting under the current one, the most recent last."""
     clarify: Clarify | None = None
@@ -155,6 +165,7 @@ class SessionState:
                    turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0),
                    task_id=data.get("task_id", ""), journal=data.get("journal", {}),
                    owner=data.get("owner"), notice=data.get("notice", ""),
+                   untold=data.get("untold"),
                    stack=data.get("stack", []), clarify=data.get("clarify"),
                    stream=data.get("stream"))
 
@@ -172,6 +183,8 @@ class SessionState:
             data["owner"] = self.owner
         if self.notice:
             data["notice"] = self.notice
+        if self.untold is not None:
+            data["untold"] = self.untold
         if self.stack:
             data["stack"] = self.stack
         if self.clarify is not None:

@@ -217,6 +217,7 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
     entry = session.journal.get(name)
     if entry is not None and settled:
         entry["status"], entry["result"] = ("done" if error is None else "failed"), result
+        run.settled.append(name)
     return result, error
 
 

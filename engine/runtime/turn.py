@@ -42,6 +42,7 @@ from engine.runtime.guard import blocked
 from engine.runtime.llm import LlmUnderstanding, understanding_request
 from engine.runtime.memory import remember
 from engine.runtime.models import LiveModel
+from engine.runtime.outcomes import acted, ask_about_repeat, tell_untold
 from engine.runtime.reply import Reply
 from engine.runtime.routing import merge, settled
 from engine.runtime.session import JournalEntry, RunRef, SessionState
@@ -91,6 +92,8 @@ class TurnRun:
         self.hooks: list[Hook] = []
         self.completed: list[dict[str, Any]] = []
         self.pending: str | None = None
+        self.settled: list[str] = []
+        """Irreversible actions whose outcome this turn learnt (ran, or definitely failed)."""
         """A trigger a step asked for, fired once the stage's steps are done."""
         self.version = version
         """The stored session's version this turn last loaded or wrote."""
@@ -161,6 +164,9 @@ class TurnRun:
         state = self.state
         session = state.session
         self.engine.folds.apply(self.session_id, session, self.tracer)
+        if session.untold is not None:  # the reply that told it may never have arrived
+            tell_untold(session, self.engine.text("untold_outcome",
+                                                  outcome=session.untold["text"]))
         active = self.service.flows.get(session.flow or "")
         if active is not None and session.pending():
             # a process died around an irreversible call: finish that task first, by running
@@ -194,6 +200,7 @@ class TurnRun:
         await unwind(self)
         if self.ended is not None and not session.stack and self.service.patterns.completed:
             self.reply.say(self.service.patterns.completed)
+        ask_about_repeat(self)
         if remember(session, state.message, self.reply.text(), self.engine.memory):
             self.engine.folds.start(self.session_id, session, self.engine.memory,
                                     self.engine.models, lambda live, tracer: ModelCall(
@@ -418,7 +425,8 @@ class TurnRun:
                   "result": scrubbed(state.result, state.secrets())}
         if not (session.stack and session.stack[-1]["kind"] == "caller"):
             self.completed.append(record)  # a called flow is part of its caller's task
-            session.done.append(record)
+            carried_out = acted(session)
+            session.done.append({**record, "acted": carried_out} if carried_out else record)
         if state.missing() and session.filling_turns >= self.engine.settings.fill_turns(
                 state.flow.max_fill_turns):
             self.tracer.tag("MISSING_REQUIRED_SLOTS")  # gave up asking (MAX_FILL_TURNS)

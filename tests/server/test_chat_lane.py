@@ -100,8 +100,9 @@ def lane_app() -> Iterator[str]:
     async def route(body: ChatRequest) -> JSONResponse:
         return JSONResponse({"via": "route", "message": body.message})
 
-    async def answer(body: ChatRequest, who: str | None) -> Response:
-        return JSONResponse({"via": "lane", "message": body.message, "who": who})
+    async def answer(body: ChatRequest, who: str | None, gone: Any) -> Response:
+        return JSONResponse({"via": "lane", "message": body.message, "who": who,
+                             "gone": await gone()})
 
     lane.install(app, "/chat", answer)
     app.add_middleware(Guard, max_body=1000)

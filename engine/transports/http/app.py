@@ -21,7 +21,7 @@ import json
 import logging
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import parse_qs
@@ -195,9 +195,10 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
               responses={**ERRORS, **AUTH_ERRORS})
     async def chat(request: Request, body: ChatRequest) -> Response:
         """Run one turn; answer with its DONE payload as `interaction` and its hooks."""
-        return await answer(body, principal(request.scope))
+        return await answer(body, principal(request.scope), request.is_disconnected)
 
-    async def answer(body: ChatRequest, who: str | None) -> Response:
+    async def answer(body: ChatRequest, who: str | None,
+                     gone: Callable[[], Awaitable[bool]]) -> Response:
         refused = await refuse_turn(engine, auth, body, who)
         if refused is not None:
             return refused
@@ -205,6 +206,8 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
                                   context=body.context)
         if done.trace.get("error") == "forbidden":  # it was claimed since the check
             return not_found(body.session_id)
+        if done.delivered is not None and not await gone():  # a client left: told next turn
+            await done.delivered()
         return FastJSONResponse({"interaction": done.payload(), "hooks": done.hooks})
 
     lane.install(app, f"{PREFIX}/chat", answer)  # the plain request skips FastAPI's work

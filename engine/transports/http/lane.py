@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 
 from fastapi import FastAPI
 from starlette.middleware import Middleware
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -33,7 +34,9 @@ from engine.transports.http.edge import principal
 from engine.transports.http.errors import Refusal
 from engine.transports.http.schemas import ChatRequest
 
-Answer = Callable[[ChatRequest, "str | None"], Awaitable[Response]]
+Answer = Callable[[ChatRequest, "str | None", Callable[[], Awaitable[bool]]],
+                  Awaitable[Response]]
+"""(request, principal, whether the client has gone) -> the response."""
 
 __all__ = ["Answer", "ChatLane", "install", "parse"]
 
@@ -86,7 +89,8 @@ class ChatLane:
         if request is None:
             await self.app(scope, _replay(messages, receive), send)
             return
-        response = await self.answer(request, principal(scope))
+        response = await self.answer(request, principal(scope),
+                                     Request(scope, receive).is_disconnected)
         await response(scope, receive, send)
 
     def _takes(self, scope: Scope) -> bool:

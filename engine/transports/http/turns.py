@@ -8,6 +8,7 @@ shutdown waits for the turns still running (``Turns.drain``).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections.abc import AsyncIterator, Coroutine, Mapping
@@ -18,6 +19,7 @@ from sse_starlette import ServerSentEvent
 from engine.observe.hub import Observers
 from engine.runtime.engine import Engine, plain_done
 from engine.runtime.events import Done, Event
+from engine.runtime.outcomes import reporting_delivery
 from engine.runtime.session import SessionState
 from engine.transports.sse import frame
 
@@ -54,7 +56,9 @@ class Turns:
         return await asyncio.shield(task)  # a request cancelled mid-turn leaves it running
 
     def _spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
-        task = asyncio.create_task(work)
+        context = contextvars.copy_context()  # this transport reports each DONE's delivery
+        context.run(reporting_delivery.set, True)
+        task = asyncio.create_task(work, context=context)
         self.running.add(task)
         task.add_done_callback(self._finished)
         return task
@@ -120,4 +124,8 @@ async def sse_frames(engine: Engine, queue: asyncio.Queue[Event | Exception],
         yield frame(item, stream_id=stream_id, index=index)
         index += 1
         if isinstance(item, Done):
+            # asked for more after the DONE was sent: the client was still there (one that
+            # left closed the stream, and this generator with it)
+            if item.delivered is not None:
+                await item.delivered()
             return

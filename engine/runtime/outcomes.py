@@ -1,0 +1,71 @@
+"""What the user must hear of an irreversible action, whatever happened to the reply.
+
+A turn that settles an irreversible action (it ran, or definitely failed) keeps its reply in
+the session as *untold* when its transport reports delivery (``reporting_delivery``); the
+transport clears it once the DONE reached the client (``Done.delivered``). A reply lost on
+the way — the client timed out, the connection dropped, the process died after the commit —
+is therefore told first on the session's next turn, whatever that message is.
+
+A request that repeats a task which ran moments ago (same flow, same values) is asked about
+before anything else: the user who did not see the first answer must not pay twice by
+asking again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from engine.compiler.compiled import shown
+
+if TYPE_CHECKING:
+    from engine.runtime.session import SessionState
+    from engine.runtime.turn import TurnRun
+
+REPEAT_WINDOW = dt.timedelta(minutes=10)
+"""How long after a task ran the same request is asked about before it is confirmed."""
+
+reporting_delivery: ContextVar[bool] = ContextVar("flowctl_reporting_delivery", default=False)
+"""True inside a transport's turn when it awaits ``Done.delivered`` after sending the DONE;
+in-process callers (``flowctl test``, ``flowctl chat``) see every DONE they are given."""
+
+__all__ = ["REPEAT_WINDOW", "acted", "ask_about_repeat", "reporting_delivery", "tell_untold"]
+
+
+def tell_untold(session: SessionState, say: str) -> None:
+    """Make an outcome whose reply may have been lost the first thing this turn says
+    (``say``: the ``untold_outcome`` text for it, rendered by the caller)."""
+    session.untold = None
+    session.notice = f"{session.notice} {say}" if session.notice else say
+
+
+def acted(session: SessionState) -> list[str]:
+    """The irreversible actions the current task carried out."""
+    return [name for name, entry in session.journal.items() if entry["status"] == "done"]
+
+
+def ask_about_repeat(run: TurnRun) -> None:
+    """Before a confirmation of a task identical to one that ran within ``REPEAT_WINDOW``,
+    say so: the user decides again knowing it already happened."""
+    state = run.state
+    if state.stage.next_action != "CONFIRM" or state.session.meta.get("awaiting"):
+        return
+    values = shown(state.slot_values(), run.service.sensitive)
+    now = run.engine.clock()
+    for record in reversed(state.session.done):
+        if record.get("acted") and record["flow"] == state.flow.name:
+            if record["slots"] == values and _recent(record, now):
+                parts = run.reply.parts  # just before the question it asks
+                parts.insert(max(len(parts) - 1, 0), run.engine.text("repeated_request"))
+            return
+
+
+def _recent(record: dict[str, Any], now: dt.datetime) -> bool:
+    try:
+        at = dt.datetime.fromisoformat(str(record["at"]))
+    except (KeyError, ValueError):
+        return False
+    if (at.tzinfo is None) != (now.tzinfo is None):
+        return False
+    return dt.timedelta(0) <= now - at <= REPEAT_WINDOW
