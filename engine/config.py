@@ -78,6 +78,8 @@ class Settings:
     days ago are deleted, hourly; None: kept until deleted."""
     metrics: bool = True
     """FLOWCTL_METRICS: ``GET /metrics`` in Prometheus's format (counts, never content)."""
+    admin_key: str | None = field(default=None, repr=False)
+    """FLOWCTL_ADMIN_KEY: the operator's key for ``/v1/admin/*``; None: no such routes."""
     # -- local side effects (workspace and command actions); never from a flow file --
     workspace_root: str | None = None
     """FLOWCTL_WORKSPACE_ROOT / --workspace-root: the one directory workspace and command
@@ -226,6 +228,12 @@ def _server_settings(env: Mapping[str, str]) -> dict[str, Any]:
             raise SettingsError(f"FLOWCTL_COOKIE_SECRET is shorter than "
                                 f"{MIN_COOKIE_SECRET_CHARS} characters")
         values["cookie_secret"] = secret
+    admin = env.get("FLOWCTL_ADMIN_KEY", "").strip()
+    if admin:
+        if len(admin) < MIN_COOKIE_SECRET_CHARS:
+            raise SettingsError(f"FLOWCTL_ADMIN_KEY is shorter than {MIN_COOKIE_SECRET_CHARS} "
+                                "characters")
+        values["admin_key"] = admin
     for name, var in (("allow_anonymous", "FLOWCTL_ALLOW_ANONYMOUS"),
                       ("metrics", "FLOWCTL_METRICS")):
         if var in env:

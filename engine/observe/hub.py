@@ -28,9 +28,10 @@ class Observers:
 
     @classmethod
     def for_server(cls, service: str, *, metrics: bool, env: Mapping[str, str],
-                   active: Callable[[], int]) -> Observers:
+                   active: Callable[[], int],
+                   pending: Callable[[], int] = lambda: 0) -> Observers:
         """Metrics unless switched off; traces when the environment asks for them."""
-        return cls(TurnMetrics(service, active=active) if metrics else None,
+        return cls(TurnMetrics(service, active=active, pending=pending) if metrics else None,
                    tracer_from_env(env, service))
 
     def finished(self, done: Done, started_ns: int) -> None:

@@ -27,7 +27,8 @@ TURN_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.
 class TurnMetrics:
     """The metrics of one served app; ``observe`` is called once per finished turn."""
 
-    def __init__(self, service: str, *, active: Callable[[], int] = lambda: 0) -> None:
+    def __init__(self, service: str, *, active: Callable[[], int] = lambda: 0,
+                 pending: Callable[[], int] = lambda: 0) -> None:
         # Imported here: a server with metrics off (FLOWCTL_METRICS=0) never loads it.
         from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
         from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -54,6 +55,10 @@ class TurnMetrics:
         streams = Gauge("flowctl_turns_running", "Turns running now (streams included).",
                         ["service"], registry=r)
         streams.labels(service).set_function(active)
+        waiting = Gauge("flowctl_actions_pending", "Irreversible actions whose outcome is "
+                        "not known yet (asked again in the background).", ["service"],
+                        registry=r)
+        waiting.labels(service).set_function(pending)
         # The children every turn touches, found once: ``labels()`` checks its arguments and
         # takes a lock each time (a few µs a turn). Stages and next actions are few.
         self._seconds = self.seconds.labels(service)

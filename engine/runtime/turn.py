@@ -176,7 +176,7 @@ class TurnRun:
             await unwind(self)  # a called flow's caller goes on with it
             if state.message:
                 remember(session, state.message, self.reply.text(), self.engine.memory)
-            else:  # finished at start-up with nobody listening: say it on the next turn
+            elif not session.pending():  # settled with nobody listening: said next turn
                 session.notice = self.reply.text()
                 session.raw_history.append({"role": "assistant", "content": session.notice})
             return

@@ -43,6 +43,7 @@ from engine.transports.http import runs as runs_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
 from engine.transports.http.errors import bad_context, error, too_long
+from engine.transports.http.pending import Reconciler, admin_routes
 from engine.transports.http.schemas import (
     AUTH_ERRORS,
     ERRORS,
@@ -96,17 +97,20 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
      '/v1/agent/service', '/v1/agent/sessions', '/v1/agent/sessions/{session_id}']
     """
     turns = Turns(engine)
+    reconciler = Reconciler(engine)
     turns.observers = observers or Observers.for_server(
         engine.service.name, metrics=settings.metrics, env=settings.env,
-        active=lambda: len(turns.running))
+        active=lambda: len(turns.running), pending=lambda: reconciler.count)
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await finish_pending(engine)
         keeper = asyncio.create_task(retention(engine, settings.retention_days))
+        asker = asyncio.create_task(reconciler.run())
         yield
         keeper.cancel()
+        asker.cancel()
         await turns.drain(SHUTDOWN_GRACE_SECONDS)
         turns.observers.close()
 
@@ -125,6 +129,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     if settings.dev_mode:
         debug_route(app, engine)
     delete_route(app, engine)
+    admin_routes(app, engine, settings.admin_key)
     session_routes(app, auth)
     page_routes(app, engine, settings)
     if turns.observers.metrics is not None:

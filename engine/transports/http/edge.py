@@ -41,6 +41,7 @@ PRINCIPAL = "flowctl.principal"
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Open without a key: liveness, the playground's own files (no data in them) and the way in.
+ADMIN = "/v1/admin/"
 PUBLIC = frozenset({"/healthz", "/", "/favicon.ico", LOGIN, LOGOUT,
                     "/.well-known/agent-card.json"})  # A2A: whom to call is public
 
@@ -250,7 +251,8 @@ class Gate:
                               "a request from another site's page cannot start a turn; "
                               "allow its origin with --cors-origin")
             return
-        public = path in PUBLIC or path.startswith("/playground/")
+        # the operator's routes check the operator's key themselves (it is no API key)
+        public = path in PUBLIC or path.startswith(("/playground/", ADMIN))
         who = self.auth.principal(scope) if self.auth.enabled else None
         scope[PRINCIPAL] = who
         if public and path != LOGIN:
