@@ -14,10 +14,11 @@ asking again.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
-
-from engine.compiler.compiled import shown
 
 if TYPE_CHECKING:
     from engine.runtime.session import SessionState
@@ -40,9 +41,18 @@ def tell_untold(session: SessionState, say: str) -> None:
     session.notice = f"{session.notice} {say}" if session.notice else say
 
 
-def acted(session: SessionState) -> list[str]:
-    """The irreversible actions the current task carried out."""
-    return [name for name, entry in session.journal.items() if entry["status"] == "done"]
+def acted(session: SessionState, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What a completed task's record keeps for ``ask_about_repeat``: the irreversible
+    actions it carried out and a fingerprint of its values (the record itself shows
+    sensitive values masked, and two masked values look alike); {} when nothing ran."""
+    names = [name for name, entry in session.journal.items() if entry["status"] == "done"]
+    return {"acted": names, "values": fingerprint(values)} if names else {}
+
+
+def fingerprint(values: Mapping[str, Any]) -> str:
+    """A short digest of a task's slot values: equal values, equal fingerprints."""
+    text = json.dumps(values, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def ask_about_repeat(run: TurnRun) -> None:
@@ -51,11 +61,11 @@ def ask_about_repeat(run: TurnRun) -> None:
     state = run.state
     if state.stage.next_action != "CONFIRM" or state.session.meta.get("awaiting"):
         return
-    values = shown(state.slot_values(), run.service.sensitive)
+    values = fingerprint(state.slot_values())
     now = run.engine.clock()
     for record in reversed(state.session.done):
         if record.get("acted") and record["flow"] == state.flow.name:
-            if record["slots"] == values and _recent(record, now):
+            if record.get("values") == values and _recent(record, now):
                 parts = run.reply.parts  # just before the question it asks
                 parts.insert(max(len(parts) - 1, 0), run.engine.text("repeated_request"))
             return

@@ -67,10 +67,23 @@ def snapshot(state: SessionState, flow: CompiledFlow | None,
         "flow": state.flow, "stage": state.stage,
         "slots": shown({n: state.slots.get(n) for n in names}, sensitive),
         "missing_required": missing(state, flow), "filling_turns": state.filling_turns,
-        "meta": {"slot_errors": {}, **state.meta},
+        "meta": _masked_meta(state.meta, sensitive) if sensitive else
+                {"slot_errors": {}, **state.meta},
         "task_queue": [shown(task, sensitive) for task in state.task_queue],
         "stack": entries(state)}
     return snap
+
+
+def _masked_meta(meta: Mapping[str, Any], sensitive: frozenset[str]) -> Any:
+    """``meta`` with the old and new values of a sensitive slot's correction masked."""
+    shown_meta: dict[str, Any] = {"slot_errors": {}, **meta}
+    if "corrected" in meta:
+        shown_meta["corrected"] = shown(meta["corrected"], sensitive)
+    change = meta.get("correction")
+    if change and change.get("slot") in sensitive:
+        shown_meta["correction"] = {**change, **shown(
+            {k: change.get(k) for k in ("old", "new")}, frozenset(("old", "new")))}
+    return shown_meta
 
 
 class TurnRun:
@@ -425,8 +438,7 @@ class TurnRun:
                   "result": scrubbed(state.result, state.secrets())}
         if not (session.stack and session.stack[-1]["kind"] == "caller"):
             self.completed.append(record)  # a called flow is part of its caller's task
-            carried_out = acted(session)
-            session.done.append({**record, "acted": carried_out} if carried_out else record)
+            session.done.append({**record, **acted(session, state.slot_values())})
         if state.missing() and session.filling_turns >= self.engine.settings.fill_turns(
                 state.flow.max_fill_turns):
             self.tracer.tag("MISSING_REQUIRED_SLOTS")  # gave up asking (MAX_FILL_TURNS)
