@@ -110,8 +110,10 @@ async def test_debug_shows_state_memory_and_completed(client: httpx.AsyncClient)
     await chat(client, "d1", "확인")
     response = await client.get("/v1/agent/debug/d1")
     body = DebugResponse.model_validate(response.json())
-    # two turns, plus the action journal's write before the transfer
-    assert (body.version, body.state["stage"]) == (3, "EXECUTED")
+    # two turns, plus the action journal's write before the transfer and the note that the
+    # transfer's reply reached the client (it is not told again)
+    assert (body.version, body.state["stage"]) == (4, "EXECUTED")
+    assert "untold" not in body.state
     assert [m.get("content") for m in body.memory.raw_history][::2] == \
         ["엄마한테 1만원 보내줘", "확인"]
     assert [c["outcome"] for c in body.completed] == ["EXECUTED"]

@@ -155,3 +155,14 @@ async def test_a_failing_store_ends_a_stream_with_a_failed_done(broken: Running,
     assert done["message"] == "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요."
     assert done["_trace"]["error"] == "turn_failed"
     assert "Traceback" not in str(done)
+
+
+@pytest.mark.parametrize("method", ["OPTIONS", "PUT", "DELETE", "PATCH"])
+async def test_a_405_names_every_method_of_the_path(client: httpx.AsyncClient,
+                                                    method: str) -> None:
+    """The stream answers GET (EventSource) and POST: a 405 says both, not the first route's."""
+    response = await client.request(method, "/v1/agent/chat/stream")
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, POST"
+    response = await client.request(method, "/v1/agent/chat")
+    assert response.status_code == 405 and response.headers["allow"] == "POST"

@@ -76,3 +76,20 @@ async def test_a_flow_without_a_context_schema_refuses_one(client) -> None:  # t
     assert "declares no request context" in response.json()["message"]
     ok = await client.post("/v1/agent/chat", json={"session_id": "t", "message": "안녕"})
     assert ok.status_code == 200
+
+
+def test_the_openapi_document_describes_this_services_context() -> None:
+    """The context a service takes is the one its spec advertises: its own schema, or none."""
+    from engine.store import MemoryStore
+    from engine.transports.http import create_app
+
+    for flow, declared in (("shop.yaml", True), ("transfer.yaml", False)):
+        service = compile_file(ROOT / "flows" / flow)
+        settings = Settings()
+        app = create_app(Engine(service, store=MemoryStore(), settings=settings),
+                         settings=settings)
+        field = app.openapi()["components"]["schemas"]["ChatRequest"]["properties"]["context"]
+        if declared:
+            assert field["anyOf"] == [dict(service.context_schema or {}), {"type": "null"}]
+        else:
+            assert field["anyOf"] == [{"type": "null"}]

@@ -48,7 +48,9 @@ async def test_a_client_leaving_mid_turn_leaves_the_turn_committed(make_server: 
         third = await chat(client, "leaver", "확인")
         assert third["message"] == ALL_DONE
         debug = (await client.get("/v1/agent/debug/leaver")).json()
-    assert debug["version"] == 5  # three turns and the journal's write before each transfer
+    # three turns, the journal's write before each transfer and, after each, the note that
+    # its reply reached the client
+    assert debug["version"] == 7 and "untold" not in debug["state"]
     assert [m["content"] for m in debug["memory"]["raw_history"]][::2] == [BATCH, "확인", "확인"]
     assert [c["outcome"] for c in debug["completed"]] == ["EXECUTED", "EXECUTED"]
 

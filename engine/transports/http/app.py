@@ -21,7 +21,7 @@ import json
 import logging
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import parse_qs
@@ -140,6 +140,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)
+    document_context(app, engine.service.context_schema)
     return app
 
 
@@ -321,8 +322,12 @@ def session_routes(app: FastAPI, auth: Auth) -> None:
         return JSONResponse({"session_id": secrets.token_urlsafe(24)}, status_code=201)
 
     @app.post(LOGIN, response_model=LoginResponse, tags=["auth"],
-              responses={401: {"model": ErrorBody, "description": "Not a valid key."},
-                         422: {"model": ErrorBody, "description": "No key was sent."},
+              responses={200: {"description": "Logged in: the cookie is set. A server "
+                                    "without keys has nothing to log in to: 200 with "
+                                    "principal and expires_in null, whatever was sent."},
+                         401: {"model": ErrorBody, "description": "Not a valid key."},
+                         422: {"model": ErrorBody, "description": "A server with keys got "
+                                                                  "no key."},
                          403: AUTH_ERRORS[403], 429: AUTH_ERRORS[429]},
               openapi_extra={"requestBody": {"required": False, "content": {
                   "application/json": {"schema": {
@@ -371,6 +376,26 @@ async def key_in_body(request: Request) -> str | None:
     except ValueError:  # not JSON, too many fields
         return None
     return found.strip() if isinstance(found, str) and found.strip() else None
+
+
+def document_context(app: FastAPI, declared: Mapping[str, Any] | None) -> None:
+    """OpenAPI: a request's ``context`` is what this service's ``context`` schema declares
+    (or null); a service that declares none takes none."""
+    make = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = make()
+            field = schema["components"]["schemas"]["ChatRequest"]["properties"]["context"]
+            field.pop("examples", None)
+            field["anyOf"] = [dict(declared), {"type": "null"}] if declared is not None \
+                else [{"type": "null"}]
+            if declared is None:
+                field["description"] = "This service declares no request context: none or null."
+        assert app.openapi_schema is not None
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def document_security(app: FastAPI) -> None:

@@ -21,6 +21,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.runtime.engine import Engine
@@ -97,14 +98,27 @@ def _explain(problem: dict[str, Any]) -> str:
     return f"{where}: {problem['msg'].removeprefix('Value error, ')}"
 
 
-async def http_error(_: Request, exc: Exception) -> JSONResponse:
+async def http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     if isinstance(exc, Refusal):
         return exc.response()
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     response = error(exc.status_code, code, str(exc.detail))
     response.headers.update(exc.headers or {})
+    if exc.status_code == 405:  # every route of the path, not only the first one's methods
+        response.headers["Allow"] = ", ".join(allowed_methods(request))
     return response
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods some route of the app answers on the request's path."""
+    found: set[str] = set()
+    for route in request.app.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        methods = getattr(route, "methods", None)
+        if match != Match.NONE and methods:
+            found.update(methods)
+    return sorted(found)
 
 
 class Guard:
