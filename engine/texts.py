@@ -19,6 +19,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "action_pending": "요청하신 작업의 결과를 아직 확인하지 못했어요. 잠시 후 아무 말이나 "
                           "보내 주시면 결과부터 확인해 드릴게요.",
         "currency_mismatch": "{currency} 금액은 받을 수 없어요. {expected} 금액으로 알려주세요.",
+        "pending_not_cancelled": "이미 보낸 요청이라 지금 취소할 수는 없어요. 결과가 확인되는 "
+                                 "대로 알려드릴게요.",
         "untold_outcome": "지난 요청의 결과를 전해 드리지 못했을 수 있어 다시 알려드려요: "
                           "{outcome}",
         "repeated_request": "방금 같은 요청을 처리했어요. 한 번 더 하시려는 게 맞는지 "
@@ -47,6 +49,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "ask_slot": "Please tell me the {slot}.",
         "not_yours": "This conversation is not available.",
         "bad_context": "The request's context can't be used: {problems}",
+        "pending_not_cancelled": "That request was already sent, so it can't be cancelled "
+                                 "now. I'll tell you how it ended as soon as I know.",
         "untold_outcome": "In case my last answer did not reach you: {outcome}",
         "repeated_request": "You just completed this same request. Please make sure you "
                             "want to do it again.",
@@ -78,7 +82,7 @@ OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
     "message_too_long": ("limit",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
-    "untold_outcome": ("outcome",), "repeated_request": (),
+    "untold_outcome": ("outcome",), "repeated_request": (), "pending_not_cancelled": (),
     "clarify": ("options",), "synthesis_failed": (), "run_busy": ("run",), "run_cancelled": (),
     "run_cancelling": (), "run_interrupted": (), "run_outdated": (),
 }

@@ -86,3 +86,20 @@ async def test_refused_after_an_attempt_that_may_have_arrived_stays_unknown(
     bank.status = 200
     done = await engine.reply("s", "됐어?")
     assert done.state_snapshot["stage"] == "EXECUTED" and len(bank.executions) == 1
+
+
+@pytest.mark.parametrize("cancel", ["취소", "취소해 주세요", "cancel"])
+async def test_a_cancel_while_the_outcome_is_unknown_is_told_why_it_cannot_be(
+        tmp_path: Path, bank: Bank, cancel: str) -> None:
+    """The request may have reached the bank: it cannot be taken back, and the user hears so
+    (the task goes on waiting for the bank's answer; nothing is marked cancelled)."""
+    engine = engine_at(tmp_path, bank.url)
+    await engine.reply("s", "엄마한테 1만원 보내줘")
+    bank.status = 503
+    await engine.reply("s", "확인")
+    done = await engine.reply("s", cancel)
+    assert "취소할 수는 없어요" in done.message and PENDING in done.message
+    assert done.state_snapshot["stage"] == "CONFIRMED"
+    bank.status = 200
+    done = await engine.reply("s", "됐어?")
+    assert done.state_snapshot["stage"] == "EXECUTED" and len(bank.executions) == 1

@@ -32,8 +32,8 @@ from engine.runtime.events import (
 )
 from engine.runtime.llm import understanding_request
 from engine.runtime.session import SessionState
+from engine.runtime.snapshot import snapshot
 from engine.runtime.steps import prompt_values
-from engine.runtime.turn import snapshot
 from engine.texts import TEXTS
 
 

@@ -33,8 +33,9 @@ from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
 from engine.runtime.outcomes import reporting_delivery
 from engine.runtime.session import RunRef, SessionState, StreamLog, Untold, replayed
+from engine.runtime.snapshot import snapshot
 from engine.runtime.toolbox import ToolBox
-from engine.runtime.turn import TurnRun, ms, snapshot
+from engine.runtime.turn import TurnRun, ms
 from engine.store.base import SessionStore
 from engine.texts import text
 

@@ -20,7 +20,12 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+from engine.nlu import yes_no
+from engine.runtime.memory import remember
+from engine.runtime.stack import unwind
+
 if TYPE_CHECKING:
+    from engine.compiler.compiled import CompiledFlow
     from engine.runtime.session import SessionState
     from engine.runtime.turn import TurnRun
 
@@ -31,7 +36,26 @@ reporting_delivery: ContextVar[bool] = ContextVar("flowctl_reporting_delivery", 
 """True inside a transport's turn when it awaits ``Done.delivered`` after sending the DONE;
 in-process callers (``flowctl test``, ``flowctl chat``) see every DONE they are given."""
 
-__all__ = ["REPEAT_WINDOW", "acted", "ask_about_repeat", "reporting_delivery", "tell_untold"]
+__all__ = ["REPEAT_WINDOW", "acted", "ask_about_repeat", "reporting_delivery", "settle_pending",
+           "tell_untold"]
+
+
+async def settle_pending(run: TurnRun, active: CompiledFlow) -> None:
+    """A process died around an irreversible call, or its target gave no answer that
+    settles it: finish that task before anything else, by running its stage again (the
+    call repeats with the same key), and say how it ended — or that it is still unknown,
+    and, to a cancel, that what may have happened cannot be taken back."""
+    state, session = run.state, run.state.session
+    state.enter(active)
+    await run.settle(True)
+    await unwind(run)  # a called flow's caller goes on with it
+    if session.pending() and yes_no(state.message, run.service.words) == "cancel":
+        run.reply.parts.append(run.engine.text("pending_not_cancelled"))
+    if state.message:
+        remember(session, state.message, run.reply.text(), run.engine.memory)
+    elif not session.pending():  # settled with nobody listening: said on the next turn
+        session.notice = run.reply.text()
+        session.raw_history.append({"role": "assistant", "content": session.notice})
 
 
 def tell_untold(session: SessionState, say: str) -> None:

@@ -26,7 +26,7 @@ from engine.errors import FlowRuntimeError
 from engine.runtime import onecall_turn, patterns
 from engine.runtime.agent import ModelCall
 from engine.runtime.budget import deadline_in
-from engine.runtime.context import TurnState, missing
+from engine.runtime.context import TurnState
 from engine.runtime.events import (
     AgentDone,
     AgentStart,
@@ -34,7 +34,6 @@ from engine.runtime.events import (
     Event,
     Hook,
     Reading,
-    StateSnapshot,
     Trace,
 )
 from engine.runtime.grounding import drop_ungrounded
@@ -42,12 +41,13 @@ from engine.runtime.guard import blocked
 from engine.runtime.llm import LlmUnderstanding, understanding_request
 from engine.runtime.memory import remember
 from engine.runtime.models import LiveModel
-from engine.runtime.outcomes import acted, ask_about_repeat, tell_untold
+from engine.runtime.outcomes import acted, ask_about_repeat, settle_pending, tell_untold
 from engine.runtime.reply import Reply
 from engine.runtime.routing import merge, settled
 from engine.runtime.session import JournalEntry, RunRef, SessionState
 from engine.runtime.slots import Rejected, validate
-from engine.runtime.stack import FlowStack, entries, unwind
+from engine.runtime.snapshot import asking, snapshot
+from engine.runtime.stack import FlowStack, unwind
 from engine.runtime.steps import agent_request_for, run_steps
 from engine.runtime.synthesis import Synthesised
 from engine.runtime.trace import Tracer, ms
@@ -57,33 +57,6 @@ if TYPE_CHECKING:
     from engine.runtime.engine import Engine
 
 MAX_HOPS = 32
-
-
-def snapshot(state: SessionState, flow: CompiledFlow | None,
-             sensitive: frozenset[str] = frozenset()) -> StateSnapshot:
-    """The session as DONE's ``state_snapshot`` shows it (sensitive slots masked)."""
-    names = flow.slots if flow else tuple(state.slots)
-    snap: StateSnapshot = {
-        "flow": state.flow, "stage": state.stage,
-        "slots": shown({n: state.slots.get(n) for n in names}, sensitive),
-        "missing_required": missing(state, flow), "filling_turns": state.filling_turns,
-        "meta": _masked_meta(state.meta, sensitive) if sensitive else
-                {"slot_errors": {}, **state.meta},
-        "task_queue": [shown(task, sensitive) for task in state.task_queue],
-        "stack": entries(state)}
-    return snap
-
-
-def _masked_meta(meta: Mapping[str, Any], sensitive: frozenset[str]) -> Any:
-    """``meta`` with the old and new values of a sensitive slot's correction masked."""
-    shown_meta: dict[str, Any] = {"slot_errors": {}, **meta}
-    if "corrected" in meta:
-        shown_meta["corrected"] = shown(meta["corrected"], sensitive)
-    change = meta.get("correction")
-    if change and change.get("slot") in sensitive:
-        shown_meta["correction"] = {**change, **shown(
-            {k: change.get(k) for k in ("old", "new")}, frozenset(("old", "new")))}
-    return shown_meta
 
 
 class TurnRun:
@@ -182,16 +155,7 @@ class TurnRun:
                                                   outcome=session.untold["text"]))
         active = self.service.flows.get(session.flow or "")
         if active is not None and session.pending():
-            # a process died around an irreversible call: finish that task first, by running
-            # its stage again (the call repeats with the same key), and say how it ended
-            state.enter(active)
-            await self.settle(True)
-            await unwind(self)  # a called flow's caller goes on with it
-            if state.message:
-                remember(session, state.message, self.reply.text(), self.engine.memory)
-            elif not session.pending():  # settled with nobody listening: said next turn
-                session.notice = self.reply.text()
-                session.raw_history.append({"role": "assistant", "content": session.notice})
+            await settle_pending(self, active)
             return
         if active is not None and self.service.guard:
             state.enter(active)  # the guard's message and DONE see the flow in progress
@@ -455,7 +419,7 @@ class TurnRun:
 
     def done(self, started: float) -> Done:
         state = self.state
-        next_action, buttons = self._asking()
+        next_action, buttons = asking(self.state, self.reply)
         trace: Trace = {"turn_id": self.turn_id, "total_elapsed_ms": ms(started),
                         "agents": self.tracer.entries, "reading": self._read()}
         if self.stack.ops:
@@ -475,17 +439,5 @@ class TurnRun:
                        slots=shown(reading["slots"], self.service.sensitive),
                        by="model" if self.asked else "rules")
 
-    def _asking(self) -> tuple[str, list[str]]:
-        """DONE's next_action and buttons: the stage's, unless a pattern asks its own."""
-        state = self.state
-        if state.session.clarify is not None:
-            return "ASK", self.reply.labels(state.session.clarify["options"])
-        awaiting = state.session.meta.get("awaiting")
-        if awaiting == "continue":
-            return "ASK_CONTINUE", list(state.flow.resume_buttons)
-        if awaiting == "correction":
-            return "CONFIRM", list(state.stage.buttons)
-        return state.stage.next_action, list(state.stage.buttons)
 
-
-__all__ = ["MAX_HOPS", "TurnRun", "snapshot"]
+__all__ = ["MAX_HOPS", "TurnRun"]
