@@ -11,12 +11,16 @@ Mapping of the neutral request:
 - tool calls and results travel as ``tool_use`` / ``tool_result`` content blocks, and
   consecutive results are merged into one user message as the API requires;
 - ``json_output`` appends a JSON instruction to the system prompt (the API has no JSON mode);
+  with a ``schema`` (and no tools of its own) the reply is a forced call of a tool whose
+  ``input_schema`` is that schema, and the call's input comes back as the reply's text
+  (streamed as its ``input_json_delta`` pieces arrive);
 - ``max_tokens`` is required by the API: 1024 unless the model config says otherwise;
 - ``temperature`` is not sent: the 2.x SDK's ``messages.create`` no longer accepts it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -82,10 +86,10 @@ class AnthropicProvider:
         with _translated(self.name):
             message = await self._client.messages.create(**_params(request, model),
                                                          timeout=model.timeout_sec)
-        return _completion(message, self.name)
+        return _completion(message, self.name, _answer_tool(request))
 
     async def stream(self, request: ChatRequest, model: ModelConfig) -> AsyncIterator[StreamEvent]:
-        state = _StreamState()
+        state = _StreamState(answer=_answer_tool(request))
         with _translated(self.name):
             events = await self._client.messages.create(**_params(request, model), stream=True,
                                                         timeout=model.timeout_sec)
@@ -109,7 +113,19 @@ def _params(request: ChatRequest, model: ModelConfig) -> MessageCreateParamsBase
         params["system"] = system
     if request.tools:
         params["tools"] = [_tool(spec) for spec in request.tools]
+    answer = _answer_tool(request)
+    if answer is not None and request.schema is not None:
+        params["tools"] = [{"name": answer, "description": "Give the reply.",
+                            "input_schema": dict(request.schema)}]
+        params["tool_choice"] = {"type": "tool", "name": answer}
     return params
+
+
+def _answer_tool(request: ChatRequest) -> str | None:
+    """The name of the tool whose forced call carries a schema's reply; None without one."""
+    if request.json_output and request.schema is not None and not request.tools:
+        return request.schema_name
+    return None
 
 
 def _tool(spec: ToolSpec) -> ToolParam:
@@ -145,12 +161,14 @@ def _blocks(message: ChatMessage) -> list[ContentBlockParam]:
     return blocks
 
 
-def _completion(message: Message, provider: str) -> Completion:
+def _completion(message: Message, provider: str, answer: str | None = None) -> Completion:
     text: list[str] = []
     calls: list[ToolCall] = []
     for block in message.content:
         if block.type == "text":
             text.append(block.text)
+        elif block.type == "tool_use" and block.name == answer:
+            text.append(json.dumps(block.input, ensure_ascii=False))
         elif block.type == "tool_use":
             calls.append(_tool_call(block.id, block.name, block.input, provider))
     usage = Usage(message.usage.input_tokens or 0, message.usage.output_tokens or 0)
@@ -178,6 +196,8 @@ class _StreamState:
     """Accumulates stream events into the same Completion the non-streaming call returns."""
 
     blocks: dict[int, _PartialBlock] = field(default_factory=dict)
+    answer: str | None = None
+    """The forced tool whose input is the reply (a schema's JSON)."""
     input_tokens: int = 0
     output_tokens: int = 0
     finished: bool = False
@@ -209,7 +229,10 @@ class _StreamState:
             block.parts.append(text)
             return text
         if kind == "input_json_delta":
-            block.parts.append(getattr(delta, "partial_json", ""))
+            piece: str = getattr(delta, "partial_json", "")
+            block.parts.append(piece)
+            if block.type == "tool_use" and block.name == self.answer:
+                return piece  # the reply's JSON, as it arrives
         return ""
 
     def completion(self, provider: str) -> Completion:
@@ -221,6 +244,9 @@ class _StreamState:
         for _, block in sorted(self.blocks.items()):
             if block.type == "text":
                 text.extend(block.parts)
+            elif block.type == "tool_use" and block.name == self.answer:
+                text.append("".join(block.parts) if block.parts
+                            else json.dumps(block.initial or {}, ensure_ascii=False))
             elif block.type == "tool_use":
                 arguments = (decode_arguments("".join(block.parts), provider=provider,
                                               tool=block.name)

@@ -73,6 +73,10 @@ class ChatRequest:
     messages: tuple[ChatMessage, ...]
     tools: tuple[ToolSpec, ...] = ()
     json_output: bool = False
+    schema: Mapping[str, object] | None = None
+    """With ``json_output``: the JSON Schema the reply must satisfy, sent in the form the
+    provider takes (OpenAI ``json_schema``, an Anthropic tool, a compatible server's own)."""
+    schema_name: str = "reply"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,9 @@ class ProviderSettings:
 
     api_key: str
     base_url: str | None = None
+    json_form: str | None = None
+    """OPENAI_JSON_FORM: how a compatible server takes a reply's schema (forms.FORMS);
+    None: ``json_schema``, stepping down once if the server refuses it."""
 
 
 @runtime_checkable

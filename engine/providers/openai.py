@@ -8,17 +8,20 @@ Mapping of the neutral request:
 
 - the system prompt becomes a leading ``{"role": "system"}`` message;
 - tools are wrapped as ``{"type": "function", "function": {name, description, parameters}}``;
-- ``json_output`` sets ``response_format={"type": "json_object"}``;
+- ``json_output`` asks for JSON: the request's ``schema`` in the server's form (``forms``:
+  OpenAI's ``json_schema``, strict when the schema allows; a compatible server's own form),
+  plain ``{"type": "json_object"}`` without one;
 - every SDK exception is raised as ``ProviderError`` with its kind.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -41,6 +44,7 @@ from engine.providers.base import (
     status_kind,
     system_for_json,
 )
+from engine.providers.forms import JsonForm, form_params, next_form, refuses_form
 
 if TYPE_CHECKING:  # the SDK's request TypedDicts, for mypy only
     from openai.types.chat import (
@@ -51,6 +55,7 @@ if TYPE_CHECKING:  # the SDK's request TypedDicts, for mypy only
     from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+log = logging.getLogger("flowctl.providers")
 
 
 class OpenAIProvider:
@@ -73,29 +78,60 @@ class OpenAIProvider:
                                           max_retries=0)
         # api.openai.com wants max_completion_tokens; compatible servers know max_tokens.
         self._max_tokens_key = "max_tokens" if settings.base_url else "max_completion_tokens"
+        self.json_form: JsonForm = cast(JsonForm, settings.json_form or "json_schema")
+        """How this server takes a reply's schema; steps down once if it refuses it."""
+        self._fixed_form = settings.json_form is not None
 
     async def aclose(self) -> None:
         await self._client.close()
 
     async def complete(self, request: ChatRequest, model: ModelConfig) -> Completion:
-        with _translated(self.name):
-            response = await self._client.chat.completions.create(
-                **self._params(request, model), timeout=model.timeout_sec)
-        return _completion(response, self.name)
+        while True:
+            form = self.json_form
+            try:
+                with _translated(self.name):
+                    response = await self._client.chat.completions.create(
+                        **self._params(request, model), timeout=model.timeout_sec)
+                return _completion(response, self.name)
+            except ProviderError as err:
+                if not self._step_down(request, form, err):
+                    raise
 
     async def stream(self, request: ChatRequest, model: ModelConfig) -> AsyncIterator[StreamEvent]:
         state = _StreamState()
-        params = self._params(request, model)
-        params["stream_options"] = {"include_usage": True}
+        while True:
+            form = self.json_form
+            params = self._params(request, model)
+            params["stream_options"] = {"include_usage": True}
+            try:
+                with _translated(self.name):
+                    chunks = await self._client.chat.completions.create(
+                        **params, stream=True, timeout=model.timeout_sec)
+                break
+            except ProviderError as err:  # refused before any byte: nothing was streamed
+                if not self._step_down(request, form, err):
+                    raise
         with _translated(self.name):
-            chunks = await self._client.chat.completions.create(
-                **params, stream=True, timeout=model.timeout_sec)
             async with chunks:
                 async for chunk in chunks:
                     text = state.add(chunk)
                     if text:
                         yield TextDelta(text)
         yield Finished(state.completion(self.name))
+
+    def _step_down(self, request: ChatRequest, form: JsonForm, err: ProviderError) -> bool:
+        """Whether to send ``request`` again in the next JSON form: the server refused
+        ``form`` by name, and no operator chose it. Kept for the process."""
+        if not request.json_output or request.schema is None or self._fixed_form:
+            return False
+        lower = next_form(form)
+        if lower is None or not refuses_form(err.status, str(err)):
+            return False
+        if self.json_form == form:
+            log.warning("%s refused JSON form %s (%s); using %s from now on (set "
+                        "OPENAI_JSON_FORM to choose)", self.name, form, err, lower)
+            self.json_form = lower
+        return True
 
     def _params(self, request: ChatRequest, model: ModelConfig) -> CompletionCreateParamsBase:
         """The request's body; ``timeout`` (and ``stream``) go to each call."""
@@ -112,7 +148,8 @@ class OpenAIProvider:
         if request.tools:
             params["tools"] = [_tool(spec) for spec in request.tools]
         if request.json_output:
-            params["response_format"] = {"type": "json_object"}
+            params.update(form_params(self.json_form, request.schema,  # type: ignore[typeddict-item]
+                                      request.schema_name))
         return params
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from engine.errors import FlowRuntimeError
 from engine.providers.base import Provider, ProviderSettings
+from engine.providers.forms import FORMS
 
 Factory = Callable[[Mapping[str, str], str | Path | None], Provider]
 
@@ -35,7 +36,10 @@ def _openai(env: Mapping[str, str], fixture: str | Path | None) -> Provider:
                                "in the models block")
     from engine.providers.openai import OpenAIProvider
 
-    return OpenAIProvider(ProviderSettings(api_key=key, base_url=base_url))
+    form = env.get("OPENAI_JSON_FORM", "").strip() or None
+    if form is not None and form not in FORMS:
+        raise FlowRuntimeError(f"OPENAI_JSON_FORM is {form!r}; it is one of {', '.join(FORMS)}")
+    return OpenAIProvider(ProviderSettings(api_key=key, base_url=base_url, json_form=form))
 
 
 def _anthropic(env: Mapping[str, str], fixture: str | Path | None) -> Provider:

@@ -42,6 +42,40 @@ UNDERSTANDING_SCHEMA: dict[str, Any] = {
     "required": ["operations"],
 }
 HISTORY_MESSAGES = 8
+_VALUE = {"type": ["string", "number", "boolean", "null"]}
+
+
+def understanding_schema(service: CompiledService, flows: Iterable[CompiledFlow]
+                         ) -> dict[str, Any]:
+    """The JSON Schema of one understanding reply, from the flow: the service's intents (or
+    null), the slots a model may fill, the operations. In strict mode's shape — every object
+    closed, every field required, null where there is nothing — so a provider that
+    constrains decoding to it (OpenAI ``json_schema``, an Anthropic tool, llama.cpp's
+    grammar) can only produce a reply the runtime can use. The runtime still checks it."""
+    intents: list[str | None] = [*sorted(service.intent_names), None]
+    slots = model_slots(service, flows)
+    slot = {"type": ["string", "null"], "enum": [*slots, None]} if slots else {"type": "null"}
+    return _closed({
+        "intent": {"type": ["string", "null"], "enum": intents},
+        "confidence": {"type": "number"},
+        "alternatives": {"type": "array", "items": _closed({
+            "intent": {"type": "string", "enum": intents[:-1] or [""]},
+            "confidence": {"type": "number"}})},
+        "operations": {"type": "array", "items": _closed({
+            "op": {"type": "string", "enum": ["set", "clear", "cancel_flow"]},
+            "slot": slot, "value": _VALUE})},
+        "tasks": {"type": "array", "items": _closed({name: _VALUE for name in slots})},
+    })
+
+
+def with_message(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` with the reply's ``message`` as its last field (the turn's one call)."""
+    return _closed({**schema["properties"], "message": {"type": "string"}})
+
+
+def _closed(properties: Mapping[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": dict(properties), "required": list(properties),
+            "additionalProperties": False}
 
 
 @dataclass
@@ -86,7 +120,8 @@ def understanding_request(service: CompiledService, flows: Sequence[CompiledFlow
                      for f in flows]}
     system = (prompt or _builtin_prompt()).render(ctx)
     messages = (*history_messages(raw_history), ChatMessage(role="user", content=message))
-    return ChatRequest(system=system, messages=messages, json_output=True)
+    return ChatRequest(system=system, messages=messages, json_output=True,
+                       schema=understanding_schema(service, flows), schema_name="understanding")
 
 
 def model_slots(service: CompiledService, flows: Iterable[CompiledFlow]) -> list[str]:
@@ -133,14 +168,16 @@ def parse_understanding(obj: Mapping[str, Any], slot_names: Sequence[str]) -> Ll
 
 def agent_request(system: str, *, context_block: str, summary: str,
                   raw_history: Sequence[Mapping[str, str]], message: str,
-                  json_output: bool, tools: tuple[Any, ...] = ()) -> ChatRequest:
+                  json_output: bool, tools: tuple[Any, ...] = (),
+                  schema: Mapping[str, Any] | None = None) -> ChatRequest:
     """Seed 000 §5: instructions + context + summary in system; history; the message last."""
     parts = [system.strip(), context_block.strip()]
     if summary:
         parts.append(f"Summary of earlier conversation:\n{summary}")
     messages = (*history_messages(raw_history), ChatMessage(role="user", content=message))
     return ChatRequest(system="\n\n".join(p for p in parts if p), messages=messages,
-                       tools=tools, json_output=json_output)
+                       tools=tools, json_output=json_output,
+                       schema=schema if json_output else None)
 
 
 def context_block(ctx: Mapping[str, Any]) -> str:

@@ -31,6 +31,7 @@ from engine.runtime.llm import (
     LlmUnderstanding,
     model_slots,
     parse_understanding,
+    with_message,
 )
 from engine.runtime.models import LiveModel
 from engine.runtime.onecall import OneCallReader
@@ -65,8 +66,10 @@ def one_call_request(understanding: ChatRequest, agent: ChatRequest | None) -> C
     """The understanding request, asking for the answering agent's reply as ``message`` too."""
     if agent is None:
         return understanding
+    schema = with_message(understanding.schema) if understanding.schema is not None else None
     return dataclasses.replace(
-        understanding, system=f"{understanding.system}\n\n{ANSWER_RULES}\n\n{agent.system}")
+        understanding, system=f"{understanding.system}\n\n{ANSWER_RULES}\n\n{agent.system}",
+        schema=schema)
 
 
 @dataclasses.dataclass(slots=True)

@@ -284,10 +284,11 @@ def agent_request_for(run: TurnRun, step: AgentStep,
     view = run.state.view()
     prompt = run.service.prompts[step.prompt].render({**view, **prompt_values(run, step)})
     session = run.state.session
+    live = run.engine.models.get(step.model) if step.json_output else None
     return agent_request(prompt, context_block=context_block(view) + retrieved_block(view),
                          summary=session.summary_text, raw_history=session.raw_history,
                          message=run.state.message, json_output=step.json_output,
-                         tools=tools)
+                         tools=tools, schema=live.spec.output_schema if live else None)
 
 
 __all__ = ["agent_request_for", "outcome_trigger", "perform", "prompt_values", "run_steps"]
