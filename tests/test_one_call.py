@@ -225,3 +225,25 @@ async def test_every_turn_of_the_shipped_llm_tests_makes_at_most_one_call(name: 
             stage = done.state_snapshot["stage"]
         await engine.aclose()
     assert confirms == (1 if name == "transfer" else 0)
+
+
+@pytest.mark.parametrize("api", APIS)
+async def test_a_huge_escaped_reply_is_cut_at_the_turn_deadline(
+        transfer: CompiledService, server: FakeLLMServer, api: str) -> None:
+    """600,000 characters of \\u-escaped JSON, streamed for ~15 s: read in linear time and cut
+    at the turn's deadline wherever it is, so the session is never held past it."""
+    import time
+
+    text = json.dumps({"intent": None, "confidence": 0.1, "operations": [],
+                       "message": "가" * 100_000})  # every Hangul letter as \\uac00
+    server.enqueue(FakeReply(text=text, chunks=tuple(text[i:i + 2000]
+                                                      for i in range(0, len(text), 2000)),
+                             token_interval_sec=0.05))
+    engine = engine_for(transfer, server, api, FLOWCTL_TURN_DEADLINE_MS="1500")
+    started = time.monotonic()
+    done = await engine.reply("s", "안녕하세요")
+    took = time.monotonic() - started
+    await engine.aclose()
+    assert took < 6, f"the turn ran {took:.1f} s past a 1.5 s deadline"
+    assert done.message and done.trace.get("error") is None
+    assert len(server.requests) == 1  # cut, not asked again
