@@ -63,6 +63,15 @@ class ModelConfig:
     max_retry: int = 2
     backoff_sec: float = 0.5
     timeout_sec: float = 30.0
+    name: str = ""
+    """The flow's name for this model (``fast``), to name the knobs that change it."""
+
+    def timeout_knob(self) -> str:
+        """What an operator changes to give this model more time."""
+        where = f"timeout_sec of model {self.name} in the models block" if self.name else \
+            "timeout_sec in the models block"
+        env = f", or FLOWCTL_MODEL_{self.name.upper()}=,timeout=SECONDS" if self.name else ""
+        return f"raise {where}{env}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -267,8 +267,9 @@ def _translated(provider: str) -> Iterator[None]:
     try:
         yield
     except openai.APITimeoutError as exc:
-        raise ProviderError(f"{provider}: request timed out; raise timeout_sec in the models block "
-                            "or check the server", provider=provider, kind="timeout") from exc
+        raise ProviderError(f"{provider}: request timed out; raise the model's timeout_sec in the "
+                            "models block (or FLOWCTL_MODEL_<NAME>=,timeout=SECONDS) or check "
+                            "the server", provider=provider, kind="timeout") from exc
     except openai.APIConnectionError as exc:
         cause = exc.__cause__ or exc
         raise ProviderError(f"{provider}: connection failed ({type(cause).__name__}: {cause}); "

@@ -127,8 +127,8 @@ async def _bounded(call: Awaitable[T], model: ModelConfig, provider: str) -> T:
 
 def _timeout(model: ModelConfig, provider: str) -> ProviderError:
     return ProviderError(f"{provider}: no answer from {model.model} within "
-                         f"{model.timeout_sec:g} s; raise timeout_sec in the models block "
-                         "if the model is slow",
+                         f"{model.timeout_sec:g} s; {model.timeout_knob()} if the model is "
+                         "slow",
                          provider=provider, kind="timeout")
 
 

@@ -3,8 +3,9 @@
 A model whose provider has no key (or is ``offline``) is not an error: its agent steps
 answer from their fallback templates and understanding uses the rules alone, so every
 service runs with no API key. ``FLOWCTL_MODEL_<NAME>=provider[:model]`` (or
-``scripted:path/to/replies.yaml``) swaps a model at deploy or test time without editing
-the flow. Each live model has a circuit breaker shared by all turns.
+``scripted:path/to/replies.yaml``), with ``,timeout=S``, ``,retries=N`` and
+``,max_tokens=N`` if need be, swaps a model or its limits at deploy or test time without
+editing the flow. Each live model has a circuit breaker shared by all turns.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class ModelPool:
             if provider is None:
                 self.offline.setdefault(name, "provider `offline`")
                 continue
-            self.live[name] = LiveModel(name, provider, _config(spec), spec)
+            self.live[name] = LiveModel(name, provider, _config(spec, name), spec)
             log.info("%s", live_line(name, spec, env))
         for name, reason in self.offline.items():
             spec = _override(name, service.models[name], env, service.base_dir)
@@ -79,7 +80,7 @@ class ModelPool:
             self.offline.setdefault(name, "provider `offline`")
             log.info("summary model %s runs offline: %s", name, self.offline[name])
             return None
-        self.live[name] = LiveModel(name, provider, _config(spec), spec)
+        self.live[name] = LiveModel(name, provider, _config(spec, name), spec)
         return self.live[name]
 
     async def close(self) -> None:
@@ -99,13 +100,19 @@ def vendor_model(name: str) -> ModelSpec:
 
 
 def _override(name: str, spec: ModelSpec, env: Mapping[str, str], base_dir: Path) -> ModelSpec:
-    """``FLOWCTL_MODEL_<NAME>=provider[:model]`` (or ``scripted:replies.yaml``) swaps a model;
-    the operator asked for it, so a provider or replies file that is not there is an error."""
+    """``FLOWCTL_MODEL_<NAME>=provider[:model][,timeout=S][,retries=N][,max_tokens=N]`` (or
+    ``scripted:replies.yaml``) swaps a model and its limits; ``,timeout=60`` alone keeps the
+    flow's model and changes only that. The operator asked for it, so a provider, replies
+    file or option that is not there is an error."""
     var = f"FLOWCTL_MODEL_{name.upper()}"
     raw = env.get(var)
     if not raw:
         return spec
-    provider, _, rest = raw.partition(":")
+    head, *options = raw.split(",")
+    spec = spec.model_copy(update=_options(var, raw, options))
+    if not head:
+        return spec
+    provider, _, rest = head.partition(":")
     if provider not in PROVIDERS:
         raise SettingsError(f"{var}={raw!r} names an unknown provider; known: "
                             f"{', '.join(PROVIDERS)}")
@@ -116,6 +123,31 @@ def _override(name: str, spec: ModelSpec, env: Mapping[str, str], base_dir: Path
                                 f"(a path relative to {base_dir})")
         return spec.model_copy(update={"provider": "scripted", "fixture": fixture})
     return spec.model_copy(update={"provider": provider, "model": rest or spec.model})
+
+
+_OPTIONS = {"timeout": ("timeout_sec", float, 0.001, None),
+            "retries": ("max_retry", int, 0, 10),
+            "max_tokens": ("max_tokens", int, 1, None)}
+
+
+def _options(var: str, raw: str, options: list[str]) -> dict[str, float | int]:
+    """``timeout=S``, ``retries=N``, ``max_tokens=N`` -> the model spec's fields."""
+    found: dict[str, float | int] = {}
+    for option in filter(None, (o.strip() for o in options)):
+        key, _, value = option.partition("=")
+        if key.strip() not in _OPTIONS:
+            raise SettingsError(f"{var}={raw!r}: unknown option {key.strip()!r}; known: "
+                                f"{', '.join(_OPTIONS)}")
+        field_name, kind, low, high = _OPTIONS[key.strip()]
+        try:
+            number = kind(value.strip())
+        except ValueError:
+            raise SettingsError(f"{var}={raw!r}: {key.strip()} must be a number") from None
+        if number < low or (high is not None and number > high):
+            bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise SettingsError(f"{var}={raw!r}: {key.strip()} must be {bound}")
+        found[field_name] = number
+    return found
 
 
 def _build(spec: ModelSpec, env: Mapping[str, str], base_dir: Path) -> Provider | None:
@@ -135,8 +167,9 @@ DEFAULT_MAX_TOKENS = 512
 runs on cannot keep a turn (and the user) waiting for thousands of tokens."""
 
 
-def _config(spec: ModelSpec) -> ModelConfig:
+def _config(spec: ModelSpec, name: str = "") -> ModelConfig:
     return ModelConfig(provider=spec.provider, model=spec.model, temperature=spec.temperature,
+                       name=name,
                        max_tokens=spec.max_tokens or DEFAULT_MAX_TOKENS,
                        max_retry=spec.max_retry,
                        backoff_sec=spec.backoff_sec, timeout_sec=spec.timeout_sec)
