@@ -153,6 +153,7 @@ async def ask(run: TurnRun, live: LiveModel, flows: Sequence[CompiledFlow], *,
         call.failed(err)
         if answer is not None:
             answer.failed = True
+        run.missed = True  # asked, and no usable answer in time: the user is told
         return False
     live.breaker.success()
     run.llm = understood(reader, model_slots(run.service, flows), plain=current is None)

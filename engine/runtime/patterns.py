@@ -38,6 +38,10 @@ async def route(run: TurnRun) -> None:
         if await run.ask_llm(run.engine.understanding, routed, current=None,
                              answering=service.default_flow):
             ranked = routing.llm_ranked(service, run.llm)
+        elif run.missed and _model_missed(run, message):
+            run.tracer.step("intent", started)
+            run.emit(AgentDone("intent", label, True, result=None))
+            return
     intent = ranked[0] if ranked else Intent(None, 0.0)
     run.tracer.step("intent", started)
     run.emit(AgentDone("intent", label, True, result=intent.name))
@@ -139,6 +143,27 @@ def _unsure(run: TurnRun, intent: Intent, message: str) -> bool:
         run.state.session.clarify = Clarify(options=[intent.name or ""], message=message,
                                             attempts=0)
         run.reply.say(patterns.confirm_ask)
+    return True
+
+
+def _model_missed(run: TurnRun, message: str) -> bool:
+    """The model was asked and gave no usable answer in time: the user is told so, and a
+    message the rules half-understood (a keyword in a question, an amount) is asked about
+    rather than answered with the default flow's menu; True when it asked."""
+    run.reply.parts.append(run.engine.text("model_missed"))
+    run.missed = False  # told
+    leaning = routing.guess(message, run.service)
+    if leaning is None or leaning.name is None:
+        return False
+    run.state.name_intent(leaning)
+    run.state.session.clarify = Clarify(options=[leaning.name], message=message, attempts=0)
+    if run.service.patterns.confirm_ask is not None:
+        run.reply.say(run.service.patterns.confirm_ask)
+    else:
+        intent = run.service.spec.intents.get(leaning.name)
+        what = (intent.description if intent is not None and intent.description
+                else f"'{run.reply.labels([leaning.name])[0]}'")
+        run.reply.parts.append(run.engine.text("did_you_mean", option=what))
     return True
 
 

@@ -13,6 +13,7 @@ import re
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
 from engine.nlu import classify
+from engine.nlu.money import find_money
 from engine.nlu.words import decision_text, normalise
 from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.understand import Intent, Understanding
@@ -33,6 +34,22 @@ def ranked(message: str, service: CompiledService) -> list[Intent]:
                 score.confidence >= service.intent_thresholds.get(score.name, 0.5):
             out.append(Intent(score.name, score.confidence, score.reason))
     return by_rank(out, service)
+
+
+def guess(message: str, service: CompiledService) -> Intent | None:
+    """The routed intent the rules lean to without being sure of it — a keyword under its
+    threshold (one in a question), or an amount for the one flow that collects money — to
+    ask about when nothing better is known, never to act on."""
+    for score in classify(message, service.intents):
+        if score.name in service.routes and score.confidence > 0:
+            return Intent(score.name, score.confidence, score.reason)
+    if find_money(message):
+        paying = {intent for intent, flow in service.routes.items()
+                  if any(service.slots[n].spec.type == "money"
+                         for n in service.flows[flow].slots)}
+        if len(paying) == 1:
+            return Intent(paying.pop(), 0.0, "an amount")
+    return None
 
 
 def by_rank(intents: list[Intent], service: CompiledService) -> list[Intent]:
@@ -224,5 +241,5 @@ def llm_ranked(service: CompiledService, llm: LlmUnderstanding | None) -> list[I
                    service)
 
 
-__all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "llm_intent",
+__all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "guess", "llm_intent",
            "llm_ranked", "merge", "ordinal", "other_intent", "ranked", "settled", "several"]

@@ -78,6 +78,8 @@ class TurnRun:
         self.hooks: list[Hook] = []
         self.completed: list[dict[str, Any]] = []
         self.pending: str | None = None
+        self.missed = False
+        """The turn's model call failed (too late, an error): the user is told so."""
         self.settled: list[str] = []
         """Irreversible actions whose outcome this turn learnt (ran, or definitely failed)."""
         """A trigger a step asked for, fired once the stage's steps are done."""
