@@ -67,6 +67,12 @@ ILLUSTRATIVE = {
     # The reply of the `respond` example above it: tests/test_synthesis.py runs that flow on
     # the same data and compares the reply exactly.
     ("dsl.md", "요청하신 '노트북 보여줘'에 대해 상품 2개를 확인했습니다."),
+    # A third-party model server, started with weights flowctl never has:
+    # tests/test_bench_local_model.py runs the bench below it against the local fake, and
+    # tests/test_model_env.py and tests/providers/test_json_forms.py the settings it names.
+    ("providers.md", "pip install 'llama-cpp-python[server]'"),
+    ("providers.md",
+     "OPENAI_BASE_URL=http://127.0.0.1:8080/v1 OPENAI_JSON_FORM=json_object_schema \\"),
 }
 
 # Broken versions of files a doc shows the output for: (the doc, a line of the block) ->
