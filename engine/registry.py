@@ -21,7 +21,8 @@ BUILTIN_TEXTS: dict[str, tuple[str, ...]] = dict(OVERRIDABLE_TEXTS)
 AGENT_PROMPT_NAMES: tuple[str, ...] = ("message", "history", "instructions", "intents", "tools")
 # what the understanding prompt sees (runtime/llm.py provides them)
 UNDERSTAND_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "today", "intents",
-                                            "current", "stage", "current_intent", "flows")
+                                            "current", "stage", "current_intent", "flows",
+                                            "turn_starts")
 # what memory.summary_prompt sees (runtime/memory.py renders it once per engine)
 SUMMARY_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "locale")
 PROMPT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(AGENT_PROMPT_NAMES + UNDERSTAND_PROMPT_NAMES

@@ -50,3 +50,22 @@ def test_turns_at_one_stage_share_the_static_prefix(path: Path) -> None:
     for a, b in zip(first, second, strict=True):
         static_a, static_b = a[:a.index("Now:")], b[:b.index("Now:")]
         assert static_a == static_b
+
+
+@pytest.mark.parametrize("path", FLOWS, ids=lambda p: p.name)
+def test_the_request_says_where_the_turns_part_begins(path: Path) -> None:
+    """``cache_prefix`` covers exactly the static part, and two turns' prefixes are equal
+    byte for byte; the boundary mark itself is never sent."""
+    service = compile_file(path)
+    for flow in (f for f in service.flows.values() if f.slots):
+        made = [understanding_request(service, [flow], current=flow, stage="FILLING",
+                                      slots={flow.slots[0]: value}, message=message,
+                                      today=today, raw_history=history)
+                for value, message, today, history in (
+                    ("엄마", "음", "2026-11-22", []),
+                    ("아빠", "3만원이요", "2026-11-23", [{"role": "user", "content": "hi"}]))]
+        for request in made:
+            assert "\ue000" not in request.system
+            assert request.cache_prefix == request.system.index("Now:")
+        first, second = made
+        assert first.system[:first.cache_prefix] == second.system[:second.cache_prefix]

@@ -14,6 +14,8 @@ Mapping of the neutral request:
   with a ``schema`` (and no tools of its own) the reply is a forced call of a tool whose
   ``input_schema`` is that schema, and the call's input comes back as the reply's text
   (streamed as its ``input_json_delta`` pieces arrive);
+- a request's ``cache_prefix`` (its system prompt's stable head) is sent as a system block
+  of its own with ``cache_control``, the turn's tail after it;
 - ``max_tokens`` is required by the API: 1024 unless the model config says otherwise;
 - ``temperature`` is not sent: the 2.x SDK's ``messages.create`` no longer accepts it.
 """
@@ -109,7 +111,12 @@ def _params(request: ChatRequest, model: ModelConfig) -> MessageCreateParamsBase
         "messages": _messages(request.messages),
     }
     system = system_for_json(request.system) if request.json_output else request.system
-    if system:
+    if 0 < request.cache_prefix < len(system):  # the stable head cached, the turn's tail not
+        params["system"] = [
+            {"type": "text", "text": system[:request.cache_prefix],
+             "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": system[request.cache_prefix:]}]
+    elif system:
         params["system"] = system
     if request.tools:
         params["tools"] = [_tool(spec) for spec in request.tools]
@@ -171,7 +178,8 @@ def _completion(message: Message, provider: str, answer: str | None = None) -> C
             text.append(json.dumps(block.input, ensure_ascii=False))
         elif block.type == "tool_use":
             calls.append(_tool_call(block.id, block.name, block.input, provider))
-    usage = Usage(message.usage.input_tokens or 0, message.usage.output_tokens or 0)
+    usage = Usage(message.usage.input_tokens or 0, message.usage.output_tokens or 0,
+                  getattr(message.usage, "cache_read_input_tokens", 0) or 0)
     return Completion("".join(text), tuple(calls), usage)
 
 
@@ -200,6 +208,7 @@ class _StreamState:
     """The forced tool whose input is the reply (a schema's JSON)."""
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
     finished: bool = False
 
     def add(self, event: RawMessageStreamEvent) -> str:
@@ -207,6 +216,8 @@ class _StreamState:
             case "message_start":
                 self.input_tokens = event.message.usage.input_tokens or 0
                 self.output_tokens = event.message.usage.output_tokens or 0
+                self.cached_tokens = getattr(event.message.usage, "cache_read_input_tokens",
+                                             0) or 0
             case "content_block_start":
                 block = event.content_block
                 self.blocks[event.index] = _PartialBlock(
@@ -252,7 +263,7 @@ class _StreamState:
                                               tool=block.name)
                              if block.parts else block.initial or {})
                 calls.append(_tool_call(block.id, block.name, arguments, provider))
-        usage = Usage(self.input_tokens, self.output_tokens)
+        usage = Usage(self.input_tokens, self.output_tokens, self.cached_tokens)
         return Completion("".join(text), tuple(calls), usage)
 
 

@@ -86,16 +86,23 @@ class ChatRequest:
     """With ``json_output``: the JSON Schema the reply must satisfy, sent in the form the
     provider takes (OpenAI ``json_schema``, an Anthropic tool, a compatible server's own)."""
     schema_name: str = "reply"
+    cache_prefix: int = 0
+    """How many leading characters of ``system`` stay the same from turn to turn (the
+    service, its intents and slots, the rules): a provider that caches prompts marks that
+    block (Anthropic ``cache_control``); 0: none known."""
 
 
 @dataclass(frozen=True, slots=True)
 class Usage:
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0
+    """Input tokens the provider read from its prompt cache (where it says so)."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(self.input_tokens + other.input_tokens,
-                     self.output_tokens + other.output_tokens)
+                     self.output_tokens + other.output_tokens,
+                     self.cached_tokens + other.cached_tokens)
 
 
 @dataclass(frozen=True, slots=True)

@@ -211,8 +211,10 @@ def _tool_call(call_id: str | None, name: str, raw: str | None, provider: str) -
 def _usage(usage: object) -> Usage:
     if usage is None:
         return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)
     return Usage(getattr(usage, "prompt_tokens", 0) or 0,
-                 getattr(usage, "completion_tokens", 0) or 0)
+                 getattr(usage, "completion_tokens", 0) or 0,
+                 getattr(details, "cached_tokens", 0) or 0)
 
 
 @dataclass(slots=True)

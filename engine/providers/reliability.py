@@ -56,6 +56,7 @@ class CallRecord:
     error: str | None = None
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_cached: int = 0
     fallback: bool = False
 
 
@@ -137,6 +138,7 @@ def _account(record: CallRecord, completion: Completion, elapsed: float) -> None
     record.error = None
     record.tokens_in = completion.usage.input_tokens
     record.tokens_out = completion.usage.output_tokens
+    record.tokens_cached = completion.usage.cached_tokens
 
 
 def _finish(error: ProviderError, record: CallRecord, elapsed: float) -> None:

@@ -67,6 +67,8 @@ class TraceEntry(TypedDict):
     model: NotRequired[str]
     tokens_in: NotRequired[int]
     tokens_out: NotRequired[int]
+    tokens_cached: NotRequired[int]
+    """Input tokens the provider served from its prompt cache, when it says so."""
     fallback: NotRequired[bool]
 
 

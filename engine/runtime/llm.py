@@ -42,6 +42,9 @@ UNDERSTANDING_SCHEMA: dict[str, Any] = {
     "required": ["operations"],
 }
 HISTORY_MESSAGES = 8
+TURN_STARTS = "\ue000"
+"""Where the understanding prompt's per-turn part begins (``{{ turn_starts }}``, removed
+from what is sent): everything before it is the same on every turn, and cacheable."""
 _VALUE = {"type": ["string", "number", "boolean", "null"]}
 
 
@@ -118,10 +121,12 @@ def understanding_request(service: CompiledService, flows: Sequence[CompiledFlow
            "current_intent": by_flow.get(current.name) if current else None,
            "flows": [_flow_view(service, f, by_flow.get(f.name), slots if f is current else {})
                      for f in flows]}
-    system = (prompt or _builtin_prompt()).render(ctx)
+    system = (prompt or _builtin_prompt()).render({**ctx, "turn_starts": TURN_STARTS})
+    head, found, tail = system.partition(TURN_STARTS)
     messages = (*history_messages(raw_history), ChatMessage(role="user", content=message))
-    return ChatRequest(system=system, messages=messages, json_output=True,
-                       schema=understanding_schema(service, flows), schema_name="understanding")
+    return ChatRequest(system=head + tail if found else system, messages=messages,
+                       json_output=True, schema=understanding_schema(service, flows),
+                       schema_name="understanding", cache_prefix=len(head) if found else 0)
 
 
 def model_slots(service: CompiledService, flows: Iterable[CompiledFlow]) -> list[str]:

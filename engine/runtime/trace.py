@@ -59,6 +59,8 @@ class Tracer:
             entry["elapsed_ms"] = round(record.elapsed_ms, 3)
             entry["retries"], entry["error"] = record.retries, self._shown(error or record.error)
             entry["tokens_in"], entry["tokens_out"] = record.tokens_in, record.tokens_out
+            if record.tokens_cached:
+                entry["tokens_cached"] = record.tokens_cached
             entry["success"] = error is None and not record.error
         self.entries.append(entry)
         return entry

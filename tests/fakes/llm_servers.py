@@ -70,6 +70,7 @@ class FakeReply:
     truncate: bool = False  # send part of the body, then drop the connection
     input_tokens: int | None = None  # default: a rough count of the request
     output_tokens: int | None = None  # default: number of chunks
+    cached_tokens: int = 0  # input tokens the fake says it read from its prompt cache
 
     @classmethod
     def rate_limited(cls, retry_after: float) -> FakeReply:
@@ -294,6 +295,8 @@ class _OpenAIWire:
         self.usage = {"prompt_tokens": reply.input_tokens or _approx_tokens(body),
                       "completion_tokens": reply.output_tokens or max(1, len(pieces))}
         self.usage["total_tokens"] = self.usage["prompt_tokens"] + self.usage["completion_tokens"]
+        if reply.cached_tokens:
+            self.usage["prompt_tokens_details"] = {"cached_tokens": reply.cached_tokens}
         self.pieces = pieces
         self.finish = "tool_calls" if reply.tool_calls else "stop"
 
@@ -359,11 +362,13 @@ class _AnthropicWire:
         content += self._tool_blocks()
         return {"id": "msg_fake", "type": "message", "role": "assistant", "model": self.model,
                 "content": content, "stop_reason": self.stop_reason, "stop_sequence": None,
-                "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}}
+                "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                          "cache_read_input_tokens": self.reply.cached_tokens}}
 
     def events(self) -> list[str]:
         start = {**self.message(), "content": [], "stop_reason": None,
-                 "usage": {"input_tokens": self.input_tokens, "output_tokens": 1}}
+                 "usage": {"input_tokens": self.input_tokens, "output_tokens": 1,
+                           "cache_read_input_tokens": self.reply.cached_tokens}}
         events = [_sse({"type": "message_start", "message": start}, "message_start")]
         index = 0
         if self.pieces:

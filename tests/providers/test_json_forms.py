@@ -159,3 +159,40 @@ async def test_anthropic_gets_a_forced_tool_whose_input_is_the_reply(
     assert body["tool_choice"] == {"type": "tool", "name": "understanding"}
     assert json.loads(completion.text) == READING and completion.tool_calls == ()
     assert len(pieces) > 1 and json.loads("".join(pieces)) == READING  # streamed as it came
+
+
+async def test_anthropic_caches_the_static_head_of_the_system_prompt(
+        server: FakeLLMServer) -> None:
+    flow = TRANSFER.flows["transfer"]
+    made = understanding_request(TRANSFER, [flow], current=flow, stage="FILLING",
+                                 slots={"target": "엄마"}, message="3만원",
+                                 today="2026-01-01", raw_history=[])
+    provider = build_provider("anthropic", server.env())
+    server.enqueue(FakeReply(tool_calls=(FakeToolCall("understanding", READING),),
+                             cached_tokens=640))
+    try:
+        completion = await provider.complete(made, ModelConfig("anthropic", "m"))
+    finally:
+        await provider.aclose()  # type: ignore[attr-defined]
+    head, tail = server.requests[0].body["system"]  # type: ignore[misc]
+    assert head == {"type": "text", "text": made.system[:made.cache_prefix],
+                    "cache_control": {"type": "ephemeral"}}
+    assert tail["text"].startswith("Now: today is 2026-01-01") and "cache_control" not in tail
+    assert completion.usage.cached_tokens == 640
+
+
+@pytest.mark.parametrize("name", ["openai", "anthropic"])
+async def test_cached_prompt_tokens_reach_the_trace(server: FakeLLMServer, name: str) -> None:
+    """The one call's cached tokens, as each provider reports them, in DONE's _trace."""
+    from engine.config import load_settings
+    from engine.runtime.engine import Engine
+    from engine.store import MemoryStore
+
+    reply = json.dumps({**READING, "intent": None, "operations": [], "message": "안녕하세요"})
+    server.enqueue(FakeReply(text=reply, cached_tokens=512))
+    env = {**server.env(), "FLOWCTL_MODEL_FAST": f"{name}:m"}
+    engine = Engine(TRANSFER, store=MemoryStore(), settings=load_settings(env))
+    done = await engine.reply("s", "안녕")
+    await engine.aclose()
+    (call,) = [a for a in done.trace["agents"] if a.get("provider")]
+    assert call.get("tokens_cached") == 512
