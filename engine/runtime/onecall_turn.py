@@ -8,11 +8,13 @@ agent's step show the message, token by token as the provider sends it (``Answer
 the turn goes to another flow, the flow's templates answer and the rest of the stream is
 dropped. A plain-text reply is the chat answer as it is, never asked again. Every wait
 ends by the turn's deadline; a failed call leaves the rules' answer and the answering
-step's fallback template, never a second call.
+step's fallback template, never a second call. A reply that came but could not be used is
+asked for once more, non-streamed and told what was wrong, when the deadline leaves time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
@@ -20,9 +22,9 @@ from typing import TYPE_CHECKING
 from engine.compiler.compiled import AgentStep, CompiledFlow, CompiledService
 from engine.errors import ProviderError
 from engine.providers.base import ChatRequest, TextDelta
-from engine.providers.jsonout import validate_output
+from engine.providers.jsonout import repair_note, validate_output
 from engine.providers.reliability import ReliableStream, record_of, stream_reliably
-from engine.runtime.agent import ModelCall, Reply
+from engine.runtime.agent import JsonCheck, ModelCall, Reply
 from engine.runtime.budget import next_within
 from engine.runtime.echo import EchoGuard, strip_state
 from engine.runtime.events import LlmToken
@@ -38,6 +40,9 @@ from engine.runtime.onecall import OneCallReader
 
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
+
+MIN_REPAIR_SECONDS = 0.5
+"""A reply that could not be used is asked for again only with this much of the turn left."""
 
 ANSWER_RULES = """\
 The same JSON object also carries your reply to the user, as its LAST field "message",
@@ -156,14 +161,49 @@ async def ask(run: TurnRun, live: LiveModel, flows: Sequence[CompiledFlow], *,
         run.missed = True  # asked, and no usable answer in time: the user is told
         return False
     live.breaker.success()
-    run.llm = understood(reader, model_slots(run.service, flows), plain=current is None)
-    if answer is not None and _may_answer(run.llm, run.service):
+    slots = model_slots(run.service, flows)
+    run.llm = understood(reader, slots, plain=current is None)
+    repair = run.llm.parse_error and _room_to_repair(call)
+    if answer is not None and not repair and _may_answer(run.llm, run.service):
         answer.stream = stream
-    else:
-        run.answer = None
-        await stream.aclose()
-        call.traced(stream.record)
+        return True
+    run.answer = None
+    await stream.aclose()
+    call.traced(stream.record)
+    if repair:
+        run.llm = await _repaired(call, request, reader, slots) or run.llm
     return True
+
+
+def _room_to_repair(call: ModelCall) -> bool:
+    return call.deadline is None or \
+        call.deadline - asyncio.get_running_loop().time() >= MIN_REPAIR_SECONDS
+
+
+async def _repaired(call: ModelCall, request: ChatRequest, reader: OneCallReader,
+                    slots: Sequence[str]) -> LlmUnderstanding | None:
+    """One more, non-streamed, attempt after a reply that could not be used, told what was
+    wrong (the turn's deadline bounds it); None when that fails too."""
+    if call.last is not None:
+        call.tracer.unusable(call.last, _problem(reader))
+    schema = request.schema or UNDERSTANDING_SCHEMA
+    repair = dataclasses.replace(request, system=f"{request.system}\n\n"
+                                 f"{repair_note(_problem(reader), schema)}")
+    try:
+        obj = await call.json(repair, JsonCheck(UNDERSTANDING_SCHEMA), attempts=1)
+    except ProviderError as err:
+        call.failed(err, trip=False)
+        return None
+    return parse_understanding(obj, slots) if obj is not None else None
+
+
+def _problem(reader: OneCallReader) -> str:
+    """Why the reply's head could not be used."""
+    if reader.kind == "plain":
+        return "the reply is not a JSON object"
+    if reader.head is None:
+        return "the JSON object is incomplete"
+    return "; ".join(validate_output(reader.head, UNDERSTANDING_SCHEMA)) or "it is unusable"
 
 
 async def _read_head(reader: OneCallReader, stream: ReliableStream, call: ModelCall) -> None:
