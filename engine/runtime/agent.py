@@ -32,6 +32,7 @@ from engine.providers.tools import Tool, run_tool_loop
 from engine.runtime.budget import next_within, within
 from engine.runtime.echo import EchoGuard, strip_state
 from engine.runtime.events import LlmToken, TraceEntry
+from engine.runtime.facts import FACTS_RULE, Heard, unfounded
 from engine.runtime.models import LiveModel
 from engine.runtime.trace import Tracer
 
@@ -152,7 +153,11 @@ async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: Mapping[s
     live = call.live
     try:
         if tools:
-            text = await _with_tools(call, request, tools, max_rounds)
+            heard = Heard()
+            request = dataclasses.replace(request, system=f"{request.system}\n\n{FACTS_RULE}")
+            text = await _with_tools(call, request, heard.recording(tools), max_rounds)
+            if _made_up(call, request, text, heard):
+                return
             if not json_output:
                 yield LlmToken(text)
         else:
@@ -185,6 +190,18 @@ async def _with_tools(call: ModelCall, request: ChatRequest, tools: Mapping[str,
     if completion.tool_calls:  # still asking for tools after its last round: no answer
         return ""
     return completion.text
+
+
+def _made_up(call: ModelCall, request: ChatRequest, text: str, heard: Heard) -> bool:
+    """Whether the reply states a fact nothing of this turn said (not a tool's answer, not
+    the user's message, not the turn's state): it is not shown, and the trace says so."""
+    said = request.messages[-1].content if request.messages else ""
+    made_up = unfounded(text, [said, request.system, *heard.results])
+    if made_up:
+        call.tracer.tag("UNGROUNDED_VALUE")
+        if call.last is not None:
+            call.tracer.unusable(call.last, f"facts no tool returned: {', '.join(made_up)}")
+    return bool(made_up)
 
 
 def _payload(call: ModelCall, text: str, json_output: bool
