@@ -152,7 +152,7 @@ def _model_missed(run: TurnRun, message: str) -> bool:
     rather than answered with the default flow's menu; True when it asked."""
     run.reply.parts.append(run.engine.text("model_missed"))
     run.missed = False  # told
-    leaning = routing.guess(message, run.service)
+    leaning = routing.guess(message, run.service, run.state.now.date())
     if leaning is None or leaning.name is None:
         return False
     run.state.name_intent(leaning)

@@ -9,6 +9,7 @@ interruption), a question the current flow cannot use (a digression), and the an
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
@@ -16,7 +17,7 @@ from engine.nlu import classify
 from engine.nlu.money import find_money
 from engine.nlu.words import decision_text, normalise
 from engine.runtime.llm import LlmUnderstanding
-from engine.runtime.understand import Intent, Understanding
+from engine.runtime.understand import Intent, Understanding, understand
 
 _PARTS = re.compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
                     r"|(?<=[가-힣])(?:하고|고)\s+", re.IGNORECASE)
@@ -36,10 +37,11 @@ def ranked(message: str, service: CompiledService) -> list[Intent]:
     return by_rank(out, service)
 
 
-def guess(message: str, service: CompiledService) -> Intent | None:
+def guess(message: str, service: CompiledService, today: dt.date) -> Intent | None:
     """The routed intent the rules lean to without being sure of it — a keyword under its
-    threshold (one in a question), or an amount for the one flow that collects money — to
-    ask about when nothing better is known, never to act on."""
+    threshold (one in a question), an amount for the one flow that collects money, a value
+    (a recipient) that only one flow's required slots take — to ask about when nothing
+    better is known, never to act on."""
     for score in classify(message, service.intents):
         if score.name in service.routes and score.confidence > 0:
             return Intent(score.name, score.confidence, score.reason)
@@ -49,7 +51,15 @@ def guess(message: str, service: CompiledService) -> Intent | None:
                          for n in service.flows[flow].slots)}
         if len(paying) == 1:
             return Intent(paying.pop(), 0.0, "an amount")
-    return None
+    taking = set()
+    for intent, name in service.routes.items():
+        flow = service.flows[name]
+        read = understand(message, service, flow, flow.initial, asked=None, batching=False,
+                          today=today, started=True) if flow.slots else None
+        # a required slot's value: "오늘" alone fills an optional date of many requests
+        if read and any(service.slots[op.slot].spec.required for op in read.ops):
+            taking.add(intent)
+    return Intent(taking.pop(), 0.0, "a value its flow takes") if len(taking) == 1 else None
 
 
 def by_rank(intents: list[Intent], service: CompiledService) -> list[Intent]:
