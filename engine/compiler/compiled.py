@@ -300,6 +300,7 @@ class CompiledFlow:
     resume_ask: str | None = None
     resume_buttons: tuple[str, ...] = ()
     confirm_corrections: str | None = None
+    correction_denied: str | None = None
     ask: Mapping[str, str] = field(default_factory=dict)
     """Slot -> this flow's own question for it."""
     required_when: Mapping[str, Compiled] = field(default_factory=dict)

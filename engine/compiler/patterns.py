@@ -57,6 +57,7 @@ class FlowPatterns(TypedDict):
     resume_ask: str | None
     resume_buttons: tuple[str, ...]
     confirm_corrections: str | None
+    correction_denied: str | None
     ask: dict[str, str]
     required_when: dict[str, Compiled]
     fresh: tuple[str, ...]
@@ -72,6 +73,8 @@ def flow_patterns(flow: s.FlowSpec, spec: s.ServiceSpec, slots: Mapping[str, c.C
         r.exists(flow.resume.ask, spec.messages, (*path, "resume", "ask"), "message", "FL020")
     r.exists(flow.confirm_corrections, spec.messages, (*path, "confirm_corrections"),
              "message", "FL020")
+    r.exists(flow.correction_denied, spec.messages, (*path, "correction_denied"),
+             "message", "FL020")
     for slot, message in flow.ask.items():
         r.exists(slot, flow.slots, (*path, "ask", slot), "slot of this flow", "FL023")
         r.exists(message, spec.messages, (*path, "ask", slot), "message", "FL020")
@@ -79,7 +82,8 @@ def flow_patterns(flow: s.FlowSpec, spec: s.ServiceSpec, slots: Mapping[str, c.C
     return FlowPatterns(guard=guard, refused=flow.refused, interruptible=flow.interruptible,
                          resume_ask=flow.resume.ask if flow.resume else None,
                          resume_buttons=tuple(flow.resume.buttons) if flow.resume else (),
-                         confirm_corrections=flow.confirm_corrections, ask=dict(flow.ask),
+                         confirm_corrections=flow.confirm_corrections,
+                         correction_denied=flow.correction_denied, ask=dict(flow.ask),
                          required_when=conditions,
                          fresh=tuple(n for n in flow.slots if n in spec.slots
                                      and (not spec.slots[n].keep or spec.slots[n].always_ask)),

@@ -160,9 +160,23 @@ class TurnState:
         self._changed()
 
     def hold_correction(self, name: str, old: Any, new: Any) -> None:
-        """A new value for a filled slot waits for the user's yes (``meta.correction``)."""
-        self.session.meta["correction"] = {"slot": name, "old": old, "new": new}
+        """A new value for a filled slot waits for the user's yes (``meta.correction``: the
+        first slot's ``slot``, ``old``, ``new``; ``slots``: every slot this message changes,
+        slot -> {old, new}, confirmed together)."""
+        meta = self.session.meta
+        held = meta.get("correction") if meta.get("awaiting") == "correction" else None
+        if held is None:
+            held = meta["correction"] = {"slot": name, "old": old, "new": new, "slots": {}}
+        held["slots"][name] = {"old": old, "new": new}
         self.await_answer("correction")
+
+    def show_correction(self, correction: dict[str, Any] | None) -> None:
+        """``meta.correction`` for a message about it after it was answered (None: gone)."""
+        if correction is None:
+            self.session.meta.pop("correction", None)
+        else:
+            self.session.meta["correction"] = correction
+        self._changed()
 
     def await_answer(self, kind: Literal["continue", "correction"] | None) -> None:
         """The flow asks a question of a pattern's own (None: it was answered)."""

@@ -118,11 +118,19 @@ async def _awaited(run: TurnRun, awaiting: str) -> bool:
         return False
     run.reading["decision"] = answer
     run.moved = False
-    if answer != "confirm":
-        run.moved = awaiting == "continue" and run.fire("cancel")
-    elif correction is not None:
-        run.set_slot(correction["slot"], correction["new"], confirmed=True)
+    if awaiting == "continue" or correction is None:
+        run.moved = answer != "confirm" and run.fire("cancel")
+    elif answer == "confirm":  # every slot the message changed, together
+        changes = correction.get("slots") or {correction["slot"]: correction}
+        for name, change in changes.items():
+            run.set_slot(name, change["new"], confirmed=True)
         run.moved = run.fire("update")
+    elif answer == "cancel":  # "취소" at "change it?" stops the task, as anywhere else
+        run.moved = run.fire("cancel")
+    elif state.flow.correction_denied is not None:  # no: the values stay; said so
+        state.show_correction(correction)  # the message may name the change refused
+        run.reply.say(state.flow.correction_denied)
+        state.show_correction(None)
     return True
 
 

@@ -297,11 +297,11 @@ class TurnRun:
         old = state.session.slots.get(name)
         if old != value:
             self.reading["slots"][name] = value
-        if old in (None, "") or old == value or confirmed:
+        if old in (None, "") or old == value:
             state.put(name, value)
-        elif state.flow.confirm_corrections is not None:
+        elif state.flow.confirm_corrections is not None and not confirmed:
             state.hold_correction(name, old, value)
-        else:
+        else:  # applied, at once or on the user's yes: meta.corrected says so this turn
             state.correct(name, old, value)
 
     def _slot_error(self, name: str, raw: Any, rejected: Rejected) -> str:

@@ -61,7 +61,7 @@ def _referenced_messages(ctx: Context) -> set[str]:
     for flow in ctx.spec.flows.values():
         for stage in flow.stages.values():
             used.update(n for n in (stage.say, stage.reprompt) if n)
-        used.update(n for n in (flow.refused, flow.confirm_corrections,
+        used.update(n for n in (flow.refused, flow.confirm_corrections, flow.correction_denied,
                                 flow.resume.ask if flow.resume else None) if n)
         used.update(flow.ask.values())
     patterns = ctx.spec.patterns
