@@ -299,6 +299,7 @@ class CompiledFlow:
     interruptible: bool = True
     resume_ask: str | None = None
     resume_buttons: tuple[str, ...] = ()
+    resume_after_digression: str = "reask"
     confirm_corrections: str | None = None
     correction_denied: str | None = None
     ask: Mapping[str, str] = field(default_factory=dict)

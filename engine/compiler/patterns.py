@@ -56,6 +56,7 @@ class FlowPatterns(TypedDict):
     interruptible: bool
     resume_ask: str | None
     resume_buttons: tuple[str, ...]
+    resume_after_digression: str
     confirm_corrections: str | None
     correction_denied: str | None
     ask: dict[str, str]
@@ -82,6 +83,8 @@ def flow_patterns(flow: s.FlowSpec, spec: s.ServiceSpec, slots: Mapping[str, c.C
     return FlowPatterns(guard=guard, refused=flow.refused, interruptible=flow.interruptible,
                          resume_ask=flow.resume.ask if flow.resume else None,
                          resume_buttons=tuple(flow.resume.buttons) if flow.resume else (),
+                         resume_after_digression=(flow.resume.after_digression if flow.resume
+                                                  else "reask"),
                          confirm_corrections=flow.confirm_corrections,
                          correction_denied=flow.correction_denied, ask=dict(flow.ask),
                          required_when=conditions,

@@ -281,6 +281,7 @@ class ResumeSpec(Spec):
 
     ask: str = Field(description="Message asking whether to go on with the flow; next_action is ASK_CONTINUE. A yes or a resume word goes on, a cancel or no word cancels the flow, anything else is taken as an answer to the flow.")
     buttons: list[str] = Field(default_factory=list, description="Buttons offered with the question, e.g. [계속 진행, 취소].")
+    after_digression: Literal["reask", "ask"] = Field("reask", description="After small talk or a question the flow could not use (a digression): `reask` asks the flow's question again, `ask` asks `ask` as after another flow's task.")
 
 
 class FlowSpec(Spec):

@@ -96,6 +96,9 @@ class Frame(TypedDict):
     journal: dict[str, JournalEntry]
     ok: NotRequired[str]
     message: NotRequired[str]
+    cause: NotRequired[str]
+    """Why an ``interrupted`` flow waits: ``digression`` (small talk, a question it could not
+    use) or another flow's intent."""
 
 
 class StreamLog(TypedDict):

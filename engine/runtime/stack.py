@@ -51,6 +51,8 @@ class FlowStack:
         frame = state.session.push(kind, state.flow.slots, hide)
         if ok is not None:
             frame["ok"] = ok
+        if kind == "interrupted":
+            frame["cause"] = reason
         self.ops.append(StackOp(op="push", flow=frame["flow"], reason=reason))
 
     def queue(self, later: list[tuple[str, str]]) -> None:
@@ -112,14 +114,17 @@ async def unwind(run: TurnRun) -> None:
             state.set_result(result)
             await run.settle(run.fire(frame.get("ok")))
             continue
-        _resume(run, flow)
+        _resume(run, flow, frame.get("cause", "intent"))
         return
 
 
-def _resume(run: TurnRun, flow: CompiledFlow) -> None:
-    """An interrupted flow is back on top: ask whether to go on, or ask its question again."""
+def _resume(run: TurnRun, flow: CompiledFlow, cause: str) -> None:
+    """An interrupted flow is back on top: ask whether to go on (after another flow's
+    task, when the flow says so), or ask its question again (after small talk, unless the
+    flow's ``resume.after_digression`` says ``ask``)."""
     state = run.state
-    if flow.resume_ask is not None:
+    asks = cause != "digression" or flow.resume_after_digression == "ask"
+    if flow.resume_ask is not None and asks:
         state.await_answer("continue")
         run.reply.say(flow.resume_ask)
     else:
