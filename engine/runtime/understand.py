@@ -115,7 +115,8 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     if len(segments) > 1:
         tasks = _tasks([extract(seg, slots, today) for seg in segments])
     else:
-        bare = asked if _bare_ok(text, answer, words) else None
+        bare = asked if _free_text(service, asked) and answer != "cancel" or \
+            _bare_ok(text, answer, words) else None
         picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
         sure = started or _sure(text, picked, spans, service, asked, words)
         tasks = [picked if sure else {}]
@@ -256,6 +257,9 @@ def _bare(text: str, slot: CompiledSlot | None,
     if slot.spec.type == "money" and words is not None:
         number = bare_number(text, words.known)
         return (number.value, (number.start, number.end)) if number is not None else None
+    if slot.spec.extract is not None and slot.spec.extract.free_text and text.strip():
+        start = len(text) - len(text.lstrip())
+        return text.strip(), (start, start + len(text.strip()))  # a reason, a note: all of it
     if slot.spec.extract is None or not slot.spec.extract.bare:
         return None
     instead = _INSTEAD.match(text.strip())
@@ -287,6 +291,12 @@ def _empty(match: Match) -> bool:
     is no recipient, "음" no name."""
     value = match.value
     return isinstance(value, str) and (asks(value) or normalise(value) in FILLERS)
+
+
+def _free_text(service: CompiledService, asked: str | None) -> bool:
+    """Whether the asked slot takes the whole message, however long (``extract.free_text``)."""
+    slot = service.slots.get(asked) if asked is not None else None
+    return slot is not None and slot.spec.extract is not None and slot.spec.extract.free_text
 
 
 def _bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:

@@ -225,7 +225,7 @@ def set_only(ctx: Context, flow: s.FlowSpec) -> frozenset[str]:
         extract = slot.extract if slot else None
         asked_boolean = slot is not None and slot.type == "boolean" and slot.required is not False
         if slot is not None and slot.type not in _FILLED_BY_TYPE and not asked_boolean and not (
-                extract and (extract.patterns or extract.bare)):
+                extract and (extract.patterns or extract.bare or extract.free_text)):
             out.add(name)
     return frozenset(out)
 
