@@ -45,6 +45,9 @@ class StackEntry(TypedDict):
     flow: str
     stage: str | None
     kind: str
+    slots: dict[str, Any]
+    """The waiting flow's values (sensitive ones masked), as ``state_snapshot.slots`` shows
+    the top flow's."""
 
 
 class StackOp(TypedDict):

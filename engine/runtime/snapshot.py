@@ -26,7 +26,7 @@ def snapshot(state: SessionState, flow: CompiledFlow | None,
         "meta": _masked_meta(state.meta, sensitive) if sensitive else
                 {"slot_errors": {}, **state.meta},
         "task_queue": [shown(task, sensitive) for task in state.task_queue],
-        "stack": entries(state)}
+        "stack": entries(state, sensitive)}
     return snap
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.compiler.compiled import CompiledFlow
+from engine.compiler.compiled import CompiledFlow, shown
 from engine.runtime.events import StackEntry, StackOp
 from engine.runtime.session import Frame, Meta, SessionState
 from engine.runtime.understand import Intent
@@ -25,9 +25,10 @@ MAX_DEPTH = 8
 flows' own calls cannot recurse; this bounds interruptions of interruptions)."""
 
 
-def entries(session: SessionState) -> list[StackEntry]:
+def entries(session: SessionState, sensitive: frozenset[str] = frozenset()) -> list[StackEntry]:
     """The waiting flows, most recent last, as DONE's ``state_snapshot.stack`` shows them."""
-    return [StackEntry(flow=f["flow"], stage=f["stage"], kind=f["kind"]) for f in session.stack]
+    return [StackEntry(flow=f["flow"], stage=f["stage"], kind=f["kind"],
+                       slots=shown(f["slots"], sensitive)) for f in session.stack]
 
 
 class FlowStack:

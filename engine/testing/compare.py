@@ -26,10 +26,24 @@ def compare(turn: TurnSpec, events: Sequence[Event], done: Done, completed: int)
         actual = snap.get("slots", {}).get(slot)
         if expected != actual:
             yield f"slots.{slot}", expected, actual
+    for flow, slots in (turn.slots_of or {}).items():
+        seen = _slots_of(snap, flow)
+        for slot, expected in slots.items():
+            actual = seen.get(slot) if seen is not None else "(no such flow on the stack)"
+            if expected != actual:
+                yield f"slots_of.{flow}.{slot}", expected, actual
     yield from _compare_text(turn, done.message)
     yield from _compare_errors(turn, snap.get("meta", {}).get("slot_errors", {}))
     if turn.events is not None and not _subsequence(turn.events, events):
         yield "events", turn.events, [wire(e)[0] for e in events]
+
+
+def _slots_of(snap: Mapping[str, Any], flow: str) -> Mapping[str, Any] | None:
+    """The values of ``flow``: on top, or the most recent of it waiting under the top."""
+    if snap.get("flow") == flow:
+        return snap.get("slots", {})
+    waiting = [entry for entry in snap.get("stack") or [] if entry.get("flow") == flow]
+    return waiting[-1].get("slots", {}) if waiting else None
 
 
 def _compare_plain(turn: TurnSpec, done: Done) -> Iterator[Miss]:

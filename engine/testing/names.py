@@ -79,7 +79,11 @@ class _Names:
 
     def turn(self, turn: TurnSpec, flow: str | None) -> list[Problem]:
         """Every unknown name of ``turn``; ``flow`` is the flow it names, if that exists."""
+        flows = self.service.flows
+        stacked = [(("slots_of", f), f"unknown flow `{f}`", suggest(f, flows))
+                   for f in turn.slots_of or {} if f not in flows]
         return [*self._stage(turn.stage, flow), *self._flow(turn.flow), *self._slots(turn),
+                *stacked,
                 *self._hooks(turn.hooks or []), *self._events(turn.events or []),
                 *((("failure_tags", i), f"unknown failure tag `{t}`", suggest(t, FAILURE_TAGS))
                   for i, t in enumerate(turn.failure_tags or []) if t not in FAILURE_TAGS)]
@@ -101,6 +105,8 @@ class _Names:
 
     def _slots(self, turn: TurnSpec) -> list[Problem]:
         slots: list[tuple[Path, str]] = [(("slots", n), n) for n in turn.slots or {}]
+        slots += [(("slots_of", f, n), n) for f, values in (turn.slots_of or {}).items()
+                  for n in values]
         slots += [(("missing", i), n) for i, n in enumerate(turn.missing or [])]
         slots += [(("errors", n), n) for n in turn.errors or {} if not n.startswith("_")]
         known = self.service.slots

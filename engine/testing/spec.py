@@ -34,6 +34,10 @@ class TurnSpec(_Spec):
     flow: str | None = None
     next_action: str | None = None
     slots: dict[str, Any] | None = Field(None, description="Expected values of these slots.")
+    slots_of: dict[str, dict[str, Any]] | None = Field(
+        None, description="Flow -> expected values of its slots, for the flow on top "
+                          "(`state_snapshot.slots`) or one waiting under it "
+                          "(`state_snapshot.stack`), e.g. a caller's while a called flow runs.")
     say: str | list[str] | None = Field(None, description="Substring(s) of the reply.")
     not_say: str | list[str] | None = Field(None, description="Substring(s) it must not have.")
     buttons: list[str] | None = None
