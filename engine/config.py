@@ -49,7 +49,7 @@ MIN_COOKIE_SECRET_CHARS = 32
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Runtime settings (seed 000 §9)."""
+    """Runtime settings: from the environment, a flow file's defaults where it is silent."""
 
     dev_mode: bool = False
     max_fill_turns: int = 5

@@ -38,7 +38,7 @@ CONTEXT_FIELDS: dict[str, tuple[str, ...]] = {
     "batch": ("index", "total", "remaining", "counts"),
     "loop": ("attempt", "max_attempts", "feedback", "error", "outcome", "attempts", "summary"),
 }
-# the failure tags DONE's `_trace.failure_tags` may carry (seed 003's closed list); the runtime
+# the failure tags DONE's `_trace.failure_tags` may carry (a closed list); the runtime
 # sets each where it knows the fact, a guard rule names one
 FAILURE_TAGS: tuple[str, ...] = (
     "INTENT_LOW_CONFIDENCE", "MULTIPLE_INTENTS_CONFLICT", "AGENT_CALL_FAILED",

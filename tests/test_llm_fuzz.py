@@ -2,7 +2,7 @@
 
 The model's reply is untrusted input. Whatever it writes (any text, JSON nested 10,000
 levels deep, NaN, Infinity, 1e999, 5,000-digit numbers, a 70,000-character string, wrong
-types in every field, cut off, fenced or wrapped in prose), the turn must take the seeds'
+types in every field, cut off, fenced or wrapped in prose), the turn must take the documented
 paths: a malformed reply is asked for once more and then read as unclear, a bad slot value
 is rejected with the slot's error. Never ``turn_failed``, and no money moves without the
 user's confirmation.

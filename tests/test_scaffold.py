@@ -1,4 +1,4 @@
-"""`flowctl new`: the seeds' three service shapes, lint-clean and passing their tests at once."""
+"""`flowctl new`: the three service shapes, lint-clean and passing their tests at once."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ __all__ = ["AppEngine", "is_mid_flow"]
 
 
 def is_mid_flow(done: Done) -> bool:
-    """The seeds' ``is_mid_flow``: the service is collecting slots, waiting for a yes or a
+    """Whether the service is mid-flow: collecting slots, waiting for a yes or a
     choice, or working through a batch (read from its DONE, so a remote's counts too)."""
     snap: Mapping[str, Any] = done.state_snapshot
     return done.next_action in ("CONFIRM", "ASK_CONTINUE") or bool(snap.get("task_queue")) \

@@ -1,7 +1,7 @@
 """(session, message) -> a remote server's ``/v1/agent/chat/stream`` -> the same Events.
 
-The seeds' A2AServiceProxy: any server speaking this protocol (another ``flowctl serve``,
-or the seeds' own) becomes a service of the app. Events are relayed as they arrive, in
+Any server speaking flowctl's wire protocol (another ``flowctl serve``, or any other
+implementation of it) becomes a service of the app. Events are relayed as they arrive, in
 order, unchanged; the session id is mapped (one remote session per caller and session, so
 two callers' ``user-1`` never meet at the remote); the key the operator configured goes
 along as ``Authorization: Bearer``, or the caller's own credentials when the operator

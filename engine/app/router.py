@@ -1,6 +1,6 @@
 """(message, service in progress) -> the service that answers, and why.
 
-Keywords decide, as the seeds' KeywordServiceRouter does: every service claims words (its
+Keywords decide: every service claims words (its
 own ``keywords`` and, for a local flow, its routed intents' keywords); the longest word
 found in the message wins, a tie goes to the service listed first. A service in progress
 (mid-flow: collecting slots, waiting for a yes, working through a batch) keeps the turn,

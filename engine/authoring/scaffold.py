@@ -1,6 +1,6 @@
 """(name, shape, directory) -> a new flow file, its conversation tests and its chat prompt.
 
-The three shapes are the seeds' three ways to start a service (seed 000 §3): ``chat``
+The three shapes are the three ways a service usually starts: ``chat``
 (plain chat, one agent), ``intent`` (intents routed to flows, a default chat flow) and
 ``slots`` (slot filling, confirmation, an irreversible action), each named after the
 service: ``flowctl new booking --shape slots`` takes "booking" requests. Each passes

@@ -54,7 +54,7 @@ class ToolSpec:
 
 @dataclass(frozen=True, slots=True)
 class ModelConfig:
-    """A named model configuration of a flow file (the seeds' card.json ``llm`` + ``policy``)."""
+    """A named model configuration of a flow file: the model and how it is called."""
 
     provider: str
     model: str

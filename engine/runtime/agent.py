@@ -58,7 +58,7 @@ class JsonCheck:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """An agent's answer as the seeds' LLM_DONE payload (``action``, ``message``, ...)."""
+    """An agent's answer as the LLM_DONE event carries it (``action``, ``message``, ...)."""
 
     payload: dict[str, Any]
     output: dict[str, Any] | None = None

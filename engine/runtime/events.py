@@ -20,7 +20,7 @@ class UiHint(TypedDict):
 
 
 class Hook(TypedDict):
-    """A server-side hook an `emit` step raised (seed 000 §7)."""
+    """A server-side hook an `emit` step raised, delivered with the turn's DONE."""
 
     type: str
     data: dict[str, Any]
@@ -143,7 +143,7 @@ class Done:
     trace: Trace = field(default_factory=lambda: Trace(turn_id="", total_elapsed_ms=0.0,
                                                        agents=[]))
     requires_confirmation: bool | None = None
-    """The reply asks the user to confirm something (seed 003): a `respond` step's
+    """The reply asks the user to confirm something: a `respond` step's
     `requires_confirmation`; None: whether ``next_action`` is CONFIRM."""
     next_suggested_actions: list[str] = field(default_factory=list)
     """Short next steps a client may offer (a `respond` step's `next`)."""

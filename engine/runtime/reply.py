@@ -1,6 +1,6 @@
 """The turn's state + the service's messages -> what the user is told, in order.
 
-Every sentence comes from a template of the flow file (seed rule 7) or a built-in text; a
+Every sentence comes from a template of the flow file or a built-in text (never from code); a
 user's words only ever reach a template as data.
 """
 

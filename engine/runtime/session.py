@@ -217,7 +217,8 @@ class SessionState:
         self.journal = {}
 
     def reset(self) -> None:
-        """Forget the flow, its slots and queue; memory and completed tasks stay (seed rule 6)."""
+        """Forget the flow, its slots and queue; memory and completed tasks stay (they belong
+        to the conversation, not to one task)."""
         self.flow = self.stage = None
         self.slots, self.meta, self.task_queue, self.filling_turns = {}, Meta(), [], 0
 

@@ -1,6 +1,6 @@
 """(message, flow, stage) -> Understanding: the deterministic rules that settle most turns.
 
-Rules first (seed principle: decide clear branches in code). At a ``decide: confirm``
+Rules first: a branch that can be decided in code is decided in code. At a ``decide: confirm``
 stage only yes/no words and corrections count, so no LLM is ever needed there. Slot
 values are found by each slot's type and hints; several tasks in one message (one slot
 given twice, e.g. two recipients) become a task list for the batch queue.
@@ -71,7 +71,7 @@ class Understanding:
     tasks: list[dict[str, Any]] = field(default_factory=list)
     """Two or more when the message holds several tasks; the first is also in ``ops``."""
     unclear: bool = False
-    """The LLM's reply could not be parsed (seed parse_error -> slot_errors._unclear)."""
+    """The LLM's reply could not be parsed (it shows as ``slot_errors._unclear``)."""
 
 
 @dataclass(frozen=True, slots=True)

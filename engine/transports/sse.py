@@ -1,4 +1,4 @@
-"""Event -> SSE frame: ``event:`` is the wire name, ``data:`` its JSON payload (DESIGN §4).
+"""Event -> SSE frame: ``event:`` is the wire name, ``data:`` its JSON payload.
 
 Frames carry an ``id:`` (``<stream>-<n>``) so that a client that lost its connection (a
 browser ``EventSource`` does it by itself) sends ``Last-Event-ID`` when it reconnects: the

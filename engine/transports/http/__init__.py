@@ -1,6 +1,6 @@
 """Engine -> HTTP: the FastAPI app (JSON, SSE, playground) and ``flowctl serve``.
 
-The wire protocol is the seeds' (DESIGN §4); docs/server.md is the reference. By job:
+The wire protocol is fixed (clients depend on it); docs/server.md is the reference. By job:
 ``app`` (create_app: routes, lifespan), ``schemas`` (request/response models, derived from
 the runtime's TypedDicts, for OpenAPI), ``errors`` (every exception -> a JSON error body;
 the body-size Guard), ``edge`` (who may call, from where; security headers), ``lane``
