@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from engine.compiler.compiled import CompiledFlow, shown
+from engine.compiler.compiled import CompiledFlow, CompiledService, shown
 from engine.runtime.events import StackEntry, StackOp
 from engine.runtime.session import Frame, Meta, SessionState
 from engine.runtime.understand import Intent
@@ -85,6 +85,14 @@ class FlowStack:
         self.ops.append(StackOp(op="link", flow=flow.name, reason="link"))
 
 
+def answered(flow: CompiledFlow, service: CompiledService) -> bool:
+    """A one-stage flow with nothing to collect (an answer: the order status, a balance) is
+    done once it has spoken, terminal stage or not; the default and chit-chat flows are
+    conversation, not tasks."""
+    return len(flow.stages) == 1 and not flow.slots and \
+        flow.name not in (service.default_flow, service.patterns.chitchat)
+
+
 def ended_result(run: TurnRun) -> dict[str, Any]:
     """What a called flow hands back: the stage it ended in and its slots."""
     state = run.state
@@ -133,4 +141,4 @@ def _resume(run: TurnRun, flow: CompiledFlow, cause: str) -> None:
         run.reply.say(stage.reprompt or stage.say)
 
 
-__all__ = ["MAX_DEPTH", "FlowStack", "entries", "unwind"]
+__all__ = ["MAX_DEPTH", "FlowStack", "answered", "entries", "unwind"]

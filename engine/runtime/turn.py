@@ -47,7 +47,7 @@ from engine.runtime.routing import merge, settled
 from engine.runtime.session import JournalEntry, RunRef, SessionState
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.snapshot import asking, snapshot
-from engine.runtime.stack import FlowStack, unwind
+from engine.runtime.stack import FlowStack, answered, unwind
 from engine.runtime.steps import agent_request_for, run_steps
 from engine.runtime.synthesis import Synthesised
 from engine.runtime.trace import Tracer, ms
@@ -177,7 +177,8 @@ class TurnRun:
             await patterns.route(self)
         await onecall_turn.drop(self)
         await unwind(self)
-        if self.ended is not None and not session.stack and self.service.patterns.completed:
+        if (self.ended is not None or self.routed and answered(state.flow, self.service)) \
+                and not session.stack and self.service.patterns.completed:
             self.reply.say(self.service.patterns.completed)
         ask_about_repeat(self)
         if remember(session, state.message, self.reply.text(), self.engine.memory):
