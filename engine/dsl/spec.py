@@ -121,6 +121,7 @@ class SlotSpec(Spec):
     values: dict[str, list[str]] | None = Field(None, description="Enum values, each with its synonyms.")
     items: Literal["string", "integer", "number"] | None = Field(None, description="Item type of a list slot.")
     extract: ExtractSpec | None = Field(None, description="Extraction hints.")
+    names: list[str] = Field(default_factory=list, description="Words that name the slot when the user takes it back without a new value (\"change the date\", \"날짜는 빼줘\"): it is emptied, and asked again if required. Default: the slot's name, underscores as spaces.")
     validator: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="`module:function(value, slots[, today]) -> bool | str | Replace` for business rules: accept, reject (a str says why) or replace the value.")
 
     @model_validator(mode="after")

@@ -35,6 +35,7 @@ from engine.nlu import (
 )
 from engine.nlu.certainty import bare_number, leftover, malformed_amount, negated, ranged
 from engine.nlu.flags import find_flag, flag_words
+from engine.nlu.resets import named_resets
 
 Decision = Literal["confirm", "cancel", "deny"]
 _DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
@@ -122,6 +123,8 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
         tasks = [picked if sure else {}]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
                            tasks=tasks if len(tasks) > 1 else [])
+    result.ops += [SlotOp("clear", name, None) for name in _taken_back(text, service, flow,
+                                                                          values, result.ops)]
     if answer == "cancel" and not result.ops:
         result.decision = "cancel"
     elif deciding and not result.ops:
@@ -291,6 +294,16 @@ def _empty(match: Match) -> bool:
     is no recipient, "음" no name."""
     value = match.value
     return isinstance(value, str) and (asks(value) or normalise(value) in FILLERS)
+
+
+def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
+                values: Mapping[str, Any] | None, ops: Sequence[SlotOp]) -> list[str]:
+    """Filled slots the message takes back by name, with no new value ("날짜는 빼줘")."""
+    setting = {op.slot for op in ops}
+    filled = {name: service.slots[name].spec.names or [name.replace("_", " ")]
+              for name in flow.slots
+              if name not in setting and (values or {}).get(name) not in (None, "")}
+    return named_resets(text, filled) if filled else []
 
 
 def _free_text(service: CompiledService, asked: str | None) -> bool:
