@@ -384,6 +384,8 @@ class Patterns:
     clarify_limit: int = 2
     clarify_alternatives: float | None = None
     """Two or more alternatives this confident (of other flows) are also a "which one?"."""
+    clarify_prefer: Mapping[str, Compiled] = field(default_factory=dict)
+    """Intent -> condition that takes it, among the options of a "which one?", unasked."""
     handoff: str | None = None
     completed: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)

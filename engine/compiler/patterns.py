@@ -35,12 +35,19 @@ def service_patterns(spec: s.ServiceSpec, words: YesNoWords, r: Resolver) -> c.P
         labels[intent] = p.labels.get(intent) or (examples[0] if examples else intent)
     for intent in p.labels:
         r.exists(intent, spec.intents, (*path, "labels", intent), "intent", "FL029")
+    prefer = {}
+    for intent, condition in p.clarify.prefer.items():
+        where = (*path, "clarify", "prefer", intent)
+        r.exists(intent, spec.intents, where, "intent", "FL029")
+        compiled = r.expression(condition, where)
+        if compiled is not None:
+            prefer[intent] = compiled
     resume = YesNoWords(confirm=(*spec.words.resume, *resume_words(spec.locale),
                                  *words.confirm), cancel=words.cancel, deny=words.deny)
     bands = confidence_bands(spec, r)
     return c.Patterns(chitchat=chitchat, clarify_ask=p.clarify.ask,
                       clarify_margin=p.clarify.margin, clarify_limit=p.clarify.limit,
-                      clarify_alternatives=p.clarify.alternatives,
+                      clarify_alternatives=p.clarify.alternatives, clarify_prefer=prefer,
                       by_priority=p.ranking == "priority",
                       handoff=p.clarify.handoff, completed=p.completed, labels=labels,
                       resume=resume, bands=bands,

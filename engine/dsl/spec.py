@@ -359,6 +359,7 @@ class ClarifySpec(Spec):
     margin: float = Field(0.02, ge=0, le=1, description="Candidates within this much confidence of the best (and over their thresholds) are offered.")
     limit: int = Field(2, ge=1, description="Unanswered clarifications in a row before `handoff`.")
     handoff: Name | None = Field(None, description="Flow started when the limit is reached (e.g. a human hand-off); without it the default flow answers.")
+    prefer: dict[Name, Expression] = Field(default_factory=dict, description="Intent -> condition: when \"which one?\" would be asked and this intent is among the options, its condition holding (over kept slots, `turn`, `completed`) takes it without asking, e.g. `{status: \"completed | selectattr('flow', 'equalto', 'replace') | list\"}`.")
     alternatives: float | None = Field(None, ge=0, le=1, description="Also ask which one when two or more alternatives to the chosen intent (by the rules, or named by the understanding call), of other flows, reach this confidence; the question offers the chosen intent and those.")
 
 

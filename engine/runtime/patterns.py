@@ -49,9 +49,12 @@ async def route(run: TurnRun) -> None:
     if parts:
         (intent, message), later = parts[0], parts[1:]
         run.stack.queue([(service.routes[i.name or ""], text) for i, text in later])
-    elif len(options := routing.ambiguous(ranked, service)) > 1:
+    elif len(options := routing.ambiguous(ranked, service)) > 1 and \
+            (preferred := _preferred(run, options)) is None:
         _ask_which(run, options, message)
         return
+    elif len(options) > 1:
+        intent = next(i for i in ranked if i.name == preferred)
     elif _unsure(run, intent, message):
         return
     flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
@@ -173,6 +176,13 @@ def _model_missed(run: TurnRun, message: str) -> bool:
                 else f"'{run.reply.labels([leaning.name])[0]}'")
         run.reply.parts.append(run.engine.text("did_you_mean", option=what))
     return True
+
+
+def _preferred(run: TurnRun, options: list[str]) -> str | None:
+    """The option ``patterns.clarify.prefer`` takes without asking (its condition holds)."""
+    prefer = run.service.patterns.clarify_prefer
+    view = run.state.view()
+    return next((o for o in options if o in prefer and prefer[o].render(view)), None)
 
 
 def _ask_which(run: TurnRun, options: list[str], message: str) -> None:
