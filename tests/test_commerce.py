@@ -181,7 +181,7 @@ def test_a_refund_needs_a_confirmation_and_reaches_the_shop_once(
     done = chat(server, "refund", "ORD-1002 환불해 주세요")
     assert done["state_snapshot"]["stage"] == "READY" and done["next_action"] == "CONFIRM"
     assert done["message"].startswith(
-        "주문 ORD-1002(갤럭시 버즈3, 15만 9,000원, 배송 완료)의 환불을(를) 접수할까요?\n\n1. ")
+        "주문 ORD-1002(갤럭시 버즈3, 15만 9,000원, 배송 완료)의 환불을 접수할까요?\n\n1. ")
     assert done["message"].endswith("\n\n접수하면 되돌릴 수 없어요.")
     assert done["requires_confirmation"] is True
     assert done["next_suggested_actions"] == ["확인", "취소"]
@@ -206,14 +206,14 @@ def test_a_refund_needs_a_confirmation_and_reaches_the_shop_once(
 
 @pytest.mark.parametrize(("session", "message", "explanation"), [
     ("gw-cancel", "ORD-1002 주문 취소해줘",
-     "배송 완료 상태의 주문은 주문 취소을(를) 접수할 수 없어요. 출고된 주문은 받으신 뒤 환불로 "
+     "배송 완료 상태의 주문은 주문 취소를 접수할 수 없어요. 출고된 주문은 받으신 뒤 환불로 "
      "접수해 주세요."),
     ("gw-limit", "ORD-1005 환불해 주세요",
      "결제 금액이 100만원을 넘는 주문(165만원)의 취소·환불은 채팅으로 접수할 수 없어요. 고객센터 "
      "상담원이 확인한 뒤 처리해 드려요."),
     ("gw-paid", "ORD-1003 반품할게요",
-     "결제 완료 상태의 주문은 환불을(를) 접수할 수 없어요. 출고 전이면 주문 취소를, 배송 중이면 "
-     "받으신 뒤에 환불을(를) 접수해 주세요."),
+     "결제 완료 상태의 주문은 환불을 접수할 수 없어요. 출고 전이면 주문 취소를, 배송 중이면 "
+     "받으신 뒤에 환불을 접수해 주세요."),
 ], ids=["cancel-delivered", "over-limit", "refund-unshipped"])
 def test_a_refund_the_gateway_rejects_never_reaches_the_shop(
         server: str, shop: ShopAPI, session: str, message: str, explanation: str) -> None:
@@ -249,7 +249,7 @@ def test_a_shipping_order_s_parcel_is_tracked_on_the_mcp_server(
     before = len(mcp_calls(workdir))
     done = chat(server, "status", "ORD-1001 배송 어디쯤이야")
     assert done["message"] == (
-        "요청하신 주문 조회에 대해 주문 ORD-1001(LG 그램 16)이(가) 배송 중 상태인 것을 "
+        "요청하신 주문 조회에 대해 주문 ORD-1001(LG 그램 16)이 배송 중 상태인 것을 "
         "확인했습니다.\n\n1. CJ대한통운에서 배송하고 있어요. 현재 상태: 옥천 HUB 간선 하차, 도착 "
         "예정일은 2026-11-27이에요.\n\n배송 일정은 택배사 사정으로 하루 이틀 늦어질 수 있어요.")
     assert "failure_tags" not in done["_trace"]
@@ -260,7 +260,7 @@ def test_a_shipping_order_s_parcel_is_tracked_on_the_mcp_server(
                                             "args": {"order_id": "ORD-1001"}}]
     done = chat(server, "paid", "ORD-1003 배송 조회해줘")  # not shipping: no parcel to track
     assert done["message"].startswith("요청하신 주문 조회에 대해 주문 ORD-1003(로지텍 MX Master "
-                                      "3S)이(가) 결제 완료 상태인 것을 확인했습니다.")
+                                      "3S)이 결제 완료 상태인 것을 확인했습니다.")
     assert len(mcp_calls(workdir)) == before + 1
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from engine.compiler.josa import josa
 from engine.registry import CONTEXT_FIELDS
 
 # Names every message, condition and step expression may use (the turn context).
@@ -59,6 +60,7 @@ def environment() -> ImmutableSandboxedEnvironment:
                                keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
     env.filters["won"] = won
     env.filters["money"] = money
+    env.filters["josa"] = josa
     return env
 
 
