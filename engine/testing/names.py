@@ -107,6 +107,7 @@ class _Names:
         slots: list[tuple[Path, str]] = [(("slots", n), n) for n in turn.slots or {}]
         slots += [(("slots_of", f, n), n) for f, values in (turn.slots_of or {}).items()
                   for n in values]
+        slots += [(("unmasked", n), n) for n in turn.unmasked or {}]
         slots += [(("missing", i), n) for i, n in enumerate(turn.missing or [])]
         slots += [(("errors", n), n) for n in turn.errors or {} if not n.startswith("_")]
         known = self.service.slots

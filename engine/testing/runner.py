@@ -116,6 +116,12 @@ class _Run:
         completed = len(records)
         result.mismatches.extend(Mismatch(t + 1, turn.user, name, want, got, location)
                                  for name, want, got in compare(turn, events, done, completed))
+        if turn.unmasked:  # a sensitive value as stored, not as DONE shows it
+            record = await store.load(f"test-{c}")
+            real = record.data.get("slots", {}) if record is not None else {}
+            result.mismatches.extend(
+                Mismatch(t + 1, turn.user, f"unmasked.{slot}", want, real.get(slot), location)
+                for slot, want in turn.unmasked.items() if real.get(slot) != want)
         finished = records[before.get("completed", 0):]
         note_turn(result, self.fired, before, done.state_snapshot, finished)
         return {**done.state_snapshot, "completed": completed}

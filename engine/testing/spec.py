@@ -38,6 +38,9 @@ class TurnSpec(_Spec):
         None, description="Flow -> expected values of its slots, for the flow on top "
                           "(`state_snapshot.slots`) or one waiting under it "
                           "(`state_snapshot.stack`), e.g. a caller's while a called flow runs.")
+    unmasked: dict[str, Any] | None = Field(
+        None, description="Slot -> its real value, for a `sensitive` slot that "
+                          "`state_snapshot` shows masked (the stored session is read).")
     say: str | list[str] | None = Field(None, description="Substring(s) of the reply.")
     not_say: str | list[str] | None = Field(None, description="Substring(s) it must not have.")
     buttons: list[str] | None = None
