@@ -4,6 +4,7 @@ its test command (.ci/run) runs."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from cli import app
 from tests.conftest import ROOT
@@ -136,3 +137,29 @@ def test_the_number_of_lint_checks_is_the_catalogue_s() -> None:
 
     (said,) = re.findall(r"— (\d+) checks, each", README)
     assert int(said) == len(CATALOGUE)
+
+
+def test_the_readme_flow_lints_strict_and_does_what_its_transcript_shows(tmp_path: Path) -> None:
+    """The one-file service the README shows is a real one: lint --strict passes, and the
+    conversation printed under it is what it says."""
+    import asyncio
+
+    from engine.compiler import compile_file
+    from engine.lint.run import lint_paths
+    from engine.runtime.engine import Engine
+    from engine.store import MemoryStore
+
+    block = README.split("```yaml\n", 1)[1].split("```", 1)[0]
+    flow = tmp_path / "tip.yaml"
+    flow.write_text(block, encoding="utf-8")
+    report = lint_paths([flow], jobs=1)  # --strict: no warnings either
+    assert not report.findings, [str(f) for f in report.findings]
+    transcript = README.split("$ flowctl chat tip.yaml\n", 1)[1].split("```", 1)[0]
+    said = [line[5:] for line in transcript.splitlines() if line.startswith("you> ")]
+    answers = [line[4:] for line in transcript.splitlines() if line.startswith("bot ")]
+
+    async def talk() -> list[str]:
+        engine = Engine(compile_file(flow), store=MemoryStore())
+        return [(await engine.reply("readme", text)).message for text in said]
+
+    assert asyncio.run(talk()) == answers
