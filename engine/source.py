@@ -7,11 +7,15 @@ so the author always gets ``file:line:col`` and the offending source line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from engine.errors import Finding, Severity, SourceLocation
 
 Path = tuple[str | int, ...]
+
+
+_KEY_LIKE = re.compile(r"[A-Za-z_][\w-]*")
 
 
 @dataclass(slots=True)
@@ -48,6 +52,29 @@ class SourceMap:
         """A ``Finding`` located at ``path``, carrying the source line for display."""
         location = self.locate(path, key=key)
         return Finding(location, message, code, severity, hint, self.line(location.line))
+
+    def cut_at_comma(self, path: Path) -> str | None:
+        """The hint for an unknown key at ``path`` that is no key but the rest of a value
+        YAML cut at a comma inside ``{...}`` — ``{say: It costs 30,000 won}`` reads as the
+        keys ``say`` and ``000 won``, ``{reprompt: Hi, there}`` as ``reprompt`` and a
+        ``there`` with no colon after it — or None for what looks like a key someone meant."""
+        key = path[-1] if path else None
+        if not isinstance(key, str):
+            return None
+        if _KEY_LIKE.fullmatch(key) and self._has_colon(path, key):
+            return None
+        return (f"`{key}` looks like the rest of a value cut at a comma: inside {{...}} a "
+                "comma separates keys, so put the whole value in quotes ('…, …')")
+
+    def _has_colon(self, path: Path, key: str) -> bool:
+        """Whether the key at ``path`` is written with a colon after it (unknown: True)."""
+        hit = self.keys.get(path)
+        text = self.line(hit[0]) if hit else None
+        if hit is None or text is None:
+            return True
+        after = text[hit[1] - 1:].lstrip("'\"")
+        after = after[len(key):].lstrip("'\" ") if after.startswith(key) else ":"
+        return after.startswith(":")
 
     def line(self, number: int) -> str | None:
         """The text of line ``number`` (1-based), or None past the end."""

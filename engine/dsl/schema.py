@@ -104,7 +104,8 @@ def _explain(error: ValidationError, root: Mapping[str, Any],
         allowed = sorted(error.schema.get("properties", {}))
         for key in _extra_keys(error):
             yield source.finding((*path, key), f"unknown key `{key}` in {where}", code="FL010",
-                                 key=True, hint=_suggest(key, allowed, "expected one of"))
+                                 key=True, hint=source.cut_at_comma((*path, key)) or
+                                 _suggest(key, allowed, "expected one of"))
     elif kind == "required":
         quoted = error.message.split("'")
         missing = quoted[1] if len(quoted) > 2 else str(error.validator_value)

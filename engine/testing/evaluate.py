@@ -274,7 +274,8 @@ def _finding(source: SourceMap, error: Any) -> Finding:
     loc = tuple(error["loc"])
     if error["type"] == "extra_forbidden":
         return source.finding(loc, f"unknown key `{loc[-1]}`", code="FL092", key=True,
-                              hint="see docs/understanding.md for the keys a case takes")
+                              hint=source.cut_at_comma(loc)
+                              or "see docs/understanding.md for the keys a case takes")
     return source.finding(loc, f"{'.'.join(map(str, loc))}: {error['msg']}", code="FL092")
 
 

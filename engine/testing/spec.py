@@ -141,7 +141,8 @@ def _finding(source: SourceMap, error: Any) -> Finding:
     loc = tuple(error["loc"])
     if error["type"] == "extra_forbidden":
         return source.finding(loc, f"unknown key `{loc[-1]}`", code="FL090", key=True,
-                              hint="see docs/testing.md for the keys a turn takes")
+                              hint=source.cut_at_comma(loc)
+                              or "see docs/testing.md for the keys a turn takes")
     raw = source.yaml11_bools.get(loc)
     hint = f"YAML reads an unquoted `{raw}` as a boolean; write '{raw}' in quotes" if raw else None
     return source.finding(loc, f"{'.'.join(map(str, loc))}: {error['msg']}", code="FL090",
