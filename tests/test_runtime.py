@@ -384,3 +384,42 @@ async def test_a_service_can_reword_a_builtin_text(tmp_path: Path) -> None:
     engine = Engine(compile_file(tmp_path / "f.yaml"), store=MemoryStore(),
                     settings=load_settings({"FLOWCTL_MAX_MESSAGE_CHARS": "5"}))
     assert (await engine.reply("s", "안녕하세요 반가워요")).message == "5자까지만 돼요."
+
+
+PHONE = """
+service: demo
+default_flow: call
+intents: {call: {keywords: [call me]}}
+slots:
+  phone: {type: string, required: true, pattern: 'PATTERN', validator: "rules:digits",
+          extract: {bare: true}}
+flows:
+  call:
+    slots: [phone]
+    initial: INIT
+    stages:
+      INIT: {}
+      ASKING: {say: ask}
+      OK: {say: ok, terminal: true}
+    transitions:
+      - {trigger: update, source: [INIT, ASKING], dest: OK, when: not missing}
+      - {trigger: update, source: [INIT, ASKING], dest: ASKING}
+messages:
+  ask: "{{ 'refused' if errors.get('phone') else 'your number?' }}"
+  ok: "calling {{ slots.phone }}"
+"""
+
+
+@pytest.mark.parametrize(("pattern", "said"), [
+    (r"\d{11}", "refused"),  # the pattern sees the text as typed: the dashes fail it
+    (r"01[016789]-?\d{3,4}-?\d{4}", "calling 01012345678"),  # written for how people type
+])
+async def test_a_pattern_is_a_bound_checked_before_a_normalising_validator(
+        tmp_path: Path, pattern: str, said: str) -> None:
+    (tmp_path / "rules.py").write_text(
+        "def digits(value, slots):\n"
+        "    return {'value': ''.join(c for c in value if c.isdigit())}\n")
+    (tmp_path / "call.yaml").write_text(PHONE.replace("PATTERN", pattern))
+    engine = Engine(compile_file(tmp_path / "call.yaml"), store=MemoryStore())
+    await engine.reply("s", "call me")
+    assert (await engine.reply("s", "010-1234-5678")).message == said
