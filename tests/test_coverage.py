@@ -34,7 +34,7 @@ def test_the_transfer_tests_cover_every_stage_and_transition() -> None:
     assert transfer.count("transition") == (9, 9)
     items = covered(report, "transfer")
     assert items["slot amount rejected"][1] and items["slot amount corrected"][1]
-    assert items["slot when rejected"] == (65, False)
+    assert items["slot when rejected"] == (67, False)
     assert items["transition READY -confirm-> CONFIRMED"] == (148, True)
 
 
@@ -78,6 +78,6 @@ def test_the_cli_prints_coverage_before_the_closing_line(
     lines = capsys.readouterr().out.splitlines()
     assert "coverage of flow `transfer` (transfer.yaml): stages 10/10, transitions 9/9, " \
            "slot branches 8/9" in lines
-    assert any(line.endswith("flows/transfer.yaml:65: slot when rejected — MISSED")
+    assert any(line.endswith("flows/transfer.yaml:67: slot when rejected — MISSED")
                for line in lines)
     assert lines[-1].endswith("passed, 0 failed")
