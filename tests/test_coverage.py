@@ -35,7 +35,7 @@ def test_the_transfer_tests_cover_every_stage_and_transition() -> None:
     items = covered(report, "transfer")
     assert items["slot amount rejected"][1] and items["slot amount corrected"][1]
     assert items["slot when rejected"] == (67, False)
-    assert items["transition READY -confirm-> CONFIRMED"] == (148, True)
+    assert items["transition READY -confirm-> CONFIRMED"] == (151, True)
 
 
 def test_what_a_test_file_misses_is_reported_with_lines(tmp_path: Path) -> None:
