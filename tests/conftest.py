@@ -16,6 +16,7 @@ from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
 from engine.runtime.engine import Engine
 from engine.store import MemoryStore
+from tests.fakes.bank import Bank
 
 ROOT = Path(__file__).resolve().parents[1]
 TODAY = dt.datetime(2026, 11, 22, 9, 0).astimezone()
@@ -69,6 +70,14 @@ def no_network() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def transfer() -> CompiledService:
     return compile_file(ROOT / "flows" / "transfer.yaml")
+
+
+@pytest.fixture
+def bank() -> Iterator[Bank]:
+    """The counting loopback bank (tests/fakes/bank.py), running for one test."""
+    running = Bank().start()
+    yield running
+    running.stop()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ dead target is a loopback port nobody listens on.
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,13 +29,6 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def bank() -> Iterator[Bank]:
-    running = Bank().start()
-    yield running
-    running.stop()
 
 
 def engine_at(tmp_path: Path, url: str) -> Engine:

@@ -7,7 +7,6 @@ not have acted — until it is told to answer again.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -24,13 +23,6 @@ from tests.server.conftest import ServerThread
 from tests.test_money_safety import bank_flow
 
 ADMIN_KEY = "operator-key-0123456789abcdef-0123456789"
-
-
-@pytest.fixture
-def bank() -> Iterator[Bank]:
-    running = Bank().start()
-    yield running
-    running.stop()
 
 
 def engine_for(tmp_path: Path, bank: Bank, **env: str) -> Engine:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -29,13 +29,6 @@ from tests.test_money_safety import bank_flow
 TOLD_AGAIN = "다시 알려드려요"
 PAID = "엄마에게 5만원 이체가 완료됐어요"
 REPEATED = "방금 같은 요청을 처리했어요"
-
-
-@pytest.fixture
-def bank() -> Iterator[Bank]:
-    running = Bank().start()
-    yield running
-    running.stop()
 
 
 @pytest.fixture
