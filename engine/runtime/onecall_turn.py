@@ -184,11 +184,11 @@ async def _repaired(call: ModelCall, request: ChatRequest, reader: OneCallReader
                     slots: Sequence[str]) -> LlmUnderstanding | None:
     """One more, non-streamed, attempt after a reply that could not be used, told what was
     wrong (the turn's deadline bounds it); None when that fails too."""
+    problem = _problem(reader)
     if call.last is not None:
-        call.tracer.unusable(call.last, _problem(reader))
-    schema = request.schema or UNDERSTANDING_SCHEMA
+        call.tracer.unusable(call.last, problem)
     repair = dataclasses.replace(request, system=f"{request.system}\n\n"
-                                 f"{repair_note(_problem(reader), schema)}")
+                                 f"{repair_note(problem, request.schema or UNDERSTANDING_SCHEMA)}")
     try:
         obj = await call.json(repair, JsonCheck(UNDERSTANDING_SCHEMA), attempts=1)
     except ProviderError as err:
