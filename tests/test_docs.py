@@ -56,7 +56,7 @@ from engine.lint.formats import line as finding_line
 from tests.conftest import ROOT
 
 DOCS = ("dsl.md", "testing.md", "lint.md", "ci.md", "editors.md", "providers.md",
-        "architecture.md", "performance.md", "apps.md")
+        "architecture.md", "performance.md", "apps.md", "understanding.md", "install.md")
 EXAMPLES = ROOT / "tests" / "docs_examples"
 CASES_DIR = ROOT / "tests" / "lint" / "cases"
 
@@ -462,6 +462,16 @@ def check_eval(block: Block, ws: Path, tmp: Path) -> None:
 
     spec = EvalFileSpec.model_validate(yaml_data(block))
     assert spec.flow is None or (ROOT / "flows" / spec.flow).is_file(), block
+    if spec.flow is not None and "[...]" not in block.text:  # a whole file: it reads right
+        import asyncio
+
+        from engine.testing.evaluate import run_eval
+
+        path = tmp / "docs.eval.yaml"
+        path.write_text(block.text.replace(f"flow: {spec.flow}",
+                                           f"flow: {ROOT / 'flows' / spec.flow}"), "utf-8")
+        report = asyncio.run(run_eval(path))
+        assert [r.problems for r in report.results if not r.right] == [], block
 
 
 def check_excerpt(block: Block, ws: Path, tmp: Path) -> None:

@@ -108,3 +108,98 @@ def test_a_broken_eval_file_is_refused_with_its_location(
 
 def test_no_eval_file_is_a_usage_error(tmp_path: Path) -> None:
     assert main(["eval", str(tmp_path)]) == 2
+
+
+SHOP = """\
+service: returns
+default_flow: chat
+intents:
+  refund: {keywords: [refund]}
+routes: {refund: refund}
+slots:
+  order: {type: string, required: true, ask: ask_order, extract: {patterns: ['(?P<value>A-\\d+)']}}
+actions:
+  lookup:
+    http: {method: GET, url: "http://127.0.0.1:9/orders/{{ slots.order }}"}
+flows:
+  chat: {initial: A, stages: {A: {say: hi}}}
+  refund:
+    slots: [order]
+    initial: INIT
+    stages:
+      INIT: {}
+      FILLING: {say: ask}
+      CHECK: {steps: [{call: lookup, ok: found, error: missing}]}
+      READY: {decide: confirm, say: sure}
+      DONE: {terminal: true, say: hi}
+      GONE: {terminal: true, say: hi}
+    transitions:
+      - {trigger: cancel, source: '*', dest: GONE}
+      - {trigger: update, source: [INIT, FILLING], dest: CHECK, when: not missing}
+      - {trigger: update, source: [INIT, FILLING], dest: FILLING}
+      - {trigger: found, source: CHECK, dest: READY}
+      - {trigger: missing, source: CHECK, dest: GONE}
+      - {trigger: confirm, source: READY, dest: DONE}
+messages: {hi: hi, ask: which order?, ask_order: which order?, sure: "refund it?"}
+"""
+SCENES = """\
+flow: returns.yaml
+STUBS
+cases:
+  - after: ["refund A-7 please"]
+    at: {flow: refund, stage: READY}
+    message: "yes"
+    tag: confirm_yes
+    expect: {decision: confirm}
+"""
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    (tmp_path / "returns.yaml").write_text(SHOP, encoding="utf-8")
+    return tmp_path
+
+
+def test_stubs_bring_a_scene_to_its_confirmation(shop: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    stubbed = SCENES.replace("STUBS", "stubs:\n  lookup: {result: {status: paid}}")
+    (shop / "returns.eval.yaml").write_text(stubbed, encoding="utf-8")
+    assert main(["eval", str(shop / "returns.yaml")]) == 0
+    assert "read right          1/1  100.0 %" in capsys.readouterr().out
+
+
+def test_a_scene_not_reached_is_reported_as_such(shop: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    # no stub: the lookup fails (nothing listens there), the request ends before READY
+    (shop / "returns.eval.yaml").write_text(SCENES.replace("STUBS\n", ""), encoding="utf-8")
+    main(["eval", "-v", str(shop / "returns.yaml")])
+    assert ("scene: the earlier turns were to leave refund at READY; they left refund at GONE"
+            in capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (("STUBS", "stubs:\n  lookups: {result: {}}"), "unknown action or tool `lookups`"),
+    (("stage: READY", "stage: READDY"), "unknown stage `READDY` of flow `refund`"),
+    (("{flow: refund,", "{flow: refunds,"), "unknown flow `refunds`"),
+])
+def test_names_of_scenes_and_stubs_are_checked(shop: Path, capsys: pytest.CaptureFixture[str],
+                                               change: tuple[str, str], said: str) -> None:
+    text = SCENES.replace(*change).replace("STUBS\n", "")
+    (shop / "returns.eval.yaml").write_text(text, encoding="utf-8")
+    assert main(["eval", str(shop / "returns.yaml")]) != 0
+    out = capsys.readouterr()
+    assert said in out.out + out.err and "FL092" in out.out + out.err
+
+
+def test_an_unsure_message_expected_of_the_model_is_right_offline_when_left(
+        flows: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`settled: false` with an intent: the intent is the model's to find (--live); offline
+    the case is right when the rules leave the message, or read that very intent."""
+    cases = ('flow: transfer.yaml\ncases:\n'
+             '  - message: "오늘 날씨 어때?"\n    expect: {intent: balance, settled: false}\n'
+             '  - message: "통장 잔액 알려줘"\n    expect: {intent: balance, settled: false}\n'
+             '  - message: "통장 잔액 알려줘"\n    expect: {intent: history, settled: false}\n')
+    (flows / "transfer.eval.yaml").write_text(cases, encoding="utf-8")
+    assert main(["eval", "-v", str(flows / "transfer.yaml")]) == 1
+    out = capsys.readouterr().out
+    assert "read right          2/3" in out and "wrong settlements   1" in out

@@ -110,7 +110,7 @@ async def test_the_llm_names_another_intent_mid_flow_and_the_flow_resumes(
         assert done.state_snapshot["stage"] == "FILLING" and server.requests == []
         # no rule matches this: the one call sees the other intents and names `history`
         server.enqueue(understanding("history"))
-        done = await engine.reply("s", "지난달 거래 기록 좀 볼래")
+        done = await engine.reply("s", "지난달 거래 좀 볼래")
         assert len(server.requests) == 1
         assert "history" in server.requests[0].body["messages"][0]["content"]
         assert isinstance(done, Done) and done.next_action == "ASK_CONTINUE"

@@ -93,3 +93,18 @@ def test_two_confident_alternatives_elsewhere_ask_which_one(
         candidates: list[tuple[str, float]], options: list[str]) -> None:
     intents = [Intent(name, confidence) for name, confidence in candidates]
     assert routing.ambiguous(intents, BY_PRIORITY) == options
+
+
+def test_a_near_miss_never_outranks_a_sure_match_by_priority() -> None:
+    """With ranking by priority, an intent under its `act` bound (a likeness, not a word)
+    follows every sure one, whatever its priority."""
+    banded = FLOW.replace("RANKING", "priority").replace(
+        "  clarify: {alternatives: 0.75}",
+        "  clarify: {alternatives: 0.75}\n  confidence: {act: 0.85, confirm: 0.7, "
+        "confirm_ask: hi, clarify_ask: hi}")
+    spec, source = load_service_text(banded, "ranks.yaml")
+    ranks = compile_service(spec, source)
+    sure, near = Intent("review", 0.9, "keyword"), Intent("safety", 0.5, "example")
+    assert routing.by_rank([sure, near], ranks) == [sure, near]
+    assert routing.by_rank([near, sure], ranks) == [sure, near]
+    assert routing.under_act(near, ranks) and not routing.under_act(sure, ranks)

@@ -77,3 +77,36 @@ def test_held_out_paraphrases_route_nothing_wrong(capsys: pytest.CaptureFixture[
     flow = ROOT / "tests" / "fixtures" / "paraphrase" / "banking.yaml"
     assert main(["eval", str(flow)]) == 0  # 0 wrong settlements: the unplaced go to the model
     assert "wrong settlements   0 (harmful 0)" in capsys.readouterr().out
+
+
+def test_a_likeness_must_be_surer_to_leave_the_task_at_hand() -> None:
+    """Mid-flow, another intent found only by the learned model needs 0.75 to interrupt: a
+    question about the transfer at hand is not a question about the history."""
+    from engine.runtime import routing
+
+    service = compile_file(ROOT / "flows" / "transfer.yaml")
+    running = service.flows["transfer"]
+    assert routing.other_intent("응? 누구한테 보낸다고?", service, running) is None
+    other = routing.other_intent("지금까지 보낸 돈 목록 보여줄래", service, running)
+    assert other is not None and other.name == "history"
+
+
+BANDED_READS = """\
+- repeat: true
+  json: {intent: order_status, confidence: 0.95, operations: []}
+"""
+
+
+async def test_rules_under_the_act_bound_leave_the_intent_to_the_model(tmp_path: Path) -> None:
+    """An intent the rules place under its `act` bound is not sure: with a model configured
+    the call decides (offline the bands would ask "주문 조회를 도와드릴까요?")."""
+    fixture = tmp_path / "reads.yaml"
+    fixture.write_text(BANDED_READS, encoding="utf-8")
+    engine = Engine(compile_file(ROOT / "flows" / "commerce.yaml"), store=MemoryStore(),
+                    clock=lambda: TODAY,
+                    settings=load_settings({"FLOWCTL_MODEL_FAST": f"scripted:{fixture}"}))
+    done = await engine.reply("u", "내 주문 왔어?", context={"is_logged_in": True})
+    assert done.trace["reading"]["by"] == "model"
+    assert sum("provider" in a for a in done.trace["agents"]) == 1
+    assert done.state_snapshot["flow"] == "status"
+    await engine.aclose()

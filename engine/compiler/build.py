@@ -92,7 +92,8 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         spec=spec, source=source, base_dir=base, name=spec.service, locale=spec.locale,
         flows=flows, default_flow=spec.default_flow, routes=dict(spec.routes),
         intents=tuple(IntentRule(n, tuple(i.keywords), tuple(i.examples), i.priority,
-                                 acts=acts(spec.routes.get(n), spec))
+                                 acts=acts(spec.routes.get(n), spec),
+                                 description=i.description or "")
                       for n, i in spec.intents.items()),
         intent_thresholds={n: i.threshold for n, i in spec.intents.items()},
         slots=slots, messages=messages, actions=actions,

@@ -74,6 +74,51 @@ def _boundary(char: str) -> str:
     return "[0-9]" if "0" <= char <= "9" else ""
 
 
+_LATIN_WORD = re.compile(r"[a-z]{4,}")
+
+
+def misspelt(text: str, values: Values | EnumMatcher) -> Match | None:
+    """The one canonical name a short answer misspells ("lrage", "meduim", "lsot"), or None.
+
+    A word of four or more Latin letters is one letter off a synonym of as many letters or
+    more (a letter missing, added, changed, or two neighbours swapped; two off from nine
+    letters on) and starts with the same letter; every such synonym must name one value.
+    Only for the answer to the slot being asked: a typo elsewhere is not guessed at.
+
+    >>> misspelt("lrage pls", {"large": ["big"], "small": []}).value
+    'large'
+    >>> misspelt("lage", {"large": [], "lake": []}) is None  # one letter off both
+    True
+    """
+    matcher = values if isinstance(values, EnumMatcher) else compile_enum(values)
+    found: set[str] = set()
+    first: Match | None = None
+    for word in _LATIN_WORD.finditer(text.lower()):
+        for synonym, name in matcher.canonical.items():
+            if len(synonym) >= 4 and synonym[0] == word[0][0] and synonym.isalpha() and \
+                    _distance(word[0], synonym) <= (2 if len(synonym) >= 9 else 1):
+                found.add(name)
+                first = first or Match(name, word.start(), word.end(), word[0])
+    return first if len(found) == 1 else None
+
+
+def _distance(a: str, b: str) -> int:
+    """Edits from ``a`` to ``b``: a letter inserted, deleted, changed, or two neighbours
+    swapped (optimal string alignment)."""
+    if abs(len(a) - len(b)) > 2:
+        return 3
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1,
+                         rows[-1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
 def find_enum(text: str, values: Values | EnumMatcher) -> list[Match]:
     """Canonical names mentioned in ``text``, sorted by start.
 

@@ -263,7 +263,8 @@ _KO = YesNoWords(
              "확인했어요", "확인했습니다", "엉", "고고싱", "네엡", "넵넵", "부탁해", "부탁해요",
              "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요"),
     cancel=("취소", "그만", "중단", "중지", "멈춰", "스톱", "됐어", "됐어요", "됐습니다", "관둘래",
-            "관둬", "그만둘래", "그만 둘게요"),
+            "관둬", "그만둘래", "그만 둘게요", "됐다", "필요 없어", "필요없어", "필요 없어요",
+            "필요없어요"),
     deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아니에요", "싫어", "싫어요", "노", "노노",
           "ㄴㄴ"),
 )  # fmt: skip
@@ -279,7 +280,8 @@ _EN = YesNoWords(
     cancel=("cancel", "cancel it", "cancel that", "stop", "abort", "never mind", "nevermind",
             "forget it", "forget about it", "call it off", "scrap it", "scrap that",
             "i dont want it", "i dont want it anymore", "dont want it anymore",
-            "changed my mind", "i changed my mind", "not interested"),
+            "changed my mind", "i changed my mind", "not interested", "nvm", "scratch that",
+            "forget that"),
     deny=("no", "nope", "nah", "no thanks", "no thank you", "not really", "negative"),
 )  # fmt: skip
 RESUME_WORDS: dict[str, tuple[str, ...]] = {

@@ -30,10 +30,12 @@ async def route(run: TurnRun) -> None:
     started = time.perf_counter()
     service, message = run.service, run.state.message
     ranked = routing.ranked(message, service)
-    by_rules = bool(ranked)
-    if not ranked and run.llm is not None:  # understood before the turn (an app)
+    # rules under the intent's `act` bound are not sure: a configured model decides
+    by_rules = bool(ranked) and not (run.engine.understanding is not None and
+                                     routing.under_act(ranked[0], service))
+    if not by_rules and run.llm is not None:  # understood before the turn (an app)
         ranked = routing.llm_ranked(service, run.llm)
-    elif not ranked and run.engine.understanding is not None:
+    elif not by_rules and run.engine.understanding is not None:
         routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
         if await run.ask_llm(run.engine.understanding, routed, current=None,
                              answering=service.default_flow):
@@ -232,3 +234,12 @@ async def clarified(run: TurnRun) -> None:
 
 
 __all__ = ["clarified", "mid_flow", "route"]
+
+
+def read_on_link(run: TurnRun) -> None:
+    """A flow linked on the turn whose message started the linking flow reads that message
+    for its own slots, as if it had been started by it ("I lost my card": the lost flow
+    links to the replacement, whose reason is then "lost")."""
+    for op in run.rules(run.state.message).ops:
+        if op.op == "set":
+            run.set_slot(op.slot, op.value)

@@ -14,6 +14,7 @@ import re
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
 from engine.nlu import classify
+from engine.nlu.intents import INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
 from engine.nlu.words import decision_text, normalise
 from engine.runtime.llm import LlmUnderstanding
@@ -62,14 +63,24 @@ def guess(message: str, service: CompiledService, today: dt.date) -> Intent | No
     return Intent(taking.pop(), 0.0, "a value its flow takes") if len(taking) == 1 else None
 
 
+def under_act(intent: Intent, service: CompiledService) -> bool:
+    """Whether ``intent`` scores under its ``act`` bound (``patterns.confidence``): the
+    rules would ask to confirm it, or to say more."""
+    bounds = service.patterns.bands.get(intent.name or "")
+    return bounds is not None and intent.confidence < bounds[0]
+
+
 def by_rank(intents: list[Intent], service: CompiledService) -> list[Intent]:
     """``intents`` (best score first) in the service's ranking: unchanged, or with
-    ``patterns.ranking: priority`` the highest priority first (a stable sort, so the score
-    still orders intents of one priority)."""
+    ``patterns.ranking: priority`` the highest priority first among those sure enough to
+    act on (a stable sort, so the score still orders intents of one priority); intents under
+    their ``act`` bound follow, by score."""
     if not service.patterns.by_priority:
         return intents
     priority = _priorities(service)
-    return sorted(intents, key=lambda i: -priority.get(i.name or "", 0))
+    sure = [i for i in intents if not under_act(i, service)]
+    unsure = [i for i in intents if i not in sure]  # a near miss never outranks a sure match
+    return sorted(sure, key=lambda i: -priority.get(i.name or "", 0)) + unsure
 
 
 def _priorities(service: CompiledService) -> dict[str, int]:
@@ -140,9 +151,13 @@ def elsewhere(intent: Intent, service: CompiledService, flow: CompiledFlow) -> I
 
 
 def other_intent(message: str, service: CompiledService, flow: CompiledFlow) -> Intent | None:
-    """The best rule intent of ``message`` when it routes away from ``flow``."""
+    """The best rule intent of ``message`` when it routes away from ``flow`` (one only the
+    learned model found needs ``INTERRUPT_SURE``)."""
     intents = ranked(message, service)
-    return elsewhere(intents[0], service, flow) if intents else None
+    if not intents or (intents[0].reason.startswith(LEARNED) and
+                       intents[0].confidence < INTERRUPT_SURE):
+        return None  # a likeness alone must be surer to leave the task at hand
+    return elsewhere(intents[0], service, flow)
 
 
 def digression(message: str, service: CompiledService, stage: CompiledStage,
@@ -252,4 +267,5 @@ def llm_ranked(service: CompiledService, llm: LlmUnderstanding | None) -> list[I
 
 
 __all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "guess", "llm_intent",
-           "llm_ranked", "merge", "ordinal", "other_intent", "ranked", "settled", "several"]
+           "llm_ranked", "merge", "ordinal", "other_intent", "ranked", "settled", "several",
+           "under_act"]

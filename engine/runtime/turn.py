@@ -377,9 +377,9 @@ class TurnRun:
     def _hand_over(self) -> bool:
         """A step called or linked a flow: start it on top (a caller waits under it; a
         linking flow ends first). True when the new flow's stage moved."""
-        service, state = self.service, self.state
-        if self.calling is not None:
-            name, ok = self.calling
+        service, state, linked = self.service, self.state, self.calling is None
+        if not linked:
+            name, ok = self.calling or ("", "")
             self.calling = None
             self.stack.push("caller", "call", ok=ok)
         else:
@@ -392,6 +392,8 @@ class TurnRun:
             self.stack.link(target)
         if not self.stack.start(service.flows[name], Intent(None, 0.0), "call"):
             return False
+        if linked and self.routed:  # the request that started the linking flow is its too
+            patterns.read_on_link(self)
         return self.fire("update")
 
     def _finish_task(self, stage: CompiledStage) -> bool:

@@ -34,6 +34,7 @@ from engine.nlu import (
     yes_no,
 )
 from engine.nlu.certainty import bare_number, leftover, malformed_amount, negated, ranged
+from engine.nlu.enums import misspelt
 from engine.nlu.flags import find_flag, flag_words
 from engine.nlu.resets import named_resets
 
@@ -116,8 +117,9 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     if len(segments) > 1:
         tasks = _tasks([extract(seg, slots, today) for seg in segments])
     else:
-        bare = asked if _free_text(service, asked) and answer != "cancel" or \
-            _bare_ok(text, answer, words) else None
+        bare = asked if _free_text(service, asked) and answer != "cancel" and \
+            not (answer and len(normalise(text).split()) == 1) or \
+            _bare_ok(text, answer, words) else None  # a lone "네" is no note
         picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
         sure = started or _sure(text, picked, spans, service, asked, words)
         tasks = [picked if sure else {}]
@@ -263,6 +265,9 @@ def _bare(text: str, slot: CompiledSlot | None,
     if slot.spec.extract is not None and slot.spec.extract.free_text and text.strip():
         start = len(text) - len(text.lstrip())
         return text.strip(), (start, start + len(text.strip()))  # a reason, a note: all of it
+    if slot.spec.type == "enum" and _short_answer(text):
+        typo = misspelt(text, slot.synonyms)  # "lrage" for large, asked for a size
+        return (typo.value, (typo.start, typo.end)) if typo is not None else None
     if slot.spec.extract is None or not slot.spec.extract.bare:
         return None
     instead = _INSTEAD.match(text.strip())

@@ -32,12 +32,13 @@ from engine.dsl.load import load_file
 from engine.dsl.spec import ModelSpec
 from engine.errors import Finding, FlowDefinitionError
 from engine.providers.scripted import ScriptedProvider
+from engine.runtime.actions import ActionStub
 from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Reading
 from engine.runtime.models import ModelPool
 from engine.source import SourceMap
 from engine.store import MemoryStore
-from engine.testing.spec import EVAL_SUFFIX, find_files
+from engine.testing.spec import EVAL_SUFFIX, StubSpec, find_files
 
 PROBE = "__eval_probe__"
 """The model name the offline probe stands in as."""
@@ -68,9 +69,20 @@ class Expect(_Spec):
         return self
 
 
+class Scene(_Spec):
+    """Where the ``after`` turns must have left the conversation before the message."""
+
+    flow: str = Field(description="The flow on top.")
+    stage: str | None = Field(None, description="Its stage; any when not given.")
+
+
 class EvalCase(_Spec):
     message: str = Field(description="What the user types.")
     after: list[str] = Field(default_factory=list, description="Earlier turns, sent first.")
+    at: Scene | None = Field(
+        None, description="Where the `after` turns must leave the conversation (flow, stage): "
+                          "a case whose scene is not reached is reported as that, since it "
+                          "would measure another question than the one meant.")
     tag: str | None = Field(None, description="The class of message this case is one of.")
     context: dict[str, Any] | None = Field(
         None, description="The request context of this case's turns (default: the file's).")
@@ -84,6 +96,11 @@ class EvalFileSpec(_Spec):
     context: dict[str, Any] | None = Field(
         None, description="The request context every turn carries (checked against the "
                           "flow's `context` schema).")
+    stubs: dict[str, StubSpec] = Field(
+        default_factory=dict,
+        description="Action or declared tool -> its canned result or error in every case: "
+                    "the scenes reach a confirmation without the real services (nothing is "
+                    "called; a tool's requests still pass the gateway).")
     cases: list[EvalCase]
 
 
@@ -192,15 +209,21 @@ def same(expected: Any, got: Any) -> bool:
     return bool(expected == got) or str(expected) == str(got)
 
 
-def compare(expect: Expect, reading: Reading) -> tuple[tuple[str, ...], bool, bool]:
+def compare(expect: Expect, reading: Reading, *,
+            live: bool = False) -> tuple[tuple[str, ...], bool, bool]:
     """How the actual reading differs from the expected one: the differences, whether any
     of them is a wrong reading (not merely something left unread: a missing value is asked
     for, a wrong one is acted on), and whether the turn did harm (confirmed what was not a
-    yes, or set a slot to a value the message did not give)."""
+    yes, or set a slot to a value the message did not give). Offline, a message expected
+    to be left to the model (``settled: false``) and left to it is read right whatever
+    intent it expects: that intent is for a real model to find (``live``); rules that read
+    that very intent read it right too."""
     missing: list[str] = []
     wrong: list[str] = []
     got_slots = reading["slots"]
-    if "intent" in expect.model_fields_set and reading["intent"] != expect.intent:
+    model_left = expect.settled is False and reading["by"] == "model" and not live
+    if "intent" in expect.model_fields_set and reading["intent"] != expect.intent and \
+            not model_left:  # offline, the intent of an unsure message is the model's to find
         (missing if reading["intent"] is None else wrong).append(
             f"intent: expected {expect.intent}, read {reading['intent']}")
     if expect.slots is not None:
@@ -216,7 +239,8 @@ def compare(expect: Expect, reading: Reading) -> tuple[tuple[str, ...], bool, bo
         (missing if decision == "none" else wrong).append(
             f"decision: expected {expect.decision}, read {decision}")
     if expect.settled is False and reading["by"] == "rules" and (
-            got_slots or reading["decision"] is not None or reading["intent"] is not None):
+            got_slots or reading["decision"] is not None or
+            reading["intent"] not in (None, expect.intent)):
         wrong.append("settled by rules, expected to be left to the model")
     by_rules = reading["by"] == "rules"
     confirmed = reading["decision"] == "confirm" and expect.decision != "confirm"
@@ -254,7 +278,8 @@ def load_eval(path: FilePath) -> tuple[EvalFileSpec, SourceMap, FilePath]:
 
 
 def check_names(spec: EvalFileSpec, source: SourceMap, service: CompiledService) -> None:
-    """Every intent and slot a case expects exists in the flow (else FL092, located)."""
+    """Every intent, slot, scene and stub a file names exists in the flow (else FL092,
+    located)."""
     problems = []
     for i, case in enumerate(spec.cases):
         intent = case.expect.intent
@@ -266,6 +291,21 @@ def check_names(spec: EvalFileSpec, source: SourceMap, service: CompiledService)
                                        f"`{name}`", code="FL092", key=True,
                                        hint=f"slots: {', '.join(service.slots)}")
                         for name in case.expect.slots or {} if name not in service.slots)
+        if case.at is not None and case.at.flow not in service.flows:
+            problems.append(source.finding(("cases", i, "at", "flow"), f"unknown flow "
+                                           f"`{case.at.flow}`", code="FL092",
+                                           hint=f"flows: {', '.join(service.flows)}"))
+        elif case.at is not None and case.at.stage is not None and \
+                case.at.stage not in service.flows[case.at.flow].stages:
+            stages = service.flows[case.at.flow].stages
+            problems.append(source.finding(("cases", i, "at", "stage"), f"unknown stage "
+                                           f"`{case.at.stage}` of flow `{case.at.flow}`",
+                                           code="FL092", hint=f"stages: {', '.join(stages)}"))
+    callable_names = {*service.actions, *(service.spec.tools or {})}
+    problems.extend(source.finding(("stubs", name), f"unknown action or tool `{name}`",
+                                   code="FL092", key=True,
+                                   hint=f"actions and tools: {', '.join(sorted(callable_names))}")
+                    for name in spec.stubs if name not in callable_names)
     if problems:
         raise FlowDefinitionError(problems)
 
@@ -301,29 +341,46 @@ async def run_eval(path: FilePath, *, live: bool = False, env: Mapping[str, str]
     if not live:
         service, models = probed(service)
     clock_time = dt.datetime.combine(spec.today, dt.time(9, 0)).astimezone()
+    stubs = {name: ActionStub(stub.result, stub.error) for name, stub in spec.stubs.items()}
     engine = Engine(service, store=MemoryStore(), settings=settings, models=models,
-                    clock=lambda: clock_time)
+                    clock=lambda: clock_time, stubs=stubs)
     report = EvalReport(str(path), str(flow_path), live)
     try:
         for i, case in enumerate(spec.cases):
             if select is None or select(case):
                 context = case.context if case.context is not None else spec.context
                 report.results.append(await _case(engine, f"eval-{i}", case, context,
-                                                  str(source.locate(("cases", i)))))
+                                                  str(source.locate(("cases", i))), live=live))
     finally:
         await engine.aclose()
     return report
 
 
 async def _case(engine: Engine, session: str, case: EvalCase,
-                context: Mapping[str, Any] | None, where: str) -> CaseResult:
+                context: Mapping[str, Any] | None, where: str, *, live: bool) -> CaseResult:
+    before: Done | None = None
     for earlier in case.after:
-        await engine.reply(session, earlier, context=context)
+        before = await engine.reply(session, earlier, context=context)
+    missed = _scene_missed(case.at, before)
     done: Done = await engine.reply(session, case.message, context=context)
     reading = done.trace.get("reading") or Reading(intent=None, slots={}, decision=None,
                                                    by="rules")
-    problems, misread, harmful = compare(case.expect, reading)
-    return CaseResult(case, where, reading, problems, misread, harmful)
+    problems, misread, harmful = compare(case.expect, reading, live=live)
+    return CaseResult(case, where, reading, (*missed, *problems), misread, harmful)
+
+
+def _scene_missed(scene: Scene | None, before: Done | None) -> tuple[str, ...]:
+    """The case's problem when the ``after`` turns did not leave the conversation at
+    ``scene`` (the message then answers another question than the one meant)."""
+    if scene is None:
+        return ()
+    flow, stage = (before.state_snapshot["flow"], before.state_snapshot["stage"]) \
+        if before is not None else (None, None)
+    if flow == scene.flow and scene.stage in (None, stage):
+        return ()
+    meant = scene.flow + (f" at {scene.stage}" if scene.stage else "")
+    return (f"scene: the earlier turns were to leave {meant}; they left "
+            f"{flow or 'no flow'}{f' at {stage}' if stage else ''}",)
 
 
 def tags(results: Sequence[CaseResult]) -> list[tuple[str, int, int]]:

@@ -95,9 +95,11 @@ async def test_keyword_and_intent_turns_make_no_call(engine: AppEngine,
     done = await turn(engine, "엄마한테 1만원 보내줘")
     assert router_entry(done)["reason"] == "keyword"
     assert done.state_snapshot["stage"] == "READY"
-    done = await turn(engine, "통장 얼마야?", "other")  # like an example of balance's intent
+    # like the examples of transfer.yaml's own balance intent (the first service listed
+    # whose intents claim a message takes it)
+    done = await turn(engine, "통장 얼마야?", "other")
     assert (router_entry(done)["reason"], done.state_snapshot["service"]) == ("intent",
-                                                                              "balance")
+                                                                              "transfer")
     assert llm.requests == []
 
 

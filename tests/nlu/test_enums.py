@@ -51,3 +51,35 @@ def test_find_enum_edges(values: dict[str, list[str]], text: str, expected: list
 )
 def test_enum_conflicts(values: dict[str, list[str]], expected: list[tuple[str, str, str]]) -> None:
     assert enum_conflicts(values) == expected
+
+
+SIZES = {"small": ["smaller"], "medium": ["regular"], "large": ["big"]}
+
+
+@pytest.mark.parametrize(("answer", "value"), [
+    ("lrage", "large"), ("meduim pls", "medium"), ("smal", "small"), ("regualr", "medium"),
+    ("larg one", "large"),
+])
+def test_a_typo_of_one_letter_is_the_value_it_misspells(answer: str, value: str) -> None:
+    from engine.nlu.enums import misspelt
+
+    found = misspelt(answer, SIZES)
+    assert found is not None and found.value == value
+
+
+@pytest.mark.parametrize("answer", [
+    "huge",  # no value one letter away
+    "marge",  # one letter off large, but it starts with another letter
+    "big",  # three letters: too short to guess at
+    "lake",  # one letter off "large"? no: two
+])
+def test_a_word_not_one_letter_off_a_value_is_no_value(answer: str) -> None:
+    from engine.nlu.enums import misspelt
+
+    assert misspelt(answer, SIZES) is None
+
+
+def test_a_typo_one_letter_off_two_values_is_neither() -> None:
+    from engine.nlu.enums import misspelt
+
+    assert misspelt("cold", {"cola": [], "cole": []}) is None

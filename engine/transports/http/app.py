@@ -34,6 +34,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
+from engine.nlu.intents import warm
 from engine.observe.hub import Observers
 from engine.observe.metrics import TurnMetrics
 from engine.runtime.engine import Engine
@@ -106,6 +107,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await finish_pending(engine)
+        warm(engine.service.intents)  # the intents' model, trained before a message needs it
         keeper = asyncio.create_task(retention(engine, settings.retention_days))
         asker = asyncio.create_task(reconciler.run())
         yield
