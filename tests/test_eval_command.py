@@ -41,10 +41,13 @@ WRONG = """
 
 @pytest.fixture
 def flows(tmp_path: Path) -> Path:
-    shutil.copy(ROOT / "flows" / "transfer.yaml", tmp_path / "transfer.yaml")
-    shutil.copytree(ROOT / "prompts", tmp_path.parent / "prompts", dirs_exist_ok=True)
-    (tmp_path / "transfer.eval.yaml").write_text(CASES, encoding="utf-8")
-    return tmp_path
+    """flows/ and prompts/ side by side, as in a project (never in the shared temp root)."""
+    flows = tmp_path / "flows"
+    flows.mkdir()
+    shutil.copy(ROOT / "flows" / "transfer.yaml", flows / "transfer.yaml")
+    shutil.copytree(ROOT / "prompts", tmp_path / "prompts")
+    (flows / "transfer.eval.yaml").write_text(CASES, encoding="utf-8")
+    return flows
 
 
 def test_a_flow_that_reads_its_cases_right_passes(flows: Path,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path as FilePath
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from engine.compiler import compiled as c
 from engine.compiler.knowledge import (
@@ -57,6 +57,9 @@ from engine.registry import (
 )
 from engine.source import Path, SourceMap
 
+if TYPE_CHECKING:
+    from engine.retrieval import KnowledgeIndex
+
 # what a prompt may read: an agent's sees the turn context, the understanding prompt does not
 AGENT_PROMPT = CONTEXT_NAMES | frozenset(AGENT_PROMPT_NAMES)
 UNDERSTAND_PROMPT = frozenset(base_context()) | frozenset(UNDERSTAND_PROMPT_NAMES)
@@ -74,7 +77,8 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
     knowledge = knowledge_bases(spec, base, r)
     messages = _messages(spec, r)
     prompts = _prompts(spec, base, r)
-    slots = {name: _slot(name, slot, spec, base, r) for name, slot in spec.slots.items()}
+    slots = {name: _slot(name, slot, spec, base, r, knowledge)
+             for name, slot in spec.slots.items()}
     tools = compile_tools(spec, r)
     check_irreversible(spec, r)
     actions = {name: _action(name, action, spec, r) for name, action in spec.actions.items()}
@@ -200,7 +204,7 @@ def _agent_steps(spec: s.ServiceSpec) -> Iterable[tuple[Path, s.AgentStep]]:
 
 
 def _slot(name: str, slot: s.SlotSpec, spec: s.ServiceSpec, base: FilePath,
-          r: Resolver) -> c.CompiledSlot:
+          r: Resolver, knowledge: Mapping[str, KnowledgeIndex]) -> c.CompiledSlot:
     path = ("slots", name)
     r.exists(slot.ask, spec.messages, (*path, "ask"), "message", "FL020")
     r.exists(slot.error, spec.messages, (*path, "error"), "message", "FL020")
@@ -214,7 +218,12 @@ def _slot(name: str, slot: s.SlotSpec, spec: s.ServiceSpec, base: FilePath,
         required_when = r.expression(slot.required, (*path, "required"), only=("slots",),
                                      why="a `required` condition (true, false, or e.g. "
                                          "`slots.method == 'card'`) sees ")
-    return c.CompiledSlot(name, slot, patterns, full, synonyms, validator, required_when)
+    known = slot.extract.known if slot.extract else None
+    r.exists(known, spec.knowledge, (*path, "extract", "known"), "knowledge base", "FL105")
+    titles = tuple(knowledge[known].titles()) if known is not None and known in knowledge \
+        else ()
+    return c.CompiledSlot(name, slot, patterns, full, synonyms, validator, required_when,
+                          titles)
 
 
 def _values(items: Mapping[str, Any], path: Path, r: Resolver) -> tuple[tuple[str, c.Value], ...]:

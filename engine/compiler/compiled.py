@@ -89,6 +89,8 @@ class CompiledSlot:
     validator: SlotValidator | None = None
     required_when: Compiled | None = None
     """``required:`` written as a condition over ``slots``."""
+    known: tuple[str, ...] = ()
+    """The titles of the knowledge base ``extract.known`` names: the slot's known values."""
 
 
 _SPECIFICITY = {"money": 1, "date": 2, "time": 2, "enum": 3, "integer": 4, "number": 4}

@@ -94,6 +94,7 @@ class ExtractSpec(Spec):
     patterns: list[str] = Field(default_factory=list, description="Regexes; the named group `value` (or the whole match) is the value.")
     bare: bool = Field(False, description="When this slot is the one being asked for and nothing else matched, take the whole message if it is a short answer (at most three words, not a question).")
     free_text: bool = Field(False, description="When this slot is the one being asked for, the whole message is its value, however long (a reason, feedback, a note): not only a short answer. A cancel word alone still cancels; a lone yes or no (\"네\", \"no\") is no value.")
+    known: Name | None = Field(None, description="A `knowledge` base whose documents' titles (their first heading) are this slot's known values: a message naming one, or a run of two or more of its words covering at least half of it (\"로지텍 MX Keys\" for \"로지텍 MX Keys Mini\"), gives that title. Two titles matched as well: neither.")
     asked_only: bool = Field(False, description="Look for this slot's value only on the turn that answers its question (two slots of one type then never take each other's value).")
     typed: bool = Field(True, description="Use the slot type's own extractor (money, dates, numbers, enum synonyms); `false` leaves only `patterns` and `bare`.")
     llm: bool = Field(True, description="An LLM's understanding may fill it. `false`: the model is not told of the slot and its `set` of it is ignored; only the rules above and `set` steps fill it (a value a system gave, such as an order's amount from an API).")

@@ -95,13 +95,45 @@ def _digit_value(token: str) -> Decimal:
         return Decimal(0)
 
 
+_NATIVE_ONES = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "석": 3, "네": 4, "넷": 4,
+                "넉": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9}
+_NATIVE_TENS = {"열": 10, "스물": 20, "스무": 20}
+_ONES = "|".join(sorted(_NATIVE_ONES, key=len, reverse=True))
+_COUNTERS = r"개|명|장|병|권|대|벌|잔|마리|판|박스|세트|켤레|통|봉지|팩|인분"
+_NATIVE = re.compile(
+    rf"(?<![가-힣])(?P<tens>열|스물|스무)?\s?(?P<ones>{_ONES})?\s?(?P<unit>{_COUNTERS})"
+    rf"(?:요|만요|만|씩|이요|짜리|를|을|이|가|도)?(?![가-힣])")
+_ALONE = re.compile(rf"^\s*(?P<n>열|스물|{_ONES})(?:만|이요|요|만요|이에요|예요)?\s*[.!~]*\s*$")
+"""A Korean native numeral said alone ("하나만요", "셋이요"): the answer to "how many?"."""
+
+
+def _native(text: str) -> list[Match]:
+    """Korean native numerals with a counter ("세 개", "열두 병", "하나만요" said alone)."""
+    alone = _ALONE.match(text)
+    if alone:
+        word = alone["n"]
+        value = _NATIVE_ONES.get(word) or _NATIVE_TENS.get(word)
+        if value is not None and word not in ("한", "두", "세", "네", "넉", "석", "스무"):
+            return [Match(value, alone.start("n"), alone.end("n"), word)]
+    found = []
+    for m in _NATIVE.finditer(text):
+        if not (m["tens"] or m["ones"]):
+            continue
+        value = _NATIVE_TENS.get(m["tens"] or "", 0) + _NATIVE_ONES.get(m["ones"] or "", 0)
+        found.append(Match(value, m.start(), m.end("unit"), text[m.start():m.end("unit")]))
+    return found
+
+
 def find_numbers(text: str) -> list[Match]:
-    """All plain numbers in ``text``, sorted by start.
+    """All plain numbers in ``text``, sorted by start: Korean native numerals too, with a
+    counter ("세 개" -> 3, "열두 병" -> 12) or said alone ("하나만요" -> 1).
 
     >>> [m.value for m in find_numbers("사과 3개, -5, 1,200원, 2.5kg, two")]
     [3, -5, 1200, 2.5, 2]
+    >>> [m.value for m in find_numbers("세 개요")], [m.value for m in find_numbers("하나만요")]
+    ([3], [1])
     """
-    found: list[Match] = []
+    found: list[Match] = _native(text)
     for match in _NUMBER.finditer(text):
         if match["skip"]:
             continue

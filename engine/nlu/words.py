@@ -191,6 +191,10 @@ def _reach(tokens: list[str], grammar: _Grammar, table: _Table,
     return reach
 
 
+_GOING_ON = ("진행", "확인", "승인", "proceed", "confirm")
+"""Confirm words that are verbs of going on: negated, they cancel."""
+
+
 @functools.lru_cache(maxsize=256)
 def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str, ...],
              act: tuple[str, ...], doing: tuple[str, ...]) -> _Grammar:
@@ -203,7 +207,7 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
     doers = tuple(v for v in verbs if any(squash(o) in squash(v) for o in own))
     yes, no, stop = Lexicon.of((*confirm, *(v for v in verbs if v not in doers))), \
         Lexicon.of(deny, plain=True), Lexicon.of(c for c in cancel if c not in own)
-    negated = negations((*verbs, *own))
+    negated = negations((*verbs, *own, *_GOING_ON))  # "진행하지 마": a cancel
     longest = max(yes.longest, no.longest, stop.longest, _NEUTRAL.longest,
                   max(map(len, negated), default=0)) + _LONGEST_PHRASE
     doing_words = Lexicon.of((*own, *doers))
@@ -264,7 +268,8 @@ _KO = YesNoWords(
              "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요"),
     cancel=("취소", "그만", "중단", "중지", "멈춰", "스톱", "됐어", "됐어요", "됐습니다", "관둘래",
             "관둬", "그만둘래", "그만 둘게요", "됐다", "필요 없어", "필요없어", "필요 없어요",
-            "필요없어요"),
+            "필요없어요", "없던 걸로", "없던 걸로 해", "없던 걸로 해줘", "없던 걸로 해주세요",
+            "다음에 할게", "다음에 할게요", "나중에 할게", "나중에 할게요"),
     deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아니에요", "싫어", "싫어요", "노", "노노",
           "ㄴㄴ"),
 )  # fmt: skip

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.retrieval.analyzer import analysed, match_expression
-from engine.retrieval.documents import SourceFile, read_chunks, source_files
+from engine.retrieval.documents import HEADING_SEPARATOR, SourceFile, read_chunks, source_files
 
 FORMAT = "flowctl-knowledge-1"
 """Changes whenever the analyzer or the tables change: an index of another format is
@@ -166,6 +166,16 @@ class KnowledgeIndex:
         memory = sqlite3.connect(":memory:", check_same_thread=False)
         _fill(memory, list(files))
         return cls(memory)
+
+    def titles(self) -> list[str]:
+        """Each document's title (the first heading of its first chunk), in file order."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT source, heading FROM chunks ORDER BY rowid").fetchall()
+        first: dict[str, str] = {}
+        for source, heading in rows:
+            first.setdefault(source, heading.split(HEADING_SEPARATOR)[0].strip())
+        return [title for title in first.values() if title]
 
     def search(self, query: str, top_k: int) -> list[Hit]:
         """The ``top_k`` best chunks for ``query`` by bm25 (headings weigh more)."""

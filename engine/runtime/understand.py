@@ -36,6 +36,7 @@ from engine.nlu import (
 from engine.nlu.certainty import bare_number, leftover, malformed_amount, negated, ranged
 from engine.nlu.enums import misspelt
 from engine.nlu.flags import find_flag, flag_words
+from engine.nlu.known import find_known
 from engine.nlu.resets import named_resets
 
 Decision = Literal["confirm", "cancel", "deny"]
@@ -214,8 +215,9 @@ def _find_all(text: str, slots: Sequence[CompiledSlot],
     for slot in slots:
         typed = slot.spec.extract is None or slot.spec.extract.typed
         finder = _PATTERN if slot.patterns else (_FINDERS.get(slot.spec.type) if typed else None)
-        if finder is not None:
-            out.append((slot, finder(slot, text, today)))
+        known = find_known(text, slot.known) if slot.known else []
+        if finder is not None or known:
+            out.append((slot, [*(finder(slot, text, today) if finder else []), *known]))
     return out
 
 

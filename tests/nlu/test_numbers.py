@@ -38,3 +38,16 @@ def test_find_numbers(text: str, expected: list[Match]) -> None:
     found = find_numbers(text)
     assert found == expected
     assert [type(m.value) for m in found] == [type(m.value) for m in expected]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("세 개요", 3), ("두 병 주세요", 2), ("열두 장", 12), ("스무 명", 20), ("한 개씩", 1),
+    ("하나만요", 1), ("셋이요", 3), ("다섯", 5),
+])
+def test_korean_native_numerals_with_a_counter_or_alone(text: str, value: int) -> None:
+    assert [m.value for m in find_numbers(text)] == [value]
+
+
+@pytest.mark.parametrize("text", ["네", "한번 볼게요", "세상에", "네 알겠어요", "두고 봐요", "한"])
+def test_a_native_numeral_word_without_a_counter_is_no_number(text: str) -> None:
+    assert find_numbers(text) == []

@@ -134,3 +134,23 @@ def test_words_are_normalised_and_deduplicated() -> None:
 )
 def test_normalise(text: str, expected: str) -> None:
     assert normalise(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "진행하지 마세요", "승인하지 마", "확인 안 할래요", "don't proceed", "do not confirm",
+])
+def test_a_negated_word_of_going_on_cancels(text: str) -> None:
+    assert yes_no(text, KO.merge(EN)) == "cancel"
+
+
+@pytest.mark.parametrize("text", [
+    "다음에 할게요", "나중에 할게", "없던 걸로 해주세요", "필요없어요", "됐다", "nvm",
+    "scratch that",
+])
+def test_putting_it_off_or_calling_it_off_cancels(text: str) -> None:
+    assert yes_no(text, KO.merge(EN)) == "cancel"
+
+
+@pytest.mark.parametrize("text", ["진행 상황 알려줘", "다음에는 어떻게 해요?", "확인하지 마요?"])
+def test_not_a_cancel_when_the_words_only_start_one(text: str) -> None:
+    assert yes_no(text, KO.merge(EN)) != "cancel"
