@@ -199,6 +199,9 @@ CATALOGUE: tuple[Code, ...] = (
        "every routed intent has the same `priority`, so the ranking changes nothing."),
     _c("FL124", "warning", "slot-open-to-model", "A slot a `set` step fills and no question "
        "asks for is not marked `extract: {llm: false}`: the understanding model may set it."),
+    _c("FL125", "warning", "particle-pair-after-value", "A message writes both forms of a "
+       "Korean particle after a template value (\"{{ item }}을(를)\"): the `josa` filter "
+       "picks the one the value takes."),
 )
 
 CODES: dict[str, Code] = {c.code: c for c in CATALOGUE}

@@ -75,7 +75,9 @@ async def test_a_plain_answer_makes_no_call(tmp_path: Path) -> None:
 
 def test_held_out_paraphrases_route_nothing_wrong(capsys: pytest.CaptureFixture[str]) -> None:
     flow = ROOT / "tests" / "fixtures" / "paraphrase" / "banking.yaml"
-    assert main(["eval", str(flow)]) == 0  # 0 wrong settlements: the unplaced go to the model
+    # 0 wrong settlements (the unplaced go to the model), and at least 60 % placed from the
+    # examples alone (62.2 % when written; the target is 80 %)
+    assert main(["eval", str(flow), "--fail-under", "60"]) == 0
     assert "wrong settlements   0 (harmful 0)" in capsys.readouterr().out
 
 

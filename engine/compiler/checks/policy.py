@@ -57,6 +57,25 @@ def check(ctx: Context) -> None:
                         hint="make the pattern require at least one character")
     _ranking(ctx)
     _open_to_model(ctx)
+    _particle_pairs(ctx)
+
+
+_PAIRS = {"을(를)": "을", "를(을)": "을", "이(가)": "이", "가(이)": "이", "은(는)": "은",
+          "는(은)": "은", "과(와)": "과", "와(과)": "과", "(으)로": "으로", "(이)나": "이나",
+          "(이)랑": "이랑"}
+_PAIR_AFTER_VALUE = re.compile(r"\}\}[\"'”’)\]]?\s?(?P<pair>" +
+                               "|".join(map(re.escape, _PAIRS)) + ")")
+
+
+def _particle_pairs(ctx: Context) -> None:
+    """FL125: "{{ item }}을(를)" in a message, where `josa` picks the form."""
+    for name, text in ctx.spec.messages.items():
+        found = _PAIR_AFTER_VALUE.search(text)
+        if found is not None:
+            pair = found["pair"]
+            ctx.add(("messages", name), "FL125", f"message `{name}` writes `{pair}` after a "
+                    "value: users read both forms of the particle, as on a paper form",
+                    hint=f"let the value pick it: {{{{ value | josa('{_PAIRS[pair]}') }}}}")
 
 
 def _open_to_model(ctx: Context) -> None:
