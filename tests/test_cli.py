@@ -95,15 +95,15 @@ def test_chat_reads_piped_messages() -> None:
     assert [line.rstrip() for line in out if line.startswith(transcript)] == [
         "you> 엄마한테 만원, 용걸이한테 5만원 보내줘",
         "bot 총 2건이 요청됐어요. 먼저 엄마에게 1만원 보낼까요? (1/2)",
-        'stage=READY next=CONFIRM slots={"target": "엄마", "amount": 10000} queued=1',
+        'flow=transfer stage=READY next=CONFIRM slots={"target": "엄마", "amount": 10000} queued=1',
         "you> 확인",
         "task 1/2",
         "bot 완료! 다음으로 용걸이에게 5만원 보낼까요? (2/2)",
-        'stage=READY next=CONFIRM slots={"target": "용걸이", "amount": 50000}',
+        'flow=transfer stage=READY next=CONFIRM slots={"target": "용걸이", "amount": 50000}',
         "you> 확인",
         "task 2/2",
         "bot 2건 이체가 모두 완료됐어요.",
-        "stage=EXECUTED next=DONE",
+        "flow=transfer stage=EXECUTED next=DONE",
     ]
 
 

@@ -109,7 +109,7 @@ def test_arrow_keys_edit_the_line_and_recall_history(chat: Callable[..., Pane]) 
     pane = chat()
     pane.type("엄마한테 보내줘")
     pane.keys("Enter")
-    pane.wait_text('stage=FILLING next=ASK slots={"target": "엄마"}')
+    pane.wait_text('flow=transfer stage=FILLING next=ASK slots={"target": "엄마"}')
 
     pane.keys("Up")  # the previous line comes back, editable
     pane.wait_for(lambda _: pane.prompt_line().rstrip() == "you> 엄마한테 보내줘",
@@ -161,7 +161,7 @@ def test_a_10000_character_line_is_refused_whole_as_the_server_does(
     shown = pane.wait_text(f"bot {TOO_LONG}")
     # refused, not answered: the session is just as it was
     after = shown.split(TOO_LONG, 1)[1]
-    assert 'stage=FILLING next=ASK slots={"target": "엄마"}' in after
+    assert 'flow=transfer stage=FILLING next=ASK slots={"target": "엄마"}' in after
     assert "stage=None" not in shown
 
 

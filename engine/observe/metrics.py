@@ -39,7 +39,7 @@ class TurnMetrics:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         self.turns = Counter("flowctl_turns", "Turns answered, by how they ended.",
-                             ["service", "next_action", "stage"], registry=r)
+                             ["service", "flow", "next_action", "stage"], registry=r)
         self.seconds = Histogram("flowctl_turn_seconds", "Time from message to DONE.",
                                  ["service"], buckets=TURN_BUCKETS, registry=r)
         self.errors = Counter("flowctl_turn_errors", "Turns answered with an error code.",
@@ -60,14 +60,16 @@ class TurnMetrics:
                         registry=r)
         waiting.labels(service).set_function(pending)
         # The children every turn touches, found once: ``labels()`` checks its arguments and
-        # takes a lock each time (a few µs a turn). Stages and next actions are few.
+        # takes a lock each time (a few µs a turn). Flows, stages and next actions are few.
         self._seconds = self.seconds.labels(service)
-        self._ended: dict[tuple[str, str], Counter] = {}
+        self._ended: dict[tuple[str, str, str], Counter] = {}
 
     def observe(self, done: Done) -> None:
         """Count one finished turn from its DONE (payload and trace)."""
         service, trace = self.service, done.trace
-        ended = (done.next_action, str(done.state_snapshot.get("stage") or ""))
+        snapshot = done.state_snapshot  # READY in two flows is two rows
+        ended = (str(snapshot.get("flow") or ""), done.next_action,
+                 str(snapshot.get("stage") or ""))
         counter = self._ended.get(ended)
         if counter is None:
             counter = self._ended[ended] = self.turns.labels(service, *ended)

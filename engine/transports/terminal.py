@@ -141,8 +141,9 @@ def show_done(console: Console, done: Done) -> None:
     snap = done.state_snapshot
     console.print(f"[bold cyan]bot[/bold cyan] {escape(done.message)}")
     slots = {k: v for k, v in snap.get("slots", {}).items() if v is not None}
-    # a turn outside any flow (small talk, a refusal) has no stage: say nothing of it
-    state = (f"stage={snap['stage']} " if snap.get("stage") else "") + f"next={done.next_action}"
+    # a turn outside any flow (small talk, a refusal) has no flow or stage: nothing of them
+    state = (f"flow={snap['flow']} " if snap.get("flow") else "") + \
+        (f"stage={snap['stage']} " if snap.get("stage") else "") + f"next={done.next_action}"
     if slots:
         state += " slots=" + json.dumps(slots, ensure_ascii=False)
     errors = snap.get("meta", {}).get("slot_errors") or {}

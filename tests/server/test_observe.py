@@ -45,10 +45,10 @@ async def test_metrics_count_turns_by_outcome_and_leak_no_content(make_server: M
     assert response.headers["content-type"].startswith("text/plain")
     got = samples(response.text)
     turn = "flowctl_turns_total"
-    assert got[(turn, (("next_action", "CONFIRM"), ("service", "transfer"),
-                       ("stage", "READY")))] == 2
-    assert got[(turn, (("next_action", "DONE"), ("service", "transfer"),
-                       ("stage", "EXECUTED")))] == 1
+    assert got[(turn, (("flow", "transfer"), ("next_action", "CONFIRM"),
+                       ("service", "transfer"), ("stage", "READY")))] == 2
+    assert got[(turn, (("flow", "transfer"), ("next_action", "DONE"),
+                       ("service", "transfer"), ("stage", "EXECUTED")))] == 1
     assert got[("flowctl_turn_seconds_count", (("service", "transfer"),))] == 3
     assert got[("flowctl_turns_running", (("service", "transfer"),))] == 0
     # Content could only leak through names, label values or comments; sample values are
