@@ -395,20 +395,21 @@ def new(name: str, shape: str, directory: str) -> None:
 
 @app.command()
 @click.option("--check", is_flag=True,
-              help="Fail if schemas/flow.schema.json or schemas/app.schema.json is out of date.")
+              help="Fail if a schema in schemas/ (flow, app, test, eval) is out of date.")
 @click.option("-o", "--output", type=click.Path(), default=None,
-              help="Directory to write both schemas into, or - for stdout (the flow schema "
+              help="Directory to write the schemas into, or - for stdout (the flow schema "
                    "only). Default: the checkout's schemas/; stdout in an install.")
 def schema(check: bool, output: str | None) -> None:
     """Write (or --check) the JSON Schemas generated from the spec models."""
     from engine.app import load as app_schema
     from engine.dsl import schema as flow_schema
     from engine.schema_files import checkout
+    from engine.testing.schema import schemas as file_schemas
 
     if not check and (output == "-" or (output is None and checkout() is None)):
         click.echo(flow_schema.render_schema(), nl=False)
         return
-    for module in (flow_schema, app_schema):
+    for module in (flow_schema, app_schema, *file_schemas()):
         path, text = module.SCHEMA_PATH, module.render_schema()
         if output is not None:
             path = Path(output) / path.name

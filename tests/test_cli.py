@@ -91,7 +91,7 @@ def test_chat_reads_piped_messages() -> None:
     assert run.returncode == 0, run.stderr
     out = run.stdout.splitlines()
     assert any(line.startswith("model fast runs offline:") for line in out), run.stdout
-    transcript = ("you>", "bot ", "stage=", "task ")
+    transcript = ("you>", "bot ", "flow=", "stage=", "task ")
     assert [line.rstrip() for line in out if line.startswith(transcript)] == [
         "you> 엄마한테 만원, 용걸이한테 5만원 보내줘",
         "bot 총 2건이 요청됐어요. 먼저 엄마에게 1만원 보낼까요? (1/2)",

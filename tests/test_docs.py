@@ -600,7 +600,11 @@ def check_json(block: Block, ws: Path, tmp: Path) -> None:
             assert (ROOT / schema).is_file(), f"{block}: {schema} does not exist"
             flows = {p for g in globs if not g.startswith("!") for p in ROOT.glob(g)}
             flows -= {p for g in globs if g.startswith("!") for p in ROOT.glob(g[1:])}
-            assert flows and not any(p.name.endswith(".test.yaml") for p in flows), globs
+            kind = {"test.schema.json": ".test.yaml", "eval.schema.json": ".eval.yaml"}.get(
+                Path(schema).name)  # each file goes to the schema of its own format
+            assert flows and all(p.name.endswith(kind) if kind else
+                                 not p.name.endswith((".test.yaml", ".eval.yaml"))
+                                 for p in flows), globs
     elif name == ".vscode/tasks.json":
         for task in data["tasks"]:
             for argv, _ in shell_commands(task["command"]):

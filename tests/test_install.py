@@ -51,7 +51,8 @@ def test_the_wheel_carries_schemas_playground_and_data(installed: Path, tmp_path
                 "print(p); print(sorted(x.name for x in (p / 'schemas').iterdir()))",
                 cwd=tmp_path).stdout.splitlines()
     assert "site-packages" in probe[0] and str(ROOT) not in probe[0]
-    assert probe[1] == "['app.schema.json', 'flow.schema.json']"
+    assert probe[1] == "['app.schema.json', 'eval.schema.json', 'flow.schema.json', " \
+        "'test.schema.json']"
     package = Path(probe[0])
     assert (package / "transports" / "playground").is_dir()
     assert any((package / "transports" / "playground").iterdir())
@@ -74,9 +75,14 @@ def test_flowctl_new_and_lint_in_an_install(installed: Path, tmp_path: Path) -> 
     made = run(installed / "flowctl", "new", "greeter", "--dir", "svc", cwd=tmp_path,
                check=False)
     assert made.returncode == 0, made.stderr
-    first = (tmp_path / "svc" / "greeter.yaml").read_text(encoding="utf-8").splitlines()[0]
-    target = Path(first.split("$schema=", 1)[1].strip())
-    assert target.is_absolute() and target.is_file() and "site-packages" in str(target)
+    # the modelines point into a copy of the schemas written beside the flow (relative: it
+    # works for a teammate who checks the project out), not into this machine's venv
+    for name, schema in (("greeter.yaml", "flow"), ("greeter.test.yaml", "test")):
+        first = (tmp_path / "svc" / name).read_text(encoding="utf-8").splitlines()[0]
+        target = first.split("$schema=", 1)[1].strip()
+        assert target == f"schemas/{schema}.schema.json", first
+        assert (tmp_path / "svc" / target).read_text(encoding="utf-8") == \
+            (ROOT / "schemas" / f"{schema}.schema.json").read_text(encoding="utf-8")
     lint = run(installed / "flowctl", "lint", "--strict", "svc", cwd=tmp_path, check=False)
     assert lint.returncode == 0, lint.stdout + lint.stderr
     broken = tmp_path / "svc" / "greeter.yaml"

@@ -10,6 +10,7 @@ import yaml
 
 from cli import main
 from engine.testing import run_file
+from tests.conftest import ROOT
 
 
 @pytest.mark.parametrize("shape", ["chat", "intent", "slots"])
@@ -87,3 +88,32 @@ def test_no_scaffolded_action_points_at_flowctls_own_port(shape: str, tmp_path: 
             for action in service.actions.values() if action.url is not None]
     assert bool(urls) == (shape == "slots")  # the slots shape submits to a backend
     assert not [url for url in urls if ":8000" in url], urls
+
+
+def test_the_tests_name_their_schema_for_editors(tmp_path: Path) -> None:
+    assert main(["new", "svc", "--dir", str(tmp_path / "flows")]) == 0
+    first = (tmp_path / "flows" / "svc.test.yaml").read_text(encoding="utf-8").splitlines()[0]
+    schema = (tmp_path / "flows" / first.split("=", 1)[1]).resolve()
+    assert schema.name == "test.schema.json" and schema.is_file()
+
+
+@pytest.mark.parametrize(("pattern", "schema"), [("*.test.yaml", "test.schema.json"),
+                                                  ("*.eval.yaml", "eval.schema.json")])
+def test_the_shipped_tests_and_eval_sets_fit_their_schemas(pattern: str, schema: str) -> None:
+    import json
+
+    import jsonschema
+
+    checker = jsonschema.Draft202012Validator(
+        json.loads((ROOT / "schemas" / schema).read_text(encoding="utf-8")))
+    files = sorted((ROOT / "flows").glob(pattern))
+    assert files
+    for path in files:
+        # as an editor's YAML server reads it: a date is a string
+        data = json.loads(json.dumps(yaml.load(path.read_text(encoding="utf-8"),
+                                               Loader=yaml.CSafeLoader), default=str))
+        problems = [e.message for e in checker.iter_errors(data)]
+        assert problems == [], path
+    bad = {"conversations": [{"name": "x", "turns": [{"usr": "hi"}]}]} \
+        if schema == "test.schema.json" else {"cases": [{"message": "hi", "expect": {"x": 1}}]}
+    assert list(checker.iter_errors(bad))  # a misspelt key is refused

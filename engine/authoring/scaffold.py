@@ -36,11 +36,21 @@ def prompts_dir(directory: Path) -> Path:
     return above if above.is_dir() else directory / "prompts"
 
 
-def _modeline_target(directory: Path) -> str:
-    """Relative into the checkout's schemas/ when there is one, else the installed file's path."""
+def _schemas(directory: Path) -> tuple[Path, dict[Path, str]]:
+    """Where the modelines point: the checkout's schemas/ when there is one; else a copy of
+    the installed schemas in ``directory``/schemas/, written with the flow, so the
+    relative modelines work for whoever checks the project out (not a path into one
+    machine's virtualenv)."""
     if checkout() is not None:
-        return Path(os.path.relpath(SCHEMA_PATH, directory.resolve())).as_posix()
-    return SCHEMA_PATH.as_posix()
+        return SCHEMA_PATH.parent, {}
+    copies = directory / "schemas"
+    return copies, {copies / name: (SCHEMA_PATH.parent / name).read_text(encoding="utf-8")
+                    for name in ("flow.schema.json", "test.schema.json")
+                    if (SCHEMA_PATH.parent / name).is_file()}
+
+
+def _relative(target: Path, directory: Path) -> str:
+    return Path(os.path.relpath(target.resolve(), directory.resolve())).as_posix()
 
 
 def plan(name: str, shape: str, directory: Path) -> dict[Path, str]:
@@ -50,9 +60,11 @@ def plan(name: str, shape: str, directory: Path) -> dict[Path, str]:
                             "not starting with a digit")
     if shape not in SHAPES:
         raise ScaffoldError(f"unknown shape `{shape}`; expected one of {', '.join(SHAPES)}")
-    schema = _modeline_target(directory)
+    schemas, copies = _schemas(directory)
     words = name.replace("_", " ").strip().lower() or name
-    values = {"__NAME__": name, "__SCHEMA__": schema, "__DIR__": directory.as_posix(),
+    values = {"__NAME__": name, "__DIR__": directory.as_posix(),
+              "__SCHEMA__": _relative(schemas / "flow.schema.json", directory),
+              "__TEST_SCHEMA__": _relative(schemas / "test.schema.json", directory),
               "__WORDS__": words, "__TITLE__": words[:1].upper() + words[1:],
               "__ENV__": f"{name.upper().strip('_')}_URL"}
 
@@ -63,7 +75,8 @@ def plan(name: str, shape: str, directory: Path) -> dict[Path, str]:
 
     return {directory / f"{name}.yaml": fill(_template(f"{shape}.yaml")),
             directory / f"{name}.test.yaml": fill(_template(f"{shape}.test.yaml")),
-            prompts_dir(directory) / f"{name}.j2": fill(_template("prompt.j2"))}
+            prompts_dir(directory) / f"{name}.j2": fill(_template("prompt.j2")),
+            **{path: text for path, text in copies.items() if not path.exists()}}
 
 
 def scaffold(name: str, shape: str, directory: Path) -> list[Path]:
