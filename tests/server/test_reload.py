@@ -34,7 +34,7 @@ def flow_text(greeting: str) -> str:
 
 
 class Reloading:
-    def __init__(self, flow: Path) -> None:
+    def __init__(self, flow: Path, preexec: Callable[[], None] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = flow.parent / "serve.log"
@@ -43,7 +43,8 @@ class Reloading:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "cli", "serve", str(flow), "--reload", "--port",
                  str(self.port), "--store", "memory://"], cwd=ROOT, env=env,
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=preexec)
 
     def output(self) -> str:
         return self.log.read_text(encoding="utf-8", errors="replace")
@@ -103,6 +104,25 @@ def test_stopping_the_watcher_stops_the_server(served: tuple[Reloading, Path]) -
     server.proc.send_signal(signal.SIGTERM)
     assert server.proc.wait(timeout=20) == 0
     assert server.says() is None  # the child is gone with it
+
+
+def test_an_interrupt_to_the_watcher_stops_it_even_started_in_the_background(
+        tmp_path: Path) -> None:
+    """A shell starts a background job with SIGINT ignored; `kill -INT` still stops it."""
+    flow = tmp_path / "hello.yaml"
+    flow.write_text(flow_text("x"), encoding="utf-8")
+    def ignore_interrupts() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    server = Reloading(flow, preexec=ignore_interrupts)
+    try:
+        server.until(lambda: server.says() is not None, "the server answers")
+        server.proc.send_signal(signal.SIGINT)
+        assert server.proc.wait(timeout=20) == 0
+        assert server.says() is None  # the child is gone with it
+    finally:
+        if server.proc.poll() is None:
+            os.killpg(server.proc.pid, signal.SIGKILL)
 
 
 def test_reload_refuses_several_workers(tmp_path: Path) -> None:

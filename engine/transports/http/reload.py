@@ -46,11 +46,14 @@ class _ServiceFiles(DefaultFilter):
         return path.endswith(WATCHED_SUFFIXES) and super().__call__(change, path)
 
 
-def _stop_on_sigterm() -> threading.Event:
-    """An event SIGTERM sets (in the main thread), so the child is stopped too."""
+def _stop_on_signals() -> threading.Event:
+    """An event SIGTERM or SIGINT sets (in the main thread), so the child is stopped too.
+    SIGINT gets a handler of its own: a process started in the background by a shell
+    inherits SIGINT ignored, and `kill -INT` to the watcher must still stop it."""
     stop = threading.Event()
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, lambda *_: stop.set())
     return stop
 
 
@@ -74,7 +77,7 @@ class Reloader:
         """Serve until interrupted (Ctrl-C, SIGTERM or ``stop``); the exit status of
         ``flowctl serve --reload``: the server's own when it stops before any change (a
         port in use), else 0."""
-        stop = stop or _stop_on_sigterm()
+        stop = stop or _stop_on_signals()
         self.say("watching " + ", ".join(str(p) for p in self.paths) + " for changes")
         changes_seen = 0
         if self._compiles():
