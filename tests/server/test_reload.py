@@ -98,6 +98,18 @@ def test_an_edit_reloads_and_a_broken_edit_keeps_the_last_good_version(
     server.until(lambda: server.says() == "third version", "the fix is served")
 
 
+def test_editing_the_tests_beside_the_flow_restarts_nothing(
+        served: tuple[Reloading, Path]) -> None:
+    server, flow = served
+    server.until(lambda: server.says() == "first version", "the first version answers")
+    (flow.parent / "hello.test.yaml").write_text("conversations: []\n", encoding="utf-8")
+    (flow.parent / "hello.eval.yaml").write_text("cases: []\n", encoding="utf-8")
+    flow.write_text(flow_text("second version"), encoding="utf-8")  # a change that counts
+    server.until(lambda: server.says() == "second version", "the edit is served")
+    assert "changed: hello.yaml" in server.output()
+    assert "test.yaml" not in server.output() and "eval.yaml" not in server.output()
+
+
 def test_stopping_the_watcher_stops_the_server(served: tuple[Reloading, Path]) -> None:
     server, _ = served
     server.until(lambda: server.says() is not None, "the server answers")

@@ -39,11 +39,18 @@ def watched_paths(flow: str | Path, cwd: Path | None = None) -> list[Path]:
     return places
 
 
+NOT_SERVED = (".test.yaml", ".eval.yaml", ".replies.yaml")
+"""Files beside a flow that the server never reads: conversation tests, eval sets, a model's
+scripted replies for tests."""
+
+
 class _ServiceFiles(DefaultFilter):
-    """Changes to files a service is made of (YAML, prompts, JSON); not editors' droppings."""
+    """Changes to files a service is made of (YAML, prompts, JSON); not editors' droppings,
+    nor the tests and eval sets beside it."""
 
     def __call__(self, change: Change, path: str) -> bool:
-        return path.endswith(WATCHED_SUFFIXES) and super().__call__(change, path)
+        return path.endswith(WATCHED_SUFFIXES) and not path.endswith(NOT_SERVED) and \
+            super().__call__(change, path)
 
 
 def _stop_on_signals() -> threading.Event:
