@@ -26,6 +26,17 @@ async def test_the_service_says_what_it_does_and_what_to_try(client: httpx.Async
     assert [i["name"] for i in view["intents"]] == ["transfer", "balance", "history"]
 
 
+async def test_the_service_says_whether_it_has_background_runs(
+        client: httpx.AsyncClient) -> None:
+    """transfer.yaml has no background stage: the page then never asks for runs."""
+    assert (await client.get(SERVICE)).json()["runs"] is False
+    from engine.compiler import compile_file
+    from tests.server.conftest import ROOT
+
+    devloop = compile_file(ROOT / "flows" / "devloop.yaml")
+    assert playground_api.service_view(devloop).runs is True
+
+
 async def test_each_flow_comes_as_a_laid_out_graph(client: httpx.AsyncClient) -> None:
     flows = {f["name"]: f for f in (await client.get(SERVICE)).json()["flows"]}
     assert list(flows) == ["chat", "balance", "history", "transfer"]

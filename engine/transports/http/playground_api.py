@@ -84,6 +84,8 @@ class ServiceView(BaseModel):
     examples: list[str] = Field(description="Things to try saying: the intents' examples.")
     intents: list[Intent]
     flows: list[Graph]
+    runs: bool = Field(description="Some stage runs in the background: the Runs panel has "
+                                   "something to show (else the page never asks for runs).")
 
 
 def service_view(service: CompiledService) -> ServiceView:
@@ -95,7 +97,9 @@ def service_view(service: CompiledService) -> ServiceView:
     return ServiceView(service=spec.service, description=spec.description,
                        locale=spec.locale, default_flow=spec.default_flow,
                        examples=_examples(intents), intents=intents,
-                       flows=[graph(name, spec) for name in spec.flows])
+                       flows=[graph(name, spec) for name in spec.flows],
+                       runs=any(stage.background for flow in service.flows.values()
+                                for stage in flow.stages.values()))
 
 
 def _examples(intents: Sequence[Intent]) -> list[str]:

@@ -140,7 +140,7 @@ async function openSession(id) {
   select(ui.turns.length ? ui.turns.length - 1 : null);
   renderSessions();
   refreshCompleted();
-  showRuns(id);
+  if (ui.view?.runs !== false) showRuns(id);  // a flow with no background stage has none
   $("input").focus();
 }
 
