@@ -219,3 +219,20 @@ def test_a_server_with_keys_asks_for_one_and_the_cookie_carries_the_stream(
     page.locator("#buttons button").get_by_text("확인").click()
     expect(page.locator("#login")).to_be_visible()
     expect(page.locator("#login-error")).to_have_text("로그인이 필요해요.")
+
+
+def test_a_server_error_and_a_lost_connection_read_differently(make_server: MakeServer,
+                                                                page: Page) -> None:
+    """A turn the server failed (an HTTP error) says so; a server out of reach is a lost
+    connection. Neither is silent, neither resends the message."""
+    server = make_server()
+    open_playground(page, server.url)
+    page.route("**/v1/agent/chat/stream*", lambda route: route.fulfill(status=500, body="x"))
+    say(page, "엄마한테 1만원 보내줘")
+    failed = page.locator("#messages .msg.failed .status").last
+    expect(failed).to_contain_text("서버 오류")
+    page.route("**/healthz", lambda route: route.abort())
+    page.route("**/v1/agent/chat/stream*", lambda route: route.abort())
+    say(page, "엄마한테 1만원 보내줘")
+    expect(page.locator("#messages .msg.failed .status").last).to_have_text(
+        "연결이 끊겼어요. 다시 시도해 주세요.")

@@ -332,10 +332,14 @@ function send(raw) {
   source.onerror = async () => {
     if (finished) return;
     source.close();  // never let the browser resend the message by itself
-    status.textContent = t("disconnected");
     reply.classList.replace("pending", "failed");
     saveTurns();
     setBusy(false);
+    // An EventSource hides the status: a server that still answers failed this turn (an
+    // HTTP error, a stream cut before DONE); one that does not is out of reach.
+    status.textContent = t("disconnected");
+    const alive = await fetch("/healthz").then((r) => r.ok).catch(() => false);
+    if (alive) status.textContent = t("serverFailed");
     // An EventSource cannot tell a 401: ask the server whether a key is wanted now.
     const probe = await fetch(`${API}/sessions`, { method: "POST" }).catch(() => null);
     if (probe && probe.status === 401) askForKey(t("loginNeeded"));
