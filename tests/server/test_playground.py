@@ -236,3 +236,21 @@ def test_a_server_error_and_a_lost_connection_read_differently(make_server: Make
     say(page, "엄마한테 1만원 보내줘")
     expect(page.locator("#messages .msg.failed .status").last).to_have_text(
         "연결이 끊겼어요. 다시 시도해 주세요.")
+
+
+@pytest.mark.parametrize(("width", "height"), [(1400, 900), (1024, 768), (390, 844)])
+def test_the_newest_message_is_wholly_visible_above_the_buttons(
+        make_server: MakeServer, page: Page, width: int, height: int) -> None:
+    """A confirmation's question is never hidden under its own buttons, whatever the width."""
+    page.set_viewport_size({"width": width, "height": height})
+    server = make_server()
+    open_playground(page, server.url)
+    for text in ("안녕하세요", "오늘 날씨 어때?", "뭐 할 수 있어?", BATCH):  # enough to scroll
+        say(page, text)
+        expect(page.locator("#messages .msg.assistant.pending")).to_have_count(0)
+    expect(page.locator("#buttons button")).to_have_count(2)
+    page.wait_for_timeout(100)  # the scroll runs on the next frame
+    box = page.locator("#messages").bounding_box()
+    last = page.locator("#messages .msg").last.bounding_box()
+    assert box is not None and last is not None
+    assert last["y"] >= box["y"] - 1 and last["y"] + last["height"] <= box["y"] + box["height"] + 1

@@ -229,13 +229,23 @@ function bubble(role, content) {
   const body = el("div", { className: "text", textContent: content });
   const item = el("li", { className: `msg ${role}` }, body);
   $("messages").append(item);
-  item.scrollIntoView({ block: "end" });
+  keepEnd();
   return item;
+}
+
+// The newest message stays wholly in view: scrolled to after the layout settles, since a
+// reply grows as it streams and the buttons that come with it take height from the list.
+function keepEnd() {
+  requestAnimationFrame(() => {
+    const messages = $("messages");
+    messages.scrollTop = messages.scrollHeight;
+  });
 }
 
 function setButtons(buttons) {
   $("buttons").replaceChildren(...(buttons || []).map((label) =>
     el("button", { type: "button", textContent: label, onclick: () => send(label) })));
+  keepEnd();
 }
 
 function setBusy(busy) {
@@ -303,7 +313,7 @@ function send(raw) {
 
   const handlers = {
     AGENT_START: (d) => { status.textContent = `${d.label}…`; },
-    LLM_TOKEN: (d) => { text.textContent += d; },
+    LLM_TOKEN: (d) => { text.textContent += d; keepEnd(); },
     TASK_PROGRESS: (d) => { status.textContent = t("task", d); },
     DONE: (d) => {
       finished = true;
