@@ -254,3 +254,15 @@ def test_the_newest_message_is_wholly_visible_above_the_buttons(
     last = page.locator("#messages .msg").last.bounding_box()
     assert box is not None and last is not None
     assert last["y"] >= box["y"] - 1 and last["y"] + last["height"] <= box["y"] + box["height"] + 1
+
+
+def test_the_panels_do_not_jump_to_the_event_log_after_a_turn(make_server: MakeServer,
+                                                               page: Page) -> None:
+    page.set_viewport_size({"width": 1400, "height": 700})
+    server = make_server()
+    open_playground(page, server.url)
+    for text in ("안녕하세요", BATCH):
+        say(page, text)
+        expect(page.locator("#messages .msg.assistant.pending")).to_have_count(0)
+    assert page.evaluate("document.querySelector('aside').scrollTop") == 0
+    expect(page.locator("#timeline .turn")).to_have_count(2)  # the log grew, in its own box

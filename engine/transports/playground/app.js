@@ -300,7 +300,8 @@ function send(raw) {
   const index = ui.turns.length - 1;
   const item = turnGroup(turn, index, (i) => { ui.graphFlow = null; select(i); });
   $("timeline").append(item);
-  item.scrollIntoView({ block: "nearest" });
+  const timeline = $("timeline");  // its own scroll box: the column never jumps to it
+  timeline.scrollTop = timeline.scrollHeight;
   const group = item.querySelector(".events");
   const saveTurns = () => {
     ui.saved.saveTurns(ui.sessionId, ui.turns);
