@@ -266,3 +266,17 @@ def test_the_panels_do_not_jump_to_the_event_log_after_a_turn(make_server: MakeS
         expect(page.locator("#messages .msg.assistant.pending")).to_have_count(0)
     assert page.evaluate("document.querySelector('aside').scrollTop") == 0
     expect(page.locator("#timeline .turn")).to_have_count(2)  # the log grew, in its own box
+
+
+@pytest.mark.parametrize("width", [1400, 1024])
+def test_the_stage_graph_fits_its_panel(make_server: MakeServer, page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    server = make_server()
+    open_playground(page, server.url)
+    say(page, BATCH)  # the transfer flow's graph, its widest
+    expect(page.locator("#graph .stage.current")).to_have_count(1)
+    panel = page.locator("#graph").bounding_box()
+    drawn = page.locator("#graph svg").first.bounding_box()
+    assert panel is not None and drawn is not None
+    right = panel["x"] + panel["width"]
+    assert drawn["x"] >= panel["x"] - 1 and drawn["x"] + drawn["width"] <= right + 1
