@@ -312,22 +312,6 @@ def _learned(text: str, rules: Sequence[IntentRule], nearest: list[tuple[float, 
                                 f"{reason}, it acts") if rule.acts else \
             IntentScore(rule.name, round(chance, 4), reason)
     return scores
-    chances = model.probabilities(text)
-    refused: bool | None = None  # looked for only when an intent that acts would settle
-    for i, (rule, (similarity, example)) in enumerate(zip(rules, nearest, strict=True)):
-        chance = chances.get(rule.name, 0.0)
-        if similarity < LEARNED_GATE or chance < LEARNED_SURE or chance <= similarity or \
-                len(rule.examples) < LEARNED_EXAMPLES or \
-                (rule.acts and similarity >= QUESTION_SCORE):  # its example scores more
-            continue
-        if rule.acts and refused is None:
-            refused = _negates(normalise(text))
-        if not (rule.acts and refused):
-            reason = f"{LEARNED} {chance:.2f}, nearest '{example}' {similarity:.2f}"
-            scores[i] = IntentScore(rule.name, round(min(chance, QUESTION_SCORE), 4),
-                                    f"{reason}, it acts") if rule.acts else \
-                IntentScore(rule.name, round(chance, 4), reason)
-    return scores
 
 
 _TRAINING = threading.Lock()

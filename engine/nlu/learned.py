@@ -71,16 +71,23 @@ class IntentModel:
 
     def probabilities(self, text: str) -> dict[str, float]:
         """Intent -> probability that ``text`` asks for it, of these intents (sums to 1)."""
-        z = list(self.bias)
-        for feature, value in features(text).items():
-            row = self.weights.get(feature)
-            if row is not None:
-                for k, w in enumerate(row):
-                    z[k] += w * value
-        top = max(z)
-        exp = [math.exp(v - top) for v in z]
-        total = sum(exp)
-        return {name: e / total for name, e in zip(self.names, exp, strict=True)}
+        chances = _softmax(self.weights, self.bias, features(text))
+        return dict(zip(self.names, chances, strict=True))
+
+
+def _softmax(weights: Mapping[str, Sequence[float]], bias: Sequence[float],
+             x: Mapping[str, float]) -> list[float]:
+    """Each class's probability for the features ``x``."""
+    z = list(bias)
+    for feature, value in x.items():
+        row = weights.get(feature)
+        if row is not None:
+            for k, w in enumerate(row):
+                z[k] += w * value
+    top = max(z)
+    exp = [math.exp(v - top) for v in z]
+    total = sum(exp)
+    return [e / total for e in exp]
 
 
 ELSE = ""
@@ -120,17 +127,8 @@ def train(texts: Mapping[str, Sequence[str]]) -> IntentModel | None:
         shuffle(order)
         for i in order:
             x, label = data[i]
-            z = list(bias)
-            for f, v in x.items():
-                row = weights.get(f)
-                if row is not None:
-                    for k, w in enumerate(row):
-                        z[k] += w * v
-            top = max(z)
-            exp = [math.exp(v - top) for v in z]
-            total = sum(exp)
-            for k, e in enumerate(exp):
-                gradient = e / total - (k == label)
+            for k, chance in enumerate(_softmax(weights, bias, x)):
+                gradient = chance - (k == label)
                 if abs(gradient) < 1e-3:
                     continue  # learned already: most classes, once the first passes are done
                 bias[k] -= STEP * gradient * 0.1
