@@ -231,6 +231,8 @@ def test_a_server_error_and_a_lost_connection_read_differently(make_server: Make
     say(page, "엄마한테 1만원 보내줘")
     failed = page.locator("#messages .msg.failed .status").last
     expect(failed).to_contain_text("서버 오류")
+    # the turn's entry in the event log says it got no answer, not an empty list
+    expect(page.locator("#timeline .turn.failed .events").last).to_have_text("답을 받지 못했어요")
     page.route("**/healthz", lambda route: route.abort())
     page.route("**/v1/agent/chat/stream*", lambda route: route.abort())
     say(page, "엄마한테 1만원 보내줘")

@@ -344,6 +344,8 @@ function send(raw) {
     if (finished) return;
     source.close();  // never let the browser resend the message by itself
     reply.classList.replace("pending", "failed");
+    turn.failed = true;
+    item.replaceWith(turnGroup(turn, index, (i) => { ui.graphFlow = null; select(i); }));
     saveTurns();
     setBusy(false);
     // An EventSource hides the status: a server that still answers failed this turn (an

@@ -115,6 +115,10 @@ export function turnGroup(turn, index, onSelect) {
     el("span", { textContent: t("turn", { turn: index + 1 }) }),
     el("span", { className: "said", textContent: turn.user }));
   head.addEventListener("click", () => onSelect(index));
-  return el("li", { className: "turn" }, head,
-    el("ol", { className: "events" }, ...turn.events.map(eventRow)));
+  // a turn that got no answer says so, instead of an empty list
+  const rows = turn.failed && !turn.events.length
+    ? [el("li", { className: "event failed", textContent: t("noAnswer") })]
+    : turn.events.map(eventRow);
+  return el("li", { className: turn.failed ? "turn failed" : "turn" }, head,
+    el("ol", { className: "events" }, ...rows));
 }
