@@ -233,9 +233,6 @@ async def clarified(run: TurnRun) -> None:
         await run.work(clarify["message"])
 
 
-__all__ = ["clarified", "mid_flow", "route"]
-
-
 def read_on_link(run: TurnRun) -> None:
     """A flow linked on the turn whose message started the linking flow reads that message
     for its own slots, as if it had been started by it ("I lost my card": the lost flow
@@ -243,3 +240,6 @@ def read_on_link(run: TurnRun) -> None:
     for op in run.rules(run.state.message).ops:
         if op.op == "set":
             run.set_slot(op.slot, op.value)
+
+
+__all__ = ["clarified", "mid_flow", "read_on_link", "route"]
