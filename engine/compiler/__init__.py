@@ -11,10 +11,11 @@ from __future__ import annotations
 from pathlib import Path as FilePath
 
 from engine.compiler import compiled as c
-from engine.compiler.build import build_service, prompt_candidates
+from engine.compiler.build import build_service
 from engine.compiler.checks import prompts, run_checks
 from engine.compiler.checks.context import Context
 from engine.compiler.front import analyse_file
+from engine.compiler.prompt_files import prompt_candidates
 from engine.dsl import spec as s
 from engine.errors import FlowDefinitionError
 from engine.source import SourceMap

@@ -7,9 +7,9 @@ from functools import cached_property
 from pathlib import Path as FilePath
 
 from engine.codes import severity
-from engine.compiler.build import prompt_candidates
 from engine.compiler.checks.model import FlowModel, flow_models
 from engine.compiler.checks.reads import NOTHING, Reads, reads
+from engine.compiler.prompt_files import prompt_candidates
 from engine.dsl import spec as s
 from engine.errors import Finding
 from engine.source import Path, SourceMap
