@@ -217,27 +217,35 @@ async def test_max_fill_turns_from_the_environment_wins(transfer: CompiledServic
     assert stages == ["FILLING", "FILLING", "UNSUPPORTED"]
 
 
-VALIDATED = """
+def one_slot_flow(flow: str, keyword: str, slot: str, spec: str, ask: str, ok: str) -> str:
+    """A service whose one flow asks for one slot (ASKING, with the slot's error if any),
+    then ends saying ``ok``."""
+    return f"""
 service: demo
-default_flow: pay
-intents: {pay: {keywords: [pay]}}
+default_flow: {flow}
+intents: {{{flow}: {{keywords: [{keyword}]}}}}
 slots:
-  amount: {type: money, required: true, validator: "rules:small_only"}
+  {slot}: {spec}
 flows:
-  pay:
-    slots: [amount]
+  {flow}:
+    slots: [{slot}]
     initial: INIT
     stages:
-      INIT: {}
-      ASKING: {say: ask}
-      OK: {say: ok, terminal: true}
+      INIT: {{}}
+      ASKING: {{say: ask}}
+      OK: {{say: ok, terminal: true}}
     transitions:
-      - {trigger: update, source: [INIT, ASKING], dest: OK, when: not missing}
-      - {trigger: update, source: [INIT, ASKING], dest: ASKING}
+      - {{trigger: update, source: [INIT, ASKING], dest: OK, when: not missing}}
+      - {{trigger: update, source: [INIT, ASKING], dest: ASKING}}
 messages:
-  ask: "{{ errors.amount if errors.amount else 'how much?' }}"
-  ok: "paying {{ slots.amount }}"
+  ask: "{ask}"
+  ok: "{ok}"
 """
+
+
+VALIDATED = one_slot_flow(
+    "pay", "pay", "amount", '{type: money, required: true, validator: "rules:small_only"}',
+    ask="{{ errors.amount if errors.amount else 'how much?' }}", ok="paying {{ slots.amount }}")
 
 
 async def test_validator_module_beside_the_flow(tmp_path: Path) -> None:
@@ -386,28 +394,11 @@ async def test_a_service_can_reword_a_builtin_text(tmp_path: Path) -> None:
     assert (await engine.reply("s", "안녕하세요 반가워요")).message == "5자까지만 돼요."
 
 
-PHONE = """
-service: demo
-default_flow: call
-intents: {call: {keywords: [call me]}}
-slots:
-  phone: {type: string, required: true, pattern: 'PATTERN', validator: "rules:digits",
-          extract: {bare: true}}
-flows:
-  call:
-    slots: [phone]
-    initial: INIT
-    stages:
-      INIT: {}
-      ASKING: {say: ask}
-      OK: {say: ok, terminal: true}
-    transitions:
-      - {trigger: update, source: [INIT, ASKING], dest: OK, when: not missing}
-      - {trigger: update, source: [INIT, ASKING], dest: ASKING}
-messages:
-  ask: "{{ 'refused' if errors.get('phone') else 'your number?' }}"
-  ok: "calling {{ slots.phone }}"
-"""
+PHONE = one_slot_flow(
+    "call", "call me", "phone", "{type: string, required: true, pattern: 'PATTERN', "
+    'validator: "rules:digits", extract: {bare: true}}',
+    ask="{{ 'refused' if errors.get('phone') else 'your number?' }}",
+    ok="calling {{ slots.phone }}")
 
 
 @pytest.mark.parametrize(("pattern", "said"), [

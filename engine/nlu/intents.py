@@ -121,7 +121,8 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     asking: bool | None = None  # asked only when an intent that acts has a score
     why = _WHY.search(normalised) is not None
     nearest = [_nearest(grams, rule) for rule in rules]
-    examples = _clear(_learned(text, rules, nearest, keyed=[bool(found) for found in hits]))
+    examples = _clear(_learned(normalised, rules, nearest,
+                               keyed=[bool(found) for found in hits]))
     ranked = []
     for order, (rule, found) in enumerate(zip(rules, hits, strict=True)):
         score = _keyword_score(found, rule) or examples[order]
@@ -277,8 +278,8 @@ def _negates(normalised: str) -> bool:
     return any(negated(normalised, m.start(), m.start()) for m in _WORD.finditer(normalised))
 
 
-def _learned(text: str, rules: Sequence[IntentRule], nearest: list[tuple[float, str]], *,
-             keyed: list[bool]) -> list[IntentScore | None]:
+def _learned(normalised: str, rules: Sequence[IntentRule], nearest: list[tuple[float, str]],
+             *, keyed: list[bool]) -> list[IntentScore | None]:
     """Each rule's example score: the similarity to its nearest example (kept from
     ``MIN_EXAMPLE_SIMILARITY``), or the learned model's probability when that is over
     ``LEARNED_SURE`` and higher, for a message alike enough to the intent's examples.
@@ -290,7 +291,7 @@ def _learned(text: str, rules: Sequence[IntentRule], nearest: list[tuple[float, 
                           f"{similarity:.2f}") if similarity >= MIN_EXAMPLE_SIMILARITY else None
               for rule, (similarity, example) in zip(rules, nearest, strict=True)]
     if any(rule.acts and similarity >= LEARNED_GATE for rule, (similarity, _) in
-           zip(rules, nearest, strict=True)) and _negates(normalise(text)):
+           zip(rules, nearest, strict=True)) and _negates(normalised):
         scores = [None if rule.acts else score for rule, score in zip(rules, scores,
                                                                        strict=True)]
         nearest = [(0.0, "") if rule.acts else near for rule, near in zip(rules, nearest,
@@ -300,7 +301,7 @@ def _learned(text: str, rules: Sequence[IntentRule], nearest: list[tuple[float, 
     model = model_of(tuple(rules))
     if model is None:
         return scores
-    chances = model.probabilities(text)
+    chances = model.probabilities(normalised)  # normalising again changes nothing
     for i, (rule, (similarity, example)) in enumerate(zip(rules, nearest, strict=True)):
         chance = chances.get(rule.name, 0.0)
         if similarity < LEARNED_GATE or chance < LEARNED_SURE or chance <= similarity or \
