@@ -56,6 +56,7 @@ from engine.app.remote import from_wire
 from engine.app.services import empty_snapshot, failure_done
 from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Event, LlmToken, UiHint
+from engine.runtime.session import owned_key
 
 log = logging.getLogger("flowctl.a2a")
 
@@ -105,7 +106,8 @@ class TurnExecutor(AgentExecutor):
                 history=history))
         chunks = 0
         given = _forwarded_context(context)
-        async for event in self.engine.turn(context.context_id, context.get_user_input(),
+        async for event in self.engine.turn(owned_key(context.context_id, owner),
+                                            context.get_user_input(),
                                             owner=owner,
                                             context=given):
             if isinstance(event, LlmToken):

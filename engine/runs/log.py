@@ -48,8 +48,10 @@ class RunRecord:
     cancel_requested: bool = False
 
     def public(self) -> dict[str, Any]:
-        """What the API shows of the run (not who runs it)."""
-        return {"id": self.id, "session_id": self.session_id, "flow": self.flow,
+        """What the API shows of the run (not who runs it; its session id as the client sent
+        it, without the owner the store key carries)."""
+        shown = self.session_id.removeprefix(f"{self.owner}:") if self.owner else self.session_id
+        return {"id": self.id, "session_id": shown, "flow": self.flow,
                 "stage": self.stage, "status": self.status, "created_at": self.created_at,
                 "ended_at": self.ended_at, "summary": self.summary,
                 "cancel_requested": self.cancel_requested}

@@ -115,6 +115,17 @@ def replayed(log: StreamLog | None, stream: str, after: int) -> list[tuple[int, 
     return [(i, name, payload) for i, (name, payload) in enumerate(log["events"]) if i > after]
 
 
+def owned_key(session_id: str, owner: str | None) -> str:
+    """Where a client's session is stored: every principal names its own sessions, so one
+    id sent with two keys is two sessions, and nobody can learn which ids another uses.
+    Without keys (``owner`` None) the id is the key.
+
+    >>> owned_key("s1", "key-87cbebfeebc05f7c"), owned_key("s1", None)
+    ('key-87cbebfeebc05f7c:s1', 's1')
+    """
+    return session_id if owner is None else f"{owner}:{session_id}"
+
+
 class Clarify(TypedDict):
     """A clarification question waiting for its answer: which intent was meant."""
 

@@ -60,11 +60,14 @@ async def test_an_app_keeps_the_api_and_its_guarantees(tmp_path: Path) -> None:
         assert set(debug["state"]["services"]) == {"transfer", "card"}
         assert "김철수" not in json.dumps(debug, ensure_ascii=False)  # sensitive: masked
 
-        assert (await bob.post(f"{AGENT}/chat", json={"session_id": "s",
-                                                      "message": "확인"})).status_code == 404
         assert (await bob.get(f"{AGENT}/completed", params={"session_id": "s"})).status_code \
             == 404
         assert (await bob.delete(f"{AGENT}/sessions/s")).status_code == 404
+        theirs = await bob.post(f"{AGENT}/chat", json={"session_id": "s", "message": "확인"})
+        assert theirs.status_code == 200  # Bob's own "s": nothing of Alice's is confirmed
+        assert theirs.json()["interaction"]["state_snapshot"]["stage"] != "EXECUTED"
+        assert (await bob.get(f"{AGENT}/completed", params={"session_id": "s"})).json()[
+            "completed"] == []
         assert (await alice.delete(f"{AGENT}/sessions/s")).status_code == 204
         done = await alice.get(f"{AGENT}/completed", params={"session_id": "s"})
         assert done.status_code == 404  # forgotten: as a session that never was

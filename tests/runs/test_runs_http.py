@@ -129,9 +129,15 @@ def test_a_strangers_runs_are_not_found(tmp_path: Path, worker: Worker) -> None:
     server = serve(tmp_path, worker, FLOWCTL_API_KEYS=f"{KEY_A},{KEY_B}")
     try:
         run_id = chat(server, "s1", "build", KEY_A)["state_snapshot"]["meta"]["run"]["id"]
+        for session_id in ("s1", "never-used"):  # B's own "s1" has no runs, as any new id
+            listed = httpx.get(f"{server.url}/v1/runs", params={"session_id": session_id},
+                               headers=bearer(KEY_B), timeout=5)
+            assert listed.json() == {"session_id": session_id, "runs": []}
+        theirs = httpx.get(f"{server.url}/v1/runs", params={"session_id": "s1"},
+                           headers=bearer(KEY_A), timeout=5).json()
+        assert [r["session_id"] for r in theirs["runs"]] == ["s1"]  # as the client named it
         for method, path in [("GET", f"/v1/runs/{run_id}"), ("GET", f"/v1/runs/{run_id}/events"),
-                             ("POST", f"/v1/runs/{run_id}/cancel"),
-                             ("GET", "/v1/runs?session_id=s1")]:
+                             ("POST", f"/v1/runs/{run_id}/cancel")]:
             response = httpx.request(method, f"{server.url}{path}", headers=bearer(KEY_B),
                                      timeout=5)
             assert response.status_code == 404, (path, response.text)

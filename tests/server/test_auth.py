@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from engine.config import Settings
+from engine.runtime.session import owned_key
 from engine.transports.http.auth import COOKIE, Auth, principal_of_key
 from tests.server.conftest import MakeServer, Running, sse
 
@@ -48,7 +49,7 @@ async def owned_by_a(server: Running, session_id: str = "s-a") -> dict[str, Any]
     async with server.client(headers=bearer(KEY_A)) as client:
         response = await client.post(CHAT, json={"session_id": session_id, "message": SEND})
     assert response.status_code == 200, response.text
-    record = await server.store.load(session_id)
+    record = await server.store.load(owned_key(session_id, A))
     assert record is not None and record.data["owner"] == A
     return {"version": record.version, "history": record.data["memory"]["raw_history"]}
 
@@ -67,27 +68,42 @@ ENDPOINT_IDS = ["POST chat", "POST stream", "GET stream", "completed", "debug"]
 
 # -- the matrix ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("who", [w for w in IDENTITIES if w != "A"])
-async def test_no_one_but_the_owner_reads_or_acts_in_a_session(keyed: Running,
-                                                               who: str) -> None:
-    """A's session: B gets 404 from every endpoint (as for a session that does not exist);
-    anyone without a valid key gets 401. Neither starts a turn or changes anything."""
+@pytest.mark.parametrize("who", [w for w in IDENTITIES if w not in ("A", "B")])
+async def test_no_one_without_a_key_reads_or_acts_in_a_session(keyed: Running,
+                                                              who: str) -> None:
+    """Anyone without a valid key gets 401 from every endpoint; nothing runs or changes."""
     before = await owned_by_a(keyed)
-    status, code = (404, "not_found") if who == "B" else (401, "unauthorized")
     async with keyed.client(headers=IDENTITIES[who]) as client:
         for (method, path, kw), name in zip(requests_for("s-a", "취소"), ENDPOINT_IDS,
                                             strict=True):
             response = await client.request(method, path, **kw)
-            assert response.status_code == status, (name, response.text)
+            assert response.status_code == 401, (name, response.text)
             assert response.headers["content-type"] == "application/json"
-            assert response.json()["error"] == code
-            if status == 404:
-                assert response.json()["message"] == "no session 's-a'"  # as a missing one
-            else:
-                assert response.headers["www-authenticate"].startswith("Bearer")
-    after = await keyed.store.load("s-a")
+            assert response.json()["error"] == "unauthorized"
+            assert response.headers["www-authenticate"].startswith("Bearer")
+    after = await keyed.store.load(owned_key("s-a", A))
     assert after is not None and after.version == before["version"]  # no turn started
     assert after.data["memory"]["raw_history"] == before["history"]
+
+
+async def test_another_key_never_reaches_a_session_it_did_not_start(keyed: Running) -> None:
+    """B sending A's id reaches B's own session of that name, on every endpoint: its turns
+    change nothing of A's, and it reads nothing of A's."""
+    before = await owned_by_a(keyed)
+    async with keyed.client(headers=bearer(KEY_B)) as client:
+        for (method, path, kw), name in zip(requests_for("s-a", "확인"), ENDPOINT_IDS,
+                                            strict=True):
+            response = await client.request(method, path, **kw)
+            if name in ("completed", "debug"):  # B's "s-a" has no finished task yet...
+                assert response.status_code in (200, 404), (name, response.text)
+            else:  # ...and "확인" in a session with nothing to confirm moves nothing
+                assert response.status_code == 200, (name, response.text)
+                assert "EXECUTED" not in response.text
+    after = await keyed.store.load(owned_key("s-a", A))
+    assert after is not None and after.version == before["version"]  # A's: untouched
+    assert after.data["stage"] == "READY"
+    theirs = await keyed.store.load(owned_key("s-a", B))
+    assert theirs is not None and theirs.data["owner"] == B
 
 
 async def test_the_owner_reads_and_acts_in_its_session(keyed: Running) -> None:
@@ -121,11 +137,14 @@ async def test_another_callers_session_and_a_missing_one_answer_alike(keyed: Run
             got = [await client.get(COMPLETED, params={"session_id": session_id}),
                    await client.get(f"/v1/agent/debug/{session_id}"),
                    await client.delete(f"/v1/agent/sessions/{session_id}"),
-                   await client.post(CHAT, json={"session_id": session_id, "message": "확인"})]
+                   await client.get(f"/v1/runs?session_id={session_id}")]
             answers.append([(r.status_code, r.text.replace(session_id, "ID")) for r in got])
-    assert answers[0][:3] == answers[1][:3]
-    assert [status for status, _ in answers[0][:3]] == [404, 404, 404]
-    assert answers[0][3][0] == 404  # a turn in A's session; a new id simply starts B's own
+            chat = await client.post(CHAT, json={"session_id": session_id, "message": "확인"})
+            shown = chat.json()["interaction"]
+            answers[-1].append((chat.status_code, shown["message"],
+                                shown["state_snapshot"]["stage"]))
+    assert answers[0] == answers[1]  # the chat turn too: a new session of B's either way
+    assert [status for status, *_ in answers[0]] == [404, 404, 404, 404, 200]
 
 
 async def test_the_same_id_is_two_sessions_never_one(keyed: Running) -> None:
@@ -133,9 +152,13 @@ async def test_the_same_id_is_two_sessions_never_one(keyed: Running) -> None:
     await owned_by_a(keyed, "shared")
     async with keyed.client(headers=bearer(KEY_B)) as client:
         response = await client.post(CHAT, json={"session_id": "shared", "message": "확인"})
-    assert response.status_code == 404
-    record = await keyed.store.load("shared")
+    assert response.status_code == 200
+    assert response.json()["interaction"]["state_snapshot"]["stage"] != "EXECUTED"
+    record = await keyed.store.load(owned_key("shared", A))
     assert record is not None and record.data["stage"] == "READY"  # not confirmed by B
+    async with keyed.client(headers=bearer(KEY_A)) as client:
+        mine = await client.post(CHAT, json={"session_id": "shared", "message": "확인"})
+    assert mine.json()["interaction"]["state_snapshot"]["stage"] == "EXECUTED"
 
 
 @pytest.mark.parametrize("who", ["no key", "bad key", "other scheme"])
@@ -171,7 +194,7 @@ async def test_keys_never_appear_in_answers_or_logs(keyed: Running,
                 texts.append(response.text + str(response.headers))
     texts.append(caplog.text)
     assert not [t for t in texts if KEY_A in t or KEY_B in t]
-    assert A in (await keyed.store.load("s-a")).data["owner"]  # type: ignore[union-attr]
+    assert A in (await keyed.store.load(owned_key("s-a", A))).data["owner"]  # type: ignore[union-attr]
 
 
 def test_a_principal_is_a_stable_hash_of_its_key() -> None:
@@ -197,8 +220,8 @@ async def test_the_server_hands_out_unguessable_session_ids(keyed: Running) -> N
         assert (await client.post(CHAT, json={"session_id": mine, "message": SEND})) \
             .json()["interaction"]["state_snapshot"]["stage"] == "READY"
     async with keyed.client(headers=bearer(KEY_B)) as client:
-        assert (await client.post(CHAT, json={"session_id": mine, "message": "확인"})) \
-            .status_code == 404
+        theirs = await client.post(CHAT, json={"session_id": mine, "message": "확인"})
+        assert theirs.json()["interaction"]["state_snapshot"]["stage"] != "EXECUTED"
 
 
 async def test_client_chosen_ids_still_work_within_their_owner(keyed: Running) -> None:
@@ -258,8 +281,10 @@ async def test_the_cookie_of_b_does_not_open_the_session_of_a(keyed: Running) ->
     await owned_by_a(keyed)
     async with keyed.client(headers={"Sec-Fetch-Site": "same-origin"}) as client:
         await client.post(LOGIN, json={"key": KEY_B})
-        response = await client.get(STREAM, params={"session_id": "s-a", "message": "확인"})
-    assert response.status_code == 404
+        events = await sse(client, "GET", STREAM, params={"session_id": "s-a", "message": "확인"})
+    assert events[-1][1]["state_snapshot"]["stage"] != "EXECUTED"  # B's own "s-a"
+    record = await keyed.store.load(owned_key("s-a", A))
+    assert record is not None and record.data["stage"] == "READY"
 
 
 def stale(seconds: float) -> float:
@@ -331,10 +356,10 @@ async def test_a_cross_site_request_starts_no_turn(keyed: Running, headers: dict
             response = await client.get(STREAM, headers={**auth, **headers},
                                         params={"session_id": session_id, "message": SEND})
             assert response.status_code == 403
-            assert await keyed.store.load(session_id) is None
+            assert await keyed.store.load(owned_key(session_id, A)) is None
         login = await client.post(LOGIN, json={"key": KEY_A}, headers=headers)
         assert login.status_code == 403 and "set-cookie" not in login.headers
-    after = await keyed.store.load("s-a")
+    after = await keyed.store.load(owned_key("s-a", A))
     assert after is not None and after.version == before["version"]
 
 
@@ -402,8 +427,8 @@ async def test_a_cookie_get_from_anything_but_the_own_origin_starts_no_turn(
         assert (response.status_code, response.json()["error"]) == (403, "cross_site")
         fresh = await client.get(STREAM, headers=headers,
                                  params={"session_id": "new-3", "message": SEND})
-        assert fresh.status_code == 403 and await keyed.store.load("new-3") is None
-    after = await keyed.store.load("s-a")
+        assert fresh.status_code == 403 and await keyed.store.load(owned_key("new-3", A)) is None
+    after = await keyed.store.load(owned_key("s-a", A))
     assert after is not None and after.version == before["version"]
 
 

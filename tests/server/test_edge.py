@@ -12,8 +12,10 @@ import pytest
 from engine.compiler.compiled import CompiledService
 from engine.config import RateLimit, Settings
 from engine.runtime.engine import Engine
+from engine.runtime.session import owned_key
 from engine.store import MemoryStore
 from engine.transports.http import create_app
+from engine.transports.http.auth import principal_of_key
 from engine.transports.http.edge import API_CSP, PAGE_CSP
 from engine.transports.http.playground_api import DOCS_CSP
 from tests.server.conftest import MakeServer, Running, sse
@@ -136,7 +138,7 @@ async def test_a_principal_over_its_rate_gets_429_with_retry_after(
         assert stream.status_code == 429
         assert await chat_status(b, "rb") == 200  # each principal has its own bucket
         assert (await a.get("/healthz")).status_code == 200  # health is never limited
-    record = await server.store.load("ra")
+    record = await server.store.load(owned_key("ra", principal_of_key(KEY_A)))
     assert record is not None and record.data["stage"] == "READY"  # the refused 확인 did not run
 
 

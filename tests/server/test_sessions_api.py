@@ -11,6 +11,7 @@ import pytest
 
 from engine.config import Settings, load_settings
 from engine.runtime.engine import Engine
+from engine.runtime.session import owned_key
 from engine.store import MemoryStore
 from engine.transports.http.auth import principal_of_key
 from tests.conftest import TODAY
@@ -46,9 +47,10 @@ async def test_only_the_owner_deletes_a_session(make_server: MakeServer) -> None
         assert (await b.delete("/v1/agent/sessions/s")).status_code == 404
         cross = await a.delete("/v1/agent/sessions/s", headers={"Sec-Fetch-Site": "cross-site"})
         assert cross.status_code == 403
-        assert (await server.store.load("s")) is not None
+        mine = owned_key("s", principal_of_key(KEY_A))
+        assert (await server.store.load(mine)) is not None
         assert (await a.delete("/v1/agent/sessions/s")).status_code == 204
-        assert (await server.store.load("s")) is None
+        assert (await server.store.load(mine)) is None
         assert (await a.delete("/v1/agent/sessions/s")).status_code == 404
     assert principal_of_key(KEY_A) != principal_of_key(KEY_B)
 

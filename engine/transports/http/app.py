@@ -38,6 +38,7 @@ from engine.nlu.intents import warm
 from engine.observe.hub import Observers
 from engine.observe.metrics import TurnMetrics
 from engine.runtime.engine import Engine
+from engine.runtime.session import owned_key
 from engine.transports.fastjson import FastJSONResponse
 from engine.transports.http import edge, errors, lane, playground_api
 from engine.transports.http import runs as runs_api
@@ -125,8 +126,8 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     errors.install(app, engine)
     edge.add_outer(app)
     # Routes go straight on the app: an included APIRouter costs ~25 µs more per request.
-    chat_route(app, engine, turns, auth)
-    stream_routes(app, engine, turns, auth, ping_seconds)
+    chat_route(app, engine, turns)
+    stream_routes(app, engine, turns, ping_seconds)
     completed_route(app, engine)
     if settings.dev_mode:
         debug_route(app, engine)
@@ -175,30 +176,14 @@ def not_found(session_id: str) -> JSONResponse:
     return error(404, "not_found", f"no session {session_id!r}")
 
 
-async def strangers(engine: Engine, auth: Auth, session_id: str, who: str | None) -> bool:
-    """Whether ``session_id`` belongs to someone else (checked when there are keys; the
-    engine refuses a stranger's turn in any case). A store that cannot say lets the turn
-    run: the engine answers it with its own failure DONE."""
-    if not auth.enabled:
-        return False
-    try:
-        return not await engine.may_use(session_id, who)
-    except Exception as err:
-        log.warning("ownership of session %r unknown (%s: %s); the turn decides",
-                    session_id, type(err).__name__, err)
-        return False
+def refuse_turn(engine: Engine, body: ChatRequest) -> Response | None:
+    """Why a turn must not start: a message over the limit (413), a context the service
+    does not take (422). Another key's session is not a refusal: every key names its own
+    sessions (``owned_key``), so it is simply a session of the caller's that is new."""
+    return too_long(engine, body.message) or bad_context(engine, body.context)
 
 
-async def refuse_turn(engine: Engine, auth: Auth, body: ChatRequest,
-                      who: str | None) -> Response | None:
-    """Why a turn must not start: a message over the limit (413), or another's session."""
-    refused = too_long(engine, body.message) or bad_context(engine, body.context)
-    if refused is None and await strangers(engine, auth, body.session_id, who):
-        refused = not_found(body.session_id)
-    return refused
-
-
-def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
+def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
     @app.post(f"{PREFIX}/chat", response_model=ChatResponse, tags=["agent"],
               responses={**ERRORS, **AUTH_ERRORS})
     async def chat(request: Request, body: ChatRequest) -> Response:
@@ -207,10 +192,10 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
 
     async def answer(body: ChatRequest, who: str | None,
                      gone: Callable[[], Awaitable[bool]]) -> Response:
-        refused = await refuse_turn(engine, auth, body, who)
+        refused = refuse_turn(engine, body)
         if refused is not None:
             return refused
-        done = await turns.reply(body.session_id, body.message, owner=who,
+        done = await turns.reply(owned_key(body.session_id, who), body.message, owner=who,
                                   context=body.context)
         if done.trace.get("error") == "forbidden":  # it was claimed since the check
             return not_found(body.session_id)
@@ -221,19 +206,20 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns, auth: Auth) -> None:
     lane.install(app, f"{PREFIX}/chat", answer)  # the plain request skips FastAPI's work
 
 
-def stream_routes(app: FastAPI, engine: Engine, turns: Turns, auth: Auth,
+def stream_routes(app: FastAPI, engine: Engine, turns: Turns,
                   ping_seconds: float) -> None:
     async def stream(request: Request, body: ChatRequest) -> Response:
         who = principal(request.scope)
         last = request.headers.get("last-event-id")
         if last is not None:  # a reconnect: the rest of that stream; never run a message twice
-            return await resume(body.session_id, last, who)
-        refused = await refuse_turn(engine, auth, body, who)
+            return await resume(owned_key(body.session_id, who), last, who)
+        refused = refuse_turn(engine, body)
         if refused is not None:
             return refused
         # runs even if the client leaves; its events are kept under the stream's id
         stream_id = uuid.uuid4().hex[:12]
-        queue = turns.start(body.session_id, body.message, owner=who, stream=stream_id,
+        queue = turns.start(owned_key(body.session_id, who), body.message, owner=who,
+                            stream=stream_id,
                             context=body.context)
         # At shutdown the stream goes on to its DONE (the turn finishes anyway).
         return EventSourceResponse(sse_frames(engine, queue, stream_id),
@@ -277,11 +263,13 @@ def completed_route(app: FastAPI, engine: Engine) -> None:
         """Finished tasks of a session (executed, cancelled, failed...), oldest first; a
         session nobody started answers exactly as another caller's does (404), so the
         endpoint tells no one which sessions exist."""
-        record = await engine.store.load(session_id)
-        if record is None or record.data.get("owner") != principal(request.scope):
+        who = principal(request.scope)
+        key = owned_key(session_id, who)
+        record = await engine.store.load(key)
+        if record is None or record.data.get("owner") != who:
             return not_found(session_id)
         return JSONResponse({"session_id": session_id,
-                             "completed": await engine.store.completed(session_id)})
+                             "completed": await engine.store.completed(key)})
 
 
 def debug_route(app: FastAPI, engine: Engine) -> None:
@@ -292,8 +280,10 @@ def debug_route(app: FastAPI, engine: Engine) -> None:
                                                         **AUTH_ERRORS})
     async def debug(request: Request, session_id: str) -> Response:
         """The stored session (state, memory) and its completed tasks."""
-        record = await store.load(session_id)
-        if record is None or record.data.get("owner") != principal(request.scope):
+        who = principal(request.scope)
+        key = owned_key(session_id, who)
+        record = await store.load(key)
+        if record is None or record.data.get("owner") != who:
             return not_found(session_id)
         state = dict(record.data)
         memory = state.pop("memory", {})
@@ -301,7 +291,7 @@ def debug_route(app: FastAPI, engine: Engine) -> None:
         secrets = secrets_of(state.get("slots") or {}, engine.service.sensitive)
         body = {"session_id": session_id, "version": record.version, "state": state,
                 "memory": {"raw_history": [], "summary_text": "", **memory},
-                "completed": await store.completed(session_id)}
+                "completed": await store.completed(key)}
         return JSONResponse(scrubbed(body, secrets))
 
 
@@ -310,7 +300,8 @@ def delete_route(app: FastAPI, engine: Engine) -> None:
                 responses={404: {"model": ErrorBody}, **AUTH_ERRORS})
     async def delete_session(request: Request, session_id: str) -> Response:
         """Forget a session of the caller's and its completed tasks (404 for any other)."""
-        if not await engine.delete(session_id, principal(request.scope)):
+        who = principal(request.scope)
+        if not await engine.delete(owned_key(session_id, who), who):
             return not_found(session_id)
         return Response(status_code=204)
 

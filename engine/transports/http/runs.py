@@ -26,6 +26,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from engine.config import Settings
 from engine.runtime.engine import Engine
+from engine.runtime.session import owned_key
 from engine.transports.http.edge import principal
 from engine.transports.http.errors import error
 from engine.transports.http.schemas import AUTH_ERRORS, ErrorBody, SessionId
@@ -135,9 +136,10 @@ def install(app: FastAPI, runs: Runs, *, ping_seconds: float = 15.0) -> None:
     async def recent(request: Request, session_id: Annotated[SessionId, Query()]) -> Response:
         """The session's recent background runs, newest first."""
         who = principal(request.scope)
-        if not await engine.may_use(session_id, who):
+        key = owned_key(session_id, who)
+        if not await engine.may_use(key, who):
             return error(404, "not_found", f"no session {session_id!r}")
-        found = await runs.log.recent(session_id, RECENT)
+        found = await runs.log.recent(key, RECENT)
         return JSONResponse({"session_id": session_id,
                              "runs": [r.public() for r in found if r.owner == who]})
 
