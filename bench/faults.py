@@ -328,6 +328,10 @@ class Trial:
     failed_turns: int = 0
     pending_left: bool = False
     not_told: bool = False
+    never_told: bool = False
+    """Money moved, and neither the confirmation's answer (when it arrived) nor the next
+    one said so."""
+    confirm_said: str = ""
     problems: list[str] = field(default_factory=list)
 
     def line(self) -> str:
@@ -335,6 +339,7 @@ class Trial:
                                         ("CANCELLED-MOVED", self.cancelled_moved),
                                         ("PHANTOM", self.phantom), ("PENDING", self.pending_left),
                                         ("NOT-TOLD", self.not_told),
+                                        ("NEVER-TOLD", self.never_told),
                                         ("FAILED", self.failed_turns),
                                         ("SLOW", self.latency >= SLOW_RESTART)) if bad]
         return (f"#{self.index:<3} kill {self.kill_after * 1000:5.0f} ms  {self.phase:<19} "
@@ -442,6 +447,7 @@ class Harness:
         self.server.kill()
         trial.kill_after = killed - sent
         sender.join(REQUEST_TIMEOUT)
+        trial.confirm_said = confirm[0].message if confirm else ""
         if confirm and confirm[0].status is not None and confirm[0].problem:
             trial.failed_turns += 1  # it was answered before the kill, with an error
             trial.problems.append(f"confirmation: {confirm[0].problem}")
@@ -473,14 +479,23 @@ class Harness:
                                  if e["arrived"] > restarted and e["answered"] is not None)
         count(trial, bank, marks, records)
         trial.pending_left = pending(after)
-        if trial.phase in PENDING_PHASES and DONE_SAID not in answer.message.split(".")[0]:
-            # finished at start-up or by this turn: how it ended is the first thing said
-            trial.not_told = True
-            trial.problems.append(f"pending transfer not reported: {answer.message!r}")
+        judge_told(trial, answer)
         return trial
 
 
 DONE_SAID = "이체가 완료됐어요"
+
+
+def judge_told(trial: Trial, answer: Answer) -> None:
+    """Whether the user heard how the transfer ended. A transfer finished at start-up or by
+    the next turn is the first thing that turn says; money that moved is said by the
+    confirmation's answer, if it arrived, or else by the next one (a lost reply is told)."""
+    if trial.phase in PENDING_PHASES and DONE_SAID not in answer.message.split(".")[0]:
+        trial.not_told = True
+        trial.problems.append(f"pending transfer not reported: {answer.message!r}")
+    if trial.moved and DONE_SAID not in trial.confirm_said and DONE_SAID not in answer.message:
+        trial.never_told = True
+        trial.problems.append(f"paid but never told: {answer.message!r}")
 
 
 def phase(events: list[dict[str, Any]], killed: float, at_kill: Mapping[str, Any],
@@ -531,7 +546,7 @@ def write_flow(directory: Path) -> Path:
 # -- many trials -----------------------------------------------------------------------------
 
 TOTALS = ("moved", "recorded", "unrecorded", "phantom", "double", "repeated_requests",
-          "cancelled_moved", "failed_turns", "pending_left", "not_told")
+          "cancelled_moved", "failed_turns", "pending_left", "not_told", "never_told")
 
 
 @dataclass
@@ -554,7 +569,8 @@ class Report:
         totals, out = self.totals, []
         for name, what in (("unrecorded", "transfers moved but not recorded"),
                            ("double", "second executions"),
-                           ("cancelled_moved", "CANCELLED records for money that moved")):
+                           ("cancelled_moved", "CANCELLED records for money that moved"),
+                           ("never_told", "transfers paid but never told to the user")):
             if totals[name]:
                 out.append(f"{totals[name]} {what}")
         slow = [t for t in self.trials if t.latency >= SLOW_RESTART]
@@ -577,6 +593,7 @@ class Report:
             ("failed turns / 5xx", totals["failed_turns"]),
             ("pending left after the next turn", totals["pending_left"]),
             ("finished transfer not reported", totals["not_told"]),
+            ("paid but never told", totals["never_told"]),
         ]
         width = max(len(name) for name, _ in rows)
         lines = [f"{name:<{width}}  {value:>5}" for name, value in rows]

@@ -43,9 +43,7 @@ from typing import Any  # noqa: E402
 import psycopg  # noqa: E402
 
 from bench.faults import (  # noqa: E402
-    DONE_SAID,
     FOLLOW_UPS,
-    PENDING_PHASES,
     BankProcess,
     Harness,
     HarnessError,
@@ -56,6 +54,7 @@ from bench.faults import (  # noqa: E402
     clean_env,
     completed,
     count,
+    judge_told,
     pending,
     phase,
     write_flow,
@@ -134,9 +133,7 @@ class PairHarness(Harness):
                                  if e["arrived"] > killed and e["answered"] is not None)
         count(trial, bank, marks, records)
         trial.pending_left = pending(after)
-        if trial.phase in PENDING_PHASES and DONE_SAID not in answer.message.split(".")[0]:
-            trial.not_told = True
-            trial.problems.append(f"pending transfer not reported: {answer.message!r}")
+        judge_told(trial, answer)
         trial.startup = victim.start()  # back to two instances for the next trial
         return trial
 

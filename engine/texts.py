@@ -21,6 +21,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "currency_mismatch": "{currency} 금액은 받을 수 없어요. {expected} 금액으로 알려주세요.",
         "model_missed": "지금은 답을 준비하는 데 시간이 걸려 말씀을 정확히 이해하지 못했어요.",
         "did_you_mean": "혹시 {option} 말씀이신가요?",
+        "pending_meanwhile": "앞의 요청은 아직 결과를 확인하는 중이에요. 확인되는 대로 "
+                             "알려드릴게요.",
         "pending_not_cancelled": "이미 보낸 요청이라 지금 취소할 수는 없어요. 결과가 확인되는 "
                                  "대로 알려드릴게요.",
         "untold_outcome": "지난 요청의 결과를 전해 드리지 못했을 수 있어 다시 알려드려요: "
@@ -53,6 +55,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "bad_context": "The request's context can't be used: {problems}",
         "model_missed": "I couldn't work out what you meant in time.",
         "did_you_mean": "Did you mean {option}?",
+        "pending_meanwhile": "I'm still checking the result of your earlier request; I'll "
+                             "tell you as soon as I know.",
         "pending_not_cancelled": "That request was already sent, so it can't be cancelled "
                                  "now. I'll tell you how it ended as soon as I know.",
         "untold_outcome": "In case my last answer did not reach you: {outcome}",
@@ -87,6 +91,7 @@ OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "message_too_long": ("limit",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
     "untold_outcome": ("outcome",), "repeated_request": (), "pending_not_cancelled": (),
+    "pending_meanwhile": (),
     "model_missed": (), "did_you_mean": ("option",),
     "clarify": ("options",), "synthesis_failed": (), "run_busy": ("run",), "run_cancelled": (),
     "run_cancelling": (), "run_interrupted": (), "run_outdated": (),

@@ -1,6 +1,6 @@
 """A real ``flowctl serve`` killed with SIGKILL around a bank transfer and restarted, a few
 times: money that moved is always recorded, never moves twice, is never recorded as
-cancelled, and the restarted server answers its first request in under 2 s.
+cancelled, is always told to the user, and the restarted server answers its first request in under 2 s.
 
 The harness is bench/faults.py (``python3 bench/faults.py --trials 100`` runs the long
 version); here it runs 8 trials with a fixed seed: each kill window (before the bank gets
@@ -23,6 +23,7 @@ def test_kill_9_around_the_bank_call_never_loses_or_doubles_money() -> None:
     assert totals["cancelled_moved"] == 0, table
     assert totals["phantom"] == 0, table  # nothing recorded EXECUTED that did not move
     assert totals["pending_left"] == 0 and totals["failed_turns"] == 0, table
+    assert totals["not_told"] == 0 and totals["never_told"] == 0, table  # paid: always told
     assert all(t.latency < SLOW_RESTART for t in report.trials), table
     # the harness did its job: the kills landed in more than one place around the call
     assert len({t.phase for t in report.trials}) >= 2, table

@@ -6,6 +6,10 @@ transport clears it once the DONE reached the client (``Done.delivered``). A rep
 the way — the client timed out, the connection dropped, the process died after the commit —
 is therefore told first on the session's next turn, whatever that message is.
 
+An outcome that stays unknown traps nothing: a message asking for another flow starts it on
+top of the waiting task (``PENDING``), whose target is asked again when that flow is done —
+never "go on?" first, so no answer can cancel a task that may have run.
+
 A request that repeats a task which ran moments ago (same flow, same values) is asked about
 before anything else: the user who did not see the first answer must not pay twice by
 asking again.
@@ -21,13 +25,15 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from engine.nlu import yes_no
+from engine.runtime import routing
 from engine.runtime.memory import remember
-from engine.runtime.stack import unwind
+from engine.runtime.stack import PENDING, unwind
 
 if TYPE_CHECKING:
     from engine.compiler.compiled import CompiledFlow
     from engine.runtime.session import SessionState
     from engine.runtime.turn import TurnRun
+    from engine.runtime.understand import Intent
 
 REPEAT_WINDOW = dt.timedelta(minutes=10)
 """How long after a task ran the same request is asked about before it is confirmed."""
@@ -48,7 +54,9 @@ async def settle_pending(run: TurnRun, active: CompiledFlow) -> None:
     state, session = run.state, run.state.session
     state.enter(active)
     await run.settle(True)
-    await unwind(run)  # a called flow's caller goes on with it
+    other = _meanwhile(run, active) if session.pending() else None
+    if other is None or not await _begin_meanwhile(run, other):
+        await unwind(run)  # a called flow's caller goes on with it
     if session.pending() and yes_no(state.message, run.service.words) == "cancel":
         run.reply.parts.append(run.engine.text("pending_not_cancelled"))
     if state.message:
@@ -56,6 +64,34 @@ async def settle_pending(run: TurnRun, active: CompiledFlow) -> None:
     elif not session.pending():  # settled with nobody listening: said on the next turn
         session.notice = run.reply.text()
         session.raw_history.append({"role": "assistant", "content": session.notice})
+
+
+def _meanwhile(run: TurnRun, active: CompiledFlow) -> Intent | None:
+    """Another flow's intent in a message sent while an outcome is unknown (never a
+    decision: a yes or a cancel is about the waiting task)."""
+    message = run.state.message
+    if not message or run.stack.full() or yes_no(message, run.service.words) is not None:
+        return None
+    return routing.other_intent(message, run.service, active)
+
+
+async def _begin_meanwhile(run: TurnRun, intent: Intent) -> bool:
+    """Start ``intent``'s flow on top of the task whose outcome is unknown; False (nothing
+    changed) when its guard refuses it."""
+    service, session = run.service, run.state.session
+    parts, waiting = run.reply.parts, run.engine.text("action_pending")
+    if parts and parts[-1] == waiting:
+        parts[-1] = run.engine.text("pending_meanwhile")
+    run.halted = False  # the waiting task halted the turn; the new one goes on
+    run.stack.push("interrupted", PENDING)
+    session.stack[-1]["asked_in"] = run.turn_id  # its target was asked in this turn
+    flow = service.flows[service.routes.get(intent.name or "") or service.default_flow]
+    if not run.stack.start(flow, intent, "intent"):
+        session.restore(session.stack.pop())  # refused: the task stays on top, as it was
+        return False
+    await run.work(run.state.message)
+    await unwind(run)
+    return True
 
 
 def tell_untold(session: SessionState, say: str) -> None:

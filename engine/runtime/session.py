@@ -98,7 +98,10 @@ class Frame(TypedDict):
     message: NotRequired[str]
     cause: NotRequired[str]
     """Why an ``interrupted`` flow waits: ``digression`` (small talk, a question it could not
-    use) or another flow's intent."""
+    use), ``pending`` (its irreversible action's outcome is unknown) or another flow's
+    intent."""
+    asked_in: NotRequired[str]
+    """For a ``pending`` task: the turn that last asked its target."""
 
 
 class StreamLog(TypedDict):

@@ -20,6 +20,11 @@ from engine.runtime.understand import Intent
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
 
+PENDING = "pending"
+"""The ``cause`` of a task waiting, with an irreversible action's outcome unknown, under a
+flow the user began meanwhile: when it comes back its target is asked again (never "go
+on?", whose "no" would cancel a task that may have run)."""
+
 MAX_DEPTH = 8
 """Flows waiting under the current one at most: a deeper push is refused (lint proves the
 flows' own calls cannot recurse; this bounds interruptions of interruptions)."""
@@ -119,6 +124,11 @@ async def unwind(run: TurnRun) -> None:
             continue
         session.restore(frame)
         state.enter(flow)
+        if frame.get("cause") == PENDING:  # asked again, unless this very turn asked it
+            if frame.get("asked_in") == run.turn_id:
+                return
+            await run.settle(True)
+            continue
         if frame["kind"] == "caller":
             state.set_result(result)
             await run.settle(run.fire(frame.get("ok")))
@@ -141,4 +151,4 @@ def _resume(run: TurnRun, flow: CompiledFlow, cause: str) -> None:
         run.reply.say(stage.reprompt or stage.say)
 
 
-__all__ = ["MAX_DEPTH", "FlowStack", "answered", "entries", "unwind"]
+__all__ = ["MAX_DEPTH", "PENDING", "FlowStack", "answered", "entries", "unwind"]

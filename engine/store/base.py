@@ -69,11 +69,26 @@ class SessionStore(Protocol):
         ...
 
     async def pending_sessions(self) -> list[str]:
-        """Sessions whose action journal holds a ``pending`` entry (a process died around
-        an irreversible call), to finish at start-up."""
+        """Sessions with a ``pending`` entry in an action journal (``has_pending``: a process
+        died around an irreversible call, or its target gave no settling answer)."""
         ...
 
     async def close(self) -> None: ...
+
+
+def journals(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A stored session's action journals: the current task's, then those of the tasks
+    waiting under it (a flow begun while an outcome was unknown sits on top of one)."""
+    frames = data.get("stack") or []
+    found = [data.get("journal") or {}]
+    found += [f.get("journal") or {} for f in frames if isinstance(f, Mapping)]
+    return [j for j in found if isinstance(j, Mapping)]
+
+
+def has_pending(data: Mapping[str, Any]) -> bool:
+    """Whether an action journal of the session holds a ``pending`` entry."""
+    return any(isinstance(entry, Mapping) and entry.get("status") == "pending"
+               for journal in journals(data) for entry in journal.values())
 
 
 class SessionLocks:

@@ -6,7 +6,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.store.base import JSON, SessionLocks, SessionRecord, VersionConflict
+from engine.store.base import JSON, SessionLocks, SessionRecord, VersionConflict, has_pending
 from engine.store.codec import dumps, loads
 
 
@@ -57,9 +57,7 @@ class MemoryStore:
         return len(old)
 
     async def pending_sessions(self) -> list[str]:
-        return [s for s, (_, text) in self._sessions.items()
-                if any(e.get("status") == "pending"
-                       for e in (loads(text).get("journal") or {}).values())]
+        return [s for s, (_, text) in self._sessions.items() if has_pending(loads(text))]
 
     async def close(self) -> None:
         return None

@@ -45,7 +45,14 @@ from psycopg.pq import TransactionStatus
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from engine.errors import FlowRuntimeError
-from engine.store.base import JSON, LeaseLost, SessionLocks, SessionRecord, VersionConflict
+from engine.store.base import (
+    JSON,
+    LeaseLost,
+    SessionLocks,
+    SessionRecord,
+    VersionConflict,
+    has_pending,
+)
 from engine.store.pg_schema import migrate
 from engine.store.urls import redact
 
@@ -391,13 +398,6 @@ def advisory_key(session_id: str) -> int:
     digest = hashlib.blake2b(session_id.encode(), digest_size=8, person=b"flowctl").digest()
     return int.from_bytes(digest, "big", signed=True)
 
-
-def has_pending(data: Mapping[str, Any]) -> bool:
-    """Whether the session's action journal holds a ``pending`` entry."""
-    journal = data.get("journal") or {}
-    return isinstance(journal, Mapping) and any(
-        isinstance(entry, Mapping) and entry.get("status") == "pending"
-        for entry in journal.values())
 
 
 def split_url(url: str) -> tuple[str, dict[str, str]]:

@@ -71,10 +71,15 @@ CREATE TABLE IF NOT EXISTS completed (
 CREATE INDEX IF NOT EXISTS completed_by_session ON completed (session_id, seq);
 """
 
-# Sessions whose action journal holds a pending entry (JSON1 is built into SQLite >= 3.38).
+# Sessions with a pending entry in the current task's action journal or in that of a task
+# waiting under it (JSON1 is built into SQLite >= 3.38).
 _PENDING = """
 SELECT id FROM sessions WHERE EXISTS (
   SELECT 1 FROM json_each(sessions.data, '$.journal') AS entry
+  WHERE json_extract(entry.value, '$.status') = 'pending')
+OR EXISTS (
+  SELECT 1 FROM json_each(sessions.data, '$.stack') AS frame,
+                json_each(frame.value, '$.journal') AS entry
   WHERE json_extract(entry.value, '$.status') = 'pending')
 """
 

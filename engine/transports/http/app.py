@@ -30,6 +30,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
 
 from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
@@ -199,9 +200,12 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
                                   context=body.context)
         if done.trace.get("error") == "forbidden":  # it was claimed since the check
             return not_found(body.session_id)
-        if done.delivered is not None and not await gone():  # a client left: told next turn
-            await done.delivered()
-        return FastJSONResponse({"interaction": done.payload(), "hooks": done.hooks})
+        # marked told once the answer was written to a client still there (after the write:
+        # a process killed before it leaves the outcome to be told by the next turn)
+        told = BackgroundTask(done.delivered) if done.delivered is not None and \
+            not await gone() else None
+        return FastJSONResponse({"interaction": done.payload(), "hooks": done.hooks},
+                                background=told)
 
     lane.install(app, f"{PREFIX}/chat", answer)  # the plain request skips FastAPI's work
 

@@ -72,11 +72,13 @@ async def pending_actions(engine: Engine) -> list[dict[str, Any]]:
         record = await engine.store.load(session_id)
         if record is None:
             continue
-        for entry in record.data.get("journal", {}).values():
-            if entry.get("status") == "pending":
-                found.append({"session_id": session_id, "flow": record.data.get("flow"),
-                              "stage": record.data.get("stage"), "action": entry["action"],
-                              "idempotency_key": entry["key"]})
+        data = record.data  # the current task, then those waiting under other flows
+        for task in [data, *(f for f in data.get("stack") or [] if isinstance(f, dict))]:
+            for entry in (task.get("journal") or {}).values():
+                if entry.get("status") == "pending":
+                    found.append({"session_id": session_id, "flow": task.get("flow"),
+                                  "stage": task.get("stage"), "action": entry["action"],
+                                  "idempotency_key": entry["key"]})
     return found
 
 
