@@ -1,6 +1,7 @@
 """A real ``flowctl serve`` killed with SIGKILL around a bank transfer and restarted, a few
 times: money that moved is always recorded, never moves twice, is never recorded as
-cancelled, is always told to the user, and the restarted server answers its first request in under 2 s.
+cancelled, is always told to the user, and the restarted server answers its first request
+in under 2 s.
 
 The harness is bench/faults.py (``python3 bench/faults.py --trials 100`` runs the long
 version); here it runs 8 trials with a fixed seed: each kill window (before the bank gets

@@ -107,6 +107,34 @@ async def test_the_waiting_task_is_asked_again_when_the_flow_on_top_ends(
     assert await engine.store.pending_sessions() == []
 
 
+async def test_the_background_round_settles_a_task_waiting_under_another_flow(
+        tmp_path: Path, bank: Bank) -> None:
+    """Nobody writes for a while: the background round (``finish_pending``, a turn with no
+    message) asks the waiting transfer's bank again without disturbing the memo on top; the
+    user's next message hears the outcome first and goes on with the memo."""
+    engine = engine_for(compile_file(with_memo(tmp_path)), bank)
+    await unknown_transfer(engine, bank)
+    await engine.reply("s", "메모 하나 남길래")
+    assert await engine.finish_pending("s") is not None  # still 503: unknown, stays below
+    record = await engine.store.load("s")
+    assert record is not None and record.data["flow"] == "memo"
+    assert [(f["flow"], f.get("cause")) for f in record.data["stack"]] == [
+        ("transfer", "pending")]
+    assert "target" not in record.data["slots"]  # the memo's slots only, as it was
+    bank.status = 200
+    assert await engine.finish_pending("s") is not None
+    assert len(bank.executions) == 1 and len({key for key, _ in bank.requests}) == 1
+    assert [c["outcome"] for c in await engine.store.completed("s")] == ["EXECUTED"]
+    assert await engine.store.pending_sessions() == []
+    record = await engine.store.load("s")
+    assert record is not None and (record.data["flow"], record.data["stage"]) == (
+        "memo", "ASKING") and not record.data.get("stack")
+    done = await engine.reply("s", "우유 사기")
+    assert done.message.index("이체") < done.message.index("메모했어요: 우유 사기")
+    assert done.state_snapshot["flow"] == "memo" and done.state_snapshot["stage"] == "SAVED"
+    assert await engine.finish_pending("s") is None  # nothing left to settle
+
+
 @pytest.mark.parametrize("answer", ["취소", "메모 안 할래, 취소", "그만할래"])
 async def test_no_answer_in_the_flow_on_top_cancels_the_waiting_task(
         tmp_path: Path, bank: Bank, answer: str) -> None:

@@ -110,6 +110,7 @@ class SlotSpec(Spec):
     keep: bool = Field(False, description="Kept when its flow ends (a session-long slot such as a verified user id): other flows may read it and it is not asked again. By default a flow's slots are reset when it ends.")
     initial: Any = Field(None, description="Value the slot takes when a flow that collects it starts and it has none.")
     always_ask: bool = Field(False, description="Asked in every flow that collects it, even when a kept value exists (the old value is dropped when the flow starts).")
+    keep_rejected: bool = Field(False, description="A value refused while the flow asks for another slot is not reported at once: its error is held until this slot's own question comes up (the first missing slot), and said with it. By default a refused value is reported in the turn it was given.")
     sensitive: bool = Field(False, description="Masked (last 4 characters kept) wherever flowctl shows it: DONE's state_snapshot, TASK_PROGRESS, completed tasks, the debug API and logs. Templates and actions still see the value.")
     ask: str | None = Field(None, description="Message (name in `messages`) that asks for the slot.")
     error: str | None = Field(None, description="Message (name in `messages`) said when a value is rejected.")

@@ -41,7 +41,7 @@ NO_LOOP: Mapping[str, Any] = {"attempt": 0, "max_attempts": 0, "feedback": "", "
 
 META_DEFAULTS: dict[str, Any] = {"slot_errors": {}, "corrected": {}, "correction": None,
                                  "awaiting": None, "batch_total": 0, "batch_progress": 0,
-                                 "batch_counts": {}, "run": None}
+                                 "batch_counts": {}, "run": None, "held_errors": {}}
 """Every documented ``meta`` key, as a template reads it when the turn has not set it (a
 message reading ``meta.corrected`` renders on a turn that corrected nothing)."""
 
@@ -143,7 +143,31 @@ class TurnState:
         self._changed()
 
     def reject(self, name: str, message: str) -> None:
-        self.session.meta.setdefault("slot_errors", {})[name] = message
+        """Record why ``name``'s value was refused: said this turn, or — a slot that keeps
+        rejected values while the flow asks for another — held until its own question comes
+        up (``surface_held``)."""
+        meta, slot, gaps = self.session.meta, self.service.slots.get(name), self.missing()
+        if slot is not None and slot.spec.keep_rejected and name in gaps and gaps[0] != name:
+            meta.setdefault("held_errors", {})[name] = message
+        else:
+            meta.setdefault("slot_errors", {})[name] = message
+        self._changed()
+
+    def surface_held(self) -> None:
+        """A held rejection becomes this turn's error once its slot is the one asked; a slot
+        filled since forgets it."""
+        meta = self.session.meta
+        held = meta.get("held_errors")
+        if not held:
+            return
+        gaps = self.missing()
+        for name in list(held):
+            if name not in gaps:
+                del held[name]
+            elif gaps[0] == name:
+                meta.setdefault("slot_errors", {})[name] = held.pop(name)
+        if not held:
+            del meta["held_errors"]
         self._changed()
 
     def clear_errors(self, *, unclear: str | None = None) -> None:

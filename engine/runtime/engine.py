@@ -36,7 +36,7 @@ from engine.runtime.session import RunRef, SessionState, StreamLog, Untold, repl
 from engine.runtime.snapshot import snapshot
 from engine.runtime.toolbox import ToolBox
 from engine.runtime.turn import TurnRun, ms
-from engine.store.base import SessionStore
+from engine.store.base import SessionStore, has_pending
 from engine.texts import text
 
 log = logging.getLogger("flowctl.turn")
@@ -223,7 +223,7 @@ class Engine:
         the session's next turn would), with nobody listening; None when nothing was."""
         async with self.store.lock(session_id):
             record = await self.store.load(session_id)
-            if record is None or not SessionState.from_json(record.data).pending():
+            if record is None or not has_pending(record.data):
                 return None
             owner = record.data.get("owner")
             done = None

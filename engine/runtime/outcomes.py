@@ -42,8 +42,22 @@ reporting_delivery: ContextVar[bool] = ContextVar("flowctl_reporting_delivery", 
 """True inside a transport's turn when it awaits ``Done.delivered`` after sending the DONE;
 in-process callers (``flowctl test``, ``flowctl chat``) see every DONE they are given."""
 
-__all__ = ["REPEAT_WINDOW", "acted", "ask_about_repeat", "reporting_delivery", "settle_pending",
-           "tell_untold"]
+__all__ = ["REPEAT_WINDOW", "acted", "ask_about_repeat", "reporting_delivery", "settle_first",
+           "settle_pending", "tell_untold"]
+
+
+async def settle_first(run: TurnRun, active: CompiledFlow | None) -> bool:
+    """Settle an unknown outcome before anything else: the current task's (``settle_pending``)
+    or, in a turn nobody sent (the background rounds, a restart), that of a task waiting
+    under a flow begun meanwhile (``_settle_under``); True when the turn was that."""
+    session = run.state.session
+    if active is not None and session.pending():
+        await settle_pending(run, active)
+        return True
+    if not run.state.message and any(f.get("cause") == PENDING for f in session.stack):
+        await _settle_under(run)
+        return True
+    return False
 
 
 async def settle_pending(run: TurnRun, active: CompiledFlow) -> None:
@@ -64,6 +78,37 @@ async def settle_pending(run: TurnRun, active: CompiledFlow) -> None:
     elif not session.pending():  # settled with nobody listening: said on the next turn
         session.notice = run.reply.text()
         session.raw_history.append({"role": "assistant", "content": session.notice})
+
+
+async def _settle_under(run: TurnRun) -> None:
+    """Ask again the target of the task waiting under the flow on top: that task is taken
+    up for the call alone, then the flow on top is put back as it was — with the outcome,
+    once known, said on the user's next turn."""
+    state, session = run.state, run.state.session
+    index = max(i for i, f in enumerate(session.stack) if f.get("cause") == PENDING)
+    waiting = session.stack.pop(index)
+    session.push("interrupted", tuple(session.slots))  # the flow on top, all it holds
+    session.restore(waiting)
+    state.enter(run.service.flows[waiting["flow"]])
+    await run.settle(True)
+    if session.pending():  # still unknown: back under the flow on top
+        session.push("interrupted", state.flow.slots)
+        again = session.stack.pop()
+        again["cause"] = PENDING
+        _put_back(run)
+        session.stack.insert(index, again)
+        return
+    _put_back(run)
+    session.notice = f"{session.notice} {run.reply.text()}".strip()
+    session.raw_history.append({"role": "assistant", "content": run.reply.text()})
+
+
+def _put_back(run: TurnRun) -> None:
+    """The flow on top, with exactly the slots it had (none of the waiting task's)."""
+    session = run.state.session
+    session.slots = {}
+    session.restore(session.stack.pop())
+    run.state.enter(run.service.flows[session.flow or ""])
 
 
 def _meanwhile(run: TurnRun, active: CompiledFlow) -> Intent | None:

@@ -63,6 +63,8 @@ class Meta(TypedDict, total=False):
     """The change waiting for the user's yes: ``{"slot", "old", "new"}``."""
     corrected: dict[str, Any]
     """Slots this turn changed from a value they had: slot -> the old value."""
+    held_errors: dict[str, str]
+    """Why values of ``keep_rejected`` slots were refused, until each slot is asked."""
     run: RunRef
     """The background run a turn started in this task's current stage (engine/runs)."""
 

@@ -41,7 +41,7 @@ from engine.runtime.guard import blocked
 from engine.runtime.llm import LlmUnderstanding, understanding_request
 from engine.runtime.memory import remember
 from engine.runtime.models import LiveModel
-from engine.runtime.outcomes import acted, ask_about_repeat, settle_pending, tell_untold
+from engine.runtime.outcomes import acted, ask_about_repeat, settle_first, tell_untold
 from engine.runtime.reply import Reply
 from engine.runtime.routing import merge, settled
 from engine.runtime.session import JournalEntry, RunRef, SessionState
@@ -156,8 +156,7 @@ class TurnRun:
             tell_untold(session, self.engine.text("untold_outcome",
                                                   outcome=session.untold["text"]))
         active = self.service.flows.get(session.flow or "")
-        if active is not None and session.pending():
-            await settle_pending(self, active)
+        if await settle_first(self, active):  # an outcome not known yet comes first
             return
         if active is not None and self.service.guard:
             state.enter(active)  # the guard's message and DONE see the flow in progress
@@ -194,6 +193,7 @@ class TurnRun:
             self.emit(AgentStart("understand", label))
             started = time.perf_counter()
             moved = self.fire(await self._understand(text, rules))
+            state.surface_held()  # a refused value held until its slot is asked
             self.tracer.step("understand", started)
             self.emit(AgentDone("understand", label, True, stage=state.session.stage))
         else:
