@@ -20,7 +20,16 @@ from .patterns import Match, MatchValue, find_pattern, non_overlapping
 from .phrases import FILLERS, INTERROGATIVES, asks, is_question
 from .segments import split_segments
 from .times import find_times, parse_time
-from .words import Answer, YesNoWords, cancel_first, decision_text, default_words, normalise, yes_no
+from .words import (
+    Answer,
+    YesNoWords,
+    cancel_first,
+    cancel_with_reason,
+    decision_text,
+    default_words,
+    normalise,
+    yes_no,
+)
 
 __all__ = [
     "Answer",
@@ -34,6 +43,7 @@ __all__ = [
     "YesNoWords",
     "asks",
     "cancel_first",
+    "cancel_with_reason",
     "classify",
     "compile_enum",
     "decision_text",

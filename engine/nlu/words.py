@@ -352,6 +352,31 @@ def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     return "confirm" if "yes" in ended else None
 
 
+_CONTRAST = frozenset({"but", "instead", "rather", "though", "말고", "대신", "그래도", "근데",
+                       "하지만", "아니고"})
+"""Words after a leading cancel that turn it around ("취소 말고 보내줘", "cancel, but...")."""
+
+
+def cancel_with_reason(text: str, words: YesNoWords) -> str | None:
+    """What follows a leading cancel when it only says why ("forget it, I don't need a new
+    card", "됐어요, 그냥 다음에 할게요"): not a question, no contrast, no yes; the caller
+    checks it holds no value and asks for no other flow. None for anything else.
+
+    >>> en = default_words("en")
+    >>> cancel_with_reason("never mind, I'll keep the old one", en)
+    'ill keep the old one'
+    >>> cancel_with_reason("forget it, what's the fee?", en)
+    >>> cancel_with_reason("cancel, but send it", en)
+    """
+    rest = cancel_first(text, words)
+    if rest is None or decision_text(text) is None:
+        return None
+    tokens = rest.split(" ")
+    if _CONTRAST.intersection(tokens) or yes_no(rest, words) == "confirm":
+        return None
+    return rest
+
+
 def cancel_first(text: str, words: YesNoWords) -> str | None:
     """What follows a leading cancel ("취소하고 잔액 알려줘" -> "잔액 알려줘"), or None.
 

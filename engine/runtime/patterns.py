@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from engine.nlu import cancel_first, yes_no
+from engine.nlu import YesNoWords, cancel_first, cancel_with_reason, yes_no
 from engine.runtime import routing
 from engine.runtime.events import AgentDone, AgentStart
 from engine.runtime.session import Clarify
@@ -72,10 +72,13 @@ async def mid_flow(run: TurnRun) -> None:
         await run.settle(run.moved)
         return
     rules = run.rules(state.message)
-    rest = cancel_first(state.message, state.stage.words or run.service.words)
+    words = state.stage.words or run.service.words
+    rest = cancel_first(state.message, words)
     if rest is not None and (other := routing.other_intent(rest, run.service, flow)) is not None:
         await run.settle(run.fire("cancel"))  # "취소하고 잔액 알려줘"
         await _switch(run, other, "cancel and start")
+        return
+    if rest is not None and await _cancelled_with_reason(run, words):
         return
     if not routing.settled(rules) and flow.interruptible and not run.stack.full():
         other = routing.other_intent(state.message, run.service, flow)
@@ -99,6 +102,19 @@ async def mid_flow(run: TurnRun) -> None:
             await _switch(run, other, other.reason or "intent")
             return
     await run.work(state.message, rules)
+
+
+async def _cancelled_with_reason(run: TurnRun, words: YesNoWords) -> bool:
+    """A leading cancel followed only by why ("forget it, I don't need a new card"): no
+    value, no other flow, no question — the task is cancelled, where the flow can be."""
+    state = run.state
+    reason = cancel_with_reason(state.message, words)
+    stage = state.session.stage or state.flow.initial
+    if reason is None or run.rules(reason).ops or not state.flow.machine.can(stage, "cancel"):
+        return False
+    run.reading["decision"] = "cancel"
+    await run.settle(run.fire("cancel"))
+    return True
 
 
 async def _switch(run: TurnRun, intent: Intent, reason: str) -> None:

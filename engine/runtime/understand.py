@@ -111,7 +111,10 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
             service.slots[asked].spec.type == "boolean":
         return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
     deciding = current.decide == "confirm"
-    found = _find_all(text, slots, today)
+    named = _named_ahead(text, flow.extraction, asked)
+    slots += tuple(s for s in flow.extraction if s.name in named)
+    found = [(s, [m for m in ms if m.start >= named.get(s.name, 0)])
+             for s, ms in _find_all(text, slots, today)]
     if deciding and answer is None and values and _restated_yes(text, found, values, words):
         return Understanding(decision="confirm")
     segments = _segments(text, found) if batching and not deciding else []
@@ -174,6 +177,22 @@ def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
     first = tuple(s for s in slots if s.name == asked)
     return first + tuple(s for s in slots if s.name != asked and not (
         s.spec.extract is not None and s.spec.extract.asked_only))
+
+
+def _named_ahead(text: str, slots: Sequence[CompiledSlot], asked: str | None
+                 ) -> dict[str, int]:
+    """``asked_only`` slots the message names before their value ("pin 1234", "my pin is
+    9876", "비밀번호는 1234" while the id is asked): slot -> where its value may start."""
+    found = {}
+    for slot in slots:
+        if slot.name == asked or slot.spec.extract is None or not slot.spec.extract.asked_only:
+            continue
+        for name in slot.spec.names or [slot.name.replace("_", " ")]:
+            at = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text, re.I)
+            if at is not None:
+                found[slot.name] = at.end()
+                break
+    return found
 
 
 def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[str]:

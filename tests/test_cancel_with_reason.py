@@ -1,0 +1,71 @@
+"""Two classes of everyday answers the rules read whole.
+
+- A leading cancel followed only by why ("never mind, it turned up in my bag", "됐어요
+  나중에 직접 할게요") cancels the task; followed by a question, a value or a contrast
+  ("취소 말고 5만원으로 해줘") it does not.
+- A slot looked for only when asked (``extract.asked_only``: a PIN, so that any number is
+  not taken for one) is read when the message names it right before its value ("pin:
+  4321" while the customer id is asked).
+
+The messages are new members of each class: none of them is in an eval set or a flow.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.compiler import compile_file
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+from tests.conftest import ROOT
+
+CARDS, TRANSFER = ROOT / "flows" / "cards.yaml", ROOT / "flows" / "transfer.yaml"
+REPLACING = ["I need a replacement card", "u42", "1234"]
+
+
+async def reply_after(flow: str, before: list[str], message: str) -> dict[str, object]:
+    engine = Engine(compile_file(flow), store=MemoryStore())
+    for said in before:
+        await engine.reply("s", said)
+    done = await engine.reply("s", message)
+    return {"stage": done.state_snapshot["stage"], "slots": done.state_snapshot["slots"],
+            "decision": done.trace["reading"]["decision"]}
+
+
+@pytest.mark.parametrize("flow, before, message", [
+    (CARDS, REPLACING, "forget about it, I found my card"),
+    (CARDS, REPLACING, "never mind, it turned up in my bag"),
+    (CARDS, REPLACING, "cancel, I'll do it later"),
+    (TRANSFER, ["엄마한테 송금해줘"], "취소할게요, 생각해보니 필요 없네요"),
+    (TRANSFER, ["엄마한테 송금해줘"], "됐어요 나중에 직접 할게요"),
+])
+async def test_a_leading_cancel_with_only_its_reason_cancels(
+        flow: str, before: list[str], message: str) -> None:
+    read = await reply_after(str(flow), before, message)
+    assert (read["stage"], read["decision"]) == ("CANCELLED", "cancel")
+
+
+@pytest.mark.parametrize("flow, before, message, stage", [
+    (CARDS, REPLACING, "never mind, what's the fee?", "FILLING"),  # a question
+    (CARDS, REPLACING, "cancel that, make it express", "FILLING"),  # a value: a change
+    (CARDS, REPLACING, "forget it but it is damaged", "FILLING"),  # a contrast
+    (TRANSFER, ["엄마한테 송금해줘"], "취소 말고 5만원으로 해줘", "READY"),
+    (TRANSFER, ["엄마한테 송금해줘"], "그만할래 수수료가 얼마야?", "FILLING"),
+])
+async def test_a_leading_cancel_with_a_question_a_value_or_a_contrast_does_not_cancel(
+        flow: str, before: list[str], message: str, stage: str) -> None:
+    read = await reply_after(str(flow), before, message)
+    assert read["stage"] == stage and read["decision"] != "cancel"
+
+
+@pytest.mark.parametrize("message", ["verify u42 pin 1234", "u42, pin: 4321",
+                                     "id u42 and the pin would be 1111"])
+async def test_an_asked_only_slot_named_before_its_value_is_read(message: str) -> None:
+    read = await reply_after(str(CARDS), ["I want to verify my identity"], message)
+    assert read["stage"] == "VERIFIED"
+
+
+@pytest.mark.parametrize("message", ["u42 from branch 1234", "u42, 4321"])
+async def test_an_asked_only_slot_is_not_read_from_an_unnamed_number(message: str) -> None:
+    read = await reply_after(str(CARDS), ["I want to verify my identity"], message)
+    assert read["stage"] == "FILLING"  # the PIN is asked next, not taken from the digits
