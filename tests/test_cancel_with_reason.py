@@ -3,6 +3,7 @@
 - A leading cancel followed only by why ("never mind, it turned up in my bag", "됐어요
   나중에 직접 할게요") cancels the task; followed by a question, a value or a contrast
   ("취소 말고 5만원으로 해줘") it does not.
+- 그냥 ("just") is a filler a decision may carry ("아니 그냥 취소해" cancels).
 - A slot looked for only when asked (``extract.asked_only``: a PIN, so that any number is
   not taken for one) is read when the message names it right before its value ("pin:
   4321" while the customer id is asked).
@@ -15,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from engine.compiler import compile_file
+from engine.nlu import default_words, yes_no
 from engine.runtime.engine import Engine
 from engine.store import MemoryStore
 from tests.conftest import ROOT
@@ -69,3 +71,14 @@ async def test_an_asked_only_slot_named_before_its_value_is_read(message: str) -
 async def test_an_asked_only_slot_is_not_read_from_an_unnamed_number(message: str) -> None:
     read = await reply_after(str(CARDS), ["I want to verify my identity"], message)
     assert read["stage"] == "FILLING"  # the PIN is asked next, not taken from the digits
+
+
+@pytest.mark.parametrize("message, decision", [
+    ("그냥 취소", "cancel"), ("걍 취소요", "cancel"), ("아니 그냥 취소해", "cancel"),
+    ("그냥 진행해 주세요", "confirm"), ("그냥 안 할래", "cancel"),
+    ("취소 안 할래", None), ("그냥요", None), ("그냥 취소해도 돼?", None),
+])
+def test_just_is_a_filler_a_decision_may_carry(message: str, decision: str | None) -> None:
+    """그냥 ("just") changes no decision, as "just" does in English; a negated cancel, a
+    filler alone and a question stay no decision."""
+    assert yes_no(message, default_words("ko")) == decision
