@@ -17,6 +17,7 @@ from engine.nlu import YesNoWords, cancel_first, cancel_with_reason, yes_no
 from engine.runtime import routing
 from engine.runtime.events import AgentDone, AgentStart
 from engine.runtime.session import Clarify
+from engine.runtime.stack import correct_caller
 from engine.runtime.understand import Intent
 
 if TYPE_CHECKING:
@@ -79,6 +80,8 @@ async def mid_flow(run: TurnRun) -> None:
         await _switch(run, other, "cancel and start")
         return
     if rest is not None and await _cancelled_with_reason(run, words):
+        return
+    if await correct_caller(run, rules):  # a value of the flow that called this one
         return
     if not routing.settled(rules) and flow.interruptible and not run.stack.full():
         other = routing.other_intent(state.message, run.service, flow)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from engine.compiler.compiled import CompiledFlow, CompiledService, shown
 from engine.runtime.events import StackEntry, StackOp
 from engine.runtime.session import Frame, Meta, SessionState
-from engine.runtime.understand import Intent
+from engine.runtime.understand import Intent, Understanding, understand
 
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
@@ -90,6 +90,36 @@ class FlowStack:
         self.ops.append(StackOp(op="link", flow=flow.name, reason="link"))
 
 
+async def correct_caller(run: TurnRun, rules: Understanding) -> bool:
+    """A message that changes a value of the flow that called the current one ("make it a
+    medium" while the payment it called asks for the card): the called flow is left (it had
+    not acted yet), the caller takes the change (``meta.corrected`` says so) and goes back to
+    collecting from its initial stage, so what it confirmed with the old value is confirmed
+    again with the new one. False (nothing done) for anything else."""
+    state = run.state
+    session = state.session
+    if not session.stack or session.stack[-1]["kind"] != "caller" or session.journal or \
+            rules.ops or rules.decision is not None or rules.tasks:
+        return False
+    frame = session.stack[-1]
+    caller = run.service.flows[frame["flow"]]
+    values = frame["slots"]
+    found = understand(state.message, run.service, caller, frame["stage"] or caller.initial,
+                       asked=None, batching=False, today=state.now.date(), values=values)
+    changes = [op for op in found.ops if op.op == "set" and
+               values.get(op.slot) not in (None, "", op.value)]
+    if not changes or found.decision is not None:
+        return False
+    run.stack.ops.append(StackOp(op="pop", flow=state.flow.name, reason="caller corrected"))
+    session.restore(session.stack.pop())
+    state.enter(caller)
+    session.stage = caller.initial  # collecting again: its confirmation comes again
+    for op in changes:  # applied: the caller's confirmation, asked again, confirms it
+        run.set_slot(op.slot, op.value, confirmed=True)
+    await run.settle(run.fire("update"))
+    return True
+
+
 def answered(flow: CompiledFlow, service: CompiledService) -> bool:
     """A one-stage flow with nothing to collect (an answer: the order status, a balance) is
     done once it has spoken, terminal stage or not; the default and chit-chat flows are
@@ -151,4 +181,5 @@ def _resume(run: TurnRun, flow: CompiledFlow, cause: str) -> None:
         run.reply.say(stage.reprompt or stage.say)
 
 
-__all__ = ["MAX_DEPTH", "PENDING", "FlowStack", "answered", "entries", "unwind"]
+__all__ = ["MAX_DEPTH", "PENDING", "FlowStack", "answered", "correct_caller", "entries",
+           "unwind"]
