@@ -82,3 +82,29 @@ def test_just_is_a_filler_a_decision_may_carry(message: str, decision: str | Non
     """그냥 ("just") changes no decision, as "just" does in English; a negated cancel, a
     filler alone and a question stay no decision."""
     assert yes_no(message, default_words("ko")) == decision
+
+
+@pytest.mark.parametrize("message", ["아 졸리다 진짜", "방금 커피 마셨어요", "I just got home"])
+async def test_a_sentence_is_no_bare_value_and_mid_flow_it_is_small_talk(message: str) -> None:
+    engine = Engine(compile_file(TRANSFER), store=MemoryStore())
+    await engine.reply("s", "송금해줘")
+    done = await engine.reply("s", message)
+    assert done.state_snapshot["slots"]["target"] is None
+    assert done.trace["stack"][0] == {"op": "push", "flow": "transfer", "reason": "digression"}
+
+
+@pytest.mark.parametrize("message", ["음 모르겠어요", "기억이 안 나네", "no idea honestly"])
+async def test_not_knowing_is_a_failed_try_not_small_talk(message: str) -> None:
+    engine = Engine(compile_file(TRANSFER), store=MemoryStore())
+    await engine.reply("s", "송금해줘")
+    done = await engine.reply("s", message)
+    assert done.state_snapshot["slots"]["target"] is None
+    assert not done.trace.get("stack") and done.state_snapshot["filling_turns"] >= 1
+
+
+@pytest.mark.parametrize("name", ["김지해", "민수요", "다해", "용걸이"])
+async def test_a_short_name_is_still_a_bare_value(name: str) -> None:
+    engine = Engine(compile_file(TRANSFER), store=MemoryStore())
+    await engine.reply("s", "송금해줘")
+    done = await engine.reply("s", name)
+    assert done.state_snapshot["slots"]["target"] == name.removesuffix("요")

@@ -17,7 +17,7 @@ from .intents import IntentRule, IntentScore, classify
 from .money import find_money
 from .numbers import find_numbers
 from .patterns import Match, MatchValue, find_pattern, non_overlapping
-from .phrases import FILLERS, INTERROGATIVES, asks, is_question
+from .phrases import FILLERS, INTERROGATIVES, asks, is_question, is_statement, not_knowing
 from .segments import split_segments
 from .times import find_times, parse_time
 from .words import (
@@ -56,6 +56,8 @@ __all__ = [
     "find_pattern",
     "find_times",
     "is_question",
+    "is_statement",
+    "not_knowing",
     "non_overlapping",
     "parse_time",
     "normalise",

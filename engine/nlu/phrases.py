@@ -137,6 +137,57 @@ def is_question(text: str) -> bool:
     return bool(tokens) and (tokens[0] in _EN_ASKING or any(asks(t) for t in tokens))
 
 
+_KO_PREDICATE = re.compile(
+    r"[가-힣](?:(?:었|았|였|했|됐|갔|왔|봤|줬|셨|겠)(?:어|어요|다|네|네요|지|죠|음|습니다)?"
+    r"|네요|군|군요|는데|는데요|거든|거든요|잖아|잖아요|습니다)[.!~ㅋㅎㅠㅜ]*$")
+"""A Korean sentence's predicate ending its last word: "점심 먹었어요", "좋네요"."""
+_KO_PLAIN_END = re.compile(r"(?:[가-힣]{3,}|[가-힣]+\s+[가-힣]+)(?:다|네|해|파|워|해요|파요|워요)"
+                           r"[.!~ㅋㅎㅠㅜ]*$")
+"""Plainer endings that short names share (지해, 다해): only after a longer word or a
+second one ("배고프다", "나 오늘 너무 피곤해")."""
+_TRAILING = frozenset({"진짜", "정말", "완전", "너무", "ㅋ", "lol", "haha"})
+_EN_SUBJECT = frozenset({"i", "im", "ive", "id", "ill", "we", "were", "weve", "its", "it",
+                         "thats", "theres", "today", "lol"})
+
+
+def is_statement(text: str) -> bool:
+    """Whether the message is a sentence saying something — a predicate ends it ("배고프다",
+    "점심 먹었어요") or a subject opens it ("I had a long day") — rather than a bare value
+    ("엄마", "민수요", "John"): never taken whole as a name or a note's short answer.
+
+    >>> is_statement("배고프다"), is_statement("점심 먹었어요"), is_statement("I had a long day")
+    (True, True, True)
+    >>> is_statement("엄마"), is_statement("민수요"), is_statement("my mom"), is_statement("John")
+    (False, False, False, False)
+    """
+    words = text.split()
+    while len(words) > 1 and (words[-1] in _TRAILING or LAUGHS.fullmatch(words[-1])):
+        words.pop()  # "졸리다 진짜", "피곤하네 ㅋㅋ"
+    stripped = " ".join(words)
+    if _KO_PREDICATE.search(stripped) or _KO_PLAIN_END.search(stripped):
+        return True
+    tokens = re.sub(r"[^\w\s]", "", stripped.casefold()).split()
+    return len(tokens) >= 2 and tokens[0] in _EN_SUBJECT
+
+
+_NOT_KNOWING = re.compile(
+    r"모르|몰라|몰르|기억\s*(?:이\s*)?안|생각\s*(?:이\s*)?안|까먹|잊어버|잊었|확실하지|"
+    r"\b(?:not sure|dont know|don'?t know|do not know|no idea|dunno|cant remember|"
+    r"can'?t remember|forgot|not certain)\b", re.IGNORECASE)
+
+
+def not_knowing(text: str) -> bool:
+    """Whether the message says the user does not know or remember ("잘 모르겠어", "기억
+    안 나", "no idea"): a try at the question that failed, not a change of subject.
+
+    >>> not_knowing("잘 모르겠어"), not_knowing("기억 안 나"), not_knowing("I can't remember")
+    (True, True, True)
+    >>> not_knowing("오늘 너무 피곤해")
+    False
+    """
+    return bool(_NOT_KNOWING.search(text))
+
+
 FILLERS = frozenset({
     "음", "음음", "으음", "흠", "어", "아", "저", "저기", "저기요", "그게", "글쎄", "글쎄요",
     "잠깐", "잠깐만", "잠시만", "근데", "그런데", "아무튼", "뭐지",
@@ -280,4 +331,5 @@ def negations(verbs: Iterable[str]) -> frozenset[str]:
 
 
 __all__ = ["BARE_NEGATIONS", "FILLERS", "GENERIC_ACT", "INTERROGATIVES", "LAUGHS", "NEUTRAL",
-           "SINGLE_ONLY", "Lexicon", "asks", "is_question", "negations", "squash"]
+           "SINGLE_ONLY", "Lexicon", "asks", "is_question", "is_statement", "negations",
+           "not_knowing", "squash"]

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
-from engine.nlu import classify
+from engine.nlu import classify, is_statement, not_knowing
 from engine.nlu.intents import INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
 from engine.nlu.words import decision_text, normalise
@@ -162,13 +162,15 @@ def other_intent(message: str, service: CompiledService, flow: CompiledFlow) -> 
 
 def digression(message: str, service: CompiledService, stage: CompiledStage,
                flow: CompiledFlow) -> bool:
-    """A question the flow could not use, outside a confirmation: the chit-chat flow
-    answers it and the flow resumes after."""
+    """A question the flow could not use, or a sentence saying something else ("오늘 너무
+    피곤해", "I had a long day"), outside a confirmation: the chit-chat flow answers it and
+    the flow resumes after."""
     chitchat = service.patterns.chitchat
     if chitchat is None or chitchat == flow.name or stage.decide:
         return False
     text = message.strip()
-    return bool(_QUESTION.search(text) or _EN_QUESTION.match(text))
+    return bool(_QUESTION.search(text) or _EN_QUESTION.match(text)) or \
+        is_statement(text) and not not_knowing(text)  # "모르겠어" tried; it is no digression
 
 
 def choose(message: str, options: list[str], service: CompiledService) -> str | None:

@@ -29,6 +29,7 @@ from engine.nlu import (
     find_pattern,
     find_times,
     is_question,
+    is_statement,
     normalise,
     split_segments,
     yes_no,
@@ -340,9 +341,10 @@ def _free_text(service: CompiledService, asked: str | None) -> bool:
 
 def _bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
     """Whether the whole message may be taken as the asked slot's value: not a decision,
-    not a question or a quote, and no word of it a question word ("누구", "what") or a
-    filler ("음", "글쎄", "um"), nor opening with a yes or a no ("아니 그게")."""
-    if answer in ("cancel", "deny") or decision_text(text) is None:
+    not a question, a quote or a sentence ("배고프다", "I had a long day"), and no word of
+    it a question word ("누구", "what") or a filler ("음", "글쎄", "um"), nor opening with a
+    yes or a no ("아니 그게")."""
+    if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text):
         return False
     tokens = normalise(text).split(" ")
     if answer == "confirm" and len(tokens) == 1:
