@@ -50,7 +50,7 @@ from engine.store import MemoryStore, SqliteStore  # noqa: E402
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply  # noqa: E402
 
 TODAY = dt.datetime(2026, 11, 22, 9, 0).astimezone()
-PARAPHRASES = [["어머니께 오만 원 부쳐줘", "확인"], ["동생 계좌로 2만 원만 넣어줄래", "확인"]]
+PARAPHRASES = [["어머니 계좌에 오만 원 넣어드려", "확인"], ["동생 계좌로 2만 원만 넣어줄래", "확인"]]
 def _transfer(target: str, amount: int) -> dict[str, Any]:
     return {"intent": "transfer", "confidence": 0.95, "operations": [
         {"op": "set", "slot": "target", "value": target},
@@ -176,7 +176,7 @@ async def time_to_first_token(runs: int, interval: float) -> dict[str, float]:
         request = ChatRequest(system="You are a helpful assistant.",
                               messages=(ChatMessage(role="user", content="안녕"),))
         cases = [("agent", agent, engines[0], "안녕"), ("chat", chat, engines[1], "안녕하세요"),
-                 ("route", route, engines[1], "어머니께 오만 원 부쳐줘")]
+                 ("route", route, engines[1], "어머니 계좌에 오만 원 넣어드려")]
         for i in range(runs + 3):
             for name, reply, engine, text in cases:
                 # both streams are drained (or dropped) before the next starts

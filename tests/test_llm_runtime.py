@@ -75,7 +75,7 @@ async def test_rules_settle_the_seed_transfer_without_any_llm_call(
         """A message the rules cannot settle: the live model is asked, exactly once."""
         asked = len(server.requests)
         server.enqueue(understanding("transfer", target="어머니", amount=50000))
-        done = (await run(engine, sid, "어머니께 오만 원 부쳐줘"))[-1]
+        done = (await run(engine, sid, "어머니 계좌에 오만 원 넣어드려"))[-1]
         assert len(server.requests) == asked + 1
         snap = done.state_snapshot  # the model's answer was used:
         assert (snap["flow"], snap["stage"], snap["slots"].get("target")) == (
@@ -101,7 +101,7 @@ async def test_what_rules_miss_takes_one_openai_call_for_intent_and_slots(
         transfer: CompiledService, server: FakeLLMServer) -> None:
     server.enqueue(understanding("transfer", target="어머니", amount=50000))
     engine = engine_for(transfer, server.env())
-    events = await run(engine, "s", "어머니께 오만 원 부쳐줘")
+    events = await run(engine, "s", "어머니 계좌에 오만 원 넣어드려")
     done = events[-1]
     assert isinstance(done, Done)
     assert done.state_snapshot["stage"] == "READY"
@@ -110,7 +110,7 @@ async def test_what_rules_miss_takes_one_openai_call_for_intent_and_slots(
     body = server.requests[0].body
     assert body["messages"][0]["role"] == "system"
     assert "transfer" in body["messages"][0]["content"]
-    assert body["messages"][-1] == {"role": "user", "content": "어머니께 오만 원 부쳐줘"}
+    assert body["messages"][-1] == {"role": "user", "content": "어머니 계좌에 오만 원 넣어드려"}
     call = [a for a in done.trace["agents"] if a["agent"] == "understand" and "provider" in a]
     assert call[0]["provider"] == "openai" and call[0]["tokens_in"] > 0
     assert (await engine.reply("s", "확인")).state_snapshot["stage"] == "EXECUTED"
@@ -229,7 +229,7 @@ async def test_429_is_retried_after_retry_after(transfer: CompiledService,
                                                 server: FakeLLMServer) -> None:
     server.enqueue(FakeReply.rate_limited(retry_after=0.05),
                    understanding("transfer", target="어머니", amount=50000))
-    done = (await run(engine_for(transfer, server.env()), "s", "어머니께 오만 원 부쳐줘"))[-1]
+    done = (await run(engine_for(transfer, server.env()), "s", "어머니 계좌에 오만 원 넣어드려"))[-1]
     assert done.state_snapshot["stage"] == "READY"
     call = next(a for a in done.trace["agents"] if a.get("provider"))
     assert call["retries"] == 1 and call["success"] is True

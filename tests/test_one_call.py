@@ -99,7 +99,7 @@ async def test_a_routing_turn_shows_no_token_and_drops_the_rest_of_the_stream(
     server.enqueue(one_call("네, 어머니께 5만원 보낼게요. " * 5, intent="transfer", interval=0.02,
                             target="어머니", amount=50000))
     engine = engine_for(transfer, server, api)
-    events = [e async for e in engine.turn("s", "어머니께 오만 원 부쳐줘")]
+    events = [e async for e in engine.turn("s", "어머니 계좌에 오만 원 넣어드려")]
     assert server.streams_sent == 0  # DONE came before the model finished its message
     await engine.aclose()
     done = events[-1]

@@ -87,7 +87,7 @@ def test_seed_conversations_through_the_openai_sdk(served: str, llm: FakeLLMServ
     assert chat(served, "u", "확인")["message"] == "2건 이체가 모두 완료됐어요."
     assert len(llm.requests) == 1  # the rules settled every transfer turn
 
-    paraphrase = chat(served, "u", "어머니께 오만 원 부쳐줘")
+    paraphrase = chat(served, "u", "어머니 계좌에 오만 원 넣어드려")
     assert paraphrase["state_snapshot"]["slots"]["target"] == "어머니"
     assert chat(served, "u", "확인")["state_snapshot"]["stage"] == "EXECUTED"
     assert len(llm.requests) == 2

@@ -73,7 +73,7 @@ def router_entry(done: Done) -> dict[str, Any]:
 async def test_a_routed_turn_makes_exactly_the_routers_one_call(
         engine: AppEngine, llm: FakeLLMServer) -> None:
     llm.enqueue(routed("transfer", target="어머니", amount=50000))
-    done = await turn(engine, "어머니께 오만 원 부쳐줘")
+    done = await turn(engine, "어머니 계좌에 오만 원 넣어드려")
     assert len(llm.requests) == 1  # the transfer service would make its own call without it
     snap = done.state_snapshot
     assert (snap["service"], snap["stage"], snap["slots"]["target"], snap["slots"]["amount"]) \
@@ -84,7 +84,7 @@ async def test_a_routed_turn_makes_exactly_the_routers_one_call(
     system = llm.requests[0].body["messages"][0]["content"]
     assert "transfer" in system and "balance" in system and "계좌 잔액" in system  # one prompt
     assert llm.requests[0].body["messages"][-1] == {"role": "user",
-                                                    "content": "어머니께 오만 원 부쳐줘"}
+                                                    "content": "어머니 계좌에 오만 원 넣어드려"}
     done = await turn(engine, "확인")  # mid-flow: the service keeps it, by rules
     assert done.state_snapshot["stage"] == "EXECUTED"
     assert len(llm.requests) == 1
@@ -120,7 +120,7 @@ async def test_the_router_can_pick_the_service_without_slots(
 async def test_an_unusable_router_reply_falls_back_to_the_default(
         engine: AppEngine, llm: FakeLLMServer, reply: FakeReply) -> None:
     llm.enqueue(reply)
-    done = await turn(engine, "어머니께 오만 원 부쳐줘")
+    done = await turn(engine, "어머니 계좌에 오만 원 넣어드려")
     assert done.state_snapshot["service"] == "balance"
     assert "error" not in done.trace and "Traceback" not in done.message
     entry = router_entry(done)
