@@ -50,7 +50,8 @@ from engine.store import MemoryStore, SqliteStore  # noqa: E402
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply  # noqa: E402
 
 TODAY = dt.datetime(2026, 11, 22, 9, 0).astimezone()
-PARAPHRASES = [["어머니 계좌에 오만 원 넣어드려", "확인"], ["동생 계좌로 2만 원만 넣어줄래", "확인"]]
+PARAPHRASES = [["어머니 계좌에 오만 원 넣어드려", "확인"],
+               ["동생 계좌로 2만 원만 넣어줄래", "확인"]]
 def _transfer(target: str, amount: int) -> dict[str, Any]:
     return {"intent": "transfer", "confidence": 0.95, "operations": [
         {"op": "set", "slot": "target", "value": target},
@@ -58,7 +59,7 @@ def _transfer(target: str, amount: int) -> dict[str, Any]:
 
 
 REPLIES = [
-    {"match": "부쳐", "repeat": True, "json": _transfer("어머니", 50000)},
+    {"match": "넣어드려", "repeat": True, "json": _transfer("어머니", 50000)},
     {"match": "넣어줄래", "repeat": True, "json": _transfer("동생", 20000)},
     {"match": "^안녕", "json": {"intent": None, "confidence": 0.1, "operations": [],
                                "message": "안녕하세요! 무엇을 도와드릴까요?"}},

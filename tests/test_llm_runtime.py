@@ -229,7 +229,8 @@ async def test_429_is_retried_after_retry_after(transfer: CompiledService,
                                                 server: FakeLLMServer) -> None:
     server.enqueue(FakeReply.rate_limited(retry_after=0.05),
                    understanding("transfer", target="어머니", amount=50000))
-    done = (await run(engine_for(transfer, server.env()), "s", "어머니 계좌에 오만 원 넣어드려"))[-1]
+    engine = engine_for(transfer, server.env())
+    done = (await run(engine, "s", "어머니 계좌에 오만 원 넣어드려"))[-1]
     assert done.state_snapshot["stage"] == "READY"
     call = next(a for a in done.trace["agents"] if a.get("provider"))
     assert call["retries"] == 1 and call["success"] is True

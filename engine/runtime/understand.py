@@ -132,6 +132,8 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
                            tasks=tasks if len(tasks) > 1 else [])
     result.ops += [SlotOp("clear", name, None) for name in _taken_back(text, service, flow,
                                                                           values, result.ops)]
+    if not result.ops and answer is None:
+        result.ops = _instead(text, service, flow, values, words)
     if answer == "cancel" and not result.ops:
         result.decision = "cancel"
     elif deciding and not result.ops:
@@ -331,6 +333,29 @@ def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
               for name in flow.slots
               if name not in setting and (values or {}).get(name) not in (None, "")}
     return named_resets(text, filled) if filled else []
+
+
+_NOT_BUT = re.compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*,?\s*(?:but\s+)?(?:to\s+)?"
+                      r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
+_DATIVE = re.compile(r"(?<=[가-힣])(?:한테|에게|께)$")
+
+
+def _instead(text: str, service: CompiledService, flow: CompiledFlow,
+             values: Mapping[str, Any] | None, words: YesNoWords) -> list[SlotOp]:
+    """A filled ``bare`` slot's value said away and another put in its place ("아빠 말고 형"
+    while the amount is asked, "not dad, mom"): the other, read as a bare answer, is the
+    slot's new value."""
+    found = _INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
+    if found is None or not values:
+        return []
+    old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
+    for name in flow.slots:
+        slot = service.slots[name]
+        if str(values.get(name)) == old and slot.spec.type == "string" and \
+                _bare_ok(new, None, words) and (read := _bare(new, slot, words)) is not None \
+                and read[0] != old:
+            return [SlotOp("set", name, read[0])]
+    return []
 
 
 def _free_text(service: CompiledService, asked: str | None) -> bool:

@@ -1,8 +1,12 @@
-"""Two classes of everyday answers the rules read whole.
+"""Classes of everyday answers the rules read whole.
 
 - A leading cancel followed only by why ("never mind, it turned up in my bag", "됐어요
   나중에 직접 할게요") cancels the task; followed by a question, a value or a contrast
   ("취소 말고 5만원으로 해줘") it does not.
+- A filled name said away and another put in its place ("아빠 말고 삼촌이요", "not dad but
+  grandma") replaces it, whatever is being asked.
+- A sentence ("아 졸리다 진짜", "I just got home") is no bare name; mid-flow it is small talk,
+  and saying one does not know is a failed try at the question.
 - 그냥 ("just") is a filler a decision may carry ("아니 그냥 취소해" cancels).
 - A slot looked for only when asked (``extract.asked_only``: a PIN, so that any number is
   not taken for one) is read when the message names it right before its value ("pin:
@@ -108,3 +112,15 @@ async def test_a_short_name_is_still_a_bare_value(name: str) -> None:
     await engine.reply("s", "송금해줘")
     done = await engine.reply("s", name)
     assert done.state_snapshot["slots"]["target"] == name.removesuffix("요")
+
+
+@pytest.mark.parametrize("before, message, target", [
+    (["아빠한테 송금해줘"], "아빠 말고 삼촌이요", "삼촌"),  # asked the amount, the name changes
+    (["아빠한테 2만원 보내줘"], "아빠 아니고 이모한테", "이모"),  # at the confirmation
+    (["send money to dad"], "not dad but grandma", "grandma"),
+    (["아빠한테 송금해줘"], "엄마 말고 형", "아빠"),  # 엄마 was never the recipient: no change
+])
+async def test_a_name_said_away_is_replaced_by_the_next(before: list[str], message: str,
+                                                        target: str) -> None:
+    read = await reply_after(str(TRANSFER), before, message)
+    assert read["slots"]["target"] == target  # type: ignore[index]
