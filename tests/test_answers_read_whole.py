@@ -124,3 +124,14 @@ async def test_a_name_said_away_is_replaced_by_the_next(before: list[str], messa
                                                         target: str) -> None:
     read = await reply_after(str(TRANSFER), before, message)
     assert read["slots"]["target"] == target  # type: ignore[index]
+
+
+@pytest.mark.parametrize("message, decision", [
+    ("됐습니다 안 할게요", "cancel"), ("관둘래 안 해", "cancel"),
+    ("필요 없어요 안 할래요", "cancel"),
+    ("중단 안 해요", None), ("취소는 안 할래", None), ("됐어 취소 안 해", None),
+])
+def test_a_negation_after_a_cancel_sentence_is_a_second_cancel_after_a_noun_it_negates(
+        message: str, decision: str | None) -> None:
+    """"됐어요 안 할래요" says no twice; "취소 안 할래" says "I won't cancel"."""
+    assert yes_no(message, default_words("ko")) == decision

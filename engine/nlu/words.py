@@ -128,8 +128,8 @@ class _Grammar:
             found.add("N")
         if text in self.no:
             found.add("D")
-        if text in self.stop:
-            found.add("C")
+        if text in self.stop:  # a noun ("취소") is what a negation after it negates
+            found.add("K" if text in _CANCEL_NOUNS else "C")
         if text in self.doing:
             found.add("A")
         if squash(text) in self.negated:
@@ -164,12 +164,17 @@ _DECISIONS: _Table = {
     "yes": {"N": "yes", "Y": "yes", "A": "yes"},
     "deny": {"N": "deny", "D": "no"}, "no": {"N": "no", "D": "no"},
     "cancel": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop",
-               "X": "stop"},
-    "said": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop", "X": "stop"},
-    "stop": {"N": "stop", "D": "stop", "C": "stop"},
+               "K": "noun", "X": "stop"},
+    "said": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop", "K": "noun",
+             "X": "stop"},
+    # after a cancel said as a sentence ("됐어요") a negation is a second one ("안 할래요");
+    # after a cancel noun it negates that noun ("취소 안 할래": no decision)
+    "stop": {"N": "stop", "D": "stop", "C": "stop", "K": "noun", "X": "stop"},
+    "noun": {"N": "noun", "D": "noun", "C": "stop", "K": "noun"},
 }
 _STARTS = frozenset({"confirm", "deny", "cancel"})
-_CANCEL_FIRST: _Table = {"start": {"N": "start", "D": "start", "C": "stop", "X": "stop"},
+_CANCEL_FIRST: _Table = {"start": {"N": "start", "D": "start", "C": "stop", "K": "stop",
+                                   "X": "stop"},
                          "stop": {}}
 
 
@@ -190,6 +195,9 @@ def _reach(tokens: list[str], grammar: _Grammar, table: _Table,
                         reach[j].add(nxt)
     return reach
 
+
+_CANCEL_NOUNS = frozenset({"취소", "그만", "중단", "중지", "스톱", "cancel", "stop", "abort"})
+"""Cancel words that are nouns: a negation after one negates it ("취소 안 할래")."""
 
 _GOING_ON = ("진행", "확인", "승인", "proceed", "confirm")
 """Confirm words that are verbs of going on: negated, they cancel."""
@@ -345,7 +353,7 @@ def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     if len(tokens) > _MOST_WORDS:
         return None
     ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1]
-    if "stop" in ended:  # cancel first, then deny: confirming is what cannot be undone
+    if "stop" in ended or "noun" in ended:  # cancel, then deny: confirming cannot be undone
         return "cancel"
     if "no" in ended:
         return "deny"
