@@ -135,3 +135,19 @@ def test_a_negation_after_a_cancel_sentence_is_a_second_cancel_after_a_noun_it_n
         message: str, decision: str | None) -> None:
     """"됐어요 안 할래요" says no twice; "취소 안 할래" says "I won't cancel"."""
     assert yes_no(message, default_words("ko")) == decision
+
+
+@pytest.mark.parametrize("message, flow", [
+    ("에어팟 찾아줘", "search"), ("그냥 이어폰 검색해 주세요", "search"),
+])
+async def test_a_value_the_task_has_with_another_flows_request_starts_that_flow(
+        message: str, flow: str) -> None:
+    """At the recommendation's questions (category earphone known), a message naming the
+    same category and asking for a search is the search, not an answer that changes nothing."""
+    engine = Engine(compile_file(ROOT / "flows" / "commerce.yaml"), store=MemoryStore())
+    await engine.reply("s", "이어폰 추천해주세요", context={"is_logged_in": True})
+    done = await engine.reply("s", message, context={"is_logged_in": True})
+    assert done.trace["reading"]["intent"] == "search_product"
+    assert {"op": "start", "flow": flow, "reason": "keyword '검색'"} in done.trace["stack"] \
+        or {"op": "start", "flow": flow, "reason": "keyword '찾아'"} in done.trace["stack"]
+    assert done.state_snapshot["flow"] == "recommend"  # the search answered; back to it

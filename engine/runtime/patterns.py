@@ -18,7 +18,7 @@ from engine.runtime import routing
 from engine.runtime.events import AgentDone, AgentStart
 from engine.runtime.session import Clarify
 from engine.runtime.stack import correct_caller
-from engine.runtime.understand import Intent
+from engine.runtime.understand import Intent, Understanding
 
 if TYPE_CHECKING:
     from engine.runtime.turn import TurnRun
@@ -83,6 +83,11 @@ async def mid_flow(run: TurnRun) -> None:
         return
     if await correct_caller(run, rules):  # a value of the flow that called this one
         return
+    if _restated(run, rules) and flow.interruptible and not run.stack.full() and \
+            (other := routing.other_intent(state.message, run.service, flow)) is not None:
+        run.stack.push("interrupted", other.reason or "intent")  # "그냥 에어팟 검색해줘"
+        await _switch(run, other, other.reason or "intent")
+        return
     if not routing.settled(rules) and flow.interruptible and not run.stack.full():
         other = routing.other_intent(state.message, run.service, flow)
         live = run.engine.understanding
@@ -105,6 +110,14 @@ async def mid_flow(run: TurnRun) -> None:
             await _switch(run, other, other.reason or "intent")
             return
     await run.work(state.message, rules)
+
+
+def _restated(run: TurnRun, rules: Understanding) -> bool:
+    """The rules found only values the task already has ("에어팟" while the category is
+    earphone): nothing for the flow, so the message may be another flow's request."""
+    slots = run.state.session.slots
+    return bool(rules.ops) and rules.decision is None and not rules.tasks and \
+        all(op.op == "set" and slots.get(op.slot) == op.value for op in rules.ops)
 
 
 async def _cancelled_with_reason(run: TurnRun, words: YesNoWords) -> bool:
