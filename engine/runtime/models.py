@@ -103,11 +103,14 @@ def _override(name: str, spec: ModelSpec, env: Mapping[str, str], base_dir: Path
     """``FLOWCTL_MODEL_<NAME>=provider[:model][,timeout=S][,retries=N][,max_tokens=N]`` (or
     ``scripted:replies.yaml``) swaps a model and its limits; ``,timeout=60`` alone keeps the
     flow's model and changes only that. The operator asked for it, so a provider, replies
-    file or option that is not there is an error."""
+    file or option that is not there is an error. Without it, ``OPENAI_MODEL`` (as OpenAI's
+    own tools read it) replaces the model name of an ``openai`` model."""
     var = f"FLOWCTL_MODEL_{name.upper()}"
     raw = env.get(var)
-    if not raw:
-        return spec
+    if not raw:  # OPENAI_MODEL names the model of every OpenAI model the flow declares
+        default = env.get("OPENAI_MODEL", "").strip()
+        return spec.model_copy(update={"model": default}) \
+            if default and spec.provider == "openai" else spec
     head, *options = raw.split(",")
     spec = spec.model_copy(update=_options(var, raw, options))
     if not head:
