@@ -41,7 +41,8 @@ NO_LOOP: Mapping[str, Any] = {"attempt": 0, "max_attempts": 0, "feedback": "", "
 
 META_DEFAULTS: dict[str, Any] = {"slot_errors": {}, "corrected": {}, "correction": None,
                                  "awaiting": None, "batch_total": 0, "batch_progress": 0,
-                                 "batch_counts": {}, "run": None, "held_errors": {}}
+                                 "batch_counts": {}, "run": None, "held_errors": {},
+                                 "batch_executed": 0, "last_cancelled": False}
 """Every documented ``meta`` key, as a template reads it when the turn has not set it (a
 message reading ``meta.corrected`` renders on a turn that corrected nothing)."""
 
@@ -311,10 +312,18 @@ class BatchQueue:
         self._turn._changed()
 
     def count_outcome(self, stage: str) -> None:
-        """A task ended in terminal ``stage`` (the summary counts them by stage)."""
-        counts = self._turn.session.meta.setdefault("batch_counts", {})
+        """A task ended in terminal ``stage``: the summary counts them by stage;
+        ``batch_executed`` counts those whose irreversible action ran and ``last_cancelled``
+        says whether this one was cancelled (it ended where ``cancel`` leads)."""
+        turn = self._turn
+        meta = turn.session.meta
+        counts = meta.setdefault("batch_counts", {})
         counts[stage] = counts.get(stage, 0) + 1
-        self._turn._changed()
+        if any(entry["status"] == "done" for entry in turn.session.journal.values()):
+            meta["batch_executed"] = meta.get("batch_executed", 0) + 1
+        meta["last_cancelled"] = any(edge.trigger == "cancel" and edge.dest == stage
+                                     for edge in turn.flow.machine.edges)
+        turn._changed()
 
     def next_task(self) -> QueuedTask | None:
         """Load the next queued task (its values still to be validated), or end the flow."""

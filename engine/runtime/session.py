@@ -56,6 +56,10 @@ class Meta(TypedDict, total=False):
     batch_total: int
     batch_progress: int
     batch_counts: dict[str, int]
+    batch_executed: int
+    """Tasks of the batch whose irreversible action ran."""
+    last_cancelled: bool
+    """The batch's task that ended last was cancelled (the next one goes on)."""
     awaiting: Literal["continue", "correction"]
     """The flow asked a question of its own kind: whether to go on after an interruption,
     or whether to apply a correction (``correction`` holds it)."""
@@ -262,12 +266,13 @@ class SessionState:
         self.journal = frame["journal"]
 
 
+_BATCH_KEYS = ("batch_total", "batch_progress", "batch_counts", "batch_executed",
+               "last_cancelled")
+
+
 def _batch_only(meta: Meta) -> Meta:
     kept = Meta()
-    if "batch_total" in meta:
-        kept["batch_total"] = meta["batch_total"]
-    if "batch_progress" in meta:
-        kept["batch_progress"] = meta["batch_progress"]
-    if "batch_counts" in meta:
-        kept["batch_counts"] = meta["batch_counts"]
+    for key in _BATCH_KEYS:
+        if key in meta:
+            kept[key] = meta[key]  # type: ignore[literal-required]
     return kept
