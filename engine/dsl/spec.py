@@ -38,7 +38,7 @@ SlotType = Literal["string", "integer", "number", "money", "date", "time", "enum
 class ModelSpec(Spec):
     """A named LLM configuration, referenced by agent steps and the understanding call."""
 
-    provider: str = Field(description="openai, anthropic, scripted or offline.")
+    provider: str = Field(description="openai, anthropic, scripted or offline, or a provider an installed package adds (entry-point group flowctl.providers).")
     model: str = Field("", description="The provider's model name, e.g. gpt-4.1-mini.")
     temperature: float = Field(0.0, ge=0, le=2, description="Sampling temperature.")
     max_tokens: int | None = Field(None, ge=1, description="Upper bound on output tokens.")

@@ -15,11 +15,14 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from importlib.metadata import entry_points
 from pathlib import Path
+from typing import cast
 
 from engine.errors import FlowRuntimeError
 from engine.providers.base import Provider, ProviderSettings
 from engine.providers.forms import FORMS
+from engine.registry import PROVIDER_ENTRY_POINTS
 
 Factory = Callable[[Mapping[str, str], str | Path | None], Provider]
 
@@ -82,11 +85,28 @@ def build_provider(
     a required key is missing from ``env``.
     """
     factories = {**FACTORIES, **(extra or {})}
-    factory = factories.get(name)
+    factory = factories.get(name) or _installed(name)
     if factory is None:
+        known = {*factories, *(ep.name for ep in entry_points(group=PROVIDER_ENTRY_POINTS))}
         raise ValueError(f"unknown provider {name!r}; known providers: "
-                         f"{', '.join(sorted(factories))}")
+                         f"{', '.join(sorted(known))}")
     return factory(env, fixture)
+
+
+def _installed(name: str) -> Factory | None:
+    """The factory an installed package adds as provider ``name`` (entry-point group
+    ``flowctl.providers``); a package that fails to load is an error naming it."""
+    for point in entry_points(group=PROVIDER_ENTRY_POINTS, name=name):
+        try:
+            factory = point.load()
+        except Exception as err:
+            raise FlowRuntimeError(f"provider {name!r} from {point.value}: could not load it "
+                                   f"({type(err).__name__}: {err})") from None
+        if not callable(factory):
+            raise FlowRuntimeError(f"provider {name!r} from {point.value} is not a factory "
+                                   f"(env, fixture) -> Provider")
+        return cast(Factory, factory)
+    return None
 
 
 def available_providers(env: Mapping[str, str]) -> list[str]:

@@ -23,7 +23,7 @@ from engine.providers.base import ModelConfig, Provider
 from engine.providers.explain import live_line, offline_line
 from engine.providers.registry import build_provider
 from engine.providers.reliability import CircuitBreaker
-from engine.registry import PROVIDERS
+from engine.registry import is_provider, provider_names
 
 log = logging.getLogger("flowctl.models")
 
@@ -94,7 +94,7 @@ def vendor_model(name: str) -> ModelSpec:
     """``provider:model`` or a bare vendor model name (``claude-*`` is Anthropic's, any
     other OpenAI's or an OpenAI-compatible server's) as a model spec."""
     provider, sep, model = name.partition(":")
-    if sep and provider in PROVIDERS:
+    if sep and is_provider(provider):
         return ModelSpec(provider=provider, model=model)
     return ModelSpec(provider="anthropic" if name.startswith("claude") else "openai", model=name)
 
@@ -116,9 +116,9 @@ def _override(name: str, spec: ModelSpec, env: Mapping[str, str], base_dir: Path
     if not head:
         return spec
     provider, _, rest = head.partition(":")
-    if provider not in PROVIDERS:
+    if not is_provider(provider):
         raise SettingsError(f"{var}={raw!r} names an unknown provider; known: "
-                            f"{', '.join(PROVIDERS)}")
+                            f"{', '.join(provider_names())}")
     if provider == "scripted":
         fixture = rest or spec.fixture
         if not fixture or not (base_dir / fixture).is_file():
@@ -156,7 +156,7 @@ def _options(var: str, raw: str, options: list[str]) -> dict[str, float | int]:
 def _build(spec: ModelSpec, env: Mapping[str, str], base_dir: Path) -> Provider | None:
     if spec.provider == "offline":
         return None
-    if spec.provider not in PROVIDERS:
+    if not is_provider(spec.provider):
         raise FlowRuntimeError(f"unknown provider {spec.provider!r}")
     fixture = base_dir / spec.fixture if spec.fixture else None
     try:

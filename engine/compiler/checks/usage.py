@@ -16,7 +16,7 @@ from engine.compiler.checks.stack import handovers
 from engine.compiler.resolve import suggest
 from engine.dsl import spec as s
 from engine.nlu import IntentRule, classify, normalise
-from engine.registry import PROVIDERS
+from engine.registry import is_provider, provider_names
 from engine.texts import TEXTS
 
 BUILTIN_AGENTS = ("intent", "understand")
@@ -34,10 +34,11 @@ def check(ctx: Context) -> None:
 
 def _providers(ctx: Context) -> None:
     for name, model in ctx.spec.models.items():
-        if model.provider not in PROVIDERS:
+        if not is_provider(model.provider):
+            known = provider_names()
             ctx.add(("models", name, "provider"), "FL068", f"unknown provider "
                     f"`{model.provider}` in model `{name}`",
-                    hint=suggest(model.provider, PROVIDERS) or f"known: {', '.join(PROVIDERS)}")
+                    hint=suggest(model.provider, known) or f"known: {', '.join(known)}")
     summary = ctx.spec.memory.summary_model
     if summary is not None and summary not in ctx.spec.models:
         ctx.add(("memory", "summary_model"), "FL027", f"unknown model `{summary}`",
