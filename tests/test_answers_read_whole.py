@@ -22,6 +22,7 @@ import pytest
 from engine.compiler import compile_file
 from engine.nlu import default_words, yes_no
 from engine.runtime.engine import Engine
+from engine.runtime.events import Done
 from engine.store import MemoryStore
 from tests.conftest import ROOT
 
@@ -29,11 +30,16 @@ CARDS, TRANSFER = ROOT / "flows" / "cards.yaml", ROOT / "flows" / "transfer.yaml
 REPLACING = ["I need a replacement card", "u42", "1234"]
 
 
-async def reply_after(flow: str, before: list[str], message: str) -> dict[str, object]:
+async def done_after(flow: str, before: list[str], message: str) -> Done:
+    """The DONE of ``message`` in a fresh session of ``flow`` after the ``before`` turns."""
     engine = Engine(compile_file(flow), store=MemoryStore())
     for said in before:
         await engine.reply("s", said)
-    done = await engine.reply("s", message)
+    return await engine.reply("s", message)
+
+
+async def reply_after(flow: str, before: list[str], message: str) -> dict[str, object]:
+    done = await done_after(flow, before, message)
     return {"stage": done.state_snapshot["stage"], "slots": done.state_snapshot["slots"],
             "decision": done.trace["reading"]["decision"]}
 
@@ -90,27 +96,21 @@ def test_just_is_a_filler_a_decision_may_carry(message: str, decision: str | Non
 
 @pytest.mark.parametrize("message", ["아 졸리다 진짜", "방금 커피 마셨어요", "I just got home"])
 async def test_a_sentence_is_no_bare_value_and_mid_flow_it_is_small_talk(message: str) -> None:
-    engine = Engine(compile_file(TRANSFER), store=MemoryStore())
-    await engine.reply("s", "송금해줘")
-    done = await engine.reply("s", message)
+    done = await done_after(str(TRANSFER), ["송금해줘"], message)
     assert done.state_snapshot["slots"]["target"] is None
     assert done.trace["stack"][0] == {"op": "push", "flow": "transfer", "reason": "digression"}
 
 
 @pytest.mark.parametrize("message", ["음 모르겠어요", "기억이 안 나네", "no idea honestly"])
 async def test_not_knowing_is_a_failed_try_not_small_talk(message: str) -> None:
-    engine = Engine(compile_file(TRANSFER), store=MemoryStore())
-    await engine.reply("s", "송금해줘")
-    done = await engine.reply("s", message)
+    done = await done_after(str(TRANSFER), ["송금해줘"], message)
     assert done.state_snapshot["slots"]["target"] is None
     assert not done.trace.get("stack") and done.state_snapshot["filling_turns"] >= 1
 
 
 @pytest.mark.parametrize("name", ["김지해", "민수요", "다해", "용걸이"])
 async def test_a_short_name_is_still_a_bare_value(name: str) -> None:
-    engine = Engine(compile_file(TRANSFER), store=MemoryStore())
-    await engine.reply("s", "송금해줘")
-    done = await engine.reply("s", name)
+    done = await done_after(str(TRANSFER), ["송금해줘"], name)
     assert done.state_snapshot["slots"]["target"] == name.removesuffix("요")
 
 
