@@ -99,8 +99,9 @@ async def correct_caller(run: TurnRun, rules: Understanding) -> bool:
     state = run.state
     session = state.session
     if not session.stack or session.stack[-1]["kind"] != "caller" or session.journal or \
-            rules.ops or rules.decision is not None or rules.tasks:
-        return False
+            not state.flow.interruptible or rules.ops or rules.decision is not None or \
+            rules.tasks:
+        return False  # an uninterruptible called flow (verifying) keeps every turn
     frame = session.stack[-1]
     caller = run.service.flows[frame["flow"]]
     values = frame["slots"]
