@@ -42,10 +42,10 @@ def engine_for(tmp_path: Path, flow: str | None = None) -> Engine:
 
 
 @pytest.mark.parametrize(("message", "kept"), [
-    ("할머니께 좀 부쳐드려", {"target": "할머니"}),
-    ("할머니께 만원 부쳐드려", {"target": "할머니", "amount": 10000}),
-    ("내일 할머니께 일만 원 부쳐", {"target": "할머니", "amount": 10000, "when": "2026-11-23"}),
-    ("돈 좀 부쳐야 돼", {}),
+    ("할머니께 좀 넣어드려", {"target": "할머니"}),
+    ("할머니께 만원 넣어드려", {"target": "할머니", "amount": 10000}),
+    ("내일 할머니께 일만 원 넣어", {"target": "할머니", "amount": 10000, "when": "2026-11-23"}),
+    ("돈 좀 넣어야 돼", {}),
 ])
 async def test_only_values_the_message_says_are_kept(tmp_path: Path, message: str,
                                                      kept: dict[str, object]) -> None:
@@ -63,7 +63,7 @@ async def test_a_slot_may_take_what_the_model_infers(tmp_path: Path) -> None:
         "    description: 이체 날짜 (없으면 바로)\n",
         "    description: 이체 날짜 (없으면 바로)\n    extract: {grounded: false}\n")
     engine = engine_for(tmp_path, flow)
-    done = await engine.reply("s", "할머니께 만원 부쳐드려")
+    done = await engine.reply("s", "할머니께 만원 넣어드려")
     assert done.trace["reading"]["slots"] == {"target": "할머니", "amount": 10000,
                                               "when": "2026-11-23"}
     await engine.aclose()

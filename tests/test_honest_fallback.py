@@ -41,7 +41,7 @@ def late_engine(transfer: CompiledService, server: FakeLLMServer) -> Engine:
 # recipient only the transfer flow takes
 HALF_UNDERSTOOD = ["송금하려면 뭐가 필요해?", "5만원 정도를 동생한테 넘겨야 돼",
                    "how do I transfer money to my brother?", "이체는 어디서 해요?",
-                   "삼촌 쪽에 20만원 부쳐야 하는데", "조카한테 좀 해주려고", "내일 누나한테"]
+                   "삼촌 쪽에 20만원 넣어야 하는데", "조카한테 좀 해주려고", "내일 누나한테"]
 
 
 @pytest.mark.parametrize("message", HALF_UNDERSTOOD)
