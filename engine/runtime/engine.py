@@ -122,14 +122,11 @@ class Engine:
         sent_done = False
         try:
             if refusal is not None:
-                record = await self.store.load(session_id)
-                state = SessionState.from_json(record.data if record else None)
-                if state.owner != owner:
-                    state = SessionState()
                 sent_done = True
                 tags = ["CONTEXT_OVERFLOW"] if message and not problems else []  # too long
-                yield plain_done(refusal, state, self.service, turn_id, started, tags=tags,
-                                 error="bad_context" if problems else None)
+                yield await self.refused(session_id, refusal, owner, tags=tags,
+                                         error="bad_context" if problems else None,
+                                         turn_id=turn_id, started=started)
                 return
             busy = await self.runs.intercept(session_id, message, owner) if self.runs else None
             if busy is not None:  # a run holds the session: answered without waiting for it
@@ -271,6 +268,23 @@ class Engine:
                 done = event
         assert done is not None
         return done
+
+    async def refused(self, session_id: str, text: str, owner: str | None, *,
+                      tags: list[str] | None = None, error: str | None = None,
+                      turn_id: str | None = None, started: float | None = None) -> Done:
+        """The DONE of a turn refused before it ran (an empty or over-long message, a bad
+        context): ``text`` and the session as it is, untouched (a blank one when it is not
+        ``owner``'s or the store cannot say)."""
+        try:
+            record = await self.store.load(session_id)
+            state = SessionState.from_json(record.data if record else None)
+        except Exception as err:
+            log.warning("session %s not loaded for a refusal: %s", session_id, err)
+            state = SessionState()
+        if state.owner != owner:
+            state = SessionState()
+        return plain_done(text, state, self.service, turn_id or f"{random.getrandbits(32):08x}",
+                          started or time.perf_counter(), tags=tags, error=error)
 
     def _refuse(self, message: str) -> str | None:
         if not message:

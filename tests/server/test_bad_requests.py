@@ -88,6 +88,26 @@ async def test_the_limit_is_max_message_chars(make_server: MakeServer) -> None:
     assert too_long.json()["message"] == "메시지가 너무 길어요. 20자 이내로 입력해 주세요."
 
 
+async def test_an_over_long_message_gets_a_done_tagged_context_overflow_everywhere(
+        make_server: MakeServer) -> None:
+    """The 413 carries the DONE a chat client shows: the refusal, ``CONTEXT_OVERFLOW`` and the
+    session as it was (its READY stays READY, nothing ran)."""
+    server = make_server(settings=Settings(max_message_chars=20))
+    body = {"session_id": "u", "message": "가" * 21}
+    async with server.client() as client:
+        await client.post(CHAT, json={"session_id": "u", "message": "엄마한테 1만원 보내줘"})
+        answers = [await client.post(CHAT, json=body), await client.post(STREAM, json=body),
+                   await client.get(STREAM, params=body)]
+    for answer in answers:
+        assert answer.status_code == 413 and answer.json()["error"] == "message_too_long"
+        done = answer.json()["interaction"]
+        assert done["message"] == "메시지가 너무 길어요. 20자 이내로 입력해 주세요."
+        assert done["_trace"]["failure_tags"] == ["CONTEXT_OVERFLOW"]
+        assert (done["state_snapshot"]["stage"], done["next_action"]) == ("READY", "CONFIRM")
+    record = await server.store.load("u")
+    assert record is not None and record.version == 1
+
+
 @pytest.mark.parametrize("blank", ["", "   ", "\n\t "])
 async def test_a_blank_message_is_answered_by_done_and_changes_nothing(
         client: httpx.AsyncClient, server: Running, blank: str) -> None:
@@ -117,15 +137,26 @@ async def broken(make_server: MakeServer) -> Running:
     return make_server(store=BrokenStore())
 
 
-@pytest.mark.parametrize("message", ["엄마한테 1만원 보내줘", ""])
-async def test_a_failing_store_ends_a_chat_turn_with_a_failed_done(broken: Running,
-                                                                  message: str) -> None:
+async def test_a_failing_store_ends_a_chat_turn_with_a_failed_done(broken: Running) -> None:
     async with broken.client() as client:
-        response = await client.post(CHAT, json={"session_id": "u", "message": message})
+        response = await client.post(CHAT, json={"session_id": "u", "message": "엄마한테 보내줘"})
         assert_clean(response)
         done = response.json()["interaction"]
         assert response.status_code == 200 and done["_trace"]["error"] == "turn_failed"
         assert done["message"] == "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요."
+
+
+@pytest.mark.parametrize("message", ["", "가" * 4001])
+async def test_a_refusal_needs_no_store(broken: Running, message: str) -> None:
+    """An empty or over-long message is refused with its own text even when the store is
+    down: the refusal never needed the session (its DONE shows a blank one)."""
+    async with broken.client() as client:
+        response = await client.post(CHAT, json={"session_id": "u", "message": message})
+    assert_clean(response)
+    done = response.json()["interaction"]
+    assert "error" not in done["_trace"] and done["state_snapshot"]["flow"] is None
+    assert done["message"] in ("질문을 입력해주세요.",
+                               "메시지가 너무 길어요. 4000자 이내로 입력해 주세요.")
 
 
 @pytest.mark.parametrize("method, path, kw", [

@@ -177,11 +177,12 @@ def not_found(session_id: str) -> JSONResponse:
     return error(404, "not_found", f"no session {session_id!r}")
 
 
-def refuse_turn(engine: Engine, body: ChatRequest) -> Response | None:
+async def refuse_turn(engine: Engine, body: ChatRequest, who: str | None) -> Response | None:
     """Why a turn must not start: a message over the limit (413), a context the service
     does not take (422). Another key's session is not a refusal: every key names its own
     sessions (``owned_key``), so it is simply a session of the caller's that is new."""
-    return too_long(engine, body.message) or bad_context(engine, body.context)
+    return await too_long(engine, body.message, owned_key(body.session_id, who), who) or \
+        bad_context(engine, body.context)
 
 
 def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
@@ -193,7 +194,7 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
 
     async def answer(body: ChatRequest, who: str | None,
                      gone: Callable[[], Awaitable[bool]]) -> Response:
-        refused = refuse_turn(engine, body)
+        refused = await refuse_turn(engine, body, who)
         if refused is not None:
             return refused
         done = await turns.reply(owned_key(body.session_id, who), body.message, owner=who,
@@ -217,7 +218,7 @@ def stream_routes(app: FastAPI, engine: Engine, turns: Turns,
         last = request.headers.get("last-event-id")
         if last is not None:  # a reconnect: the rest of that stream; never run a message twice
             return await resume(owned_key(body.session_id, who), last, who)
-        refused = refuse_turn(engine, body)
+        refused = await refuse_turn(engine, body, who)
         if refused is not None:
             return refused
         # runs even if the client leaves; its events are kept under the stream's id

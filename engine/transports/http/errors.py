@@ -66,12 +66,16 @@ def install(app: FastAPI, engine: Engine) -> None:
     app.add_exception_handler(HTTPException, http_error)
 
 
-def too_long(engine: Engine, message: str) -> JSONResponse | None:
-    """The 413 of a message over the engine's limit; None when the turn may run."""
+async def too_long(engine: Engine, message: str, session_id: str,
+                   owner: str | None) -> JSONResponse | None:
+    """The 413 of a message over the engine's limit — with, as ``interaction``, the DONE a
+    chat client reads (the refusal's text, ``CONTEXT_OVERFLOW`` in its failure tags, the
+    session as it is) — or None when the turn may run."""
     limit = engine.settings.max_message_chars
     if message.strip() and len(message) > limit:
-        return error(413, "message_too_long", engine.text("message_too_long", limit=limit),
-                     limit=limit)
+        text = engine.text("message_too_long", limit=limit)
+        done = await engine.refused(session_id, text, owner, tags=["CONTEXT_OVERFLOW"])
+        return error(413, "message_too_long", text, limit=limit, interaction=done.payload())
     return None
 
 

@@ -214,6 +214,9 @@ class ErrorBody(BaseModel):
     error: str = Field(examples=["message_too_long"])
     message: str
     detail: list[dict[str, Any]] | None = None
+    interaction: dict[str, Any] | None = Field(
+        None, description="`message_too_long` only: the DONE a chat client shows (the "
+                          "refusal, failure tag CONTEXT_OVERFLOW, the session as it was).")
 
 
 class SessionCreated(BaseModel):
