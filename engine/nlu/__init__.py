@@ -24,10 +24,10 @@ from .words import (
     Answer,
     YesNoWords,
     cancel_first,
-    cancel_with_reason,
     decision_text,
     default_words,
     normalise,
+    only_reason,
     yes_no,
 )
 
@@ -43,7 +43,6 @@ __all__ = [
     "YesNoWords",
     "asks",
     "cancel_first",
-    "cancel_with_reason",
     "classify",
     "compile_enum",
     "decision_text",
@@ -61,6 +60,7 @@ __all__ = [
     "non_overlapping",
     "parse_time",
     "normalise",
+    "only_reason",
     "split_segments",
     "yes_no",
 ]

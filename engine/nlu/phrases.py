@@ -145,7 +145,7 @@ _KO_PLAIN_END = re.compile(r"(?:[가-힣]{3,}|[가-힣]+\s+[가-힣]+)(?:다|네
                            r"[.!~ㅋㅎㅠㅜ]*$")
 """Plainer endings that short names share (지해, 다해): only after a longer word or a
 second one ("배고프다", "나 오늘 너무 피곤해")."""
-_TRAILING = frozenset({"진짜", "정말", "완전", "너무", "ㅋ", "lol", "haha"})
+_TRAILING = frozenset({"진짜", "정말", "완전", "너무", "lol", "haha"})
 _EN_SUBJECT = frozenset({"i", "im", "ive", "id", "ill", "we", "were", "weve", "its", "it",
                          "thats", "theres", "today", "lol"})
 

@@ -365,24 +365,22 @@ _CONTRAST = frozenset({"but", "instead", "rather", "though", "말고", "대신",
 """Words after a leading cancel that turn it around ("취소 말고 보내줘", "cancel, but...")."""
 
 
-def cancel_with_reason(text: str, words: YesNoWords) -> str | None:
-    """What follows a leading cancel when it only says why ("forget it, I don't need a new
-    card", "됐어요, 그냥 다음에 할게요"): not a question, no contrast, no yes; the caller
-    checks it holds no value and asks for no other flow. None for anything else.
+def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
+    """Whether ``rest``, what follows the leading cancel of ``text`` (``cancel_first``), only
+    says why ("forget it, I don't need a new card", "됐어요, 그냥 다음에 할게요"): ``text`` no
+    question, ``rest`` no contrast ("말고", "but") and no yes; the caller checks it holds no
+    value and asks for no other flow.
 
     >>> en = default_words("en")
-    >>> cancel_with_reason("never mind, I'll keep the old one", en)
-    'ill keep the old one'
-    >>> cancel_with_reason("forget it, what's the fee?", en)
-    >>> cancel_with_reason("cancel, but send it", en)
+    >>> only_reason("never mind, I'll keep the old one", "ill keep the old one", en)
+    True
+    >>> only_reason("forget it, what's the fee?", "whats the fee", en)
+    False
+    >>> only_reason("cancel, but send it", "but send it", en)
+    False
     """
-    rest = cancel_first(text, words)
-    if rest is None or decision_text(text) is None:
-        return None
-    tokens = rest.split(" ")
-    if _CONTRAST.intersection(tokens) or yes_no(rest, words) == "confirm":
-        return None
-    return rest
+    return decision_text(text) is not None and not _CONTRAST.intersection(rest.split(" ")) \
+        and yes_no(rest, words) != "confirm"
 
 
 def cancel_first(text: str, words: YesNoWords) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from engine.nlu import YesNoWords, cancel_first, cancel_with_reason, yes_no
+from engine.nlu import cancel_first, only_reason, yes_no
 from engine.runtime import routing
 from engine.runtime.events import AgentDone, AgentStart
 from engine.runtime.session import Clarify
@@ -79,14 +79,14 @@ async def mid_flow(run: TurnRun) -> None:
         await run.settle(run.fire("cancel"))  # "취소하고 잔액 알려줘"
         await _switch(run, other, "cancel and start")
         return
-    if rest is not None and await _cancelled_with_reason(run, words):
+    if rest is not None and only_reason(state.message, rest, words) and \
+            await _cancelled_with_reason(run, rest):
         return
     if await correct_caller(run, rules):  # a value of the flow that called this one
         return
     if _restated(run, rules) and flow.interruptible and not run.stack.full() and \
             (other := routing.other_intent(state.message, run.service, flow)) is not None:
-        run.stack.push("interrupted", other.reason or "intent")  # "그냥 에어팟 검색해줘"
-        await _switch(run, other, other.reason or "intent")
+        await _interrupt(run, other)  # "그냥 에어팟 검색해줘"
         return
     if not routing.settled(rules) and flow.interruptible and not run.stack.full():
         other = routing.other_intent(state.message, run.service, flow)
@@ -106,8 +106,7 @@ async def mid_flow(run: TurnRun) -> None:
                 state.message, run.service, state.stage, flow):
             other = Intent(None, 0.0, "digression")  # the model, if asked, read no answer
         if other is not None:
-            run.stack.push("interrupted", other.reason or "intent")
-            await _switch(run, other, other.reason or "intent")
+            await _interrupt(run, other)
             return
     await run.work(state.message, rules)
 
@@ -120,17 +119,22 @@ def _restated(run: TurnRun, rules: Understanding) -> bool:
         all(op.op == "set" and slots.get(op.slot) == op.value for op in rules.ops)
 
 
-async def _cancelled_with_reason(run: TurnRun, words: YesNoWords) -> bool:
+async def _cancelled_with_reason(run: TurnRun, reason: str) -> bool:
     """A leading cancel followed only by why ("forget it, I don't need a new card"): no
     value, no other flow, no question — the task is cancelled, where the flow can be."""
     state = run.state
-    reason = cancel_with_reason(state.message, words)
     stage = state.session.stage or state.flow.initial
-    if reason is None or run.rules(reason).ops or not state.flow.machine.can(stage, "cancel"):
+    if run.rules(reason).ops or not state.flow.machine.can(stage, "cancel"):
         return False
     run.reading["decision"] = "cancel"
     await run.settle(run.fire("cancel"))
     return True
+
+
+async def _interrupt(run: TurnRun, other: Intent) -> None:
+    """The flow in progress waits under ``other``'s flow (or the chit-chat flow's)."""
+    run.stack.push("interrupted", other.reason or "intent")
+    await _switch(run, other, other.reason or "intent")
 
 
 async def _switch(run: TurnRun, intent: Intent, reason: str) -> None:
