@@ -7,7 +7,8 @@ answered ``POST /v1/agent/chat`` (the client retries every 5 ms until the port a
 then the resident set size (VmRSS) idle after that first request, and which provider SDKs
 the process has loaded. Several runs per server, alternating. Then where flowctl's start-up
 goes, timed inside a fresh interpreter: the imports a bare server needs too, the engine's
-own modules, compiling the flow, building the engine and the app.
+own modules, compiling the flow, building the engine and the app, and training the flow's
+intent model (which a server does in a thread beside the others).
 
 The checkout's modules are compiled to bytecode first, as installing flowctl does (pip
 compiles every module it installs): a checkout run under PYTHONDONTWRITEBYTECODE=1 would
@@ -63,7 +64,7 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
 SDKS = ("openai", "anthropic", "uvloop", "httptools", "orjson")
 
 # where flowctl's start-up goes, in a fresh interpreter: what the bare server imports too,
-# the engine's modules, compiling the flow, the engine and the app
+# the engine's modules, compiling the flow, the engine and the app, the intent model
 _PHASES = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
@@ -82,10 +83,13 @@ t3 = time.perf_counter()
 engine = Engine(service, store=MemoryStore(), settings=load_settings({}))
 http.create_app(engine, settings=engine.settings)
 t4 = time.perf_counter()
-print(t1 - t0, t2 - t1, t3 - t2, t4 - t3)
+from engine.nlu.intents import model_of
+model_of(service.intents)
+t5 = time.perf_counter()
+print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)
 """
 PHASES = ("FastAPI, pydantic, uvicorn", "the engine's modules", "compiling the flow",
-          "engine and app")
+          "engine and app", "intent model (a thread)")
 
 
 def free_port() -> int:

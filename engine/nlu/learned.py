@@ -118,8 +118,10 @@ def train(texts: Mapping[str, Sequence[str]]) -> IntentModel | None:
         return None
     texts = {**texts, ELSE: BACKGROUND}
     names += (ELSE,)
-    data = [(features(s), k) for k, n in enumerate(names) for s in texts[n] if s.strip()]
-    weights: dict[str, list[float]] = {}
+    classes = range(len(names))
+    rows: dict[str, list[float]] = {}
+    data = [(tuple((rows.setdefault(f, [0.0] * len(names)), v) for f, v in x.items()), k)
+            for k, n in enumerate(names) for x in map(features, filter(str.strip, texts[n]))]
     bias = [0.0] * len(names)
     order = list(range(len(data)))
     shuffle = random.Random(0).shuffle  # a fixed order: the same flow, the same model
@@ -127,14 +129,22 @@ def train(texts: Mapping[str, Sequence[str]]) -> IntentModel | None:
         shuffle(order)
         for i in order:
             x, label = data[i]
-            for k, chance in enumerate(_softmax(weights, bias, x)):
-                gradient = chance - (k == label)
-                if abs(gradient) < 1e-3:
+            z = bias[:]
+            for row, v in x:
+                for k in classes:
+                    z[k] += row[k] * v
+            top = max(z)
+            exp = [math.exp(v - top) for v in z]
+            total = sum(exp)
+            for k in classes:
+                gradient = exp[k] / total - (k == label)
+                if -1e-3 < gradient < 1e-3:
                     continue  # learned already: most classes, once the first passes are done
                 bias[k] -= STEP * gradient * 0.1
-                for f, v in x.items():
-                    weights.setdefault(f, [0.0] * len(names))[k] -= STEP * gradient * v
-        for row in weights.values():
-            for k in range(len(row)):
+                step = STEP * gradient
+                for row, v in x:
+                    row[k] -= step * v
+        for row in rows.values():
+            for k in classes:
                 row[k] *= 1 - DECAY
-    return IntentModel(names, {f: tuple(r) for f, r in weights.items()}, tuple(bias))
+    return IntentModel(names, {f: tuple(r) for f, r in rows.items()}, tuple(bias))
