@@ -73,8 +73,8 @@ CATALOGUE: tuple[Code, ...] = (
        "at a `decide: confirm` stage may confirm."),
     _c("FL036", "error", "model-fixture", "A scripted model has no replies file, or it does "
        "not exist."),
-    _c("FL037", "error", "unknown-agent-output", "`agents.<name>` names no `json_output` "
-       "agent step whose model declares an `output_schema`."),
+    _c("FL037", "error", "unknown-agent-output", "`agents.<name>` names no agent step, or "
+       "reads an output field of one that keeps no output."),
     _c("FL038", "error", "ambiguous-call", "A `call` step names something that is both an "
        "action and a flow."),
     _c("FL040", "warning", "unreachable-stage", "No path from the initial stage reaches the "

@@ -17,6 +17,12 @@ AGENT_TOOLS: tuple[str, ...] = ("calculator",)
 ACTION_TOOLS: tuple[str, ...] = ("sandbox_bank", "sandbox_balance", "calculator")
 # built-in texts a service may replace with a message of the same name, and the values each sees
 BUILTIN_TEXTS: dict[str, tuple[str, ...]] = dict(OVERRIDABLE_TEXTS)
+AGENT_STATUSES: tuple[str, ...] = ("success", "need_info", "cannot_handle", "partial")
+"""How an agent step ended: it answered; it needs details from the user first (``missing``
+names them); it cannot do what was asked (or no model answered: the fallback was said);
+it did part of it (``reason`` says why)."""
+AGENT_RESULT_FIELDS: frozenset[str] = frozenset({"status", "reason", "missing"})
+"""What every agent step's result has, beside the checked JSON output of one that keeps it."""
 # what an agent step's prompt sees beyond the turn context (runtime/agent.py provides them)
 AGENT_PROMPT_NAMES: tuple[str, ...] = ("message", "history", "instructions", "intents", "tools")
 # what the understanding prompt sees (runtime/llm.py provides them)

@@ -93,13 +93,13 @@ async def test_the_guard_makes_no_model_call_even_with_a_model(shop: CompiledSer
     assert "그램" not in done.message
 
 
-async def test_agent_output_is_per_turn_and_none_after_a_fallback(shop: CompiledService) -> None:
+async def test_agent_output_is_per_turn_and_false_after_a_fallback(shop: CompiledService) -> None:
     engine = engine_of(shop, FLOWCTL_MODEL_PICKER=f"scripted:{NO_CALLS}")
     done = await engine.reply("s", "노트북 추천해줘", context={"logged_in": True})
     assert "189만원" in done.message and "failure_tags" not in done.trace
     done = await engine.reply("s", "추천 장애", context={"logged_in": True})
     assert done.trace["failure_tags"] == ["AGENT_CALL_FAILED"]
-    assert "비쌀 수" not in done.message  # `agents.picker` is none: the condition is false
+    assert "비쌀 수" not in done.message  # `agents.picker` is false: the condition is false
 
 
 def _compile(text: str) -> CompiledService:

@@ -24,6 +24,7 @@ from engine.compiler.machine import Edge, StageMachine
 from engine.compiler.patterns import call_step, flow_patterns, service_patterns
 from engine.compiler.policy import (
     agent_outputs,
+    agent_steps,
     context_schema,
     guard_rules,
 )
@@ -56,6 +57,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
                     base_dir: FilePath | None = None) -> c.CompiledService:
     base = base_dir or FilePath.cwd()
     r = Resolver(source, frozenset(spec.slots), agent_outputs=agent_outputs(spec),
+                 agent_steps=agent_steps(spec),
                  retrievals=retrieval_names(spec))
     knowledge = knowledge_bases(spec, base, r)
     messages = _messages(spec, r)

@@ -147,6 +147,9 @@ class EmitStep:
 
 @dataclass(frozen=True, slots=True)
 class AgentStep:
+    """Ask a model for the reply (``fallback`` said when none answers); the step's result is
+    ``agents.<agent>`` for the rest of the turn (``AGENT_RESULT_FIELDS``)."""
+
     agent: str
     prompt: str
     model: str | None

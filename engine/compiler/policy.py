@@ -29,6 +29,12 @@ def context_schema(spec: s.ServiceSpec, r: Resolver) -> dict[str, Any] | None:
     return dict(spec.context)
 
 
+def agent_steps(spec: s.ServiceSpec) -> frozenset[str]:
+    """Every agent step's name: each has a result later steps may read (``agents.<name>``)."""
+    return frozenset(step.agent for _, _, _, step in s.service_steps(spec)
+                     if isinstance(step, s.AgentStep))
+
+
 def agent_outputs(spec: s.ServiceSpec) -> frozenset[str]:
     """Agent steps whose validated JSON output later steps may read as ``agents.<name>``:
     ``json_output`` steps whose model declares an ``output_schema``."""
@@ -80,4 +86,4 @@ def guard_rules(spec: s.ServiceSpec, r: Resolver) -> tuple[c.GuardRule, ...]:
     return tuple(rules)
 
 
-__all__ = ["agent_outputs", "confidence_bands", "context_schema", "guard_rules"]
+__all__ = ["agent_outputs", "agent_steps", "confidence_bands", "context_schema", "guard_rules"]

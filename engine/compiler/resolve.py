@@ -20,7 +20,7 @@ from engine.compiler.templates import (
     undeclared,
 )
 from engine.errors import Finding
-from engine.registry import CONTEXT_FIELDS
+from engine.registry import AGENT_RESULT_FIELDS, CONTEXT_FIELDS
 from engine.source import Path, SourceMap
 
 RUNTIME_TRIGGERS = ("update", "confirm", "cancel", "deny")
@@ -38,8 +38,10 @@ class Resolver:
     source: SourceMap
     slot_names: frozenset[str]
     findings: list[Finding] = field(default_factory=list)
+    agent_steps: frozenset[str] = frozenset()
+    """Agent steps, whose results templates may read (``agents.<name>.status``)."""
     agent_outputs: frozenset[str] = frozenset()
-    """Agents whose output templates may read (``agents.<name>``)."""
+    """Agents whose output fields templates may read too (``agents.<name>.<field>``)."""
     retrievals: frozenset[str] = frozenset()
     """Names of the hits of ``retrieve`` steps (``retrieved.<name>``)."""
 
@@ -98,11 +100,17 @@ class Resolver:
                 self.error(path, f"`{name}.{attr}` is not defined: `{name}` has "
                            + ", ".join(f"`{k}`" for k in known), "FL031",
                            hint=suggest(attr, known))
-        for agent in sorted(compiled.agent_refs - self.agent_outputs):
+        for agent in sorted(compiled.agent_refs - self.agent_steps):
             if "agents" in allowed:
-                self.error(path, f"`agents.{agent}` is not an agent output: no `json_output` "
-                           f"agent step `{agent}` with a model that has an `output_schema`",
-                           "FL037", hint=suggest(agent, self.agent_outputs))
+                self.error(path, f"`agents.{agent}` names no agent step", "FL037",
+                           hint=suggest(agent, self.agent_steps))
+        for agent, name in sorted(compiled.agent_field_refs):
+            if "agents" in allowed and agent in self.agent_steps - self.agent_outputs and \
+                    name not in AGENT_RESULT_FIELDS:
+                self.error(path, f"`agents.{agent}.{name}` is not part of its result: agent "
+                           f"step `{agent}` keeps no output (no `json_output` with a model "
+                           "that has an `output_schema`), only `status`, `reason` and "
+                           "`missing`", "FL037")
         for name in sorted(compiled.retrieved_refs - self.retrievals):
             if "retrieved" in allowed:
                 self.error(path, f"`retrieved.{name}` names no `retrieve` step's hits",

@@ -79,6 +79,8 @@ class Compiled:
     """Agents whose output is read (``agents.recommend.items``)."""
     retrieved_refs: frozenset[str] = frozenset()
     """Retrievals whose hits are read (``retrieved.catalogue``)."""
+    agent_field_refs: frozenset[tuple[str, str]] = frozenset()
+    """(agent, field) of each field read from an agent's result (``agents.reco.price``)."""
 
 
 def base_context() -> dict[str, Any]:
@@ -99,10 +101,10 @@ def compile_template(source: str) -> Compiled:
     """
     env = environment()
     tree = env.parse(source)
-    names, slots, fields, agents, found = _reads(tree)
+    names, slots, fields, agents, found, agent_fields = _reads(tree)
     fast = _fast_template(env, tree)
     if fast is not None:  # text and simple `{{ }}` only: no jinja2 template run per render
-        return Compiled(source, names, fast, slots, fields, agents, found)
+        return Compiled(source, names, fast, slots, fields, agents, found, agent_fields)
     template: Template = env.template_class.from_code(
         env, env.compile(tree), env.make_globals(None), None)
 
@@ -110,7 +112,7 @@ def compile_template(source: str) -> Compiled:
         context = _context(env, template, ctx)
         return env.concat(template.root_render_func(context)).strip()
 
-    return Compiled(source, names, render, slots, fields, agents, found)
+    return Compiled(source, names, render, slots, fields, agents, found, agent_fields)
 
 
 @lru_cache(maxsize=4096)
@@ -119,10 +121,10 @@ def compile_expression(source: str) -> Compiled:
     env = environment()
     template = env.compile_expression(source, undefined_to_none=False)._template
     tree = env.parse("{{ (" + source + ") }}")
-    names, slots, fields, agents, found = _reads(tree)
+    names, slots, fields, agents, found, agent_fields = _reads(tree)
     fast = _fast_expression(env, tree)
     if fast is not None:  # simple names, paths, comparisons: no template run per call
-        return Compiled(source, names, fast, slots, fields, agents, found)
+        return Compiled(source, names, fast, slots, fields, agents, found, agent_fields)
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
         context = _context(env, template, ctx)
@@ -130,7 +132,7 @@ def compile_expression(source: str) -> Compiled:
             pass
         return context.vars["result"]
 
-    return Compiled(source, names, evaluate, slots, fields, agents, found)
+    return Compiled(source, names, evaluate, slots, fields, agents, found, agent_fields)
 
 
 Reader = Callable[[Mapping[str, Any]], Any]
@@ -233,32 +235,44 @@ def _fast_filter(env: ImmutableSandboxedEnvironment, name: str, node: nodes.Expr
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],
                                           frozenset[tuple[str, str]], frozenset[str],
-                                          frozenset[str]]:
+                                          frozenset[str], frozenset[tuple[str, str]]]:
     """The undeclared names a tree reads, the attributes it reads from ``slots``, the
     fields it reads from the fixed-shape values (``turn.intent``), from ``agents`` and
-    from ``retrieved``."""
+    from ``retrieved``, and the fields of agents' results (``agents.reco.price``)."""
     names = frozenset(meta.find_undeclared_variables(tree))
     slots, fields, agents, retrieved = set(), set(), set(), set()
+    agent_fields: set[tuple[str, str]] = set()
     found: Iterator[nodes.Getattr | nodes.Getitem] = tree.find_all((nodes.Getattr, nodes.Getitem))
     for node in found:
-        if not isinstance(node.node, nodes.Name) or node.node.name not in names:
+        attr, inner = _attr(node), node.node
+        if attr is None:
             continue
-        if isinstance(node, nodes.Getattr):
-            attr: str | None = node.attr
-        elif isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
-            attr = node.arg.value
-        else:
-            attr = None
-        if attr is not None and node.node.name == "slots":
+        if isinstance(inner, nodes.Getattr | nodes.Getitem) and "agents" in names and \
+                isinstance(inner.node, nodes.Name) and inner.node.name == "agents":
+            agent = _attr(inner)
+            if agent is not None:
+                agent_fields.add((agent, attr))
+        if not isinstance(inner, nodes.Name) or inner.name not in names:
+            continue
+        if inner.name == "slots":
             slots.add(attr)
-        elif attr is not None and node.node.name in CONTEXT_FIELDS:
-            fields.add((node.node.name, attr))
-        elif attr is not None and node.node.name == "agents":
+        elif inner.name in CONTEXT_FIELDS:
+            fields.add((inner.name, attr))
+        elif inner.name == "agents":
             agents.add(attr)
-        elif attr is not None and node.node.name == "retrieved":
+        elif inner.name == "retrieved":
             retrieved.add(attr)
     return (names, frozenset(slots), frozenset(fields), frozenset(agents),
-            frozenset(retrieved))
+            frozenset(retrieved), frozenset(agent_fields))
+
+
+def _attr(node: nodes.Getattr | nodes.Getitem) -> str | None:
+    """The name a read takes: ``x.name`` or ``x['name']``; None for a computed key."""
+    if isinstance(node, nodes.Getattr):
+        return node.attr
+    if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
+        return node.arg.value
+    return None
 
 
 def _context(env: ImmutableSandboxedEnvironment, template: Template, ctx: Mapping[str, Any]) -> Any:

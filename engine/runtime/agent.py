@@ -29,6 +29,7 @@ from engine.providers.reliability import (
     stream_reliably,
 )
 from engine.providers.tools import Tool, run_tool_loop
+from engine.registry import AGENT_STATUSES
 from engine.runtime.budget import next_within, within
 from engine.runtime.echo import EchoGuard, strip_state
 from engine.runtime.events import LlmToken, TraceEntry
@@ -63,6 +64,44 @@ class Reply:
     payload: dict[str, Any]
     output: dict[str, Any] | None = None
     """A JSON agent's object as the model wrote it, checked against the model's schema."""
+
+
+class AgentResult(dict[str, Any]):
+    """An agent step's result as later steps read it (``agents.<name>``): ``status``,
+    ``reason`` and ``missing``, and the checked JSON output of a step that keeps it. True in
+    a condition only when the agent answered (``success``), so ``agents.x and agents.x.price``
+    reads the output only when there is one."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return self.get("status") == "success"
+
+
+def agent_result(output: Mapping[str, Any] | None, *, kept: bool,
+                 fell_back: str | None = None) -> AgentResult:
+    """The result of an agent step whose reply was ``output`` (its JSON object, or None for
+    a text reply); ``fell_back`` says why its fallback was said instead. A JSON reply says
+    its own status in ``status`` (one of ``AGENT_STATUSES``; anything else is a success),
+    why in ``reason`` and what it needs in ``missing``; ``kept``: its fields are kept too.
+
+    >>> result = agent_result({"message": "금액은요?", "status": "need_info",
+    ...                        "missing": ["amount"]}, kept=False)
+    >>> bool(result), result["status"], result["missing"]
+    (False, 'need_info', ['amount'])
+    >>> dict(agent_result(None, kept=False, fell_back="no model"))
+    {'status': 'cannot_handle', 'reason': 'no model', 'missing': []}
+    """
+    if fell_back is not None:
+        return AgentResult(status="cannot_handle", reason=fell_back, missing=[])
+    said = output or {}
+    status = said.get("status")
+    reason, missing = said.get("reason"), said.get("missing")
+    return AgentResult(
+        {**(said if kept else {}),
+         "status": status if status in AGENT_STATUSES else "success",
+         "reason": reason if isinstance(reason, str) else "",
+         "missing": [str(m) for m in missing] if isinstance(missing, list) else []})
 
 
 class ModelCall:
@@ -232,4 +271,4 @@ async def _retry(call: ModelCall, request: ChatRequest, problem: str) -> dict[st
     return obj
 
 
-__all__ = ["JsonCheck", "ModelCall", "Reply", "agent_reply"]
+__all__ = ["AgentResult", "JsonCheck", "ModelCall", "Reply", "agent_reply", "agent_result"]

@@ -35,7 +35,7 @@ from engine.errors import FlowRuntimeError
 from engine.providers.base import ChatRequest, ToolSpec
 from engine.runtime import onecall_turn
 from engine.runtime.actions import ActionFailed, ActionUnknown, ActionUnreached, run_action
-from engine.runtime.agent import ModelCall, Reply, agent_reply
+from engine.runtime.agent import ModelCall, Reply, agent_reply, agent_result
 from engine.runtime.events import (
     AgentDone,
     AgentStart,
@@ -253,8 +253,8 @@ async def _agent(run: TurnRun, step: AgentStep) -> None:
         async for item in replies:
             if isinstance(item, Reply):
                 reply = item.payload
-                if item.output is not None and step.agent in run.service.agent_outputs:
-                    run.state.set_agent_output(step.agent, item.output)
+                run.state.set_agent_output(step.agent, agent_result(
+                    item.output, kept=step.agent in run.service.agent_outputs))
             else:
                 run.emit(item)
     if reply is None:
@@ -263,8 +263,8 @@ async def _agent(run: TurnRun, step: AgentStep) -> None:
             run.tracer.step(step.agent, started)
         else:  # a model was configured: its call failed, was refused or was unusable
             run.tracer.tag("AGENT_CALL_FAILED")
-        if step.agent in run.service.agent_outputs:
-            run.state.set_agent_output(step.agent, None)  # no data: `agents.<name>` is none
+        run.state.set_agent_output(step.agent, agent_result(  # false: no output to read
+            None, kept=False, fell_back="no model" if live is None else "no usable reply"))
     run.emit(LlmDone(reply))
     run.reply.parts.append(str(reply.get("message", "")))
     run.emit(AgentDone(step.agent, label, True))
