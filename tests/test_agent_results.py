@@ -141,3 +141,77 @@ def test_reading_what_an_agent_step_cannot_have_is_a_compile_error(
         compile_file(flow)
     assert [f.code for f in caught.value.findings] == ["FL037"]
     assert problem in caught.value.findings[0].message
+
+
+# -- a validator of the flow's own, on a JSON agent's reply ---------------------------------------
+
+RULES = '''
+from engine.compiler.validators import Replace
+
+
+def in_stock(output, slots):
+    """Refuse a product the shop does not carry; round a price to hundreds."""
+    if output.get("answer") == "품절 상품":
+        return "that product is sold out"
+    if output.get("answer") == "가격":
+        return Replace({**output, "answer": "1,400원"})
+    if output.get("answer") == "망가짐":
+        return 42
+    return True
+'''
+
+VALIDATED = """
+- {match: "재고", json: {message: "품절 상품을 추천해요.", answer: "품절 상품"}}
+- {match: "재고", json: {message: "다른 상품을 추천해요.", answer: "대체 상품"}}
+- {match: "끝까지", repeat: true, json: {message: "품절 상품이요.", answer: "품절 상품"}}
+- {match: "얼마", repeat: true, json: {message: "알려드릴게요.", answer: "가격"}}
+- {match: "버그", repeat: true, json: {message: "네.", answer: "망가짐"}}
+"""
+
+
+@pytest.fixture
+def validated(flow: Path) -> Path:
+    (flow.parent / "shop_rules.py").write_text(RULES, encoding="utf-8")
+    (flow.parent / "replies.yaml").write_text(VALIDATED, encoding="utf-8")
+    text = flow.read_text(encoding="utf-8").replace(
+        "json_output: true, fallback: offline}",
+        "json_output: true, fallback: offline,\n             validator: 'shop_rules:in_stock'}")
+    flow.write_text(text, encoding="utf-8")
+    return flow
+
+
+async def test_a_refused_reply_is_asked_again_told_why(validated: Path) -> None:
+    engine = Engine(compile_file(validated), store=MemoryStore(), settings=load_settings({}))
+    done = await engine.reply("s", "재고 있는 거 추천해줘")
+    assert done.message == "다른 상품을 추천해요. 답: 대체 상품"
+    live = engine.models.get("helper")
+    assert live is not None
+    retry = live.provider.requests[-1].system  # type: ignore[attr-defined]
+    assert "that product is sold out" in retry
+
+
+async def test_a_reply_refused_twice_is_the_fallback_and_cannot_handle(validated: Path) -> None:
+    reply = await said(validated, "끝까지 품절만 줘")
+    assert reply.startswith("지금은 도와드릴 수 없어요.") and "품절 상품이요" not in reply
+    assert reply.endswith("cannot_handle (no usable reply)")
+
+
+async def test_a_validator_may_replace_the_reply(validated: Path) -> None:
+    assert (await said(validated, "얼마야")).endswith("답: 1,400원")
+
+
+async def test_a_verdict_a_validator_cannot_give_fails_the_turn(validated: Path) -> None:
+    engine = Engine(compile_file(validated), store=MemoryStore(), settings=load_settings({}))
+    done = await engine.reply("s", "버그 내봐")
+    assert done.trace.get("error") == "turn_failed"
+
+
+def test_a_validator_needs_a_json_agent(flow: Path) -> None:
+    (flow.parent / "shop_rules.py").write_text(RULES, encoding="utf-8")
+    flow.write_text(flow.read_text(encoding="utf-8").replace(
+        "model: plain, fallback: offline}",
+        "model: plain, fallback: offline, validator: 'shop_rules:in_stock'}"), encoding="utf-8")
+    with pytest.raises(FlowDefinitionError) as caught:
+        compile_file(flow)
+    assert [f.code for f in caught.value.findings] == ["FL034"]
+    assert "a validator checks a JSON reply" in caught.value.findings[0].message

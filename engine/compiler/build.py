@@ -58,7 +58,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
     base = base_dir or FilePath.cwd()
     r = Resolver(source, frozenset(spec.slots), agent_outputs=agent_outputs(spec),
                  agent_steps=agent_steps(spec),
-                 retrievals=retrieval_names(spec))
+                 retrievals=retrieval_names(spec), base=base)
     knowledge = knowledge_bases(spec, base, r)
     messages = _messages(spec, r)
     prompts = compile_prompts(spec, base, r)
@@ -339,8 +339,16 @@ def _agent_step(step: s.AgentStep, spec: s.ServiceSpec, prompts: Mapping[str, Co
     r.exists(step.fallback, spec.messages, (*path, "fallback"), "message", "FL020")
     for i, tool in enumerate(step.tools):
         resolve_tool(tool, AGENT_TOOLS, spec.tools, (*path, "tools", i), r)
+    validator = None
+    if step.validator is not None and not step.json_output:
+        r.error((*path, "validator"), f"agent step `{step.agent}` has a validator but no "
+                "`json_output`: a validator checks a JSON reply", "FL034",
+                hint="add `json_output: true`, or check the reply in a later step")
+    elif step.validator is not None:
+        validator = import_validator(step.validator, r.base or FilePath.cwd(),
+                                     (*path, "validator"), r)
     return c.AgentStep(step.agent, step.prompt, step.model, step.label, step.fallback,
-                       step.json_output, tuple(step.tools), step.max_rounds)
+                       step.json_output, tuple(step.tools), step.max_rounds, validator)
 
 
 def _fixtures(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> None:

@@ -158,6 +158,8 @@ class AgentStep:
     json_output: bool
     tools: tuple[str, ...]
     max_rounds: int = 4
+    validator: SlotValidator | None = None
+    """Called as ``validator(output, slots, today)`` on a JSON reply that passed its schema."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path as FilePath
 
 from engine.compiler.templates import (
     CONTEXT_NAMES,
@@ -44,6 +45,8 @@ class Resolver:
     """Agents whose output fields templates may read too (``agents.<name>.<field>``)."""
     retrievals: frozenset[str] = frozenset()
     """Names of the hits of ``retrieve`` steps (``retrieved.<name>``)."""
+    base: FilePath | None = None
+    """The flow file's directory, where its validators are imported from."""
 
     def error(self, path: Path, message: str, code: str, *, hint: str | None = None,
               key: bool = False) -> None:

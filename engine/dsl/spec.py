@@ -225,6 +225,7 @@ class AgentStep(Spec):
     json_output: bool = Field(False, description="The agent answers in JSON; its `message` field is streamed.")
     tools: list[str] = Field(default_factory=list, description="Tools the agent may call: built-in (calculator) or declared under `tools`; every call passes the gateway.")
     max_rounds: int = Field(4, ge=1, le=10, description="Model calls of the tool loop at most; a model still asking for tools after that gets the fallback.")
+    validator: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="`module:function(output, slots[, today]) -> bool | str | Replace` for business rules on a `json_output` reply that passed its schema: accept, reject (a str says why; the model is asked once more, told why, then the fallback is said) or replace the reply's object.")
 
 
 class IfStep(Spec):

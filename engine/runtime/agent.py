@@ -10,10 +10,12 @@ from its fallback, so the user never sees a provider error.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Mapping
+import datetime as dt
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.compiler.validators import Replace, SlotValidator
 from engine.errors import ProviderError
 from engine.providers.base import ChatRequest, TextDelta
 from engine.providers.jsonout import (
@@ -44,6 +46,8 @@ class JsonCheck:
 
     schema: Mapping[str, Any] | None = None
     needs_message: bool = False
+    rule: Rule | None = None
+    """The flow's own check of an object that passed the rest (an agent step's validator)."""
 
     def problem(self, text: str) -> tuple[dict[str, Any] | None, str]:
         """The reply's object, or None and why it cannot be used."""
@@ -54,7 +58,37 @@ class JsonCheck:
         problems = validate_output(obj, dict(self.schema)) if self.schema else []
         if problems or (self.needs_message and not isinstance(obj.get("message"), str)):
             return None, "; ".join(problems) or "no `message` string"
+        if self.rule is not None:
+            return self.rule(obj)
         return obj, ""
+
+
+Rule = Callable[[dict[str, Any]], tuple[dict[str, Any] | None, str]]
+"""An object -> the object to use (the same, or another), or None and why it is refused."""
+
+
+def validator_rule(validator: SlotValidator, slots: Mapping[str, Any], today: dt.date,
+                   agent: str) -> Rule:
+    """An agent step's validator as a ``Rule``: ``True``/``None`` accept, ``False`` or a
+    string (or a ``ValueError``) refuse, ``Replace(obj)`` or ``{"value": obj}`` use ``obj``
+    instead (it must carry a ``message`` string too). Any other verdict is the validator's
+    bug and fails the turn, as a slot validator's does."""
+    def rule(obj: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+        try:
+            verdict = validator(obj, slots, today)
+        except ValueError as err:
+            return None, f"the flow's validator refused it: {err}"
+        if verdict is None or verdict is True:
+            return obj, ""
+        if verdict is False or isinstance(verdict, str):
+            return None, f"the flow's validator refused it: {verdict or 'no reason given'}"
+        replaced = verdict.value if isinstance(verdict, Replace) else \
+            verdict["value"] if isinstance(verdict, dict) and set(verdict) == {"value"} else None
+        if isinstance(replaced, dict) and isinstance(replaced.get("message"), str):
+            return replaced, ""
+        raise TypeError(f"validator of agent `{agent}` returned {verdict!r}; expected True, "
+                        "None, False, a str, or Replace(object with a `message` string)")
+    return rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +220,7 @@ class ModelCall:
 
 
 async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: Mapping[str, Tool],
-                      json_output: bool, max_rounds: int = 4
+                      json_output: bool, max_rounds: int = 4, rule: Rule | None = None
                       ) -> AsyncIterator[LlmToken | Reply]:
     """Stream one agent's answer; ends with a Reply, or with nothing when none is usable."""
     live = call.live
@@ -210,9 +244,10 @@ async def agent_reply(call: ModelCall, request: ChatRequest, *, tools: Mapping[s
         call.failed(err)
         return
     live.breaker.success()
-    output, problem = _payload(call, text, json_output)
+    check = JsonCheck(live.spec.output_schema, needs_message=True, rule=rule)
+    output, problem = _payload(call, text, check if json_output else None)
     if output is None and json_output and live.config.max_retry > 0:
-        output = await _retry(call, request, problem)
+        output = await _retry(call, request, problem, check)
     if output is not None:
         yield Reply({"action": "ASK", **output}, output if json_output else None)
 
@@ -243,12 +278,13 @@ def _made_up(call: ModelCall, request: ChatRequest, text: str, heard: Heard) -> 
     return bool(made_up)
 
 
-def _payload(call: ModelCall, text: str, json_output: bool
+def _payload(call: ModelCall, text: str, check: JsonCheck | None
              ) -> tuple[dict[str, Any] | None, str]:
-    if not json_output:
+    """A text reply's message, or a JSON reply's object when it passes ``check``."""
+    if check is None:
         shown = strip_state(text).strip()
         return ({"message": shown} if shown else None), "an empty reply"
-    obj, problem = JsonCheck(call.live.spec.output_schema, needs_message=True).problem(text)
+    obj, problem = check.problem(text)
     if obj is None and call.last is not None:
         call.tracer.unusable(call.last, problem)
     if obj is not None:
@@ -256,11 +292,11 @@ def _payload(call: ModelCall, text: str, json_output: bool
     return obj, problem
 
 
-async def _retry(call: ModelCall, request: ChatRequest, problem: str) -> dict[str, Any] | None:
+async def _retry(call: ModelCall, request: ChatRequest, problem: str,
+                 check: JsonCheck) -> dict[str, Any] | None:
     """One more, non-streamed, attempt after an unusable JSON reply, told what was wrong
     (in the system prompt: the conversation the model answers stays the same)."""
     schema = call.live.spec.output_schema
-    check = JsonCheck(schema, needs_message=True)
     repair = dataclasses.replace(request, system=f"{request.system}\n\n"
                                  f"{repair_note(problem, schema)}")
     try:
@@ -271,4 +307,5 @@ async def _retry(call: ModelCall, request: ChatRequest, problem: str) -> dict[st
     return obj
 
 
-__all__ = ["AgentResult", "JsonCheck", "ModelCall", "Reply", "agent_reply", "agent_result"]
+__all__ = ["AgentResult", "JsonCheck", "ModelCall", "Reply", "Rule", "agent_reply",
+           "agent_result", "validator_rule"]

@@ -35,7 +35,7 @@ from engine.errors import FlowRuntimeError
 from engine.providers.base import ChatRequest, ToolSpec
 from engine.runtime import onecall_turn
 from engine.runtime.actions import ActionFailed, ActionUnknown, ActionUnreached, run_action
-from engine.runtime.agent import ModelCall, Reply, agent_reply, agent_result
+from engine.runtime.agent import ModelCall, Reply, agent_reply, agent_result, validator_rule
 from engine.runtime.events import (
     AgentDone,
     AgentStart,
@@ -248,8 +248,10 @@ async def _agent(run: TurnRun, step: AgentStep) -> None:
             tools = await agent_tools(run.engine.tools, step.tools, run.state.view(),
                                       run.tracer)
             request = agent_request_for(run, step, tuple(t.spec for t in tools.values()))
+            rule = None if step.validator is None else validator_rule(
+                step.validator, run.state.session.slots, run.state.now.date(), step.agent)
             replies = agent_reply(call, request, tools=tools, json_output=step.json_output,
-                                  max_rounds=step.max_rounds)
+                                  max_rounds=step.max_rounds, rule=rule)
         async for item in replies:
             if isinstance(item, Reply):
                 reply = item.payload
