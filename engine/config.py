@@ -57,6 +57,9 @@ class Settings:
     memory_summarize_threshold: int = 6
     memory_keep_recent_turns: int = 4
     memory_summary_model: str | None = None
+    memory_max_raw_turns: int = 20
+    """The raw turns a session keeps at most, whatever else happens (a summary not yet
+    written, its model failing): older ones go into the summary at once."""
     max_message_chars: int = 4000
     turn_deadline_ms: int = 6000
     """Every model call of a turn, with its retries, ends by then; the rules answer after."""
@@ -107,7 +110,8 @@ class Settings:
             values.update(memory_enable_summary=memory.enabled,
                           memory_summarize_threshold=memory.summarize_threshold,
                           memory_keep_recent_turns=memory.keep_recent_turns,
-                          memory_summary_model=memory.summary_model)
+                          memory_summary_model=memory.summary_model,
+                          memory_max_raw_turns=memory.max_raw_turns)
         return replace(self, **{k: v for k, v in values.items() if k not in self.from_env})
 
     def fill_turns(self, flow_value: int | None) -> int:
@@ -143,6 +147,7 @@ _ENV_NAMES = {
     "memory_summarize_threshold": "MEMORY_SUMMARIZE_THRESHOLD",
     "memory_keep_recent_turns": "MEMORY_KEEP_RECENT_TURNS",
     "memory_summary_model": "MEMORY_SUMMARY_MODEL",
+    "memory_max_raw_turns": "MEMORY_MAX_RAW_TURNS",
     "max_message_chars": "FLOWCTL_MAX_MESSAGE_CHARS",
     "turn_deadline_ms": "FLOWCTL_TURN_DEADLINE_MS",
 }

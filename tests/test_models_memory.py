@@ -5,6 +5,7 @@ server on loopback speaking the OpenAI and Anthropic wire formats."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -145,3 +146,102 @@ def test_a_summary_prompt_is_checked_at_compile_time(tmp_path: Path, prompt: str
     with pytest.raises(FlowDefinitionError) as err:
         compile_file(flow)
     assert [(f.code, f.message) for f in err.value.findings] == [(code, where)]
+
+
+def test_chat_folds_the_summary_in_time_for_the_next_turn(
+        tmp_path: Path, server: FakeLLMServer) -> None:
+    """`flowctl chat` runs its event loop only inside a turn: the summary the second turn
+    left to write is awaited before the third line is read, so the third turn applies it
+    (a server does the same, its loop running between requests)."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from engine.transports.terminal import Piped, talk
+
+    engine = engine_for(_plain(tmp_path), {**server.env(), **FOLD_EARLY,
+                                           "MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
+    server.enqueue(FakeReply(text="The user is Kim."))
+    console = Console(file=StringIO())
+    talk(engine, "s", Piped(StringIO("hello\nmy name is Kim\nok\n"), console), console,
+         verbose=False)
+    record = asyncio.run(engine.store.load("s"))
+    assert record is not None
+    assert record.data["memory"]["summary_text"] == "The user is Kim."
+
+
+def test_raw_turns_never_exceed_max_raw_turns_the_older_go_into_the_summary(
+        tmp_path: Path) -> None:
+    """A cap that holds whatever else happens: below the folding threshold here, the turns
+    over it are summarised offline at once — nothing is dropped unsaid."""
+    engine = engine_for(_plain(tmp_path), {"MEMORY_MAX_RAW_TURNS": "2"})
+
+    async def three() -> dict[str, Any]:
+        for message in ("hello", "my name is Kim", "ok"):
+            await engine.reply("s", message)
+        record = await engine.store.load("s")
+        assert record is not None
+        return dict(record.data["memory"])
+
+    memory = asyncio.run(three())
+    assert [h["content"] for h in memory["raw_history"] if h["role"] == "user"] == [
+        "my name is Kim", "ok"]
+    assert memory["summary_text"] == "earlier requests: hello"
+
+
+def test_without_summaries_the_cap_still_holds(tmp_path: Path) -> None:
+    flow = _plain(tmp_path, "memory: {enabled: false, summarize_threshold: 5, max_raw_turns: 1}")
+    engine = engine_for(flow, {})
+
+    async def two() -> dict[str, Any]:
+        await engine.reply("s", "hello")
+        await engine.reply("s", "again")
+        record = await engine.store.load("s")
+        assert record is not None
+        return dict(record.data["memory"])
+
+    memory = asyncio.run(two())
+    assert [h["content"] for h in memory["raw_history"]] == ["again", "You said again."]
+    assert memory["summary_text"] == ""
+
+
+AGENT_TURNS = """
+service: talker
+default_flow: chat
+models:
+  m: {provider: scripted, fixture: replies.yaml}
+flows:
+  chat:
+    initial: CHAT
+    stages:
+      CHAT:
+        steps:
+          - {agent: talk, prompt: talk, model: m, fallback: offline, last_n_turns: TURNS}
+messages:
+  offline: "..."
+"""
+
+
+@pytest.mark.parametrize(("turns", "sent"), [
+    ("1", ["second", "answer", "third"]),
+    ("0", ["third"]),
+    ("null", ["first", "answer", "second", "answer", "third"]),
+])
+def test_an_agent_step_sends_its_last_n_turns(tmp_path: Path, turns: str,
+                                              sent: list[str]) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "talk.j2").write_text("Talk.", encoding="utf-8")
+    (tmp_path / "replies.yaml").write_text('- {match: ".", repeat: true, reply: "answer"}\n',
+                                           encoding="utf-8")
+    (tmp_path / "talker.yaml").write_text(AGENT_TURNS.replace("TURNS", turns),
+                                          encoding="utf-8")
+    engine = engine_for(tmp_path / "talker.yaml", {})
+
+    async def talk() -> list[str]:
+        for message in ("first", "second", "third"):
+            await engine.reply("s", message)
+        live = engine.models.get("m")
+        assert live is not None
+        return [m.content for m in live.provider.requests[-1].messages]  # type: ignore[attr-defined]
+
+    assert asyncio.run(talk()) == sent

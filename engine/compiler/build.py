@@ -348,7 +348,8 @@ def _agent_step(step: s.AgentStep, spec: s.ServiceSpec, prompts: Mapping[str, Co
         validator = import_validator(step.validator, r.base or FilePath.cwd(),
                                      (*path, "validator"), r)
     return c.AgentStep(step.agent, step.prompt, step.model, step.label, step.fallback,
-                       step.json_output, tuple(step.tools), step.max_rounds, validator)
+                       step.json_output, tuple(step.tools), step.max_rounds, validator,
+                       step.last_n_turns)
 
 
 def _fixtures(spec: s.ServiceSpec, base: FilePath, r: Resolver) -> None:

@@ -160,6 +160,8 @@ class AgentStep:
     max_rounds: int = 4
     validator: SlotValidator | None = None
     """Called as ``validator(output, slots, today)`` on a JSON reply that passed its schema."""
+    last_n_turns: int | None = None
+    """Raw turns its request carries, the latest; None: all memory keeps."""
 
 
 @dataclass(frozen=True, slots=True)

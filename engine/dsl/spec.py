@@ -57,6 +57,7 @@ class MemorySpec(Spec):
     keep_recent_turns: int = Field(4, ge=0, description="Raw turns kept after folding (MEMORY_KEEP_RECENT_TURNS).")
     summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries (MEMORY_SUMMARY_MODEL may also name a vendor model, e.g. gpt-4o-mini).")
     summary_prompt: str | None = Field(None, description="Prompt file in prompts/ (name without .j2) replacing the built-in summary instructions; it sees `service`, `description` and `locale`.")
+    max_raw_turns: int = Field(20, ge=1, description="Raw turns kept at most, whatever else happens (a summary not yet written, its model failing); older ones go into the summary at once (MEMORY_MAX_RAW_TURNS).")
 
 
 class UnderstandSpec(Spec):
@@ -225,6 +226,7 @@ class AgentStep(Spec):
     json_output: bool = Field(False, description="The agent answers in JSON; its `message` field is streamed.")
     tools: list[str] = Field(default_factory=list, description="Tools the agent may call: built-in (calculator) or declared under `tools`; every call passes the gateway.")
     max_rounds: int = Field(4, ge=1, le=10, description="Model calls of the tool loop at most; a model still asking for tools after that gets the fallback.")
+    last_n_turns: int | None = Field(None, ge=0, le=100, description="Raw turns of the conversation the agent's request carries (the latest ones); none: every raw turn memory keeps. The summary is sent either way.")
     validator: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="`module:function(output, slots[, today]) -> bool | str | Replace` for business rules on a `json_output` reply that passed its schema: accept, reject (a str says why; the model is asked once more, told why, then the fallback is said) or replace the reply's object.")
 
 

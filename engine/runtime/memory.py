@@ -36,6 +36,8 @@ class MemoryPolicy:
     keep_recent: int
     summary_model: str | None
     system: str = SUMMARY_PROMPT
+    max_raw: int = 20
+    """Raw turns kept at most: older ones are summarised offline at once."""
     """The summary model's instructions: ``memory.summary_prompt`` rendered, or the built-in."""
 
     @classmethod
@@ -51,7 +53,8 @@ class MemoryPolicy:
         return cls(enabled=settings.memory_enable_summary,
                    threshold=settings.memory_summarize_threshold,
                    keep_recent=settings.memory_keep_recent_turns,
-                   summary_model=settings.memory_summary_model, system=system)
+                   summary_model=settings.memory_summary_model, system=system,
+                   max_raw=settings.memory_max_raw_turns)
 
 
 def remember(state: SessionState, message: str, reply: str, policy: MemoryPolicy) -> bool:
@@ -60,9 +63,27 @@ def remember(state: SessionState, message: str, reply: str, policy: MemoryPolicy
     state.raw_history.append({"role": "assistant", "content": reply})
     state.turns += 1
     if not policy.enabled:  # no summary: keep the last `summarize_threshold` turns raw
-        del state.raw_history[:-max(policy.threshold, policy.keep_recent, 1) * 2]
+        del state.raw_history[:-min(max(policy.threshold, policy.keep_recent, 1),
+                                    policy.max_raw) * 2]
         return False
+    over = len(state.raw_history) - policy.max_raw * 2
+    if over > 0:  # a summary not written yet, or its model failing: never more than max_raw
+        state.summary_text = offline_summary(state.summary_text, state.raw_history[:over],
+                                             state.done)
+        del state.raw_history[:over]
     return len(state.raw_history) >= policy.threshold * 2
+
+
+def latest_turns(history: list[dict[str, str]], turns: int | None) -> list[dict[str, str]]:
+    """The last ``turns`` turns of ``history`` (all of it for None).
+
+    >>> latest_turns([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+    ...               {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}], 1)
+    [{'role': 'user', 'content': 'c'}, {'role': 'assistant', 'content': 'd'}]
+    """
+    if turns is None:
+        return history
+    return history[max(0, len(history) - turns * 2):] if turns else []
 
 
 async def summarise(call: ModelCall, system: str, previous: str,

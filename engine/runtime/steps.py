@@ -47,6 +47,7 @@ from engine.runtime.gateway import rejection
 from engine.runtime.llm import agent_request, context_block
 from engine.runtime.local import LOCAL_KINDS, run_local
 from engine.runtime.loop import in_loop, run_loop
+from engine.runtime.memory import latest_turns
 from engine.runtime.retrieve import retrieve, retrieved_block
 from engine.runtime.synthesis import respond
 from engine.runtime.toolbox import agent_tools
@@ -288,7 +289,8 @@ def agent_request_for(run: TurnRun, step: AgentStep,
     session = run.state.session
     live = run.engine.models.get(step.model) if step.json_output else None
     return agent_request(prompt, context_block=context_block(view) + retrieved_block(view),
-                         summary=session.summary_text, raw_history=session.raw_history,
+                         summary=session.summary_text, raw_history=latest_turns(
+                             session.raw_history, step.last_n_turns),
                          message=run.state.message, json_output=step.json_output,
                          tools=tools, schema=live.spec.output_schema if live else None)
 

@@ -74,11 +74,16 @@ class Piped:
 def talk(engine: Engine, session_id: str, reader: LineReader, console: Console, *,
          verbose: bool) -> None:
     """Read a line, run its turn and show its events, until the input ends; then close the
-    engine's clients and its store (a PostgreSQL store's connections)."""
+    engine's clients and its store (a PostgreSQL store's connections).
+
+    The event loop runs only inside a turn here, so a summary the turn left to write in the
+    background is awaited before the next line is read (while the user reads the answer):
+    the next turn starts with it, as it does on a server."""
     with asyncio.Runner() as runner:
         try:
             while (line := reader.read()) is not None:
                 runner.run(_show_turn(engine, session_id, line, console, verbose=verbose))
+                runner.run(engine.folds.settled())
         finally:
             runner.run(engine.aclose())
             runner.run(engine.store.close())
