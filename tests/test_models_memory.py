@@ -171,15 +171,20 @@ def test_chat_folds_the_summary_in_time_for_the_next_turn(
 
 
 def test_raw_turns_never_exceed_max_raw_turns_the_older_go_into_the_summary(
-        tmp_path: Path) -> None:
-    """A cap that holds whatever else happens: below the folding threshold here, the turns
-    over it are summarised offline at once — nothing is dropped unsaid."""
-    engine = engine_for(_plain(tmp_path), {"MEMORY_MAX_RAW_TURNS": "2"})
+        tmp_path: Path, server: FakeLLMServer) -> None:
+    """A cap that holds whatever else happens: while the summary model is still writing the
+    summary that came due, the turns over the cap are summarised offline at once — nothing
+    is dropped unsaid, and the raw history does not grow past it."""
+    engine = engine_for(_plain(tmp_path), {
+        **server.env(), "MEMORY_SUMMARY_MODEL": "gpt-4o-mini", "MEMORY_SUMMARIZE_THRESHOLD": "2",
+        "MEMORY_KEEP_RECENT_TURNS": "1", "MEMORY_MAX_RAW_TURNS": "2"})
+    server.enqueue(FakeReply(text="too late", delay_sec=5.0))
 
     async def three() -> dict[str, Any]:
         for message in ("hello", "my name is Kim", "ok"):
-            await engine.reply("s", message)
+            await engine.reply("s", message)  # the summary due after the second is not back
         record = await engine.store.load("s")
+        await engine.folds.aclose()
         assert record is not None
         return dict(record.data["memory"])
 
@@ -189,9 +194,11 @@ def test_raw_turns_never_exceed_max_raw_turns_the_older_go_into_the_summary(
     assert memory["summary_text"] == "earlier requests: hello"
 
 
-def test_without_summaries_the_cap_still_holds(tmp_path: Path) -> None:
-    flow = _plain(tmp_path, "memory: {enabled: false, summarize_threshold: 5, max_raw_turns: 1}")
-    engine = engine_for(flow, {})
+def test_the_cap_is_never_below_the_folding_threshold(tmp_path: Path) -> None:
+    """A threshold set higher than the cap keeps its turns raw: the cap only holds while a
+    summary is due and not written yet."""
+    engine = engine_for(_plain(tmp_path), {"MEMORY_MAX_RAW_TURNS": "1",
+                                           "MEMORY_SUMMARIZE_THRESHOLD": "3"})
 
     async def two() -> dict[str, Any]:
         await engine.reply("s", "hello")
@@ -201,7 +208,8 @@ def test_without_summaries_the_cap_still_holds(tmp_path: Path) -> None:
         return dict(record.data["memory"])
 
     memory = asyncio.run(two())
-    assert [h["content"] for h in memory["raw_history"]] == ["again", "You said again."]
+    assert [h["content"] for h in memory["raw_history"] if h["role"] == "user"] == [
+        "hello", "again"]
     assert memory["summary_text"] == ""
 
 

@@ -57,7 +57,7 @@ class MemorySpec(Spec):
     keep_recent_turns: int = Field(4, ge=0, description="Raw turns kept after folding (MEMORY_KEEP_RECENT_TURNS).")
     summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries (MEMORY_SUMMARY_MODEL may also name a vendor model, e.g. gpt-4o-mini).")
     summary_prompt: str | None = Field(None, description="Prompt file in prompts/ (name without .j2) replacing the built-in summary instructions; it sees `service`, `description` and `locale`.")
-    max_raw_turns: int = Field(20, ge=1, description="Raw turns kept at most, whatever else happens (a summary not yet written, its model failing); older ones go into the summary at once (MEMORY_MAX_RAW_TURNS).")
+    max_raw_turns: int = Field(20, ge=1, description="Raw turns kept at most (never fewer than `summarize_threshold`), whatever else happens (a summary not yet written, its model failing); older ones go into the summary at once (MEMORY_MAX_RAW_TURNS).")
 
 
 class UnderstandSpec(Spec):

@@ -1,4 +1,4 @@
-"""ChatRequest -> OpenAI Chat Completions call -> Completion or stream events.
+"""ChatRequest -> OpenAI Chat Completions (or Responses API) call -> Completion or stream events.
 
 The only module importing the ``openai`` SDK. Works with api.openai.com and with any
 OpenAI-compatible server (vLLM, Ollama, llama.cpp) through ``base_url``. The SDK's own
@@ -12,16 +12,22 @@ Mapping of the neutral request:
   OpenAI's ``json_schema``, strict when the schema allows; a compatible server's own form),
   plain ``{"type": "json_object"}`` without one;
 - every SDK exception is raised as ``ProviderError`` with its kind.
+
+A server that answers 404 on ``/chat/completions`` (it only serves the Responses API) gets
+the same request again at once on ``/responses`` (mapped by ``openai_responses``), streamed
+when the call streams; once that answered, the provider sends every later request straight
+there (``api``), so a turn never pays the 404 again. A 404 from both is one ``ProviderError``
+naming both paths; any other failure is the usual ``ProviderError`` of the call that failed.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, cast
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -45,6 +51,11 @@ from engine.providers.base import (
     system_for_json,
 )
 from engine.providers.forms import JsonForm, form_params, next_form, refuses_form
+from engine.providers.openai_responses import (
+    ResponsesStreamState,
+    responses_completion,
+    responses_params,
+)
 
 if TYPE_CHECKING:  # the SDK's request TypedDicts, for mypy only
     from openai.types.chat import (
@@ -53,13 +64,27 @@ if TYPE_CHECKING:  # the SDK's request TypedDicts, for mypy only
         ChatCompletionMessageParam,
     )
     from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+    from openai.types.responses.response_create_params import ResponseCreateParamsBase
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 log = logging.getLogger("flowctl.providers")
 
+Api = Literal["chat", "responses"]
+_T = TypeVar("_T")
+_Item = TypeVar("_Item", contravariant=True)
+
+
+class _Accumulates(Protocol[_Item]):
+    """A stream's items -> their new text, then the whole Completion."""
+
+    def add(self, item: _Item) -> str: ...
+
+    def completion(self, provider: str) -> Completion: ...
+
 
 class OpenAIProvider:
-    """OpenAI (or OpenAI-compatible) chat completions.
+    """OpenAI (or OpenAI-compatible) chat completions, or the Responses API where a server
+    has no chat completions.
 
     Example::
 
@@ -81,6 +106,9 @@ class OpenAIProvider:
         self.json_form: JsonForm = cast(JsonForm, settings.json_form or "json_schema")
         """How this server takes a reply's schema; steps down once if it refuses it."""
         self._fixed_form = settings.json_form is not None
+        self.api: Api = "chat"
+        """The API this server answers on: ``responses`` once chat completions answered 404
+        and the Responses API answered instead. Kept for the process."""
 
     async def aclose(self) -> None:
         await self._client.close()
@@ -89,35 +117,86 @@ class OpenAIProvider:
         while True:
             form = self.json_form
             try:
-                with _translated(self.name):
-                    response = await self._client.chat.completions.create(
-                        **self._params(request, model), timeout=model.timeout_sec)
-                return _completion(response, self.name)
+                return await self._either(lambda: self._chat(request, model),
+                                          lambda: self._responses(request, model))
             except ProviderError as err:
                 if not self._step_down(request, form, err):
                     raise
 
     async def stream(self, request: ChatRequest, model: ModelConfig) -> AsyncIterator[StreamEvent]:
-        state = _StreamState()
         while True:
             form = self.json_form
-            params = self._params(request, model)
-            params["stream_options"] = {"include_usage": True}
             try:
-                with _translated(self.name):
-                    chunks = await self._client.chat.completions.create(
-                        **params, stream=True, timeout=model.timeout_sec)
+                events = await self._either(lambda: self._open_chat(request, model),
+                                            lambda: self._open_responses(request, model))
                 break
             except ProviderError as err:  # refused before any byte: nothing was streamed
                 if not self._step_down(request, form, err):
                     raise
+        async with aclosing(events):
+            async for event in events:
+                yield event
+
+    async def _either(self, chat: Callable[[], Awaitable[_T]],
+                      responses: Callable[[], Awaitable[_T]]) -> _T:
+        """``chat()``, or ``responses()`` on a server without chat completions: chat answered
+        404 now, or did before and the Responses API answered then."""
+        if self.api == "responses":
+            return await responses()
+        try:
+            return await chat()
+        except ProviderError as err:
+            if err.status != 404:
+                raise
+        try:
+            answer = await responses()
+        except ProviderError as err:
+            if err.status == 404:
+                raise self._neither(err) from err
+            raise
+        log.warning("%s: %s has no chat/completions (HTTP 404) but answers on responses; using "
+                    "the Responses API from now on", self.name, self._client.base_url)
+        self.api = "responses"
+        return answer
+
+    def _neither(self, err: ProviderError) -> ProviderError:
+        """The error of a server that answered 404 on both APIs (often: an unknown model)."""
+        cause = err.__cause__
+        said = cause.message if isinstance(cause, openai.APIStatusError) else str(err)
+        base = self._client.base_url
+        return ProviderError(f"{self.name}: HTTP 404 from both {base}chat/completions and "
+                             f"{base}responses: {said}; check the model name, and that "
+                             "OPENAI_BASE_URL is the server's OpenAI API root (usually ending "
+                             "in /v1)", provider=self.name, kind="client", status=404)
+
+    async def _chat(self, request: ChatRequest, model: ModelConfig) -> Completion:
         with _translated(self.name):
-            async with chunks:
-                async for chunk in chunks:
-                    text = state.add(chunk)
-                    if text:
-                        yield TextDelta(text)
-        yield Finished(state.completion(self.name))
+            response = await self._client.chat.completions.create(
+                **self._params(request, model), timeout=model.timeout_sec)
+        return _completion(response, self.name)
+
+    async def _responses(self, request: ChatRequest, model: ModelConfig) -> Completion:
+        with _translated(self.name):
+            response = await self._client.responses.create(
+                **self._responses_params(request, model), timeout=model.timeout_sec)
+        return responses_completion(response, self.name)
+
+    async def _open_chat(self, request: ChatRequest,
+                         model: ModelConfig) -> AsyncGenerator[StreamEvent, None]:
+        params = self._params(request, model)
+        params["stream_options"] = {"include_usage": True}
+        with _translated(self.name):
+            chunks = await self._client.chat.completions.create(
+                **params, stream=True, timeout=model.timeout_sec)
+        return _relay(chunks, _StreamState(), self.name)
+
+    async def _open_responses(self, request: ChatRequest,
+                              model: ModelConfig) -> AsyncGenerator[StreamEvent, None]:
+        with _translated(self.name):
+            events = await self._client.responses.create(
+                **self._responses_params(request, model), stream=True,
+                timeout=model.timeout_sec)
+        return _relay(events, ResponsesStreamState(), self.name)
 
     def _step_down(self, request: ChatRequest, form: JsonForm, err: ProviderError) -> bool:
         """Whether to send ``request`` again in the next JSON form: the server refused
@@ -152,12 +231,33 @@ class OpenAIProvider:
                                       request.schema_name))
         return params
 
+    def _responses_params(self, request: ChatRequest,
+                          model: ModelConfig) -> ResponseCreateParamsBase:
+        return responses_params(request, model, system=_system(request), form=self.json_form)
+
+
+async def _relay(stream: openai.AsyncStream[_T], state: _Accumulates[_T],
+                 provider: str) -> AsyncGenerator[StreamEvent, None]:
+    """A stream's text as ``TextDelta`` events, then its whole completion: one path for the
+    chunks of chat completions and the events of the Responses API."""
+    with _translated(provider):
+        async with stream:
+            async for item in stream:
+                text = state.add(item)
+                if text:
+                    yield TextDelta(text)
+    yield Finished(state.completion(provider))
+
+
+def _system(request: ChatRequest) -> str:
+    # OpenAI rejects JSON mode unless the word "json" appears in what the model is given.
+    if request.json_output and "json" not in request.system.lower():
+        return system_for_json(request.system)
+    return request.system
+
 
 def _messages(request: ChatRequest) -> list[ChatCompletionMessageParam]:
-    system = request.system
-    # OpenAI rejects json_object mode unless the word "json" appears in the messages.
-    if request.json_output and "json" not in system.lower():
-        system = system_for_json(system)
+    system = _system(request)
     head: list[ChatCompletionMessageParam] = []
     if system:
         head.append({"role": "system", "content": system})

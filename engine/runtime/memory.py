@@ -37,7 +37,8 @@ class MemoryPolicy:
     summary_model: str | None
     system: str = SUMMARY_PROMPT
     max_raw: int = 20
-    """Raw turns kept at most: older ones are summarised offline at once."""
+    """Raw turns kept at most (never fewer than ``threshold``): older ones are summarised
+    offline at once."""
     """The summary model's instructions: ``memory.summary_prompt`` rendered, or the built-in."""
 
     @classmethod
@@ -54,7 +55,8 @@ class MemoryPolicy:
                    threshold=settings.memory_summarize_threshold,
                    keep_recent=settings.memory_keep_recent_turns,
                    summary_model=settings.memory_summary_model, system=system,
-                   max_raw=settings.memory_max_raw_turns)
+                   max_raw=max(settings.memory_max_raw_turns,
+                               settings.memory_summarize_threshold))
 
 
 def remember(state: SessionState, message: str, reply: str, policy: MemoryPolicy) -> bool:
@@ -63,8 +65,7 @@ def remember(state: SessionState, message: str, reply: str, policy: MemoryPolicy
     state.raw_history.append({"role": "assistant", "content": reply})
     state.turns += 1
     if not policy.enabled:  # no summary: keep the last `summarize_threshold` turns raw
-        del state.raw_history[:-min(max(policy.threshold, policy.keep_recent, 1),
-                                    policy.max_raw) * 2]
+        del state.raw_history[:-max(policy.threshold, policy.keep_recent, 1) * 2]
         return False
     over = len(state.raw_history) - policy.max_raw * 2
     if over > 0:  # a summary not written yet, or its model failing: never more than max_raw

@@ -41,7 +41,7 @@ from engine.observe.metrics import TurnMetrics
 from engine.runtime.engine import Engine
 from engine.runtime.session import owned_key
 from engine.transports.fastjson import FastJSONResponse
-from engine.transports.http import edge, errors, lane, playground_api
+from engine.transports.http import edge, errors, lane, playground_api, supervisor
 from engine.transports.http import runs as runs_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
@@ -141,6 +141,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
     playground_api.install(app, engine.service)
     runs_api.serve(app, engine, settings, ping_seconds, SHUTDOWN_GRACE_SECONDS)  # engine/runs
+    supervisor.install(app, engine)  # /api/health, /api/tools/*: a service with local actions
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)

@@ -73,12 +73,18 @@ def host(engine: Engine, keep_days: float | None = None) -> Runs | None:
     """The host of ``engine``'s background runs, their log in its store's database (runs
     that ended ``keep_days`` ago are deleted); None for a service without a background
     stage (its turns then never look for runs, and engine.runs is never imported)."""
-    if not engine.hosts_runs or not any(
-            st.background for f in engine.service.flows.values() for st in f.stages.values()):
+    if not hosted(engine):
         return None
     from engine.runs import Runs, open_run_log
 
     return Runs(engine, open_run_log(engine.store), keep_days=keep_days)
+
+
+def hosted(engine: Engine) -> bool:
+    """Whether ``engine``'s background stages run as runs in the server: it hosts runs (an
+    app's engine does not) and has a background stage."""
+    return engine.hosts_runs and any(
+        st.background for f in engine.service.flows.values() for st in f.stages.values())
 
 
 def serve(app: FastAPI, engine: Engine, settings: Settings, ping_seconds: float = 15.0,
@@ -192,4 +198,4 @@ async def frames(runs: Runs, run_id: str, after: int) -> AsyncIterator[ServerSen
         first = False
 
 
-__all__ = ["RUNS", "host", "install", "serve"]
+__all__ = ["RUNS", "host", "hosted", "install", "serve"]
