@@ -27,6 +27,10 @@ TEXTS: dict[str, dict[str, str]] = {
                                  "대로 알려드릴게요.",
         "untold_outcome": "지난 요청의 결과를 전해 드리지 못했을 수 있어 다시 알려드려요: "
                           "{outcome}",
+        "action_done_unshown": "요청하신 작업은 처리됐어요. 다만 결과를 자세히 보여드리는 중에 "
+                               "문제가 생겼어요.",
+        "action_failed_unshown": "요청하신 작업은 처리되지 않았어요. 자세한 내용을 보여드리는 "
+                                 "중에 문제가 생겼어요.",
         "repeated_request": "방금 같은 요청을 처리했어요. 한 번 더 하시려는 게 맞는지 "
                             "확인해 주세요.",
         "label_intent": "의도 파악 중",
@@ -60,6 +64,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "pending_not_cancelled": "That request was already sent, so it can't be cancelled "
                                  "now. I'll tell you how it ended as soon as I know.",
         "untold_outcome": "In case my last answer did not reach you: {outcome}",
+        "action_done_unshown": "Your request went through, but something went wrong while "
+                               "showing its details.",
+        "action_failed_unshown": "Your request did not go through, and something went wrong "
+                                 "while showing the details.",
         "repeated_request": "You just completed this same request. Please make sure you "
                             "want to do it again.",
         "action_pending": "I couldn't confirm the result of your request yet. Send any "
@@ -91,6 +99,7 @@ OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "message_too_long": ("limit",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
     "untold_outcome": ("outcome",), "repeated_request": (), "pending_not_cancelled": (),
+    "action_done_unshown": (), "action_failed_unshown": (),
     "pending_meanwhile": (),
     "model_missed": (), "did_you_mean": ("option",),
     "clarify": ("options",), "synthesis_failed": (), "run_busy": ("run",), "run_cancelled": (),

@@ -160,6 +160,7 @@ class _ActionCommon(TypedDict):
     timeout_sec: float
     retries: int
     rules: tuple[c.CompiledRule, ...]
+    returns: tuple[str, ...]
 
 
 def _action(name: str, action: s.ToolAction | s.HttpAction | s.WorkspaceAction | s.CommandAction,
@@ -170,7 +171,8 @@ def _action(name: str, action: s.ToolAction | s.HttpAction | s.WorkspaceAction |
         return local_action(name, action, r)
     common: _ActionCommon = dict(name=name, label=action.label, irreversible=action.irreversible,
                                  timeout_sec=action.timeout_sec, retries=action.retries,
-                                 rules=compile_rules(action.rules, (*path, "rules"), r))
+                                 rules=compile_rules(action.rules, (*path, "rules"), r),
+                                 returns=tuple(action.returns))
     if isinstance(action, s.ToolAction):
         resolve_tool(action.tool, ACTION_TOOLS, spec.tools, (*path, "tool"), r)
         return c.CompiledAction(kind="tool", tool=action.tool,

@@ -257,6 +257,8 @@ class CompiledAction:
     """(most files, largest file in bytes) of a workspace action; (0, tail) of a command."""
     rules: tuple[CompiledRule, ...] = ()
     """The action's own gateway rules (its tool's, if declared, are checked first)."""
+    returns: tuple[str, ...] = ()
+    """Fields its result must have; a result without one is its failure."""
 
 
 @dataclass(frozen=True, slots=True)

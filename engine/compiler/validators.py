@@ -22,6 +22,10 @@ from engine.compiler.resolve import Resolver
 from engine.source import Path
 
 
+class BadVerdict(TypeError):
+    """A validator returned what no verdict is: the validator's bug, which fails the turn."""
+
+
 @dataclass(frozen=True, slots=True)
 class Replace:
     """A validator's verdict: accept, storing ``value`` instead (``"7pm"`` -> ``"19:00"``)."""
@@ -99,4 +103,4 @@ def _takes_today(func: Callable[..., Any]) -> bool | None:
         return None
 
 
-__all__ = ["Replace", "SlotValidator", "import_validator"]
+__all__ = ["BadVerdict", "Replace", "SlotValidator", "import_validator"]

@@ -10,7 +10,7 @@ Nothing here can switch on trusted code: the only Python a service may name is a
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import Field, model_validator
 
@@ -144,6 +144,14 @@ class ToolAction(Spec):
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
     retries: int = Field(0, ge=0, le=5, description="Retries after a failure (only safe with idempotency).")
     rules: list[ToolRule] = Field(default_factory=list, description="Gateway rules checked before the action runs (after its tool's own); the first whose `when` holds rejects it: the `error` trigger fires, nothing runs (failure tag TOOL_GATEWAY_REJECTED).")
+    returns: list[str] = Field(default_factory=list, description="Fields the result must have (top-level keys of its JSON object): a result without one is the action's failure, so the step's `error` trigger fires (`result.error` names the field) instead of a message failing the turn on it. Not for an irreversible action (it ran: its outcome is kept and told as it is).")
+
+    @model_validator(mode="after")
+    def _returns_not_irreversible(self) -> Self:
+        if self.returns and self.irreversible:
+            raise ValueError("`returns` cannot be used on an irreversible action: once it ran, "
+                             "a missing field cannot make it not have run")
+        return self
 
 
 class HttpAction(Spec):
@@ -155,6 +163,14 @@ class HttpAction(Spec):
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
     retries: int = Field(0, ge=0, le=5, description="Retries on timeouts and 5xx, reusing the idempotency key.")
     rules: list[ToolRule] = Field(default_factory=list, description="Gateway rules checked before the action runs (after its tool's own); the first whose `when` holds rejects it: the `error` trigger fires, nothing runs (failure tag TOOL_GATEWAY_REJECTED).")
+    returns: list[str] = Field(default_factory=list, description="Fields the result must have (top-level keys of its JSON object): a result without one is the action's failure, so the step's `error` trigger fires (`result.error` names the field) instead of a message failing the turn on it. Not for an irreversible action (it ran: its outcome is kept and told as it is).")
+
+    @model_validator(mode="after")
+    def _returns_not_irreversible(self) -> Self:
+        if self.returns and self.irreversible:
+            raise ValueError("`returns` cannot be used on an irreversible action: once it ran, "
+                             "a missing field cannot make it not have run")
+        return self
 
 
 class WorkspaceAction(Spec):

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.compiler.validators import Replace, SlotValidator
+from engine.compiler.validators import BadVerdict, Replace, SlotValidator
 from engine.errors import ProviderError
 from engine.providers.base import ChatRequest, TextDelta
 from engine.providers.jsonout import (
@@ -86,7 +86,7 @@ def validator_rule(validator: SlotValidator, slots: Mapping[str, Any], today: dt
             verdict["value"] if isinstance(verdict, dict) and set(verdict) == {"value"} else None
         if isinstance(replaced, dict) and isinstance(replaced.get("message"), str):
             return replaced, ""
-        raise TypeError(f"validator of agent `{agent}` returned {verdict!r}; expected True, "
+        raise BadVerdict(f"validator of agent `{agent}` returned {verdict!r}; expected True, "
                         "None, False, a str, or Replace(object with a `message` string)")
     return rule
 

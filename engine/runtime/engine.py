@@ -25,13 +25,14 @@ from engine.config import Settings
 from engine.runtime.actions import ActionStub
 from engine.runtime.drive import drive
 from engine.runtime.events import Done, Event, Trace, UiHint, wire
+from engine.runtime.failures import failure_kind
 from engine.runtime.folding import BackgroundFolds
 from engine.runtime.guard import context_problems
 from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.mcp import McpHub, load_mcp_config
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
-from engine.runtime.outcomes import reporting_delivery
+from engine.runtime.outcomes import kept_despite, reporting_delivery
 from engine.runtime.session import RunRef, SessionState, StreamLog, Untold, replayed
 from engine.runtime.snapshot import snapshot
 from engine.runtime.toolbox import ToolBox
@@ -151,7 +152,7 @@ class Engine:
             log.error("turn %s of session %s failed before it ran: %s: %s", turn_id,
                       session_id, type(err).__name__, err)
             yield plain_done(self.text("turn_failed"), SessionState(), self.service, turn_id,
-                             started, error="turn_failed")
+                             started, error="turn_failed", kind=failure_kind(err))
 
     async def _locked_turn(self, session_id: str, message: str, turn_id: str,
                            started: float, owner: str | None,
@@ -191,8 +192,33 @@ class Engine:
             record = await self.store.load(session_id)  # the turn mutated its copy
             before = SessionState.from_json(record.data if record else None)
             done = plain_done(self.text("turn_failed"), before, self.service, turn_id,
-                              started, error="turn_failed")
+                              started, error="turn_failed", kind=failure_kind(err))
+            done = await self._keep_outcome(run, before, done) or done
         yield done
+
+    async def _keep_outcome(self, run: TurnRun, before: SessionState, failed: Done
+                            ) -> Done | None:
+        """A turn that failed after an irreversible action settled in it still records the
+        outcome and says it (``outcomes.kept_despite``); None when nothing settled, or when
+        even that cannot be written (the failure's DONE stands, the journal stays pending
+        and the next turn settles it)."""
+        kept = kept_despite(run, before)
+        if kept is None:
+            return None
+        say, record = kept
+        done = replace(failed, message=say, state_snapshot=snapshot(before, None,
+                                                                     self.service.sensitive))
+        if reporting_delivery.get():
+            before.untold = Untold(turn=run.turn_id, text=say)
+            done = replace(done, delivered=partial(self.told, run.session_id, run.turn_id))
+        try:
+            await self.store.commit(run.session_id, before.to_json(),
+                                    expected_version=run.version, completed=[record])
+        except Exception as err:
+            log.error("turn %s of session %s: its outcome could not be kept either: %s: %s",
+                      run.turn_id, run.session_id, type(err).__name__, err)
+            return None
+        return done
 
     async def told(self, session_id: str, turn_id: str) -> None:
         """Turn ``turn_id``'s DONE reached its client: its outcome need not be told again."""
@@ -347,15 +373,18 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 def plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
-               started: float, *, error: str | None = None,
+               started: float, *, error: str | None = None, kind: str | None = None,
                tags: list[str] | None = None) -> Done:
     """A DONE for a turn that did no work: a refusal, or a failure (``error``: its kind,
-    ``turn_failed`` or ``forbidden``, as ``_trace.error``; ``tags``: its failure tags)."""
+    ``turn_failed`` or ``forbidden``, as ``_trace.error``; ``kind``: what failed, as
+    ``_trace.error_kind`` (``failures.KINDS``); ``tags``: its failure tags)."""
     flow = service.flows.get(state.flow or "")
     stage = flow.stages.get(state.stage or "") if flow else None
     trace = Trace(turn_id=turn_id, total_elapsed_ms=ms(started), agents=[])
     if error:
         trace["error"] = error
+    if kind:
+        trace["error_kind"] = kind
     if tags:
         trace["failure_tags"] = tags
     return Done(message=message, next_action=stage.next_action if stage else "ASK",

@@ -82,6 +82,9 @@ class Trace(TypedDict):
     total_elapsed_ms: float
     agents: list[TraceEntry]
     error: NotRequired[str]
+    error_kind: NotRequired[str]
+    """What failed a ``turn_failed`` turn: store, template, action, tool, understanding,
+    validator or internal."""
     stack: NotRequired[list[StackOp]]
     failure_tags: NotRequired[list[str]]
     reading: NotRequired[Reading]

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+from engine.compiler.compiled import scrubbed, shown
 from engine.nlu import yes_no
 from engine.runtime import routing
 from engine.runtime.memory import remember
@@ -42,8 +43,8 @@ reporting_delivery: ContextVar[bool] = ContextVar("flowctl_reporting_delivery", 
 """True inside a transport's turn when it awaits ``Done.delivered`` after sending the DONE;
 in-process callers (``flowctl test``, ``flowctl chat``) see every DONE they are given."""
 
-__all__ = ["REPEAT_WINDOW", "acted", "ask_about_repeat", "reporting_delivery", "settle_first",
-           "settle_pending", "tell_untold"]
+__all__ = ["REPEAT_WINDOW", "acted", "ask_about_repeat", "kept_despite", "reporting_delivery",
+           "settle_first", "settle_pending", "tell_untold"]
 
 
 async def settle_first(run: TurnRun, active: CompiledFlow | None) -> bool:
@@ -137,6 +138,34 @@ async def _begin_meanwhile(run: TurnRun, intent: Intent) -> bool:
     await run.work(run.state.message)
     await unwind(run)
     return True
+
+
+def kept_despite(run: TurnRun, before: SessionState) -> tuple[str, dict[str, Any]] | None:
+    """The turn failed (its flow's own mistake: a message reading a field the action's
+    result lacks, say) after an irreversible action settled in it. The outcome must not be
+    lost with the turn: ``before`` (the session as stored, the action journalled pending)
+    gets the settled journal entries, the task is recorded as the action left it and ended
+    (its stages would only fail again), and the turn says how it went — (that text, the
+    completed task's record) — or None when no irreversible action settled."""
+    journal = run.state.session.journal
+    settled = [journal[name] for name in dict.fromkeys(run.settled) if name in journal]
+    if not settled:
+        return None
+    failed = any(entry["status"] == "failed" for entry in settled)
+    say = run.engine.text("action_failed_unshown" if failed else "action_done_unshown")
+    before.journal.update({entry["action"]: entry for entry in settled})
+    values = run.state.slot_values()
+    record = {"flow": run.state.flow.name, "outcome": "ACTION_FAILED" if failed else
+              "ACTION_DONE", "slots": shown(values, run.service.sensitive),
+              "at": run.engine.clock().isoformat(timespec="seconds"),
+              "task": before.tasks_started,
+              "result": scrubbed(settled[-1]["result"], run.state.secrets())}
+    before.done.append({**record, **acted(before, values)})
+    before.reset()
+    before.journal = {}
+    if run.state.message:
+        remember(before, run.state.message, say, run.engine.memory)
+    return say, record
 
 
 def tell_untold(session: SessionState, say: str) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.compiler.compiled import CompiledSlot
-from engine.compiler.validators import Replace
+from engine.compiler.validators import BadVerdict, Replace
 from engine.nlu.times import parse_time
 from engine.providers.jsonout import MAX_DEPTH, nesting_depth
 
@@ -182,5 +182,5 @@ def _run_validator(slot: CompiledSlot, value: Any, slots: Mapping[str, Any],
         return _checked(slot, verdict.value)
     if isinstance(verdict, dict) and set(verdict) == {"value"}:
         return _checked(slot, verdict["value"])
-    raise TypeError(f"validator of slot `{slot.name}` returned {verdict!r}; expected True, "
+    raise BadVerdict(f"validator of slot `{slot.name}` returned {verdict!r}; expected True, "
                     "None, False, a str, Replace(value) or {'value': ...}")

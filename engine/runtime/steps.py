@@ -215,11 +215,22 @@ async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, s
         settled = not isinstance(err, ActionUnknown) and not (
             isinstance(err, ActionUnreached) and earlier is not None
             and earlier.get("retried", False))
+    if error is None and action.returns:
+        result, error = _lacking(result, action.returns)
     entry = session.journal.get(name)
     if entry is not None and settled:
         entry["status"], entry["result"] = ("done" if error is None else "failed"), result
         run.settled.append(name)
     return result, error
+
+
+def _lacking(result: Any, returns: tuple[str, ...]) -> tuple[Any, str | None]:
+    """``result`` as the flow reads it, and why it fails its ``returns`` (None: it has them)."""
+    missing = [f for f in returns if not isinstance(result, dict) or f not in result]
+    if not missing:
+        return result, None
+    error = "the result has no " + ", ".join(f"`{f}`" for f in missing)
+    return {**(result if isinstance(result, dict) else {"value": result}), "error": error}, error
 
 
 def outcome_trigger(name: str, ok: str | None, error_trigger: str | None,
