@@ -94,7 +94,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         understanding_model=spec.understand.model, understanding_prompt=spec.understand.prompt,
         patterns=patterns, kept=frozenset(n for n, slot in spec.slots.items() if slot.keep),
         context_schema=schema, guard=guard, agent_outputs=r.agent_outputs, tools=tools,
-        knowledge=knowledge, retrievals=r.retrievals,
+        knowledge=knowledge, retrievals=r.retrievals, response=spec.response,
     )
 
 

@@ -368,6 +368,8 @@ class CompiledService:
     """Knowledge base -> its index, loaded into memory."""
     retrievals: frozenset[str] = frozenset()
     """The names ``retrieve`` steps put hits under (``retrieved.<name>``)."""
+    response: str = "done"
+    """DONE's shape: ``done``, or ``orchestrator`` (``events.Orchestrated`` added)."""
     tools: Mapping[str, CompiledTool] = field(default_factory=dict)
     """Tools declared under ``tools`` (built-in ones live in ``registry``)."""
 

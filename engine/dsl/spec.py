@@ -353,6 +353,7 @@ class ServiceSpec(Spec):
     description: str = Field("", description="What the service does; shown by `flowctl chat`.")
     locale: Literal["ko", "en"] = Field("ko", description="Language of the built-in words and labels.")
     version: int | str = Field(1, description="Version of this service file, for people and deploy tooling.")
+    response: Literal["done", "orchestrator"] = Field("done", description="The shape of DONE: `done` (the default), or `orchestrator`, which adds `final_response`, `selected_agents` ({agent_name, order, output} of the agent steps and actions that ran), `action_requests` (the actions requested, as the gateway let them through) and `confidence_score` beside `requires_confirmation` and `next_suggested_actions`.")
     settings: dict[Literal["max_fill_turns", "max_message_chars", "turn_deadline_ms"], int] = Field(default_factory=dict, description="Defaults for max_fill_turns, max_message_chars and turn_deadline_ms (every model call of a turn ends by then); the environment overrides them. Nothing security-relevant (such as DEV_MODE) can be set from a flow file.")
     models: dict[Name, ModelSpec] = Field(default_factory=dict, description="Named LLM configurations, referenced by agent steps and `memory.summary_model`.")
     memory: MemorySpec = Field(default_factory=MemorySpec, description="Conversation memory settings.")

@@ -72,6 +72,8 @@ class TraceEntry(TypedDict):
     tokens_out: NotRequired[int]
     tokens_cached: NotRequired[int]
     """Input tokens the provider served from its prompt cache, when it says so."""
+    confidence: NotRequired[float]
+    """The intent entry's: how sure the reading of the message's intent was."""
     fallback: NotRequired[bool]
 
 
@@ -134,6 +136,23 @@ class TaskProgress:
     slots: dict[str, Any]
 
 
+class SelectedAgent(TypedDict):
+    agent_name: str
+    order: int
+    output: Any
+
+
+class Orchestrated(TypedDict):
+    """DONE's fields for a service with ``response: orchestrator``: the reply again, the
+    agent steps and actions that ran (in order, with what each gave), the action requests
+    the gateway let through, and how sure the turn was of what it read (0.0-1.0)."""
+
+    final_response: str
+    selected_agents: list[SelectedAgent]
+    action_requests: list[dict[str, Any]]
+    confidence_score: float
+
+
 @dataclass(frozen=True, slots=True)
 class Done:
     """Always the last event of a turn, also when the turn failed."""
@@ -150,19 +169,22 @@ class Done:
     `requires_confirmation`; None: whether ``next_action`` is CONFIRM."""
     next_suggested_actions: list[str] = field(default_factory=list)
     """Short next steps a client may offer (a `respond` step's `next`)."""
+    orchestrated: Orchestrated | None = None
+    """The orchestrator shape's fields (``response: orchestrator``), added to the payload."""
     delivered: Callable[[], Awaitable[None]] | None = field(default=None, repr=False,
                                                             compare=False)
     """For a transport that reports delivery (``engine.reporting_delivery``): await it once
     this DONE reached the client; until then the turn's outcome is told again next turn."""
 
     def payload(self) -> dict[str, Any]:
+        extra: dict[str, Any] = dict(self.orchestrated or {})
         return {"message": self.message, "next_action": self.next_action,
                 "ui_hint": self.ui_hint, "state_snapshot": self.state_snapshot,
                 "hooks": self.hooks, "_trace": self.trace,
                 "requires_confirmation": (self.next_action == "CONFIRM"
                                           if self.requires_confirmation is None
                                           else self.requires_confirmation),
-                "next_suggested_actions": self.next_suggested_actions}
+                "next_suggested_actions": self.next_suggested_actions, **extra}
 
 
 Event = AgentStart | LlmToken | LlmDone | AgentDone | TaskProgress | Done

@@ -46,7 +46,7 @@ async def route(run: TurnRun) -> None:
             run.emit(AgentDone("intent", label, True, result=None))
             return
     intent = ranked[0] if ranked else Intent(None, 0.0)
-    run.tracer.step("intent", started)
+    run.tracer.step("intent", started)["confidence"] = round(intent.confidence, 4)
     run.emit(AgentDone("intent", label, True, result=intent.name))
     parts = routing.several(message, service) if by_rules else []
     if parts:

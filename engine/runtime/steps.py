@@ -147,8 +147,9 @@ async def _call(run: TurnRun, step: CallStep) -> None:
         run.reply.parts.append(run.engine.text("action_pending"))
         run.halted = True  # the task waits here; the next turn asks again with the same key
         return
-    run.emit(AgentDone(action.name, label, error is None,
-                       result=scrubbed(result, state.secrets())))
+    shown_result = scrubbed(result, state.secrets())
+    run.tracer.ran(action.name, shown_result)
+    run.emit(AgentDone(action.name, label, error is None, result=shown_result))
     if error is not None and in_loop(run):  # the attempt fails; the loop decides what next
         state.set_loop(error=f"{action.name}: {error}")
         return
@@ -165,6 +166,8 @@ async def _gated(run: TurnRun, action: CompiledAction, step: CallStep) -> tuple[
         return {"error": str(err)}, str(err)
     if refused is not None:
         return {"error": refused, "rejected": True}, refused
+    run.tracer.requests.append({"action": action.name,
+                                "args": scrubbed(args, run.state.secrets())})
     if action.irreversible:
         await run.journal(action.name, args, step)
     return await perform(run, action.name, args)
@@ -279,6 +282,7 @@ async def _agent(run: TurnRun, step: AgentStep) -> None:
             run.tracer.tag("AGENT_CALL_FAILED")
         run.state.set_agent_output(step.agent, agent_result(  # false: no output to read
             None, kept=False, fell_back="no model" if live is None else "no usable reply"))
+    run.tracer.ran(step.agent, run.state.agents.get(step.agent))
     run.emit(LlmDone(reply))
     run.reply.parts.append(str(reply.get("message", "")))
     run.emit(AgentDone(step.agent, label, True))

@@ -11,10 +11,11 @@ internal host, and DONE goes to every client. The server's log keeps the details
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from engine.providers.reliability import CallRecord
 from engine.registry import FAILURE_TAGS
-from engine.runtime.events import TraceEntry
+from engine.runtime.events import SelectedAgent, TraceEntry
 from engine.runtime.models import LiveModel
 
 
@@ -26,13 +27,23 @@ def ms(started: float) -> float:
 class Tracer:
     """Collects a turn's trace entries."""
 
-    __slots__ = ("entries", "redact", "tags")
+    __slots__ = ("entries", "redact", "tags", "selected", "requests")
 
     def __init__(self, *, redact: bool = True) -> None:
         self.entries: list[TraceEntry] = []
         self.redact = redact
         self.tags: list[str] = []
         """The turn's failure tags (``registry.FAILURE_TAGS``), each once, in order."""
+        self.selected: list[SelectedAgent] = []
+        """The agent steps and actions that ran, in order, with what each gave (the
+        orchestrator shape's ``selected_agents``)."""
+        self.requests: list[dict[str, Any]] = []
+        """Action requests the gateway let through (``action_requests``)."""
+
+    def ran(self, agent: str, output: Any) -> None:
+        """Agent step or action ``agent`` ran and gave ``output`` (already scrubbed)."""
+        self.selected.append(SelectedAgent(agent_name=agent, order=len(self.selected) + 1,
+                                           output=output))
 
     def tag(self, name: str) -> None:
         """Note failure tag ``name`` for DONE's ``_trace.failure_tags``."""

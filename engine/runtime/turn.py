@@ -41,6 +41,7 @@ from engine.runtime.guard import blocked
 from engine.runtime.llm import LlmUnderstanding, understanding_request
 from engine.runtime.memory import remember
 from engine.runtime.models import LiveModel
+from engine.runtime.orchestrated import orchestrated
 from engine.runtime.outcomes import acted, ask_about_repeat, settle_first, tell_untold
 from engine.runtime.reply import Reply
 from engine.runtime.routing import merge, settled
@@ -436,7 +437,8 @@ class TurnRun:
                     state_snapshot=snapshot(state.session, state.flow, self.service.sensitive),
                     hooks=self.hooks, trace=trace,
                     requires_confirmation=self.synthesis.requires_confirmation,
-                    next_suggested_actions=self.synthesis.next_suggested_actions)
+                    next_suggested_actions=self.synthesis.next_suggested_actions,
+                    orchestrated=orchestrated(self, self.reply.text()))
 
     def _read(self) -> Reading:
         reading = self.reading

@@ -15,6 +15,8 @@ from tests.server.conftest import ALL_DONE, BATCH, MakeServer, Running, chat, ss
 EVENT_NAMES = {"AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "TASK_PROGRESS", "DONE"}
 DONE_FIELDS = {"message", "next_action", "ui_hint", "state_snapshot", "hooks", "_trace",
                "requires_confirmation", "next_suggested_actions"}
+ORCHESTRATOR_FIELDS = {"final_response", "selected_agents", "action_requests",
+                       "confidence_score"}  # documented; sent by `response: orchestrator` only
 
 
 async def test_chat_answers_interaction_and_hooks(client: httpx.AsyncClient) -> None:
@@ -157,7 +159,7 @@ async def test_openapi_documents_typed_models(client: httpx.AsyncClient) -> None
     assert "text/event-stream" in paths["/v1/agent/chat/stream"]["get"]["responses"]["200"][
         "content"]
     interaction = spec["components"]["schemas"]["Interaction"]["properties"]
-    assert set(interaction) == DONE_FIELDS
+    assert set(interaction) == DONE_FIELDS | ORCHESTRATOR_FIELDS
 
 
 @pytest.mark.parametrize("path, kind, needle", [

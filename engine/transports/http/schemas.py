@@ -28,7 +28,7 @@ from typing import (
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from engine.dsl.spec import NextAction
-from engine.runtime.events import Hook, StateSnapshot, Trace, UiHint
+from engine.runtime.events import Hook, SelectedAgent, StateSnapshot, Trace, UiHint
 
 __all__ = ["AUTH_ERRORS", "ERRORS", "SSE_DOC", "ChatRequest", "ChatResponse",
            "CompletedResponse", "DebugResponse", "ErrorBody", "Health", "Interaction",
@@ -176,6 +176,15 @@ Interaction = create_model(
     next_suggested_actions=(list[str], Field(default_factory=list, description="Short next "
                                              "steps a client may offer (a `respond` step's "
                                              "`next`).")),
+    final_response=(str | None, Field(None, description="`response: orchestrator` only: the "
+                                      "reply again.")),
+    selected_agents=(_swap(list[SelectedAgent] | None), Field(None, description="`response: "
+                     "orchestrator` only: the agent steps and actions that ran, in order, "
+                     "with what each gave.")),
+    action_requests=(list[dict[str, Any]] | None, Field(None, description="`response: "
+                     "orchestrator` only: the action requests the gateway let through.")),
+    confidence_score=(float | None, Field(None, ge=0.0, le=1.0, description="`response: "
+                      "orchestrator` only: the mean confidence of the turn's readings.")),
 )
 
 ChatResponse = create_model(
