@@ -253,3 +253,17 @@ def test_an_agent_step_sends_its_last_n_turns(tmp_path: Path, turns: str,
         return [m.content for m in live.provider.requests[-1].messages]  # type: ignore[attr-defined]
 
     assert asyncio.run(talk()) == sent
+
+
+@pytest.mark.parametrize("model", [True, False])
+async def test_the_summary_is_kept_as_data_too_whoever_writes_its_text(
+        tmp_path: Path, server: FakeLLMServer, model: bool) -> None:
+    """`memory.summary_struct`: the earlier requests and completed tasks, verbatim, the same
+    whether the summary model wrote `summary_text` or the offline summary did."""
+    env = {**FOLD_EARLY, **({**server.env(), "MEMORY_SUMMARY_MODEL": "gpt-4o-mini"}
+                            if model else {})}
+    engine = engine_for(_plain(tmp_path), env)
+    server.enqueue(FakeReply(text="The user is Kim."))
+    memory = await _fold(engine, model=model)
+    assert memory["summary_struct"] == {"completed": [], "requests": ["hello"]}
+    assert memory["summary_text"] == ("The user is Kim." if model else "earlier requests: hello")

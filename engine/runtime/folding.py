@@ -15,12 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.runtime.agent import ModelCall
-from engine.runtime.memory import (
-    MemoryPolicy,
-    offline_summary,
-    split_for_folding,
-    summarise,
-)
+from engine.runtime.memory import MemoryPolicy, split_for_folding, summarise
+from engine.runtime.memory import fold as fold_turns
 from engine.runtime.models import LiveModel, ModelPool
 from engine.runtime.session import SessionState
 from engine.runtime.trace import Tracer
@@ -42,13 +38,12 @@ class BackgroundFolds:
     def start(self, session_id: str, state: SessionState, policy: MemoryPolicy,
               models: ModelPool, call_of: Callable[[LiveModel, Tracer], ModelCall]) -> None:
         """After a turn whose history is due: fold offline now, or start the model's summary."""
-        folded, kept = split_for_folding(state.raw_history, policy)
+        folded, _ = split_for_folding(state.raw_history, policy)
         if not folded or session_id in self._folds:
             return
         live = models.summary(policy.summary_model)
         if live is None or not live.breaker.allow():
-            state.summary_text = offline_summary(state.summary_text, folded, state.done)
-            state.raw_history = kept
+            fold_turns(state, folded, None)
             return
         tracer = Tracer(redact=True)
         task = asyncio.create_task(summarise(call_of(live, tracer), policy.system,
@@ -66,9 +61,7 @@ class BackgroundFolds:
         size = len(fold.folded)
         if state.raw_history[:size] != fold.folded:
             return  # the session changed meanwhile (reset, another process): fold again later
-        state.summary_text = summary or offline_summary(state.summary_text, fold.folded,
-                                                        state.done)
-        state.raw_history = state.raw_history[size:]
+        fold_turns(state, fold.folded, summary)
 
     async def settled(self) -> None:
         """Wait for every summary being written (tests, benchmarks, shutdown)."""

@@ -69,10 +69,35 @@ def remember(state: SessionState, message: str, reply: str, policy: MemoryPolicy
         return False
     over = len(state.raw_history) - policy.max_raw * 2
     if over > 0:  # a summary not written yet, or its model failing: never more than max_raw
-        state.summary_text = offline_summary(state.summary_text, state.raw_history[:over],
-                                             state.done)
-        del state.raw_history[:over]
+        fold(state, state.raw_history[:over], None)
     return len(state.raw_history) >= policy.threshold * 2
+
+
+def fold(state: SessionState, folded: Sequence[Mapping[str, str]], summary: str | None) -> None:
+    """Take ``folded`` (the oldest raw turns) out of the raw history into the summary: the
+    model's ``summary`` text, or the offline one when None; ``summary_struct`` either way."""
+    state.summary_text = summary or offline_summary(state.summary_text, folded, state.done)
+    state.summary_struct = summary_struct(state.summary_struct, folded, state.done)
+    del state.raw_history[:len(folded)]
+
+
+def summary_struct(previous: Mapping[str, Any], folded: Sequence[Mapping[str, str]],
+                   done: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The summary as data: the last completed tasks (flow, outcome, slots as shown) and the
+    user's earlier requests, verbatim, the latest ``MAX_REQUESTS``.
+
+    >>> summary_struct({}, [{"role": "user", "content": "hi"}, {"role": "assistant",
+    ...                 "content": "hello"}], [{"flow": "pay", "outcome": "DONE", "slots": {}}])
+    {'completed': [{'flow': 'pay', 'outcome': 'DONE', 'slots': {}}], 'requests': ['hi']}
+    """
+    asked = [h["content"] for h in folded if h.get("role") == "user"]
+    return {"completed": [{"flow": t.get("flow"), "outcome": t.get("outcome"),
+                           "slots": t.get("slots", {})} for t in done[-MAX_COMPLETED:]],
+            "requests": [*previous.get("requests", []), *asked][-MAX_REQUESTS:]}
+
+
+MAX_COMPLETED, MAX_REQUESTS = 10, 8
+"""What ``summary_struct`` keeps: the last completed tasks, the last earlier requests."""
 
 
 def latest_turns(history: list[dict[str, str]], turns: int | None) -> list[dict[str, str]]:

@@ -153,6 +153,9 @@ class SessionState:
     filling_turns: int = 0
     raw_history: list[dict[str, str]] = field(default_factory=list)
     summary_text: str = ""
+    summary_struct: dict[str, Any] = field(default_factory=dict)
+    """The summary as data (``memory.summary_struct``): the completed tasks and the user's
+    earlier requests folded so far, whoever wrote ``summary_text``."""
     done: list[dict[str, Any]] = field(default_factory=list)
     """The most recent completed tasks (also in the store's completed table)."""
     turns: int = 0
@@ -184,7 +187,8 @@ class SessionState:
                    meta=data.get("meta", {}), task_queue=data.get("task_queue", []),
                    filling_turns=data.get("filling_turns", 0),
                    raw_history=memory.get("raw_history", []),
-                   summary_text=memory.get("summary_text", ""), done=data.get("done", []),
+                   summary_text=memory.get("summary_text", ""),
+                   summary_struct=memory.get("summary_struct", {}), done=data.get("done", []),
                    turns=data.get("turns", 0), tasks_started=data.get("tasks_started", 0),
                    task_id=data.get("task_id", ""), journal=data.get("journal", {}),
                    owner=data.get("owner"), notice=data.get("notice", ""),
@@ -196,7 +200,9 @@ class SessionState:
         data: dict[str, Any] = {
                 "flow": self.flow, "stage": self.stage, "slots": self.slots, "meta": self.meta,
                 "task_queue": self.task_queue, "filling_turns": self.filling_turns,
-                "memory": {"raw_history": self.raw_history, "summary_text": self.summary_text},
+                "memory": {"raw_history": self.raw_history, "summary_text": self.summary_text,
+                           **({"summary_struct": self.summary_struct}
+                              if self.summary_struct else {})},
                 "done": self.done[-MAX_DONE_KEPT:], "turns": self.turns,
                 "tasks_started": self.tasks_started, "task_id": self.task_id}
         # rarely set: left out while empty, so every turn's JSON stays small

@@ -202,6 +202,8 @@ class CompletedResponse(BaseModel):
 class Memory(BaseModel):
     raw_history: list[dict[str, str]]
     summary_text: str
+    summary_struct: dict[str, Any] = Field(default_factory=dict, description="The summary as "
+                                           "data: `completed` tasks and earlier `requests`.")
 
 
 class DebugResponse(BaseModel):
