@@ -70,7 +70,13 @@ def local_action(name: str, action: s.WorkspaceAction | s.CommandAction,
     if action.workspace == "read" and not action.files:
         r.error((*path, "workspace"), "a `read` action names no `files`", "FL116",
                 hint="add `files: [\"src/*.py\"]` (globs relative to the workspace root)")
-    elif action.workspace == "apply":
+    if action.paths is not None and action.workspace != "read":
+        r.error((*path, "paths"), "`paths` chooses files to read; an `apply` action writes "
+                "what `changes` gives", "FL116", hint="remove `paths`")
+    elif action.paths is not None and (paths := r.expression(action.paths,
+                                                             (*path, "paths"))) is not None:
+        args = (("paths", paths),)
+    if action.workspace == "apply":
         if action.changes is None:
             r.error((*path, "workspace"), "an `apply` action has no `changes`", "FL116",
                     hint="add `changes: agents.dev.changes` (a list of {path, content})")
@@ -93,10 +99,13 @@ def _command(name: str, action: s.CommandAction, path: Path, r: Resolver) -> c.C
                     hint="give each argument as its own list item, with no ; & | > < ` or $")
         elif (compiled := r.template(item, (*path, "command", i))) is not None:
             argv.append(compiled)
+    args: tuple[tuple[str, c.Value], ...] = (("argv", c.Argv(tuple(argv))),)
+    if action.argv is not None and (chosen := r.expression(action.argv,
+                                                           (*path, "argv"))) is not None:
+        args += (("chosen", chosen),)
     # the whole run is bounded by the command's own timeout (the runner kills its group),
     # so the action's timeout only adds a margin for starting and reaping the process
-    return c.CompiledAction(name=name, kind="command", tool=None,
-                            args=(("argv", c.Argv(tuple(argv))),), label=action.label,
+    return c.CompiledAction(name=name, kind="command", tool=None, args=args, label=action.label,
                             irreversible=False, timeout_sec=action.timeout_sec + 10.0,
                             retries=0, limits=(0, action.output_tail))
 

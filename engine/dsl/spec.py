@@ -180,6 +180,7 @@ class WorkspaceAction(Spec):
     workspace: Literal["read", "apply"] = Field(description="`read`: result `{files: [{path, content}]}`; `apply`: write `changes`, result `{applied: [paths], count, changes: [{path, diff}]}` (each write's unified diff, at most 8 KiB a file and 32 KiB a change set).")
     files: list[str] = Field(default_factory=list, description="Globs relative to the root: the files `read` returns, or the only files `apply` may write (none: any file inside the root).")
     changes: Expression | None = Field(None, description="`apply`: expression giving the list of `{path, content}` to write, e.g. `agents.dev.changes`.")
+    paths: Expression | None = Field(None, description="`read`: expression giving the paths to read instead of every file `files` matches, e.g. `context.files` (a request's list); each must match one of `files`, so the flow bounds what a request may ask for. Empty or none: `files`.")
     max_files: int = Field(MAX_FILES, ge=1, le=MAX_FILES, description="Most files read or written at once.")
     max_bytes: int = Field(MAX_FILE_BYTES, ge=1, le=MAX_FILE_BYTES, description="Largest file read or written, in bytes.")
     label: str | None = Field(None, description="Progress label shown while it runs.")
@@ -193,6 +194,7 @@ class CommandAction(Spec):
     seconds}`; a non-zero exit code is data, not a failure."""
 
     command: list[str] = Field(min_length=1, description="The argv, each item a template, e.g. `[python, -m, pytest, -q]`; shell operators are refused.")
+    argv: Expression | None = Field(None, description="Expression giving the argv as a list, used instead of `command` when it gives a non-empty one, e.g. `context.test_command` (a request's list); the operator's allow-list decides whether it may run, exactly as for `command`.")
     timeout_sec: float = Field(60.0, gt=0, le=MAX_TIMEOUT_SEC, description="The process group is killed after this long (`timed_out: true`, `exit_code: null`).")
     output_tail: int = Field(4000, ge=0, le=MAX_TAIL_CHARS, description="Characters of the combined stdout and stderr kept, from the end.")
     label: str | None = Field(None, description="Progress label shown while it runs.")

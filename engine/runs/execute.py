@@ -45,7 +45,7 @@ async def run_stage(engine: Engine, session_id: str, ref: RunRef, outcome: Outco
         if cancel and session.pending():
             return  # an irreversible call's outcome comes first: the next turn settles it
         turn = TurnRun(engine, session_id, _asked(session), f"run-{ref['id'][:8]}", session,
-                       version=record.version)
+                       version=record.version, context=session.run_context)
         turn.in_run = True
         turn.deadline = None  # a long run's later model calls are not bounded by its start
         turn.resumed = None if cancel else ref["stage"]
@@ -55,6 +55,8 @@ async def run_stage(engine: Engine, session_id: str, ref: RunRef, outcome: Outco
             yield event
         if _waiting(session) == ref["id"]:
             session.meta.pop("run", None)  # a run that stays put (FL121) is over all the same
+        if _waiting(session) is None:
+            session.run_context = None
         done = turn.done(started)
         if done.message:
             session.raw_history.append({"role": "assistant", "content": done.message})

@@ -182,6 +182,8 @@ class Engine:
                 done = replace(done, delivered=partial(self.told, session_id, turn_id))
             if stream is not None:
                 session.stream = StreamLog(id=stream, events=[*sent, wire(done)])
+            if run.started is not None:  # the run reads the request's context as the turn did
+                session.run_context = dict(context) if context else None
             await run.commit()
             if run.started is not None and self.runs is not None:
                 await self.runs.begin(session_id, run.started, owner)

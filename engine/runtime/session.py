@@ -176,6 +176,9 @@ class SessionState:
     clarify: Clarify | None = None
     stream: StreamLog | None = None
     """The last streamed turn's events (replaced by each streamed turn)."""
+    run_context: dict[str, Any] | None = None
+    """The request context of the turn that started the background run the session waits
+    for: the run's steps read it as ``context``, as the turn's did."""
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> SessionState:
@@ -194,7 +197,7 @@ class SessionState:
                    owner=data.get("owner"), notice=data.get("notice", ""),
                    untold=data.get("untold"),
                    stack=data.get("stack", []), clarify=data.get("clarify"),
-                   stream=data.get("stream"))
+                   stream=data.get("stream"), run_context=data.get("run_context"))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -220,6 +223,8 @@ class SessionState:
             data["clarify"] = self.clarify
         if self.stream is not None:
             data["stream"] = self.stream
+        if self.run_context is not None:
+            data["run_context"] = self.run_context
         return data
 
     def pending(self) -> list[JournalEntry]:

@@ -236,3 +236,56 @@ def test_a_cancel_word_stops_the_devloop_run_where_it_is(
     assert [d["index"] for n, d in log if n == "TASK_PROGRESS"] == [1, 2]
     assert run_status(server, run_id)["status"] == "cancelled"
     assert (ws / "calc" / "__init__.py").read_text() == WRONG  # attempt 1's change stays
+
+
+def start_with(server: Serve, context: dict[str, Any]) -> httpx.Response:
+    return httpx.post(f"{server.url}/v1/agent/chat", timeout=10, json={
+        "session_id": "s2", "message": "fix the failing test", "context": context})
+
+
+def test_a_request_chooses_the_runs_files_command_and_attempts_within_what_is_allowed(
+        devloop: tuple[Serve, GatedLLM, Path]) -> None:
+    """The run's inputs from the request (its `context`): the files to read, the test
+    command and the attempts — the files among those the flow allows, the command one the
+    operator's allow-list lets run. The run reads them when it runs, after the turn."""
+    server, llm, ws = devloop
+    llm.reset()
+    llm.enqueue(reply(message="Add.", changes=[{"path": "calc/__init__.py", "content": RIGHT}]),
+                reply(message="Green.", summary="1 passed."))
+    response = start_with(server, {"files": ["calc/__init__.py"], "max_attempts": 1,
+                                   "test_command": ["python", "-m", "pytest", "-q",
+                                                    "check_calc.py"]})
+    assert response.status_code == 200, response.text
+    run_id = response.json()["interaction"]["state_snapshot"]["meta"]["run"]["id"]
+    log = list(events(server, run_id))
+    assert [[f["path"] for f in r["files"]] for r in results(log, "read_code")] == [
+        ["calc/__init__.py"]]
+    [ran] = results(log, "run_tests")
+    assert (ran["command"], ran["exit_code"]) == ("python -m pytest -q check_calc.py", 0)
+    assert [(d["index"], d["total"]) for n, d in log if n == "TASK_PROGRESS"] == [(1, 1)]
+    assert run_status(server, run_id)["status"] == "success"
+
+
+@pytest.mark.parametrize(("context", "refused"), [
+    ({"files": ["../secrets.txt"]}, "is not among the files this action reads"),
+    ({"test_command": ["rm", "-rf", "calc"]}, "is not an allowed command"),
+])
+def test_a_request_cannot_choose_beyond_what_the_flow_and_operator_allow(
+        devloop: tuple[Serve, GatedLLM, Path], context: dict[str, Any], refused: str) -> None:
+    server, llm, ws = devloop
+    llm.reset()
+    response = start_with(server, {**context, "max_attempts": 1})
+    run_id = response.json()["interaction"]["state_snapshot"]["meta"]["run"]["id"]
+    log = list(events(server, run_id))
+    failed = [d for n, d in log if n == "AGENT_DONE" and not d["success"]]
+    assert failed and refused in json.dumps(failed[0], ensure_ascii=False)
+    assert run_status(server, run_id)["status"] == "failed"
+    assert (ws / "calc" / "__init__.py").read_text() == ORIGINAL  # nothing ran, nothing wrote
+
+
+def test_a_context_the_flow_does_not_declare_is_refused(
+        devloop: tuple[Serve, GatedLLM, Path]) -> None:
+    server, _, _ = devloop
+    response = start_with(server, {"workspace_root": "/"})
+    assert response.status_code == 422
+    assert "Additional properties are not allowed" in response.text

@@ -158,8 +158,9 @@ class TestOverviewTellsTheRunConfiguration:
             ("read_code", "read", ["calc/*.py", "check_*.py"], None),
             ("apply_changes", "apply", ["calc/*.py"], None),
             ("run_tests", "command", [], "python -m pytest -q")]
-        assert seen["loops"] == [{"flow": "fix", "stage": "WORKING", "background": True,
-                                  "max_attempts": "slots.attempts or 3"}]
+        assert seen["loops"] == [{
+            "flow": "fix", "stage": "WORKING", "background": True,
+            "max_attempts": "context.get('max_attempts') or slots.attempts or 3"}]
         assert (seen["max_attempts_limit"], seen["background_runs"]) == (50, True)
         assert seen["command_tool"] == {"enabled": True, "timeout_sec": 60.0,
                                         "output_chars": COMMAND_OUTPUT_CHARS}
