@@ -33,7 +33,7 @@ UNDERSTAND_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "today", "
 SUMMARY_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "locale")
 PROMPT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(AGENT_PROMPT_NAMES + UNDERSTAND_PROMPT_NAMES
                                                     + SUMMARY_PROMPT_NAMES))
-# the seed wire protocol's event names (engine/runtime/events.py emits them)
+# the wire protocol's event names (engine/runtime/events.py emits them)
 EVENT_NAMES: tuple[str, ...] = ("AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE",
                                 "TASK_PROGRESS", "DONE")
 # what a background run's event log adds to them (engine/runs records it at each status)

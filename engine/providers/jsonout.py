@@ -197,8 +197,8 @@ def _path(parts: Iterable[object]) -> str:
 
 def repair_note(problem: str, schema: Mapping[str, object] | None = None) -> str:
     """What a model is told, once, after a JSON reply that could not be used: why, and
-    the shape to answer in (the seed's "extract the JSON object", done with a second chance
-    that says what was wrong instead of guessing).
+    the shape to answer in (a second chance that says what was wrong, instead of guessing
+    at the JSON object in a reply).
 
     >>> repair_note("no JSON object found (expected '{...}')").splitlines()[0]
     "Your previous reply could not be used: no JSON object found (expected '{...}')."

@@ -1,4 +1,4 @@
-"""Turn events: a closed union; ``wire(event)`` gives the seed protocol's (name, payload).
+"""Turn events: a closed union; ``wire(event)`` gives the wire protocol's (name, payload).
 
 Transports only serialise these (SSE ``event:`` = name, ``data:`` = JSON payload); the
 names and DONE fields are the public wire protocol clients depend on and must not change.

@@ -175,7 +175,8 @@ def agent_request(system: str, *, context_block: str, summary: str,
                   raw_history: Sequence[Mapping[str, str]], message: str,
                   json_output: bool, tools: tuple[Any, ...] = (),
                   schema: Mapping[str, Any] | None = None) -> ChatRequest:
-    """Seed 000 §5: instructions + context + summary in system; history; the message last."""
+    """Instructions, the turn's context and the summary in the system prompt; then the raw
+    history; the message last."""
     parts = [system.strip(), context_block.strip()]
     if summary:
         parts.append(f"Summary of earlier conversation:\n{summary}")

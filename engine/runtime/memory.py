@@ -1,6 +1,6 @@
 """raw_history + summary_text -> the same, folded when the history grows past its threshold.
 
-Seed 000 §8: once ``summarize_threshold`` turns are kept raw, the older ones are folded into
+Once ``summarize_threshold`` turns are kept raw, the older ones are folded into
 ``summary_text`` and only ``keep_recent_turns`` stay raw. A summary model writes the summary
 when one is live, in the background after the turn (``folding.py``); otherwise (offline, or
 the model failed) it is built deterministically from the completed tasks and the folded

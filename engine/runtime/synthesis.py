@@ -1,7 +1,7 @@
 """A ``respond`` step + the turn's data -> one reply: summary, numbered actions, caveats;
 and DONE's ``requires_confirmation`` and ``next_suggested_actions``.
 
-Seed 003's response synthesis: "[summary] -> [concrete actions] -> [caveats]". Each part is
+A synthesised response reads "[summary] -> [concrete actions] -> [caveats]". Each part is
 a message of the flow file, said only when its condition holds; ``each`` turns a list (an
 agent's suggested actions, the retrieved hits) into one line per item. If any part fails to
 render (a missing field under StrictUndefined, a wrong type), nothing of it is said: the
