@@ -1,7 +1,8 @@
 """DONE's hooks -> signed HTTP POSTs to the hook handlers of a flow or an app, after the turn
 is saved.
 
-Each hook a DONE carries may have a server-side handler; here a handler is a webhook, declared under ``hooks:`` in a flow file (``HookedEngine``: what ``flowctl serve
+Each hook a DONE carries may have a server-side handler; here a handler is a webhook,
+declared under ``hooks:`` in a flow file (``HookedEngine``: what ``flowctl serve
 FLOW.yaml`` runs) or an app file (``engine.app.engine.AppEngine``). ``Webhooks.deliver``
 only schedules: each delivery runs in a task of its own, so a slow or dead endpoint never
 delays or breaks a turn. Each attempt has a timeout; a failed
