@@ -1,5 +1,5 @@
-"""`flowctl serve flows/transfer.yaml` on a local OpenAI-compatible server: the seed
-conversations go through the real SDK, over HTTP, with no key and no outside network."""
+"""`flowctl serve flows/transfer.yaml` on a local OpenAI-compatible server: the transfer
+service's conversations go through the real SDK, over HTTP, with no key and no outside network."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The remote proxy against scripted loopback servers: every way a remote can fail ends the
-turn with a DONE in the seed format, within the configured timeout, never an exception."""
+turn with a DONE in the wire format, within the configured timeout, never an exception."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every endpoint of the seed API (DESIGN §4) against a real uvicorn server."""
+"""Every endpoint of the chat API against a real uvicorn server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad requests get a clear 4xx JSON error (or, for a blank message, the seed's DONE); a
+"""Bad requests get a clear 4xx JSON error (or, for a blank message, a DONE asking for one); a
 failing server gets a logged 503 with a JSON body. Never a 500, never a stack trace."""
 
 from __future__ import annotations
