@@ -134,43 +134,40 @@ class SlotSpec(Spec):
         return self
 
 
-class ToolAction(Spec):
+class _Returning(Spec):
+    """What a tool and an HTTP action share: whether it is irreversible, and the fields its
+    result must have."""
+
+    irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
+    returns: list[str] = Field(default_factory=list, description="Fields the result must have (top-level keys of its JSON object): a result without one is the action's failure, so the step's `error` trigger fires (`result.error` names the field) instead of a message failing the turn on it. Not for an irreversible action (it ran: its outcome is kept and told as it is).")
+
+    @model_validator(mode="after")
+    def _returns_not_irreversible(self) -> Self:
+        if self.returns and self.irreversible:
+            raise ValueError("`returns` cannot be used on an irreversible action: once it ran, "
+                             "a missing field cannot make it not have run")
+        return self
+
+
+class ToolAction(_Returning):
     """An action run by a built-in tool."""
 
     tool: str = Field(description="Built-in tool name (sandbox_bank, sandbox_balance, calculator) or a tool declared under `tools`.")
     args: dict[str, Any] = Field(default_factory=dict, description="Arguments; strings are expressions.")
     label: str | None = Field(None, description="Progress label shown while it runs.")
-    irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
     retries: int = Field(0, ge=0, le=5, description="Retries after a failure (only safe with idempotency).")
     rules: list[ToolRule] = Field(default_factory=list, description="Gateway rules checked before the action runs (after its tool's own); the first whose `when` holds rejects it: the `error` trigger fires, nothing runs (failure tag TOOL_GATEWAY_REJECTED).")
-    returns: list[str] = Field(default_factory=list, description="Fields the result must have (top-level keys of its JSON object): a result without one is the action's failure, so the step's `error` trigger fires (`result.error` names the field) instead of a message failing the turn on it. Not for an irreversible action (it ran: its outcome is kept and told as it is).")
-
-    @model_validator(mode="after")
-    def _returns_not_irreversible(self) -> Self:
-        if self.returns and self.irreversible:
-            raise ValueError("`returns` cannot be used on an irreversible action: once it ran, "
-                             "a missing field cannot make it not have run")
-        return self
 
 
-class HttpAction(Spec):
+class HttpAction(_Returning):
     """An action that calls an HTTP endpoint, with an idempotency key per task."""
 
     http: HttpRequestSpec = Field(description="The HTTP request: method, URL, JSON body and headers.")
     label: str | None = Field(None, description="Progress label shown while it runs.")
-    irreversible: bool = Field(False, description="Moves money or changes the world; must follow a confirmation.")
     timeout_sec: float = Field(10.0, gt=0, description="Timeout of one attempt.")
     retries: int = Field(0, ge=0, le=5, description="Retries on timeouts and 5xx, reusing the idempotency key.")
     rules: list[ToolRule] = Field(default_factory=list, description="Gateway rules checked before the action runs (after its tool's own); the first whose `when` holds rejects it: the `error` trigger fires, nothing runs (failure tag TOOL_GATEWAY_REJECTED).")
-    returns: list[str] = Field(default_factory=list, description="Fields the result must have (top-level keys of its JSON object): a result without one is the action's failure, so the step's `error` trigger fires (`result.error` names the field) instead of a message failing the turn on it. Not for an irreversible action (it ran: its outcome is kept and told as it is).")
-
-    @model_validator(mode="after")
-    def _returns_not_irreversible(self) -> Self:
-        if self.returns and self.irreversible:
-            raise ValueError("`returns` cannot be used on an irreversible action: once it ran, "
-                             "a missing field cannot make it not have run")
-        return self
 
 
 class WorkspaceAction(Spec):
