@@ -24,6 +24,7 @@ async def test_the_service_says_what_it_does_and_what_to_try(client: httpx.Async
     # round-robin over the intents: each one's first example first
     assert view["examples"][:3] == ["엄마한테 1만원 보내줘", "통장 잔액 알려줘", "총 얼마 보냈어?"]
     assert [i["name"] for i in view["intents"]] == ["transfer", "balance", "history"]
+    assert view["irreversible"] == ["send_money"]  # a rewound replay stops before these
 
 
 async def test_the_service_says_whether_it_has_background_runs(

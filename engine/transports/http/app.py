@@ -139,7 +139,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     if turns.observers.metrics is not None:
         metrics_route(app, turns.observers.metrics)
     a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
-    playground_api.install(app, engine.service)
+    playground_api.install(app, engine.service, engine=engine)
     runs_api.serve(app, engine, settings, ping_seconds, SHUTDOWN_GRACE_SECONDS)  # engine/runs
     supervisor.install(app, engine)  # /api/health, /api/tools/*: a service with local actions
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")

@@ -5,6 +5,12 @@ locale), what to try saying (its intents' examples) and the stage graph of each 
 out in columns -- a stage's column is its distance from the initial stage -- so the page
 draws it as plain SVG with no layout library. It needs a key like the rest of the API.
 
+``GET /v1/agent/reload`` says whether the server runs under ``flowctl serve --reload`` and,
+if the last edit of its files did not compile, the findings (reload_status.py): the page
+shows them in a banner while the last good version keeps answering. Given the engine,
+``install`` also adds the DEV_MODE-only ``POST /v1/agent/playground/edit``
+(playground_edit.py: a slot changed in a fork of the session, held for the user's yes).
+
 ``/docs`` and ``/redoc`` serve Swagger UI and ReDoc from the files the ``fastapi-offline``
 package ships (under ``/docs/assets/``) instead of FastAPI's CDN links, so they work on a
 machine without internet.
@@ -15,6 +21,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import fastapi_offline
 from fastapi import FastAPI
@@ -30,8 +37,13 @@ from pydantic import BaseModel, Field
 from engine.compiler.checks.model import FlowModel
 from engine.compiler.compiled import CompiledService
 from engine.dsl import spec as s
+from engine.transports.http import playground_edit, reload_status
 from engine.transports.http.edge import PREFIX
+from engine.transports.http.reload_status import ReloadState
 from engine.transports.http.schemas import AUTH_ERRORS
+
+if TYPE_CHECKING:
+    from engine.runtime.engine import Engine
 
 ASSETS = Path(fastapi_offline.__file__).parent / "static"
 ASSETS_URL = "/docs/assets"
@@ -86,6 +98,9 @@ class ServiceView(BaseModel):
     flows: list[Graph]
     runs: bool = Field(description="Some stage runs in the background: the Runs panel has "
                                    "something to show (else the page never asks for runs).")
+    irreversible: list[str] = Field(description="Actions that move money or change the "
+                                                "world: a rewound conversation is never "
+                                                "replayed through a turn that ran one.")
 
 
 def service_view(service: CompiledService) -> ServiceView:
@@ -99,7 +114,9 @@ def service_view(service: CompiledService) -> ServiceView:
                        examples=_examples(intents), intents=intents,
                        flows=[graph(name, spec) for name in spec.flows],
                        runs=any(stage.background for flow in service.flows.values()
-                                for stage in flow.stages.values()))
+                                for stage in flow.stages.values()),
+                       irreversible=[name for name, action in spec.actions.items()
+                                     if getattr(action, "irreversible", False)])
 
 
 def _examples(intents: Sequence[Intent]) -> list[str]:
@@ -161,16 +178,30 @@ def columns(initial: str, stages: Iterable[str], edges: Mapping[tuple[str, str],
             for stage in stages}
 
 
-def install(app: FastAPI, service: CompiledService) -> None:
-    """Add ``GET /v1/agent/service`` and the offline API docs to ``app``."""
+def install(app: FastAPI, service: CompiledService, *, engine: Engine | None = None) -> None:
+    """Add ``GET /v1/agent/service``, ``GET /v1/agent/reload`` and the offline API docs to
+    ``app``; with ``engine`` (the one serving ``service``), the slot editing route too."""
     body = service_view(service).model_dump(mode="json")
+    flow_file = service.source.file
+    gated = {k: v for k, v in AUTH_ERRORS.items() if k != 404}
 
     @app.get(f"{PREFIX}/service", response_model=ServiceView, tags=["playground"],
-             responses={k: v for k, v in AUTH_ERRORS.items() if k != 404})
+             responses=gated)
     async def describe() -> Response:
         """What the service does, what to try saying, and the stage graph of each flow."""
         return JSONResponse(body)
 
+    # Out of the OpenAPI document: the page's own question, answered alike by every server
+    # (a client of the API has no use for it; docs/server.md describes it).
+    @app.get(f"{PREFIX}/reload", response_model=ReloadState, include_in_schema=False)
+    async def reloaded() -> Response:
+        """Under `flowctl serve --reload`: whether the last edit compiled, and if not the
+        findings (file, line, column, message) while the last good version answers."""
+        return JSONResponse(reload_status.read(flow_file).model_dump(mode="json"),
+                            headers={"Cache-Control": "no-store"})
+
+    if engine is not None:
+        playground_edit.install(app, engine)
     offline_docs(app)
 
 

@@ -5,7 +5,9 @@ flow file's directory and the ``prompts/`` beside it (``watchfiles``: inotify on
 FSEvents on macOS). On a change it compiles the service first: a broken edit prints the same
 located findings as ``flowctl lint`` and the last good server keeps answering; a good one
 replaces the server (stopped with SIGTERM, as Ctrl-C would). Sessions live in the store, so
-a conversation carries on across reloads. For development only: one worker, no graceful
+a conversation carries on across reloads. Each verdict is also written for the server to
+show (reload_status.py: the playground's banner with the findings, gone once an edit
+compiles). For development only: one worker, no graceful
 hand-over between the two servers.
 """
 
@@ -21,6 +23,7 @@ from pathlib import Path
 from watchfiles import Change, DefaultFilter, watch
 
 from engine.errors import FlowDefinitionError
+from engine.transports.http import reload_status
 
 __all__ = ["Reloader", "child_command", "watched_paths"]
 
@@ -102,6 +105,7 @@ class Reloader:
                     return code
         finally:
             self._stop()
+            reload_status.remove(self.flow)
         return 0
 
     def _changed(self, names: list[str]) -> None:
@@ -119,8 +123,17 @@ class Reloader:
             self.check(self.flow)
         except FlowDefinitionError as err:
             self.report(err)
+            self._verdict(err)
             return False
+        self._verdict(None)
         return True
+
+    def _verdict(self, error: FlowDefinitionError | None) -> None:
+        """Tell the server (its playground's banner) whether the files compile."""
+        try:
+            reload_status.write(self.flow, error)
+        except OSError as err:  # the banner is a convenience: reloading goes on without it
+            self.say(f"could not record the reload state: {err}")
 
     def _start(self) -> None:
         self.child = subprocess.Popen(self.command)

@@ -6,10 +6,16 @@
 // starts a background run opens it in the Runs panel (runs.js), which a reload replays.
 // A server with API keys answers 401 until the page logs in: the key prompt trades the key
 // for an HttpOnly cookie (POST /v1/agent/login), which the EventSource then carries.
+// Any turn can be continued in a new session (fork.js: a replay), a slot of the latest turn
+// changed in a new session (edit.js), and a broken edit under --reload shows (banner.js).
 
+import { watchReloads } from "./banner.js";
+import { offerEdits } from "./edit.js";
+import { editSlot, forkAt, initForks, showOrigin } from "./forks.js";
 import { drawGraph } from "./graph.js";
 import {
-  $, el, eventRow, renderCompleted, renderHooks, renderState, renderTrace, turnGroup,
+  $, el, eventRow, renderCompleted, renderHooks, renderStack, renderState, renderTrace,
+  turnGroup,
 } from "./panels.js";
 import { initRuns, runStarted, showRuns } from "./runs.js";
 import { Saved, lastLocale } from "./saved.js";
@@ -27,6 +33,7 @@ const ui = {
   selected: null,    // the turn the panels show
   graphFlow: null,   // the flow whose graph is shown (null: the selected turn's)
   busy: false,
+  replaying: false,  // a fork's replay owns the composer until it ends
   maxChars: 4000,
   devMode: false,
 };
@@ -69,7 +76,7 @@ async function logIn(event) {
   $("api-key").value = "";
   $("login").hidden = true;
   setBusy(false);
-  if (!ui.view) await loadService();
+  if (!ui.view && await loadService()) watchReloads();
   if (!ui.sessionId) await resume();
 }
 
@@ -110,14 +117,16 @@ async function resume() {
   else await startSession();
 }
 
+// The new session's id, or null when the server wants a key first.
 async function startSession() {
   const id = await newSessionId().catch(() => localSessionId());
   if (id === null) {
     ui.sessionId = null;
     askForKey();
-    return;
+    return null;
   }
   await openSession(id);
+  return id;
 }
 
 async function openSession(id) {
@@ -129,6 +138,7 @@ async function openSession(id) {
   $("session-id").textContent = id;
   $("debug-link").href = `${API}/debug/${encodeURIComponent(id)}`;
   $("messages").replaceChildren();
+  showOrigin(ui.saved, id);
   for (const turn of ui.turns) {
     bubble("user", turn.user);
     const reply = bubble("assistant", turn.done ? turn.done.message : t("disconnected"));
@@ -183,6 +193,9 @@ function select(index) {
   const turn = index === null ? null : ui.turns[index];
   const done = turn?.done;
   renderState(done?.state_snapshot, done?.next_action ?? null);
+  renderStack(done?.state_snapshot, pushesUpTo(index));
+  offerEdits(ui.devMode && index !== null && index === ui.turns.length - 1
+             && Boolean(done?.state_snapshot?.flow) && done.next_action !== "DONE", editSlot);
   renderTrace(turn, index + 1);
   renderHooks(done?.hooks);
   $("timeline").querySelectorAll(".turn").forEach((node, i) =>
@@ -190,6 +203,15 @@ function select(index) {
   const last = turn?.events.at(-1);
   $("timeline-total").textContent = last ? `+${last.at.toFixed(1)} ms` : "";
   renderGraph();
+}
+
+// flow -> the reason of its latest push (DONE's _trace.stack) up to turn `index`.
+function pushesUpTo(index) {
+  const pushes = {};
+  for (const turn of ui.turns.slice(0, (index ?? -1) + 1)) {
+    for (const op of turn.done?._trace?.stack || []) if (op.op === "push") pushes[op.flow] = op.reason;
+  }
+  return pushes;
 }
 
 function snapshotAt(index) {
@@ -220,7 +242,7 @@ function renderTimeline() {
   $("timeline").replaceChildren(...ui.turns.map((turn, i) => turnGroup(turn, i, (index) => {
     ui.graphFlow = null;
     select(index);
-  })));
+  }, forkAt)));
 }
 
 // -- chat -------------------------------------------------------------------------------------
@@ -278,14 +300,18 @@ function record(turn, group, name, data, at) {
 
 // -- one turn over EventSource ----------------------------------------------------------------
 
-function send(raw) {
+// Send one message; the turn's DONE once it came (null: refused here, failed or cut off).
+// A fork's replay sends with `replay`; nothing else may send while it runs.
+function send(raw, { replay = false } = {}) {
   const message = raw ?? $("input").value;
-  if (ui.busy) return;
-  if (!ui.sessionId) { askForKey(); return; }
+  if (ui.busy || (ui.replaying && !replay)) return Promise.resolve(null);
+  if (!ui.sessionId) { askForKey(); return Promise.resolve(null); }
   if (message.length > ui.maxChars) {
     bubble("error", t("tooLong", { limit: ui.maxChars }));
-    return;
+    return Promise.resolve(null);
   }
+  let settle;
+  const answered = new Promise((resolve) => { settle = resolve; });
   $("input").value = "";
   bubble("user", message);
   setButtons([]);
@@ -298,7 +324,7 @@ function send(raw) {
   const turn = { user: message, at: Date.now(), events: [], done: null, ttft: null };
   ui.turns.push(turn);
   const index = ui.turns.length - 1;
-  const item = turnGroup(turn, index, (i) => { ui.graphFlow = null; select(i); });
+  const item = turnGroup(turn, index, (i) => { ui.graphFlow = null; select(i); }, forkAt);
   $("timeline").append(item);
   const timeline = $("timeline");  // its own scroll box: the column never jumps to it
   timeline.scrollTop = timeline.scrollHeight;
@@ -330,7 +356,9 @@ function send(raw) {
       refreshCompleted();
       if (d.state_snapshot?.meta?.run) runStarted(d.state_snapshot.meta.run);
       setBusy(false);
+      item.querySelector(".fork").hidden = false;
       $("input").focus();
+      settle(d);
     },
   };
   for (const name of EVENTS) {
@@ -345,9 +373,10 @@ function send(raw) {
     source.close();  // never let the browser resend the message by itself
     reply.classList.replace("pending", "failed");
     turn.failed = true;
-    item.replaceWith(turnGroup(turn, index, (i) => { ui.graphFlow = null; select(i); }));
+    item.replaceWith(turnGroup(turn, index, (i) => { ui.graphFlow = null; select(i); }, forkAt));
     saveTurns();
     setBusy(false);
+    settle(null);
     // An EventSource hides the status: a server that still answers failed this turn (an
     // HTTP error, a stream cut before DONE); one that does not is out of reach.
     status.textContent = t("disconnected");
@@ -357,18 +386,23 @@ function send(raw) {
     const probe = await fetch(`${API}/sessions`, { method: "POST" }).catch(() => null);
     if (probe && probe.status === 401) askForKey(t("loginNeeded"));
   };
+  return answered;
 }
 
 async function init() {
   setLocale(lastLocale.get());
   apply();
   renderState({}, null);
+  renderStack({});
   renderHooks([]);
   renderCompleted([]);
   $("composer").addEventListener("submit", (event) => { event.preventDefault(); send(); });
-  $("new-session").addEventListener("click", () => { if (!ui.busy) startSession(); });
+  $("new-session").addEventListener("click", () => {
+    if (!ui.busy && !ui.replaying) startSession();
+  });
   $("login").addEventListener("submit", logIn);
   initRuns({ onEnd: () => refreshCompleted() });
+  initForks({ ui, send, startSession, openSession, setButtons, renderSessions });
   try {
     const health = await (await fetch("/healthz")).json();
     ui.serviceName = health.service;
@@ -376,11 +410,15 @@ async function init() {
     document.title = `flowctl · ${health.service}`;
     ui.maxChars = health.max_message_chars;  // longer is refused, never cut (no maxLength)
     $("debug-link").hidden = !health.dev_mode;
+    ui.devMode = Boolean(health.dev_mode);
   } catch (err) {
     console.warn("healthz failed", err);
   }
   ui.saved = new Saved(ui.serviceName || "flowctl");
-  if (await loadService()) await resume();
+  if (await loadService()) {
+    watchReloads();
+    await resume();
+  }
   document.body.dataset.ready = "true";
 }
 

@@ -2,7 +2,10 @@
 // -> an SVG drawn here, no library: a box per stage, a curve per transition. The current
 // stage is lit (class "current", aria-current), stages the session went through are marked
 // "visited", and the transitions that can leave the current stage are drawn strong with
-// their triggers; every other edge says its triggers on hover (<title>).
+// their triggers; every other edge says its triggers on hover (<title>). The triggers are
+// placed where they overlap no other label (and, if it can be, no stage): tried along their
+// curve and just off it, one trigger a line when they are many; the drawing's viewBox then
+// takes in every label, and the SVG scales down to fit its panel.
 
 const SVG = "http://www.w3.org/2000/svg";
 const COL = 126;   // column pitch
@@ -92,10 +95,62 @@ export function drawGraph(container, graph, current, visited = new Set()) {
     root.append(group);
   }
   container.replaceChildren(root);
-  for (const [edge, path] of strong) {  // labels last, over the boxes, halfway along the curve
-    const at = path.getPointAtLength(path.getTotalLength() / 2);
-    const triggers = [...new Set(edge.labels.map((label) => label.split(" [")[0]))];
-    root.append(svg("text", { x: at.x, y: at.y - 3, "text-anchor": "middle", class: "edge-label" },
-                    triggers.join(", ")));
+  placeLabels(root, strong, Object.values(boxes));
+  fit(root);
+}
+
+const ALONG = [0.5, 0.35, 0.65, 0.25, 0.75, 0.15, 0.85];
+const OFF = [0, -14, 14, -28, 28, -42, 42];
+const GAP = 2;
+const WRAP = 16;  // characters: longer trigger lists go one trigger a line
+
+const overlaps = (a, b) => a.x < b.x + b.w + GAP && b.x < a.x + a.w + GAP
+  && a.y < b.y + b.h + GAP && b.y < a.y + a.h + GAP;
+
+function label(edge, at) {
+  const triggers = [...new Set(edge.labels.map((text) => text.split(" [")[0]))];
+  const lines = triggers.join(", ").length > WRAP ? triggers : [triggers.join(", ")];
+  const text = svg("text", { x: at.x, y: at.y, "text-anchor": "middle", class: "edge-label",
+                             "data-source": edge.source, "data-dest": edge.dest });
+  lines.forEach((line, i) => text.append(svg("tspan", { x: at.x, dy: i ? "1.1em" : 0 }, line)));
+  return text;
+}
+
+// The label's box were it moved by (dx, dy).
+const moved = (box, dx, dy) => ({ x: box.x + dx, y: box.y + dy, w: box.w, h: box.h });
+
+// Put each strong edge's triggers where they overlap no label placed before them: first
+// where they also clear every stage box, else anywhere free, else below everything.
+function placeLabels(root, strong, stages) {
+  const placed = [];
+  for (const [edge, path] of strong) {
+    const length = path.getTotalLength();
+    const start = path.getPointAtLength(length / 2);
+    const text = label(edge, { x: start.x, y: start.y - 3 });
+    root.append(text);
+    const b = text.getBBox();
+    const box = { x: b.x, y: b.y, w: b.width, h: b.height };
+    const spots = ALONG.flatMap((f) => OFF.map((off) => {
+      const p = path.getPointAtLength(length * f);
+      return [p.x - start.x, p.y - start.y + off];
+    }));
+    const free = (spot, avoid) => avoid.every((other) => !overlaps(moved(box, ...spot), other));
+    const bottom = Math.max(...[...placed, ...stages].map((o) => o.y + o.h)) + GAP * 2 - box.y;
+    const spot = spots.find((s) => free(s, [...placed, ...stages]))
+      || spots.find((s) => free(s, placed)) || [0, bottom];
+    text.setAttribute("transform", `translate(${spot[0]} ${spot[1]})`);
+    placed.push(moved(box, ...spot));
   }
+}
+
+// Widen the viewBox to everything drawn (a label may stand beyond the boxes).
+function fit(root) {
+  const b = root.getBBox();
+  const x = Math.min(0, b.x - 4);
+  const y = Math.min(0, b.y - 4);
+  const width = Math.max(Number(root.getAttribute("width")), b.x + b.width + 4) - x;
+  const height = Math.max(Number(root.getAttribute("height")), b.y + b.height + 4) - y;
+  root.setAttribute("viewBox", `${x} ${y} ${width} ${height}`);
+  root.setAttribute("width", width);
+  root.setAttribute("height", height);
 }

@@ -1,7 +1,7 @@
 // The panels beside the chat, each drawn from one turn as the page recorded it
-// ({user, events, done, ttft}): the state snapshot, the trace (DONE's _trace plus the time to
-// the first token the page measured), hooks, completed tasks and the event timeline of
-// every turn.
+// ({user, events, done, ttft}): the state snapshot, the flow stack, the trace (DONE's _trace
+// plus the time to the first token the page measured), hooks, completed tasks and the event
+// timeline of every turn.
 
 import { t } from "./texts.js";
 
@@ -41,6 +41,33 @@ export function renderState(snapshot, nextAction) {
     ([name, why]) => el("li", {}, el("b", { textContent: name }), ": " + why)), "none"));
   $("task-queue").replaceChildren(...listOr((s.task_queue || []).map(
     (task) => el("li", { textContent: show(task) })), "empty"));
+}
+
+// -- the flow stack ----------------------------------------------------------------------------
+
+// Why a flow waits (state_snapshot.stack[].kind; an interrupted one whose push said
+// "pending" waits on an irreversible action's unknown outcome).
+const WAITING = ["interrupted", "caller", "queued", "pending"];
+
+// The current flow on top, then the flows waiting under it, the most recent first. `pushes`:
+// flow -> the reason of its latest push (DONE's _trace.stack), up to the turn shown.
+export function renderStack(snapshot, pushes = {}) {
+  const s = snapshot || {};
+  const waiting = [...(s.stack || [])].reverse().map((entry) => {
+    const why = entry.kind === "interrupted" && pushes[entry.flow] === "pending"
+      ? "pending" : entry.kind;
+    const item = el("li", { className: `frame ${why}` },
+      el("b", { textContent: entry.flow }), " ", el("code", { textContent: show(entry.stage) }),
+      " ", el("span", { className: "why", textContent: t(WAITING.includes(why) ? `stack_${why}` : why) }));
+    item.dataset.kind = why;
+    item.title = show(entry.slots);
+    return item;
+  });
+  const top = s.flow ? [el("li", { className: "frame current" },
+    el("b", { textContent: s.flow }), " ", el("code", { textContent: show(s.stage) }), " ",
+    el("span", { className: "why", textContent: t("stack_current") }))] : [];
+  if (top.length) top[0].dataset.kind = "current";
+  $("stack").replaceChildren(...listOr([...top, ...waiting], "none"));
 }
 
 // -- trace, hooks, completed ------------------------------------------------------------------
@@ -109,16 +136,22 @@ export function eventRow(event) {
   return row;
 }
 
-// One turn in the timeline: its number and message (click: show that turn), its events.
-export function turnGroup(turn, index, onSelect) {
+// One turn in the timeline: its number and message (click: show that turn), a button that
+// continues the conversation from it in a new session (`onFork`), its events.
+export function turnGroup(turn, index, onSelect, onFork) {
   const head = el("button", { type: "button", className: "turn-head" },
     el("span", { textContent: t("turn", { turn: index + 1 }) }),
     el("span", { className: "said", textContent: turn.user }));
   head.addEventListener("click", () => onSelect(index));
+  const fork = el("button", { type: "button", className: "fork", textContent: "⑂",
+                              title: t("forkTitle", { turn: index + 1 }) });
+  fork.setAttribute("aria-label", t("forkTitle", { turn: index + 1 }));
+  fork.addEventListener("click", () => onFork?.(index));
+  fork.hidden = !onFork || !turn.done;
   // a turn that got no answer says so, instead of an empty list
   const rows = turn.failed && !turn.events.length
     ? [el("li", { className: "event failed", textContent: t("noAnswer") })]
     : turn.events.map(eventRow);
-  return el("li", { className: turn.failed ? "turn failed" : "turn" }, head,
-    el("ol", { className: "events" }, ...rows));
+  return el("li", { className: turn.failed ? "turn failed" : "turn" },
+    el("div", { className: "turn-bar" }, head, fork), el("ol", { className: "events" }, ...rows));
 }

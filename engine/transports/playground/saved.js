@@ -1,7 +1,8 @@
 // What this browser keeps of its sessions (localStorage), so that a reload comes back to the
 // same conversation. The server keeps each session's state and its completed tasks; the page
 // keeps the session ids it used (the session list) and every turn as it saw it (the user's
-// message, every event with its time, the DONE payload), which no endpoint gives back.
+// message, every event with its time, the DONE payload), which no endpoint gives back, and
+// for a fork where it came from (fork.js, edit.js).
 
 const MAX_SESSIONS = 30;
 const MAX_TURNS = 200;  // per session; the oldest go first (localStorage holds ~5 MB)
@@ -33,20 +34,33 @@ export class Saved {
   // [{id, title, updated}], the most recently used first.
   sessions() { return this.read("sessions", []); }
 
-  remember(id, title) {
+  // Note that session `id` was used now; its title is the first one given (`rename` changes it).
+  remember(id, title, { rename = false } = {}) {
     const known = this.sessions();
     const old = known.find((s) => s.id === id);
-    const entry = { id, title: safeTitle(title) || old?.title || "", updated: Date.now() };
+    const named = rename ? safeTitle(title) || old?.title : old?.title || safeTitle(title);
+    const entry = { id, title: named || "", updated: Date.now() };
     const kept = [entry, ...known.filter((s) => s.id !== id)];
-    for (const gone of kept.splice(MAX_SESSIONS)) localStorage.removeItem(this.prefix + `turns:${gone.id}`);
+    for (const gone of kept.splice(MAX_SESSIONS)) this.drop(gone.id);
     this.write("sessions", kept);
   }
 
   forget(id) {
     this.write("sessions", this.sessions().filter((s) => s.id !== id));
-    localStorage.removeItem(this.prefix + `turns:${id}`);
+    this.drop(id);
     if (this.current === id) localStorage.removeItem(this.prefix + "current");
   }
+
+  drop(id) {
+    for (const key of [`turns:${id}`, `origin:${id}`]) localStorage.removeItem(this.prefix + key);
+  }
+
+  title(id) { return this.sessions().find((s) => s.id === id)?.title || ""; }
+
+  // A fork's origin: {kind: "rewind" | "edit", from, title, turn, stop?, slot?, value?}.
+  origin(id) { return this.read(`origin:${id}`, null); }
+
+  setOrigin(id, origin) { this.write(`origin:${id}`, origin); }
 
   turns(id) { return this.read(`turns:${id}`, []); }
 
