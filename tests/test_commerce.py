@@ -8,7 +8,7 @@ their sources, the refund confirmation is synthesised from the looked-up order, 
 gateway rejects never reaches the shop and an accepted one reaches it exactly once — also
 when the confirm is repeated or the server is killed while the shop API works on it — and a
 shipping order's parcel is tracked on the MCP server. The conversation tests of the flow
-produce every one of the seed's eight failure tags."""
+produce every one of the eight failure tags a shop assistant can hit."""
 
 from __future__ import annotations
 
@@ -386,7 +386,7 @@ TEST_FILES = [ROOT / "flows" / "commerce.test.yaml", ROOT / "flows" / "commerce.
 def test_the_conversation_tests_produce_every_failure_tag(
         capsys: pytest.CaptureFixture[str]) -> None:
     """A turn's `failure_tags` is compared exactly, so a passing conversation that expects a
-    tag produced it. Every one of the seed's eight is expected by some conversation, and
+    tag produced it. Every one of the shop's eight is expected by some conversation, and
     those conversations pass."""
     producers: dict[str, set[str]] = {}
     for path in TEST_FILES:
