@@ -409,6 +409,8 @@ class Patterns:
     confirm_ask: str | None = None
     low_confidence: str | None = None
     """The bands' questions: confirm the intent, and say more (``patterns.confidence``)."""
+    clarify_unmatched: bool = False
+    """``confidence.unmatched: clarify``: a request no intent matches is asked to say more."""
     by_priority: bool = False
     """``patterns.ranking: priority``: intents over their thresholds go by priority first."""
 

@@ -52,7 +52,9 @@ def service_patterns(spec: s.ServiceSpec, words: YesNoWords, r: Resolver) -> c.P
                       handoff=p.clarify.handoff, completed=p.completed, labels=labels,
                       resume=resume, bands=bands,
                       confirm_ask=p.confidence.confirm_ask if p.confidence else None,
-                      low_confidence=p.confidence.clarify_ask if p.confidence else None)
+                      low_confidence=p.confidence.clarify_ask if p.confidence else None,
+                      clarify_unmatched=bool(p.confidence and
+                                             p.confidence.unmatched == "clarify"))
 
 
 class FlowPatterns(TypedDict):

@@ -393,6 +393,7 @@ class ConfidenceSpec(Spec):
     confirm: float = Field(0.70, ge=0, le=1, description="Confidence from which the user is asked to confirm the intent (below `act`); below it the user is asked to clarify.")
     confirm_ask: str = Field(description="Message asking whether the intent was meant (it sees `turn.intent` and `turn.confidence`); a yes starts its flow with the first message's words.")
     clarify_ask: str = Field(description="Message asking the user to say more; failure tag INTENT_LOW_CONFIDENCE.")
+    unmatched: Literal["default_flow", "clarify"] = Field("default_flow", description="A new request no intent matches at all: `default_flow` hands it to the default flow; `clarify` asks `clarify_ask` (failure tag INTENT_LOW_CONFIDENCE) unless the message is only social (a greeting, thanks, a goodbye, a laugh) or the turn's model read it as small talk — those still go to the default flow.")
 
     @model_validator(mode="after")
     def _ordered(self) -> ConfidenceSpec:

@@ -170,6 +170,30 @@ def is_statement(text: str) -> bool:
     return len(tokens) >= 2 and tokens[0] in _EN_SUBJECT
 
 
+_SOCIAL = re.compile(
+    r"^(?:안녕|반가|반갑|고마|고맙|감사|수고|잘\s?있|또\s?봐|다음에\s?봐|좋은\s?(?:아침|하루)|"
+    r"hi|hello|hey|yo|thanks?|thank\s?you|thx|bye|good\s?(?:morning|evening|night|bye)|"
+    r"see\s?you|nice to meet)(?![a-z])", re.IGNORECASE)
+
+
+def is_social(text: str) -> bool:
+    """Whether the message is only social — a greeting, thanks, a goodbye, a laugh or a
+    filler — rather than a request, however vague ("음 글쎄 뭐 괜찮은 거").
+
+    >>> [is_social(m) for m in ("안녕하세요", "고마워요!", "Thanks a lot", "ㅋㅋ", "음...")]
+    [True, True, True, True, True]
+    >>> [is_social(m) for m in ("음 글쎄 뭐 괜찮은 거", "hey can you find me shoes")]
+    [False, False]
+    """
+    words = [w for w in re.sub(r"[^\w\s]", " ", text.casefold()).split()
+             if w not in FILLERS and not LAUGHS.fullmatch(w)]
+    if not words:
+        return True
+    rest = " ".join(words)
+    found = _SOCIAL.match(rest)
+    return found is not None and len(rest[found.end():].split()) <= 2
+
+
 _NOT_KNOWING = re.compile(
     r"모르|몰라|몰르|기억\s*(?:이\s*)?안|생각\s*(?:이\s*)?안|까먹|잊어버|잊었|확실하지|"
     r"\b(?:not sure|dont know|don'?t know|do not know|no idea|dunno|cant remember|"
@@ -331,5 +355,6 @@ def negations(verbs: Iterable[str]) -> frozenset[str]:
 
 
 __all__ = ["BARE_NEGATIONS", "FILLERS", "GENERIC_ACT", "INTERROGATIVES", "LAUGHS", "NEUTRAL",
+           "is_social",
            "SINGLE_ONLY", "Lexicon", "asks", "is_question", "is_statement", "negations",
            "not_knowing", "squash"]

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from engine.nlu import cancel_first, only_reason, yes_no
+from engine.nlu.phrases import is_social
 from engine.runtime import routing
 from engine.runtime.events import AgentDone, AgentStart
 from engine.runtime.session import Clarify
@@ -181,6 +182,11 @@ def _unsure(run: TurnRun, intent: Intent, message: str) -> bool:
     patterns = run.service.patterns
     if intent.name is None and run.llm is not None and run.llm.intent in run.service.routes:
         intent = Intent(run.llm.intent, run.llm.confidence, "llm")  # below its threshold
+    if intent.name is None and patterns.clarify_unmatched and not run.asked and \
+            not is_social(message):  # a request, however vague, that names nothing
+        run.tracer.tag("INTENT_LOW_CONFIDENCE")
+        run.reply.say(patterns.low_confidence)
+        return True
     bounds = patterns.bands.get(intent.name or "")
     if bounds is None or intent.confidence >= bounds[0]:
         return False
