@@ -152,3 +152,15 @@ def test_every_catalogue_product_has_offers_in_the_form_the_comparison_reads(
     assert len(lines) >= 2, "a comparison needs two sellers or more"
     for line in lines:
         assert OFFER.match(line), line
+
+
+async def test_the_shop_answers_in_the_orchestrator_s_contract(engine: Engine) -> None:
+    """commerce.yaml sets `response: orchestrator`: the reply again, the agents and actions
+    that ran, the requests the gateway let through, and the reading's confidence."""
+    payload = (await engine.reply("c", "P-105 가격 시뮬레이션 14만 5천원",
+                                  context=SELLER)).payload()
+    assert payload["final_response"] == payload["message"]
+    assert [a["agent_name"] for a in payload["selected_agents"]] == ["seller_products"]
+    assert [r["action"] for r in payload["action_requests"]] == ["seller_products"]
+    assert 0.0 < payload["confidence_score"] <= 1.0
+    assert payload["requires_confirmation"] is False
