@@ -7,7 +7,9 @@
   ``status: CONFIRMED``) is stored; a later request with the same key gets that same answer
   and executes nothing, as a real payment API does. No key: 400; an unknown order: 404; a
   delivered order cannot be cancelled: 422 (409 would mean "not settled yet, retry").
-- ``GET /sellers/{id}/sales``: ``{orders, revenue}``.
+- ``GET /sellers/{id}/sales``: ``{orders, revenue}``; ``GET /sellers/{id}/products``: the
+  seller's products with their figures (``s-17``); ``GET /users/{id}/rewards``: points,
+  coupons and membership (``u-1``).
 
 ``status`` makes every answer an error instead; ``delay`` (seconds) makes a refund slow: the
 API waits half of it before executing and half before answering, so a client killed mid-call
@@ -41,6 +43,16 @@ ORDERS: dict[str, dict[str, Any]] = {
                  "status": "DELIVERED", "amount": 1650000, "eta": None},
 }
 SALES = {"s-17": {"orders": 12, "revenue": 3480000}}
+REWARDS = {"u-1": {"points": 12500, "expiring_points": 3000, "expiring_on": "2026-11-30",
+                   "coupons": [{"name": "겨울맞이 10% 할인", "expires": "2026-12-31"}],
+                   "membership": {"grade": "골드", "next_grade": "VIP", "to_next": 180000}}}
+PRODUCTS = {"s-17": {"products": [
+    {"product_id": "P-105", "name": "삼성 갤럭시 버즈3", "price": 159000, "unit_cost": 98000,
+     "fee_rate": 0.1, "views": 4200, "orders": 126, "units": 130, "stock": 45,
+     "elasticity": -1.5},
+    {"product_id": "P-108", "name": "로지텍 MX Master 3S", "price": 139000, "unit_cost": 95000,
+     "fee_rate": 0.1, "views": 2600, "orders": 31, "units": 32, "stock": 80,
+     "elasticity": -1.2}]}}
 
 
 class ShopAPI(LoopbackHTTP):
@@ -86,6 +98,12 @@ class ShopAPI(LoopbackHTTP):
         if len(parts) == 3 and parts[0] == "sellers" and parts[2] == "sales" \
                 and parts[1] in SALES:
             return 200, SALES[parts[1]]
+        if len(parts) == 3 and parts[0] == "sellers" and parts[2] == "products" \
+                and parts[1] in PRODUCTS:
+            return 200, PRODUCTS[parts[1]]
+        if len(parts) == 3 and parts[0] == "users" and parts[2] == "rewards" \
+                and parts[1] in REWARDS:
+            return 200, REWARDS[parts[1]]
         return 404, {"error": "not found"}
 
     def post(self, path: str, key: str | None, body: Any) -> tuple[int, dict[str, Any]]:
