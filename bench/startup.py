@@ -15,7 +15,7 @@ compiles every module it installs): a checkout run under PYTHONDONTWRITEBYTECODE
 otherwise compile the engine's source again at every start (~0.11 s), which no installed
 server does.
 
-Run: python bench/startup.py [--runs 5]
+Run: python bench/startup.py [--runs 5] [--flow flows/commerce.yaml]
 """
 
 from __future__ import annotations
@@ -154,6 +154,9 @@ def servers(tmp: str, run: int) -> dict[str, list[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--flow", default=str(ROOT / "flows" / "transfer.yaml"),
+                        help="the flow whose start-up phases are timed (the servers serve "
+                             "transfer.yaml)")
     args = parser.parse_args()
     compileall.compile_dir(ROOT / "engine", quiet=1)
     compileall.compile_file(ROOT / "cli.py", quiet=1)
@@ -172,7 +175,7 @@ def main() -> None:
                     results.setdefault(name, []).append(
                         first_answer([sys.executable, *tail, str(port)], port, tmp))
     phases = [[float(x) for x in subprocess.run(
-        [sys.executable, "-c", _PHASES, str(ROOT), str(ROOT / "flows" / "transfer.yaml")],
+        [sys.executable, "-c", _PHASES, str(ROOT), str(Path(args.flow).resolve())],
         env=offline_env(), capture_output=True, text=True, check=True).stdout.split()]
         for _ in range(args.runs)]
     print(f"{'server':<16}{'first answer s: median (range)':>32}{'idle RSS MiB':>24}  imports")
