@@ -12,15 +12,24 @@ read it and 1.0 when the rules did — they settle a message only when sure of i
 from __future__ import annotations
 
 from statistics import fmean
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from engine.compiler.compiled import CompiledService
 from engine.runtime.events import Orchestrated
+from engine.runtime.llm import LlmUnderstanding
+from engine.runtime.trace import Tracer
 
-if TYPE_CHECKING:
-    from engine.runtime.turn import TurnRun
+
+class Finished(Protocol):
+    """What of a finished turn the shape reads (a ``TurnRun``)."""
+
+    service: CompiledService
+    tracer: Tracer
+    llm: LlmUnderstanding | None
+    asked: bool
 
 
-def orchestrated(run: TurnRun, message: str) -> Orchestrated | None:
+def orchestrated(run: Finished, message: str) -> Orchestrated | None:
     """The fields, or None for a service with the plain DONE."""
     if run.service.response != "orchestrator":
         return None
