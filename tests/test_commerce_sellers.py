@@ -164,3 +164,12 @@ async def test_the_shop_answers_in_the_orchestrator_s_contract(engine: Engine) -
     assert [r["action"] for r in payload["action_requests"]] == ["seller_products"]
     assert 0.0 < payload["confidence_score"] <= 1.0
     assert payload["requires_confirmation"] is False
+
+
+async def test_a_turn_that_goes_on_with_a_flow_is_as_sure_as_the_rules(engine: Engine) -> None:
+    """No intent is read mid-flow: the rules settled the answer, so the confidence is 1.0."""
+    first = (await engine.reply("l", "신규 상품 등록하려고요", context=SELLER)).payload()
+    assert first["confidence_score"] < 1.0  # the intent reading's own
+    answer = (await engine.reply("l", "앤커 보조배터리 나노", context=SELLER)).payload()
+    assert "intent" not in [a["agent"] for a in answer["_trace"]["agents"]]
+    assert answer["confidence_score"] == 1.0

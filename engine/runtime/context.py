@@ -47,6 +47,23 @@ META_DEFAULTS: dict[str, Any] = {"slot_errors": {}, "corrected": {}, "correction
 message reading ``meta.corrected`` renders on a turn that corrected nothing)."""
 
 
+def hold_correction(meta: Meta, name: str, old: Any, new: Any) -> None:
+    """Hold ``name``'s new value in ``meta`` until the user's yes: ``meta.correction`` (the
+    first slot's ``slot``, ``old``, ``new``; ``slots``: every slot held, slot -> {old, new},
+    confirmed together) and ``meta.awaiting`` = ``correction``.
+
+    >>> meta = {}
+    >>> hold_correction(meta, "amount", 50000, 30000)
+    >>> meta["awaiting"], meta["correction"]["slots"]
+    ('correction', {'amount': {'old': 50000, 'new': 30000}})
+    """
+    held = meta.get("correction") if meta.get("awaiting") == "correction" else None
+    if held is None:
+        held = meta["correction"] = {"slot": name, "old": old, "new": new, "slots": {}}
+    held["slots"][name] = {"old": old, "new": new}
+    meta["awaiting"] = "correction"
+
+
 class TurnState:
     """The session a turn works on, the flow and intent it is routed to, the last result."""
 
@@ -188,12 +205,8 @@ class TurnState:
         """A new value for a filled slot waits for the user's yes (``meta.correction``: the
         first slot's ``slot``, ``old``, ``new``; ``slots``: every slot this message changes,
         slot -> {old, new}, confirmed together)."""
-        meta = self.session.meta
-        held = meta.get("correction") if meta.get("awaiting") == "correction" else None
-        if held is None:
-            held = meta["correction"] = {"slot": name, "old": old, "new": new, "slots": {}}
-        held["slots"][name] = {"old": old, "new": new}
-        self.await_answer("correction")
+        hold_correction(self.session.meta, name, old, new)
+        self._changed()
 
     def show_correction(self, correction: dict[str, Any] | None) -> None:
         """``meta.correction`` for a message about it after it was answered (None: gone)."""
@@ -340,4 +353,4 @@ class BatchQueue:
         return session.task_queue.pop(0)
 
 
-__all__ = ["BatchQueue", "TurnState", "missing"]
+__all__ = ["BatchQueue", "TurnState", "hold_correction", "missing"]

@@ -166,8 +166,9 @@ async def _gated(run: TurnRun, action: CompiledAction, step: CallStep) -> tuple[
         return {"error": str(err)}, str(err)
     if refused is not None:
         return {"error": refused, "rejected": True}, refused
-    run.tracer.requests.append({"action": action.name,
-                                "args": scrubbed(args, run.state.secrets())})
+    if run.service.response == "orchestrator":  # only that DONE shape lists the requests
+        run.tracer.requests.append({"action": action.name,
+                                    "args": scrubbed(args, run.state.secrets())})
     if action.irreversible:
         await run.journal(action.name, args, step)
     return await perform(run, action.name, args)

@@ -120,11 +120,12 @@ async def test_an_action_is_requested_and_selected(
     assert done["selected_agents"][0]["output"]["transaction_id"] == "tx-1"
 
 
-async def test_a_turn_that_goes_on_with_a_flow_is_read_by_the_rules(
+async def test_a_message_no_intent_matches_selects_nothing_with_no_confidence(
         make_server: MakeServer, tmp_path: Path, bank: Bank) -> None:
     done = await chat(make_server, engine_for(tmp_path, bank), "안녕")
+    assert done["message"] == "무엇을 도와드릴까요?"
     assert done["selected_agents"] == [] and done["action_requests"] == []
-    assert 0.0 <= done["confidence_score"] <= 1.0
+    assert done["confidence_score"] == 0.0  # the intent reading found none
 
 
 async def test_the_stream_carries_the_same_fields(

@@ -28,6 +28,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from engine.compiler.compiled import shown
+from engine.runtime.context import hold_correction
 from engine.runtime.engine import Engine
 from engine.runtime.session import owned_key
 from engine.runtime.slots import Rejected, validate
@@ -119,13 +120,11 @@ def check(engine: Engine, data: JSON, body: EditRequest) -> Held | JSONResponse:
 
 def forked(data: JSON, slot: str, new: Any) -> JSON:
     """A copy of the stored session ``data`` with ``slot``'s change to ``new`` held for the
-    user's yes, as the engine holds a correction (``TurnState.hold_correction``)."""
+    user's yes, as the engine holds a correction (``context.hold_correction``)."""
     fork = copy.deepcopy(data)
     old = (fork.get("slots") or {}).get(slot)
     meta = fork.setdefault("meta", {})
-    meta["awaiting"] = "correction"
-    meta["correction"] = {"slot": slot, "old": old, "new": new,
-                          "slots": {slot: {"old": old, "new": new}}}
+    hold_correction(meta, slot, old, new)
     meta["slot_errors"] = {}
     for gone in ("untold", "stream", "run_context"):  # the original's, not the fork's
         fork.pop(gone, None)
