@@ -105,7 +105,7 @@ def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
         if workers != 1:
             errors.print("error: --reload runs one worker; drop --workers")
             raise Exit(2)
-        raise Exit(_serve_reloading(flow, click.get_current_context().params))
+        raise Exit(_serve_reloading(flow, click.get_current_context()))
     run = run_server if workers == 1 else functools.partial(run_workers, workers=workers)
     env = {**os.environ, **({"FLOWCTL_LOG_LEVEL": log_level} if log_level else {}),
            **({"FLOWCTL_ACCESS_LOG": "true"} if access_log else {}),
@@ -118,31 +118,17 @@ def serve(flow: str, host: str, port: int, store_url: str | None, workers: int,
         refuse(err)
 
 
-def _compiles(factory: Any, path: str, env: dict[str, str]) -> None:
-    factory(path, env)  # compiles now: FlowDefinitionError when the edit broke it
-
-
-def _serve_reloading(flow: str, params: dict[str, Any]) -> int:
+def _serve_reloading(flow: str, ctx: click.Context) -> int:
     """`flowctl serve --reload`: the same command without --reload, restarted on changes."""
     from rich.markup import escape
 
     from engine.app import engine_factory
     from engine.transports.http.reload import Reloader, child_command
 
-    args = [flow, "--host", params["host"], "--port", str(params["port"])]
-    for name, values in (("--cors-origin", params["cors_origins"]),
-                         ("--allowed-host", params["allowed_hosts"]),
-                         ("--allow-command", params["allow_commands"])):
-        args += [arg for value in values for arg in (name, value)]
-    for name, option in (("store_url", "--store"), ("log_level", "--log-level"),
-                         ("workspace_root", "--workspace-root")):
-        if params[name]:
-            args += [option, params[name]]
-    args += [flag for flag, on in (("--allow-anonymous", params["allow_anonymous"]),
-                                   ("--access-log", params["access_log"])) if on]
     env = dict(os.environ)
-    reloader = Reloader(flow, child_command(args),
-                        check=lambda path: _compiles(engine_factory, path, env),
+    reloader = Reloader(flow, child_command(ctx),
+                        # compiles now: FlowDefinitionError when the edit broke it
+                        check=lambda path: engine_factory(path, env),
                         report=_print_findings, say=lambda line: console.print(
                             f"[dim]reload: {escape(line)}[/dim]", highlight=False))
     return reloader.run()
@@ -203,49 +189,29 @@ def chat(flow: str, store: str | None, session_id: str, verbose: bool,
 def test(paths: Sequence[str], show_coverage: bool, patterns: tuple[str, ...],
          junit_file: str | None, as_json: bool, fail_under: float | None) -> None:
     """Run the conversation tests (*.test.yaml) of flows and directories."""
-    from engine.testing.coverage import Totals, coverage, render
-    from engine.testing.report import Selection, json_report, junit_xml
-    from engine.testing.runner import run_file
-    from engine.testing.spec import TEST_SUFFIX, find_test_files
+    from engine.testing.report import junit_xml
+    from engine.testing.suite import run_tests
     from engine.transports import terminal
 
-    for named in paths:  # a flow named directly is refused when invalid, tests or not
-        if Path(named).is_file() and not named.endswith(TEST_SUFFIX):
-            _compile(named)
-    files = find_test_files(paths)
-    if not files:
-        errors.print(f"no {TEST_SUFFIX} files found in {', '.join(paths)}")
+    shown = None if as_json else functools.partial(terminal.show_results, console.real())
+    try:
+        run = run_tests(paths, patterns=patterns, with_coverage=show_coverage,
+                        fail_under=fail_under, on_file=shown)
+    except FlowDefinitionError as err:
+        refuse(err)
+    if run.unusable is not None:
+        errors.print(run.unusable)
         raise Exit(2)
-    selection = Selection(patterns)
-    everything = []
-    for path in files:
-        try:
-            results = asyncio.run(run_file(path, select=selection))
-        except FlowDefinitionError as err:
-            refuse(err)
-        everything += results
-        if not as_json:
-            terminal.show_results(console.real(), results)
-    if not everything:
-        errors.print(f"no conversation's name contains {' or '.join(map(repr, patterns))}")
-        raise Exit(2)
-    report = coverage(everything) if show_coverage or fail_under is not None else None
     if junit_file:
-        _write(junit_file, junit_xml(everything))
+        _write(junit_file, junit_xml(run.results))
     if as_json:
-        import json
-
-        click.echo(json.dumps(json_report(everything, deselected=selection.deselected,
-                                          coverage=report), ensure_ascii=False, indent=2))
+        click.echo(run.json())
     else:
-        terminal.show_summary(console.real(), everything,
-                              render(report) if report is not None else (),
-                              deselected=selection.deselected)
-    # compared as shown (one decimal): a total shown as 96.2% passes --fail-under 96.2
-    total = round(Totals.of(report).percent, 1) if report is not None else 100.0
-    if fail_under is not None and total < fail_under:
-        errors.print(f"coverage {total:.1f}% is under --fail-under {fail_under:g}")
-    if any(not r.passed for r in everything) or (fail_under is not None and total < fail_under):
+        terminal.show_summary(console.real(), run.results, run.coverage_lines(),
+                              deselected=run.deselected)
+    if run.under:
+        errors.print(f"coverage {run.total:.1f}% is under --fail-under {fail_under:g}")
+    if run.failed:
         raise Exit(1)
 
 
@@ -267,33 +233,26 @@ def eval_(paths: Sequence[str], live: bool, as_json: bool, junit_file: str | Non
           fail_under: float, max_wrong: int, patterns: tuple[str, ...], verbose: bool) -> None:
     """Score how flows read labelled messages (*.eval.yaml): intents, slots, decisions,
     wrong settlements by the rules."""
-    from engine.testing.eval_report import (
-        Gates,
-        evaluate_paths,
-        failures,
-        json_report,
-        junit_xml,
-        text,
-    )
+    from engine.testing import eval_report
 
-    gates = Gates(fail_under=fail_under, max_wrong=max_wrong)
+    gates = eval_report.Gates(fail_under=fail_under, max_wrong=max_wrong)
     try:
-        reports = asyncio.run(evaluate_paths(paths, live=live, env=os.environ,
-                                             patterns=patterns))
+        reports = asyncio.run(eval_report.evaluate_paths(paths, live=live, env=os.environ,
+                                                         patterns=patterns))
     except FlowDefinitionError as err:
         refuse(err)
     if not reports:
         errors.print(f"no *.eval.yaml files found in {', '.join(paths)}")
         raise Exit(2)
     if junit_file:
-        _write(junit_file, junit_xml(reports))
+        _write(junit_file, eval_report.junit_xml(reports))
     if as_json:
-        click.echo(json_report(reports, gates))
+        click.echo(eval_report.json_report(reports, gates))
     else:
         for report in reports:
-            for line in text(report, gates, verbose=verbose):
+            for line in eval_report.text(report, gates, verbose=verbose):
                 click.echo(line)
-    if any(failures(r, gates) for r in reports):
+    if any(eval_report.failures(r, gates) for r in reports):
         raise Exit(1)
 
 

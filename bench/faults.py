@@ -4,8 +4,8 @@ Each trial runs the shipped transfer service (flows/transfer.yaml, its ``send_mo
 pointed at an HTTP bank) under ``python -m cli serve`` with a SQLite store, against the
 counting loopback bank of tests/fakes/bank.py in a process of its own, which honours
 ``Idempotency-Key`` and takes ``--delay`` seconds to answer (it executes half-way through).
-No LLM is used: OPENAI_*, ANTHROPIC_*, FLOWCTL_*, DEV_MODE and the memory settings are
-taken out of the server's environment.
+No LLM is used: OPENAI_*, ANTHROPIC_*, FLOWCTL_* and the old unprefixed settings (DEV_MODE,
+MAX_FILL_TURNS, MEMORY_*) are taken out of the server's environment.
 
 One trial, in a fresh session:
 

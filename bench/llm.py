@@ -167,7 +167,7 @@ async def time_to_first_token(runs: int, interval: float) -> dict[str, float]:
         (Path(tmp) / "prompts").mkdir()
         (Path(tmp) / "prompts" / "chat.j2").write_text("You are a helpful assistant.")
         (Path(tmp) / "chat.yaml").write_text(CHAT_FLOW)
-        env = {**server.env(), "MEMORY_SUMMARIZE_THRESHOLD": "1000"}
+        env = {**server.env(), "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "1000"}
         engines = [Engine(compile_file(path), store=SqliteStore(Path(tmp) / f"{i}.db"),
                           settings=load_settings(env), clock=lambda: TODAY)
                    for i, path in enumerate([Path(tmp) / "chat.yaml",

@@ -5,11 +5,19 @@ Precedence for each setting: the environment, then the flow file (``settings:`` 
 ``memory:``, and a flow's own ``max_fill_turns``), then the built-in default. Callers pass
 the mapping in (``os.environ`` by default only at the CLI edge), so tests and embedders
 inject their own. A value that does not parse is a ``SettingsError`` naming the variable.
+
+Every variable is ``FLOWCTL_``-prefixed. The old unprefixed names (``DEV_MODE``,
+``MAX_FILL_TURNS``, ``MEMORY_*``; ``DEPRECATED_VARIABLES``) are still read when the new
+name is not set, with one warning line per old name and process on the ``flowctl.config``
+logger (stderr when nothing configured logging: ``flowctl serve`` and ``chat`` read the
+settings before uvicorn configures it). A logger rather than a DeprecationWarning: Python
+hides those outside ``__main__``, so an operator would never see it.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -141,22 +149,49 @@ api.example.com or *.example.com
 
 
 _ENV_NAMES = {
-    "dev_mode": "DEV_MODE",
-    "max_fill_turns": "MAX_FILL_TURNS",
-    "memory_enable_summary": "MEMORY_ENABLE_SUMMARY",
-    "memory_summarize_threshold": "MEMORY_SUMMARIZE_THRESHOLD",
-    "memory_keep_recent_turns": "MEMORY_KEEP_RECENT_TURNS",
-    "memory_summary_model": "MEMORY_SUMMARY_MODEL",
-    "memory_max_raw_turns": "MEMORY_MAX_RAW_TURNS",
+    "dev_mode": "FLOWCTL_DEV_MODE",
+    "max_fill_turns": "FLOWCTL_MAX_FILL_TURNS",
+    "memory_enable_summary": "FLOWCTL_MEMORY_ENABLE_SUMMARY",
+    "memory_summarize_threshold": "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD",
+    "memory_keep_recent_turns": "FLOWCTL_MEMORY_KEEP_RECENT_TURNS",
+    "memory_summary_model": "FLOWCTL_MEMORY_SUMMARY_MODEL",
+    "memory_max_raw_turns": "FLOWCTL_MEMORY_MAX_RAW_TURNS",
     "max_message_chars": "FLOWCTL_MAX_MESSAGE_CHARS",
     "turn_deadline_ms": "FLOWCTL_TURN_DEADLINE_MS",
 }
+DEPRECATED_VARIABLES = {old: f"FLOWCTL_{old}" for old in (
+    "DEV_MODE", "MAX_FILL_TURNS", "MEMORY_ENABLE_SUMMARY", "MEMORY_SUMMARIZE_THRESHOLD",
+    "MEMORY_KEEP_RECENT_TURNS", "MEMORY_SUMMARY_MODEL", "MEMORY_MAX_RAW_TURNS")}
+"""An old unprefixed name -> the variable that replaced it (the old one is still read)."""
 _MINIMUM = {"memory_keep_recent_turns": 0}  # every other whole number must be at least 1
 SETTING_NAMES = tuple(_ENV_NAMES)
 FLOW_SETTINGS = ("max_fill_turns", "max_message_chars", "turn_deadline_ms")
 SERVER_VARIABLES = ("FLOWCTL_API_KEYS", "FLOWCTL_API_KEYS_FILE", "FLOWCTL_COOKIE_SECRET",
                     "FLOWCTL_ALLOW_ANONYMOUS", "FLOWCTL_CORS_ORIGINS", "FLOWCTL_ALLOWED_HOSTS",
                     "FLOWCTL_RATE_LIMIT", "FLOWCTL_METRICS")
+
+
+log = logging.getLogger("flowctl.config")
+_OLD_NAMES = {new: old for old, new in DEPRECATED_VARIABLES.items()}
+_warned: set[str] = set()
+"""The old names warned about in this process (a forked worker inherits it: no repeat)."""
+
+
+def _variable(env: Mapping[str, str], new: str) -> str | None:
+    """The variable ``env`` sets a setting with: ``new``, else its deprecated old name (one
+    warning line per old name and process, saying it is ignored when both are set), else
+    None."""
+    old = _OLD_NAMES.get(new)
+    if old is None or old not in env:
+        return new if new in env else None
+    if old not in _warned:
+        _warned.add(old)
+        if new in env:
+            log.warning("flowctl: %s is deprecated and ignored because %s is set; unset %s",
+                        old, new, old)
+        else:
+            log.warning("flowctl: %s is deprecated; set %s instead", old, new)
+    return new if new in env else old
 
 
 def store_url(option: str | None, default: str, env: Mapping[str, str] | None = None) -> str:
@@ -176,8 +211,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     env = dict(os.environ if env is None else env)
     values: dict[str, Any] = {}
     defaults = Settings()
-    for name, var in _ENV_NAMES.items():
-        if var in env:
+    for name, new in _ENV_NAMES.items():
+        var = _variable(env, new)
+        if var is not None:
             values[name] = _parse(var, env[var].strip(), getattr(defaults, name),
                                   _MINIMUM.get(name, 1))
     server = {**_server_settings(env), **_local_settings(env)}
@@ -374,9 +410,9 @@ def _parse(var: str, raw: str, default: object, minimum: int) -> Any:
     return raw or None
 
 
-__all__ = ["DEFAULT_RATE_LIMIT", "FLOW_SETTINGS", "LOCAL_VARIABLES", "SERVER_VARIABLES",
-           "SETTING_NAMES", "RateLimit", "Settings", "SettingsError", "load_settings",
-           "local_options", "parse_rate_limit", "store_url"]
+__all__ = ["DEFAULT_RATE_LIMIT", "DEPRECATED_VARIABLES", "FLOW_SETTINGS", "LOCAL_VARIABLES",
+           "SERVER_VARIABLES", "SETTING_NAMES", "RateLimit", "Settings", "SettingsError",
+           "load_settings", "local_options", "parse_rate_limit", "store_url"]
 
 
 def load_env_file(path: str = ".env") -> None:

@@ -98,7 +98,7 @@ async def test_a_fact_no_tool_returned_is_not_shown(service: CompiledService,
     assert done.message == FALLBACK
     assert "UNGROUNDED_VALUE" in done.trace["failure_tags"]
     (call,) = [a for a in done.trace["agents"] if a.get("provider")]
-    assert str(call["error"]).startswith("malformed")  # outside DEV_MODE: its kind only
+    assert str(call["error"]).startswith("malformed")  # outside FLOWCTL_DEV_MODE: its kind only
     await engine.aclose()
 
 

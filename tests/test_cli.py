@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
+from cli import main, serve
+from engine.transports.http.reload import child_command
 from tests.conftest import ROOT
 
 
@@ -34,7 +35,9 @@ def test_missing_path_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_conversation_tests_pass(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["test", str(ROOT / "flows")]) == 0
+    """The command on several files (CI's own step runs it over all of flows/)."""
+    assert main(["test", str(ROOT / "flows" / "transfer.test.yaml"),
+                 str(ROOT / "flows" / "pizza.test.yaml")]) == 0
     out = capsys.readouterr().out
     assert re.search(r"\b[1-9]\d* passed, 0 failed", out)
     assert not [line for line in out.splitlines() if line.startswith("FAIL")]
@@ -114,3 +117,20 @@ def test_chat_on_an_invalid_flow_exits_2_with_the_location() -> None:
     assert run.returncode == 2
     assert "06_unknown_stage_key.yaml:7:11: unknown key `sai`" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("argv, child", [
+    (["f.yaml", "--reload"], ["f.yaml"]),
+    (["f.yaml", "--reload", "--port", "8001", "--allow-anonymous"],
+     ["f.yaml", "--port", "8001", "--allow-anonymous"]),
+    (["--cors-origin", "https://a", "f.yaml", "--reload", "--cors-origin", "https://b",
+      "--store", "memory://", "--allow-command", "python -m pytest"],
+     ["f.yaml", "--store", "memory://", "--cors-origin", "https://a", "--cors-origin",
+      "https://b", "--allow-command", "python -m pytest"]),
+])
+def test_serve_reload_runs_the_options_given_without_reload(argv: list[str],
+                                                            child: list[str]) -> None:
+    """Every option given passes to the server child, none listed by hand; defaults stay
+    the child's own."""
+    with serve.make_context("serve", argv) as ctx:
+        assert child_command(ctx) == [sys.executable, "-m", "cli", "serve", *child]

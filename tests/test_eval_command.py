@@ -6,6 +6,7 @@ model, and (in the failing file) one they settle wrong, so each figure and gate 
 
 from __future__ import annotations
 
+import doctest
 import json
 import shutil
 from pathlib import Path
@@ -14,6 +15,7 @@ from xml.etree import ElementTree
 import pytest
 
 from cli import main
+from engine.testing import readings
 from tests.conftest import ROOT
 
 CASES = """\
@@ -206,3 +208,8 @@ def test_an_unsure_message_expected_of_the_model_is_right_offline_when_left(
     assert main(["eval", "-v", str(flows / "transfer.yaml")]) == 1
     out = capsys.readouterr().out
     assert "read right          2/3" in out and "wrong settlements   1" in out
+
+
+def test_docstring_examples() -> None:
+    result = doctest.testmod(readings)
+    assert (result.failed, result.attempted > 0) == (0, True)

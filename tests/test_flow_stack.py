@@ -103,7 +103,8 @@ async def test_the_llm_names_another_intent_mid_flow_and_the_flow_resumes(
         transfer: CompiledService, server: FakeLLMServer) -> None:
     server.reset()
     engine = Engine(transfer, store=MemoryStore(),
-                    settings=load_settings({**server.env(), "MEMORY_SUMMARIZE_THRESHOLD": "50"}),
+                    settings=load_settings({**server.env(),
+                                            "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "50"}),
                     clock=lambda: TODAY)
     try:
         done = await engine.reply("s", "엄마한테 보내줘")  # rules settle it: no call

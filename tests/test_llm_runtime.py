@@ -68,7 +68,7 @@ SEED_TRANSFER = [  # (message, stage after it): the seed's transfer conversation
 async def test_rules_settle_the_seed_transfer_without_any_llm_call(
         transfer: CompiledService, server: FakeLLMServer) -> None:
     # memory folding (its own LLM call every few turns) is tested separately below
-    engine = engine_for(transfer, {**server.env(), "MEMORY_SUMMARIZE_THRESHOLD": "50"})
+    engine = engine_for(transfer, {**server.env(), "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "50"})
     assert engine.models.offline == {}
 
     async def control(sid: str) -> None:
@@ -255,7 +255,8 @@ async def test_the_circuit_opens_and_turns_go_offline(transfer: CompiledService,
 
 async def test_memory_folds_with_the_summary_model(transfer: CompiledService,
                                                    server: FakeLLMServer) -> None:
-    env = {**server.env(), "MEMORY_SUMMARIZE_THRESHOLD": "2", "MEMORY_KEEP_RECENT_TURNS": "1"}
+    env = {**server.env(), "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "2",
+           "FLOWCTL_MEMORY_KEEP_RECENT_TURNS": "1"}
     engine = engine_for(transfer, env)
     server.enqueue(FakeReply(text="엄마에게 1만원을 보냈다."))
     await run(engine, "s", "엄마한테 1만원 보내줘")
@@ -275,7 +276,7 @@ async def test_memory_folds_with_the_summary_model(transfer: CompiledService,
 
 async def test_offline_memory_summary_is_built_from_completed_tasks(
         transfer: CompiledService) -> None:
-    env = {"MEMORY_SUMMARIZE_THRESHOLD": "2", "MEMORY_KEEP_RECENT_TURNS": "1"}
+    env = {"FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "2", "FLOWCTL_MEMORY_KEEP_RECENT_TURNS": "1"}
     engine = engine_for(transfer, env)
     for message in ["엄마한테 1만원 보내줘", "확인", "안녕"]:
         await run(engine, "s", message)
@@ -288,8 +289,8 @@ async def test_offline_memory_summary_is_built_from_completed_tasks(
 
 
 async def test_summary_off_keeps_only_recent_turns(transfer: CompiledService) -> None:
-    env = {"MEMORY_ENABLE_SUMMARY": "false", "MEMORY_SUMMARIZE_THRESHOLD": "1",
-           "MEMORY_KEEP_RECENT_TURNS": "1"}
+    env = {"FLOWCTL_MEMORY_ENABLE_SUMMARY": "false", "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "1",
+           "FLOWCTL_MEMORY_KEEP_RECENT_TURNS": "1"}
     engine = engine_for(transfer, env)
     for message in ["엄마한테 1만원 보내줘", "확인", "안녕"]:
         await run(engine, "s", message)

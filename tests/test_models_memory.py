@@ -1,5 +1,5 @@
 """Models and memory for a newcomer: the shipped minimal flow goes live with a key, the
-summary model may be a vendor model name (MEMORY_SUMMARY_MODEL=gpt-4o-mini), and the summary
+summary model may be a vendor model name (FLOWCTL_MEMORY_SUMMARY_MODEL=gpt-4o-mini), and the summary
 instructions may come from a prompt file (memory.summary_prompt). The LLM is a real HTTP
 server on loopback speaking the OpenAI and Anthropic wire formats."""
 
@@ -72,7 +72,7 @@ messages:
   echo: You said {{ turn.message }}.
 """
 
-FOLD_EARLY = {"MEMORY_SUMMARIZE_THRESHOLD": "2", "MEMORY_KEEP_RECENT_TURNS": "1"}
+FOLD_EARLY = {"FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "2", "FLOWCTL_MEMORY_KEEP_RECENT_TURNS": "1"}
 
 
 def _plain(tmp_path: Path, memory: str = "", prompt: str | None = None) -> Path:
@@ -102,7 +102,7 @@ async def _fold(engine: Engine, *, model: bool = True) -> dict[str, Any]:
 async def test_memory_summary_model_may_be_a_vendor_model_name(
         tmp_path: Path, server: FakeLLMServer, name: str, api: str, model: str) -> None:
     engine = engine_for(_plain(tmp_path), {**server.env(), **FOLD_EARLY,
-                                           "MEMORY_SUMMARY_MODEL": name})
+                                           "FLOWCTL_MEMORY_SUMMARY_MODEL": name})
     server.enqueue(FakeReply(text="The user is Kim."))
     memory = await _fold(engine)
     assert memory["summary_text"] == "The user is Kim."
@@ -110,7 +110,8 @@ async def test_memory_summary_model_may_be_a_vendor_model_name(
 
 
 async def test_a_vendor_summary_model_without_a_key_folds_offline(tmp_path: Path) -> None:
-    engine = engine_for(_plain(tmp_path), {**FOLD_EARLY, "MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
+    engine = engine_for(_plain(tmp_path),
+                        {**FOLD_EARLY, "FLOWCTL_MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
     memory = await _fold(engine, model=False)
     assert memory["summary_text"] == "earlier requests: hello"
     assert engine.models.offline["gpt-4o-mini"].startswith("provider 'openai' needs")
@@ -127,7 +128,8 @@ async def test_the_summary_prompt_replaces_the_built_in_instructions(
         tmp_path: Path, server: FakeLLMServer) -> None:
     flow = _plain(tmp_path, "memory: {summary_prompt: brief}",
                   "Summarise for {{ service }} ({{ description }}) in {{ locale }}; one line.\n")
-    engine = engine_for(flow, {**server.env(), **FOLD_EARLY, "MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
+    engine = engine_for(flow, {**server.env(), **FOLD_EARLY,
+                               "FLOWCTL_MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
     server.enqueue(FakeReply(text="Kim said hello."))
     assert (await _fold(engine))["summary_text"] == "Kim said hello."
     request = server.requests[0]  # the fold due again after it was applied may follow
@@ -160,7 +162,7 @@ def test_chat_folds_the_summary_in_time_for_the_next_turn(
     from engine.transports.terminal import Piped, talk
 
     engine = engine_for(_plain(tmp_path), {**server.env(), **FOLD_EARLY,
-                                           "MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
+                                           "FLOWCTL_MEMORY_SUMMARY_MODEL": "gpt-4o-mini"})
     server.enqueue(FakeReply(text="The user is Kim."))
     console = Console(file=StringIO())
     talk(engine, "s", Piped(StringIO("hello\nmy name is Kim\nok\n"), console), console,
@@ -176,8 +178,9 @@ def test_raw_turns_never_exceed_max_raw_turns_the_older_go_into_the_summary(
     summary that came due, the turns over the cap are summarised offline at once — nothing
     is dropped unsaid, and the raw history does not grow past it."""
     engine = engine_for(_plain(tmp_path), {
-        **server.env(), "MEMORY_SUMMARY_MODEL": "gpt-4o-mini", "MEMORY_SUMMARIZE_THRESHOLD": "2",
-        "MEMORY_KEEP_RECENT_TURNS": "1", "MEMORY_MAX_RAW_TURNS": "2"})
+        **server.env(), "FLOWCTL_MEMORY_SUMMARY_MODEL": "gpt-4o-mini",
+        "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "2", "FLOWCTL_MEMORY_KEEP_RECENT_TURNS": "1",
+        "FLOWCTL_MEMORY_MAX_RAW_TURNS": "2"})
     server.enqueue(FakeReply(text="too late", delay_sec=5.0))
 
     async def three() -> dict[str, Any]:
@@ -197,8 +200,8 @@ def test_raw_turns_never_exceed_max_raw_turns_the_older_go_into_the_summary(
 def test_the_cap_is_never_below_the_folding_threshold(tmp_path: Path) -> None:
     """A threshold set higher than the cap keeps its turns raw: the cap only holds while a
     summary is due and not written yet."""
-    engine = engine_for(_plain(tmp_path), {"MEMORY_MAX_RAW_TURNS": "1",
-                                           "MEMORY_SUMMARIZE_THRESHOLD": "3"})
+    engine = engine_for(_plain(tmp_path), {"FLOWCTL_MEMORY_MAX_RAW_TURNS": "1",
+                                           "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "3"})
 
     async def two() -> dict[str, Any]:
         await engine.reply("s", "hello")
@@ -260,7 +263,7 @@ async def test_the_summary_is_kept_as_data_too_whoever_writes_its_text(
         tmp_path: Path, server: FakeLLMServer, model: bool) -> None:
     """`memory.summary_struct`: the earlier requests and completed tasks, verbatim, the same
     whether the summary model wrote `summary_text` or the offline summary did."""
-    env = {**FOLD_EARLY, **({**server.env(), "MEMORY_SUMMARY_MODEL": "gpt-4o-mini"}
+    env = {**FOLD_EARLY, **({**server.env(), "FLOWCTL_MEMORY_SUMMARY_MODEL": "gpt-4o-mini"}
                             if model else {})}
     engine = engine_for(_plain(tmp_path), env)
     server.enqueue(FakeReply(text="The user is Kim."))

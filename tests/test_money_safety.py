@@ -213,7 +213,7 @@ async def test_a_provider_error_text_reaches_no_client_outside_dev_mode(
         env = {"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "sk-secret-123"}
         for dev, leaks in (("false", False), ("true", True)):
             engine = Engine(transfer, store=MemoryStore(), clock=lambda: TODAY,
-                            settings=load_settings({**env, "DEV_MODE": dev}))
+                            settings=load_settings({**env, "FLOWCTL_DEV_MODE": dev}))
             done = await engine.reply("s", "날씨 어때?")
             assert ("sk-secret-123" in repr(done.trace)) is leaks
             assert any(a.get("error") for a in done.trace["agents"])

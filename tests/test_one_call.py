@@ -53,7 +53,7 @@ def one_call(message: str, *, intent: str | None = None, interval: float = 0.0,
 
 def engine_for(service: CompiledService, server: FakeLLMServer, api: str,
                **env: str) -> Engine:
-    settings = {**server.env(), "MEMORY_SUMMARIZE_THRESHOLD": "50", **env}
+    settings = {**server.env(), "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "50", **env}
     if api == "anthropic":
         settings["FLOWCTL_MODEL_FAST"] = "anthropic:claude-test"
     return Engine(service, store=MemoryStore(), settings=load_settings(settings),

@@ -59,9 +59,9 @@ def test_an_invalid_flow_is_refused_with_lints_findings(kind: str, tmp_path: Pat
 
 
 def test_a_bad_setting_is_one_line_naming_it() -> None:
-    done = flowctl("chat", "flows/transfer.yaml", env={"MAX_FILL_TURNS": "abc"})
+    done = flowctl("chat", "flows/transfer.yaml", env={"FLOWCTL_MAX_FILL_TURNS": "abc"})
     assert done.returncode == 2
-    assert done.stderr == "error: MAX_FILL_TURNS='abc' is not a whole number\n"
+    assert done.stderr == "error: FLOWCTL_MAX_FILL_TURNS='abc' is not a whole number\n"
 
 
 # (`flowctl test` runs each test file with the environment the file declares, not the shell's)

@@ -211,7 +211,8 @@ async def test_a_stale_commit_is_refused_not_overwritten(transfer: CompiledServi
 
 
 async def test_max_fill_turns_from_the_environment_wins(transfer: CompiledService) -> None:
-    engine = Engine(transfer, store=MemoryStore(), settings=load_settings({"MAX_FILL_TURNS": "2"}))
+    engine = Engine(transfer, store=MemoryStore(),
+                    settings=load_settings({"FLOWCTL_MAX_FILL_TURNS": "2"}))
     stages = [(await engine.reply("s", m)).state_snapshot["stage"]
               for m in ["엄마한테 보내줘", "음", "음"]]
     assert stages == ["FILLING", "FILLING", "UNSUPPORTED"]

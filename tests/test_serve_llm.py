@@ -35,7 +35,7 @@ def llm() -> Iterator[FakeLLMServer]:
 def served(llm: FakeLLMServer, tmp_path: Path) -> Iterator[str]:
     port = free_port()
     env = {**os.environ, "OPENAI_BASE_URL": llm.openai_base_url, "OPENAI_API_KEY": "sk-local",
-           "MEMORY_SUMMARIZE_THRESHOLD": "50"}
+           "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "50"}
     env.pop("ANTHROPIC_API_KEY", None)
     log = (tmp_path / "serve.log").open("w")
     proc = subprocess.Popen(

@@ -12,6 +12,7 @@ import pytest
 
 from cli import main
 from engine.testing import report as report_module
+from engine.testing.suite import run_tests
 from tests.conftest import ROOT
 
 TESTS = str(ROOT / "flows" / "transfer.test.yaml")
@@ -123,3 +124,18 @@ def test_fail_under_takes_a_percentage(capsys: pytest.CaptureFixture[str]) -> No
 def test_docstring_examples() -> None:
     result = doctest.testmod(report_module)
     assert (result.failed, result.attempted > 0) == (0, True)
+
+
+def test_run_tests_hands_each_file_over_and_measures_when_gated() -> None:
+    handed: list[int] = []
+    run = run_tests([TESTS], patterns=["batch"], fail_under=100,
+                    on_file=lambda results: handed.append(len(results)))
+    assert (handed, run.deselected, run.unusable) == ([len(BATCH_NAMES)], 26 - 4, None)
+    assert run.coverage is not None and run.under and run.failed  # --fail-under: coverage
+
+
+def test_run_tests_says_why_nothing_ran(tmp_path: Path) -> None:
+    assert run_tests([str(tmp_path)]).unusable == f"no .test.yaml files found in {tmp_path}"
+    picked = run_tests([TESTS], patterns=["no such name"], with_coverage=True)
+    assert picked.unusable == "no conversation's name contains 'no such name'"
+    assert (picked.deselected, picked.coverage, picked.failed) == (26, None, False)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from engine.app.kind import is_app_file
 
 if TYPE_CHECKING:
-    from engine.app.load import LoadedApp
+    from engine.app.loaded import LoadedApp
     from engine.config import Settings
     from engine.runtime.engine import Engine
     from engine.store.base import SessionStore

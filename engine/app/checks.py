@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from pathlib import Path as FilePath
 
-from engine.app.load import LoadedApp, url_variable
+from engine.app.loaded import LoadedApp
 from engine.compiler import compile_file
 from engine.compiler.checks.hooks import emitted
+from engine.dsl.hooks import url_variable
 from engine.errors import Finding, FlowDefinitionError
 
 __all__ = ["check_app", "service_keywords"]

@@ -21,13 +21,15 @@ from typing import Any, cast
 from engine.app.callers import forwarded
 from engine.app.checks import service_keywords
 from engine.app.llm_router import LlmRouter, router_models
-from engine.app.load import LoadedApp, resolve_url
+from engine.app.load import resolve_url
+from engine.app.loaded import LoadedApp
 from engine.app.remote import RemoteService
 from engine.app.router import Route, Router
 from engine.app.services import LocalService, Service
 from engine.app.store import APP, AppStore, ServiceStore, key
 from engine.config import Settings
 from engine.errors import FlowRuntimeError
+from engine.runtime.admission import Refusal
 from engine.runtime.engine import Clock, Engine, plain_done, system_clock
 from engine.runtime.events import Done, Event, wire
 from engine.runtime.llm import LlmUnderstanding
@@ -165,6 +167,7 @@ class AppEngine(Engine):
         after = self._next_state(state, route, owner, is_mid_flow(done))
         if stream is not None:
             after["stream"] = StreamLog(id=stream, events=[*sent, wire(done)])
+        # a remote service's refusal comes over the wire: its DONE's `_trace.error` says it
         if done.trace.get("error") != "forbidden" and after != state:  # else: no write
             try:
                 await self.raw.commit(key(APP, session_id), after,
@@ -201,7 +204,7 @@ class AppEngine(Engine):
     def _refused(self, started: float) -> Done:
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
         return plain_done(self.text("not_yours"), SessionState(), self.service, turn_id, started,
-                          error="forbidden")
+                          refusal=Refusal("forbidden", self.text("not_yours")))
 
     def _annotated(self, done: Done, route: Route, before: str | None, started: float) -> Done:
         """``done`` with the service that answered in its snapshot and a router trace entry."""

@@ -8,7 +8,7 @@ default service's edge is dashed.
 from __future__ import annotations
 
 from engine.app.checks import service_keywords
-from engine.app.load import LoadedApp
+from engine.app.loaded import LoadedApp
 
 __all__ = ["dot", "mermaid"]
 

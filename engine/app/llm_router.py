@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.app.checks import service_keywords
-from engine.app.load import LoadedApp
+from engine.app.loaded import LoadedApp
 from engine.app.router import Reason
 from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import Compiled, base_context, compile_template

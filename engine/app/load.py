@@ -11,22 +11,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path as FilePath
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from engine.app.checks import check_app
 from engine.app.kind import is_app_data, is_app_file
+from engine.app.loaded import LoadedApp
 from engine.app.spec import AppSpec
-from engine.compiler.compiled import CompiledService
 from engine.dsl import schema as flow_schema
 from engine.dsl.hooks import resolve_url, url_variable
 from engine.dsl.load import load_file
 from engine.errors import Finding, FlowDefinitionError
 from engine.schema_files import schema_path
-from engine.source import SourceMap
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -56,16 +55,6 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(generate_schema())
 
 
-@dataclass(slots=True)
-class LoadedApp:
-    """A valid app file: its spec, where it is, and its local services compiled."""
-
-    spec: AppSpec
-    path: FilePath
-    source: SourceMap
-    flows: dict[str, CompiledService] = field(default_factory=dict)
-
-
 def load_app(path: str | FilePath, env: Mapping[str, str]) -> LoadedApp:
     """Load, validate and compile the app at ``path``; FlowDefinitionError with every
     error-severity finding when it cannot be served."""
@@ -92,8 +81,6 @@ def analyse_app(path: str | FilePath,
     except ValidationError as err:  # the one rule the schema cannot say (one service kind)
         return None, [source.finding(tuple(e["loc"]), e["msg"].removeprefix("Value error, "),
                                      code="FL016") for e in err.errors()]
-    from engine.app.checks import check_app
-
     loaded = LoadedApp(spec, FilePath(path), source)
     findings = list(check_app(loaded, env))
     return loaded, findings

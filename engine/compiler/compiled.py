@@ -118,7 +118,10 @@ class TriggerStep:
 
 
 @dataclass(frozen=True, slots=True)
-class CallStep:
+class CallActionStep:
+    """Run ``action``; its outcome fires ``ok`` or ``error`` (a spec ``call:`` naming an
+    action; one naming a flow is a ``CallFlowStep``)."""
+
     action: str
     ok: str | None
     error: str | None
@@ -216,8 +219,8 @@ class LoopStep:
     exhausted: str | None
 
 
-Step = (SayStep | SetStep | TriggerStep | CallStep | CallFlowStep | LinkStep | EmitStep | AgentStep
-        | IfStep | RetrieveStep | RespondStep | LoopStep)
+Step = (SayStep | SetStep | TriggerStep | CallActionStep | CallFlowStep | LinkStep | EmitStep
+        | AgentStep | IfStep | RetrieveStep | RespondStep | LoopStep)
 
 
 @dataclass(frozen=True, slots=True)

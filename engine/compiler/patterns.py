@@ -104,14 +104,14 @@ def flow_patterns(flow: s.FlowSpec, spec: s.ServiceSpec, slots: Mapping[str, c.C
 
 
 def call_step(step: s.CallStep, spec: s.ServiceSpec, path: Path,
-               r: Resolver) -> c.CallStep | c.CallFlowStep:
+               r: Resolver) -> c.CallActionStep | c.CallFlowStep:
     """`call:` runs an action of that name, or calls the flow of that name; a name that is
     both is refused (which one runs would be a guess)."""
     if step.call in spec.actions and step.call in spec.flows:
         r.error((*path, "call"), f"`{step.call}` is both an action and a flow, so `call: "
                 f"{step.call}` could mean either", "FL038",
                 hint="rename the action or the flow so that each name means one thing")
-        return c.CallStep(step.call, step.ok, step.error)
+        return c.CallActionStep(step.call, step.ok, step.error)
     if step.call not in spec.actions and step.call in spec.flows:
         if step.error is not None:
             r.error((*path, "error"), "a called flow has no `error` trigger", "FL025",
@@ -121,7 +121,7 @@ def call_step(step: s.CallStep, spec: s.ServiceSpec, path: Path,
                     "FL025", hint="add `ok: TRIGGER`, fired in this flow when the called one ends")
         return c.CallFlowStep(step.call, step.ok)
     r.exists(step.call, [*spec.actions, *spec.flows], (*path, "call"), "action or flow", "FL025")
-    return c.CallStep(step.call, step.ok, step.error)
+    return c.CallActionStep(step.call, step.ok, step.error)
 
 
 __all__ = ["FlowPatterns", "call_step", "flow_patterns", "service_patterns"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from dataclasses import dataclass, field
 from pathlib import Path as FilePath
 
@@ -76,37 +76,63 @@ class Resolver:
 
     def _compile(self, text: str, path: Path, compiler, extra: Iterable[str],
                  only: Iterable[str] | None = None, why: str = "") -> Compiled | None:
+        """Source -> its compiled form, each name it reads checked; None on a syntax error."""
         try:
             compiled = compiler(text)
         except TemplateSyntaxError as err:
-            kind = "expression" if compiler is compile_expression else "template"
-            reason = _short(err.message)
-            if kind == "expression":
-                reason = reason.replace("end of template", "end of expression")
-            braced = kind == "expression" and text.strip().startswith("{{")
-            self.error(path, f"{kind} syntax error: {reason}", "FL030",
-                       hint="an expression is written without {{ }}: drop them, e.g. "
-                            "`when: not missing`" if braced else None)
+            self._syntax_error(text, path, err, expression=compiler is compile_expression)
             return None
         allowed = set(only) if only is not None else CONTEXT_NAMES | set(extra)
+        self._undefined(compiled, path, allowed, restricted=only is not None, why=why)
+        for check in (self._fields, self._agents, self._agent_fields, self._retrieved,
+                      self._slots):
+            check(compiled, path, allowed)
+        return compiled
+
+    def _syntax_error(self, text: str, path: Path, err: TemplateSyntaxError, *,
+                      expression: bool) -> None:
+        """A template or expression jinja2 cannot parse -> FL030 (with a hint for {{ }})."""
+        kind = "expression" if expression else "template"
+        reason = _short(err.message)
+        if expression:
+            reason = reason.replace("end of template", "end of expression")
+        braced = expression and text.strip().startswith("{{")
+        self.error(path, f"{kind} syntax error: {reason}", "FL030",
+                   hint="an expression is written without {{ }}: drop them, e.g. "
+                        "`when: not missing`" if braced else None)
+
+    def _undefined(self, compiled: Compiled, path: Path, allowed: Set[str], *,
+                   restricted: bool, why: str) -> None:
+        """Names read that ``allowed`` lacks -> FL031; ``restricted``: ``allowed`` replaces
+        the turn context, and the hint says so (``why``)."""
         for name in undeclared(compiled.names, allowed):
-            if only is not None:
+            if restricted:
                 names = ", ".join(f"`{n}`" for n in sorted(allowed))
                 hint = ((why or "a message that replaces a built-in text sees ")
                         + (f"only {names}" if names else "no variables"))
             else:
                 hint = suggest(name, allowed) or f"available: {', '.join(sorted(allowed))}"
             self.error(path, f"`{name}` is not defined here", "FL031", hint=hint)
+
+    def _fields(self, compiled: Compiled, path: Path, allowed: Set[str]) -> None:
+        """Fields read of fixed-shape values (``turn.intent``) they lack -> FL031."""
         for name, attr in sorted(compiled.field_refs):
             known = CONTEXT_FIELDS[name]
             if name in allowed and attr not in known:
                 self.error(path, f"`{name}.{attr}` is not defined: `{name}` has "
                            + ", ".join(f"`{k}`" for k in known), "FL031",
                            hint=suggest(attr, known))
+
+    def _agents(self, compiled: Compiled, path: Path, allowed: Set[str]) -> None:
+        """``agents.<name>`` naming no agent step -> FL037."""
         for agent in sorted(compiled.agent_refs - self.agent_steps):
             if "agents" in allowed:
                 self.error(path, f"`agents.{agent}` names no agent step", "FL037",
                            hint=suggest(agent, self.agent_steps))
+
+    def _agent_fields(self, compiled: Compiled, path: Path, allowed: Set[str]) -> None:
+        """``agents.<name>.<field>`` of an agent that keeps no output, beyond its result's
+        own fields -> FL037."""
         for agent, name in sorted(compiled.agent_field_refs):
             if "agents" in allowed and agent in self.agent_steps - self.agent_outputs and \
                     name not in AGENT_RESULT_FIELDS:
@@ -114,16 +140,21 @@ class Resolver:
                            f"step `{agent}` keeps no output (no `json_output` with a model "
                            "that has an `output_schema`), only `status`, `reason` and "
                            "`missing`", "FL037")
+
+    def _retrieved(self, compiled: Compiled, path: Path, allowed: Set[str]) -> None:
+        """``retrieved.<name>`` naming no ``retrieve`` step's hits -> FL107."""
         for name in sorted(compiled.retrieved_refs - self.retrievals):
             if "retrieved" in allowed:
                 self.error(path, f"`retrieved.{name}` names no `retrieve` step's hits",
                            "FL107", hint=suggest(name, self.retrievals)
                            or "add a `retrieve` step (its `as`, or its knowledge base's name)")
+
+    def _slots(self, compiled: Compiled, path: Path, allowed: Set[str]) -> None:
+        """``slots.<name>`` of an undeclared slot -> FL032 (wherever it is read)."""
         for slot in sorted(compiled.slot_refs):
             if slot not in self.slot_names:
                 self.error(path, f"slot `{slot}` is not declared", "FL032",
                            hint=suggest(slot, self.slot_names))
-        return compiled
 
     def regex(self, pattern: str, path: Path) -> re.Pattern[str] | None:
         try:

@@ -180,41 +180,95 @@ def _fast_template(env: ImmutableSandboxedEnvironment, tree: nodes.Template
 
 
 def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None:
-    # Each name a closure reads is bound once in this function: a closure keeps the
-    # `is None` narrowing of a name only if nothing re-binds it later.
+    """An expression node -> a closure reading it as jinja2 does; None for a kind of node
+    the closures do not cover."""
     match node:
         case nodes.Const(value=value):
             return lambda ctx: value
         case nodes.Name(name=name, ctx="load"):
-            return lambda ctx: ctx[name] if name in ctx else env.undefined(name=name)
+            return _name(env, name)
         case nodes.Getattr(node=inner, attr=attr, ctx="load"):
-            obj = _fast(env, inner)
-            return None if obj is None else (lambda ctx: env.getattr(obj(ctx), attr))
+            return _getattr(env, inner, attr)
         case nodes.Not(node=inner):
-            read = _fast(env, inner)
-            return None if read is None else (lambda ctx: not read(ctx))
-        case nodes.And(left=a, right=b) | nodes.Or(left=a, right=b):
-            lhs, rhs = _fast(env, a), _fast(env, b)
-            if lhs is None or rhs is None:
-                return None
-            if isinstance(node, nodes.And):
-                return lambda ctx: lhs(ctx) and rhs(ctx)
-            return lambda ctx: lhs(ctx) or rhs(ctx)
+            return _not(env, inner)
+        case nodes.And(left=a, right=b):
+            return _and(env, a, b)
+        case nodes.Or(left=a, right=b):
+            return _or(env, a, b)
         case nodes.Filter(node=nodes.Expr() as inner, name=name, args=args, kwargs=[],
                           dyn_args=None, dyn_kwargs=None):
             return _fast_filter(env, name, inner, args)
         case nodes.CondExpr(test=test, expr1=then, expr2=nodes.Expr() as otherwise):
-            cond, yes, no = _fast(env, test), _fast(env, then), _fast(env, otherwise)
-            if cond is None or yes is None or no is None:
-                return None
-            return lambda ctx: yes(ctx) if cond(ctx) else no(ctx)
+            return _cond(env, test, then, otherwise)
         case nodes.Compare(expr=first, ops=[nodes.Operand(op=op, expr=second)]) \
                 if op in _COMPARE:
-            left, right, compare = _fast(env, first), _fast(env, second), _COMPARE[op]
-            if left is None or right is None:
-                return None
-            return lambda ctx: compare(left(ctx), right(ctx))
+            return _compare(env, first, second, _COMPARE[op])
     return None
+
+
+# Each reader below binds each name its closure reads once: a closure keeps the `is None`
+# narrowing of a name only if nothing re-binds it later.
+
+def _readers(env: ImmutableSandboxedEnvironment, *parts: nodes.Node) -> list[Reader] | None:
+    """Nodes -> a reader each, or None when ``_fast`` reads any of them not."""
+    readers = [_fast(env, part) for part in parts]
+    found = [read for read in readers if read is not None]
+    return found if len(found) == len(readers) else None
+
+
+def _name(env: ImmutableSandboxedEnvironment, name: str) -> Reader:
+    """``name`` -> its value in the context, else StrictUndefined (fails when used)."""
+    return lambda ctx: ctx[name] if name in ctx else env.undefined(name=name)
+
+
+def _getattr(env: ImmutableSandboxedEnvironment, node: nodes.Node, attr: str) -> Reader | None:
+    """``node.attr`` -> read through the sandbox's ``env.getattr``."""
+    obj = _fast(env, node)
+    return None if obj is None else (lambda ctx: env.getattr(obj(ctx), attr))
+
+
+def _not(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None:
+    """``not node``."""
+    read = _fast(env, node)
+    return None if read is None else (lambda ctx: not read(ctx))
+
+
+def _and(env: ImmutableSandboxedEnvironment, a: nodes.Node, b: nodes.Node) -> Reader | None:
+    """``a and b``: ``b`` read only when ``a`` holds."""
+    both = _readers(env, a, b)
+    if both is None:
+        return None
+    lhs, rhs = both
+    return lambda ctx: lhs(ctx) and rhs(ctx)
+
+
+def _or(env: ImmutableSandboxedEnvironment, a: nodes.Node, b: nodes.Node) -> Reader | None:
+    """``a or b``: ``b`` read only when ``a`` does not hold."""
+    both = _readers(env, a, b)
+    if both is None:
+        return None
+    lhs, rhs = both
+    return lambda ctx: lhs(ctx) or rhs(ctx)
+
+
+def _cond(env: ImmutableSandboxedEnvironment, test: nodes.Node, then: nodes.Node,
+          otherwise: nodes.Node) -> Reader | None:
+    """``then if test else otherwise``: only the branch taken is read."""
+    parts = _readers(env, test, then, otherwise)
+    if parts is None:
+        return None
+    cond, yes, no = parts
+    return lambda ctx: yes(ctx) if cond(ctx) else no(ctx)
+
+
+def _compare(env: ImmutableSandboxedEnvironment, first: nodes.Node, second: nodes.Node,
+             compare: Callable[[Any, Any], Any]) -> Reader | None:
+    """``first <op> second`` for one comparison operator (``compare``)."""
+    both = _readers(env, first, second)
+    if both is None:
+        return None
+    left, right = both
+    return lambda ctx: compare(left(ctx), right(ctx))
 
 
 def _fast_filter(env: ImmutableSandboxedEnvironment, name: str, node: nodes.Expr,

@@ -52,12 +52,12 @@ class ModelSpec(Spec):
 class MemorySpec(Spec):
     """Conversation memory: raw recent turns plus a folded summary."""
 
-    enabled: bool = Field(True, description="Fold older turns into a summary (MEMORY_ENABLE_SUMMARY).")
-    summarize_threshold: int = Field(6, ge=1, description="Turns kept raw before folding (MEMORY_SUMMARIZE_THRESHOLD).")
-    keep_recent_turns: int = Field(4, ge=0, description="Raw turns kept after folding (MEMORY_KEEP_RECENT_TURNS).")
-    summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries (MEMORY_SUMMARY_MODEL may also name a vendor model, e.g. gpt-4o-mini).")
+    enabled: bool = Field(True, description="Fold older turns into a summary (FLOWCTL_MEMORY_ENABLE_SUMMARY).")
+    summarize_threshold: int = Field(6, ge=1, description="Turns kept raw before folding (FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD).")
+    keep_recent_turns: int = Field(4, ge=0, description="Raw turns kept after folding (FLOWCTL_MEMORY_KEEP_RECENT_TURNS).")
+    summary_model: str | None = Field(None, description="Name of a `models` entry that writes summaries (FLOWCTL_MEMORY_SUMMARY_MODEL may also name a vendor model, e.g. gpt-4o-mini).")
     summary_prompt: str | None = Field(None, description="Prompt file in prompts/ (name without .j2) replacing the built-in summary instructions; it sees `service`, `description` and `locale`.")
-    max_raw_turns: int = Field(20, ge=1, description="Raw turns kept at most (never fewer than `summarize_threshold`), whatever else happens (a summary not yet written, its model failing); older ones go into the summary at once (MEMORY_MAX_RAW_TURNS).")
+    max_raw_turns: int = Field(20, ge=1, description="Raw turns kept at most (never fewer than `summarize_threshold`), whatever else happens (a summary not yet written, its model failing); older ones go into the summary at once (FLOWCTL_MEMORY_MAX_RAW_TURNS).")
 
 
 class UnderstandSpec(Spec):
@@ -318,7 +318,7 @@ class FlowSpec(Spec):
     slots: list[Name] = Field(default_factory=list, description="Slots this flow fills, in asking order.")
     initial: StageName = Field(description="Stage a new task starts in.")
     batch: bool = Field(False, description="Split several tasks in one message into a queue, confirmed one by one.")
-    max_fill_turns: int | None = Field(None, ge=1, description="Turns allowed with required slots missing (MAX_FILL_TURNS).")
+    max_fill_turns: int | None = Field(None, ge=1, description="Turns allowed with required slots missing (FLOWCTL_MAX_FILL_TURNS).")
     stages: dict[StageName, StageSpec] = Field(description="The stages, by name.")
     transitions: list[TransitionSpec] = Field(default_factory=list, description="Stage changes, tried in order; the first whose trigger, source and condition match fires.")
 
@@ -353,7 +353,7 @@ class ServiceSpec(Spec):
     locale: Literal["ko", "en"] = Field("ko", description="Language of the built-in words and labels.")
     version: int | str = Field(1, description="Version of this service file, for people and deploy tooling.")
     response: Literal["done", "orchestrator"] = Field("done", description="The shape of DONE: `done` (the default), or `orchestrator`, which adds `final_response`, `selected_agents` ({agent_name, order, output} of the agent steps and actions that ran), `action_requests` (the actions requested, as the gateway let them through) and `confidence_score` beside `requires_confirmation` and `next_suggested_actions`.")
-    settings: dict[Literal["max_fill_turns", "max_message_chars", "turn_deadline_ms"], int] = Field(default_factory=dict, description="Defaults for max_fill_turns, max_message_chars and turn_deadline_ms (every model call of a turn ends by then); the environment overrides them. Nothing security-relevant (such as DEV_MODE) can be set from a flow file.")
+    settings: dict[Literal["max_fill_turns", "max_message_chars", "turn_deadline_ms"], int] = Field(default_factory=dict, description="Defaults for max_fill_turns, max_message_chars and turn_deadline_ms (every model call of a turn ends by then); the environment overrides them. Nothing security-relevant (such as FLOWCTL_DEV_MODE) can be set from a flow file.")
     models: dict[Name, ModelSpec] = Field(default_factory=dict, description="Named LLM configurations, referenced by agent steps and `memory.summary_model`.")
     memory: MemorySpec = Field(default_factory=MemorySpec, description="Conversation memory settings.")
     understand: UnderstandSpec = Field(default_factory=UnderstandSpec, description="LLM understanding for turns the rules cannot settle.")

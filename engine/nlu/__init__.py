@@ -16,9 +16,9 @@ from .enums import EnumMatcher, compile_enum, enum_conflicts, find_enum
 from .intents import IntentRule, IntentScore, classify
 from .money import find_money
 from .numbers import find_numbers
-from .patterns import Match, MatchValue, find_pattern, non_overlapping
 from .phrases import FILLERS, INTERROGATIVES, asks, is_question, is_statement, not_knowing
 from .segments import split_segments
+from .spans import Match, MatchValue, find_pattern, non_overlapping
 from .times import find_times, parse_time
 from .words import (
     Answer,

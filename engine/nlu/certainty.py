@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from .numbers import find_numbers
-from .patterns import Match
 from .phrases import FILLERS
+from .spans import Match
 
 _NEGATED_AFTER = re.compile(
     r"\s*(?:원|won|dollars?|달러)?\s*(?:은|는|이|가|을|를)?\s*"

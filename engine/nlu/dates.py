@@ -27,7 +27,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 from .numbers import EN_NUMBER_WORDS
-from .patterns import Match, non_overlapping
+from .spans import Match, non_overlapping
 
 Resolver = Callable[[re.Match[str], date], date | None]
 

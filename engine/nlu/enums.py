@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .patterns import Match
+from .spans import Match
 
 Values = Mapping[str, Sequence[str]]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .patterns import Match
+from .spans import Match
 
 _NEGATION_BEFORE = re.compile(
     r"(?:\b(?:no|not|without|dont want|don't want|hold the|skip the|minus)\s+(?:the\s+|any\s+)?"

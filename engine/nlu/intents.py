@@ -287,32 +287,64 @@ def _learned(normalised: str, rules: Sequence[IntentRule], nearest: list[tuple[f
     author's own word for an intent outweighs a likeness ("얼마 보내지?" is not a question
     about what was sent because it looks like one). An intent that acts scores nothing on a
     message that negates a word ("don't renew my books" is not like "renew my books")."""
-    scores = [IntentScore(rule.name, round(similarity, 4), f"example '{example}' "
-                          f"{similarity:.2f}") if similarity >= MIN_EXAMPLE_SIMILARITY else None
-              for rule, (similarity, example) in zip(rules, nearest, strict=True)]
-    if any(rule.acts and similarity >= LEARNED_GATE for rule, (similarity, _) in
-           zip(rules, nearest, strict=True)) and _negates(normalised):
-        scores = [None if rule.acts else score for rule, score in zip(rules, scores,
-                                                                       strict=True)]
-        nearest = [(0.0, "") if rule.acts else near for rule, near in zip(rules, nearest,
-                                                                          strict=True)]
+    scores = [_example_score(rule, near) for rule, near in zip(rules, nearest, strict=True)]
+    scores, nearest = _unless_negated(normalised, rules, scores, nearest)
     if any(keyed) or not any(similarity >= LEARNED_GATE for similarity, _ in nearest):
         return scores  # a keyword decides, or nothing is alike enough
     model = model_of(tuple(rules))
     if model is None:
         return scores
     chances = model.probabilities(normalised)  # normalising again changes nothing
-    for i, (rule, (similarity, example)) in enumerate(zip(rules, nearest, strict=True)):
-        chance = chances.get(rule.name, 0.0)
-        if similarity < LEARNED_GATE or chance < LEARNED_SURE or chance <= similarity or \
-                len(rule.examples) < LEARNED_EXAMPLES or \
-                (rule.acts and similarity >= QUESTION_SCORE):  # its example scores more
-            continue
-        reason = f"{LEARNED} {chance:.2f}, nearest '{example}' {similarity:.2f}"
-        scores[i] = IntentScore(rule.name, round(min(chance, QUESTION_SCORE), 4),
-                                f"{reason}, it acts") if rule.acts else \
-            IntentScore(rule.name, round(chance, 4), reason)
-    return scores
+    learned = [_learned_score(rule, near, chances.get(rule.name, 0.0))
+               for rule, near in zip(rules, nearest, strict=True)]
+    return [score if new is None else new for score, new in zip(scores, learned, strict=True)]
+
+
+def _example_score(rule: IntentRule, nearest: tuple[float, str]) -> IntentScore | None:
+    """The rule's nearest example and its similarity -> its score, kept from
+    ``MIN_EXAMPLE_SIMILARITY``."""
+    similarity, example = nearest
+    if similarity < MIN_EXAMPLE_SIMILARITY:
+        return None
+    return IntentScore(rule.name, round(similarity, 4), f"example '{example}' {similarity:.2f}")
+
+
+Nearest = list[tuple[float, str]]
+
+
+def _unless_negated(normalised: str, rules: Sequence[IntentRule],
+                    scores: list[IntentScore | None], nearest: Nearest
+                    ) -> tuple[list[IntentScore | None], Nearest]:
+    """Scores and nearest examples -> the same, but on a message that negates a word, an
+    intent that acts alike to it scores nothing and is alike to nothing."""
+    if not (any(rule.acts and similarity >= LEARNED_GATE for rule, (similarity, _) in
+                zip(rules, nearest, strict=True)) and _negates(normalised)):
+        return scores, nearest
+    return ([None if rule.acts else score for rule, score in zip(rules, scores, strict=True)],
+            [(0.0, "") if rule.acts else near for rule, near in zip(rules, nearest,
+                                                                      strict=True)])
+
+
+def _learned_score(rule: IntentRule, nearest: tuple[float, str],
+                   chance: float) -> IntentScore | None:
+    """The learned model's probability for ``rule`` -> the score it gives it (held under any
+    threshold for an intent that acts), or None when the model does not speak for it."""
+    similarity, example = nearest
+    if _model_silent(rule, similarity, chance):
+        return None
+    reason = f"{LEARNED} {chance:.2f}, nearest '{example}' {similarity:.2f}"
+    if rule.acts:
+        return IntentScore(rule.name, round(min(chance, QUESTION_SCORE), 4), f"{reason}, it acts")
+    return IntentScore(rule.name, round(chance, 4), reason)
+
+
+def _model_silent(rule: IntentRule, similarity: float, chance: float) -> bool:
+    """Whether the model does not speak for ``rule``: the message is too unlike its examples,
+    the model is unsure or no surer than they are, the intent has too few examples, or it
+    acts and its example scores more."""
+    return (similarity < LEARNED_GATE or chance < LEARNED_SURE or chance <= similarity
+            or len(rule.examples) < LEARNED_EXAMPLES
+            or (rule.acts and similarity >= QUESTION_SCORE))
 
 
 _TRAINING = threading.Lock()

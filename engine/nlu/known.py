@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .patterns import Match
+from .spans import Match
 from .words import normalise
 
 _WORD = re.compile(r"\S+")

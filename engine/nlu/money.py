@@ -2,8 +2,8 @@
 
 The amount is the match's value (int, or float when it has a fractional part: "$12.50" ->
 12.5) and the currency it was written in is its ``unit`` ("원"/"₩"/"won" -> KRW, "$"/"달러"/
-"dollars" -> USD, "€"/"euro" -> EUR, "£" -> GBP; None for a bare "10k"), so a money slot can
-refuse an amount in a currency it does not hold instead of relabelling it.
+"dollars" -> USD, "€"/"euro" -> EUR, "£" -> GBP; None for a bare "10k"; currency.py), so a
+money slot can refuse an amount in a currency it does not hold instead of relabelling it.
 
 An amount needs a currency next to it, so "50", "3개", "10시", "1억" and "2026-11-22" are
 not money:
@@ -23,7 +23,7 @@ import re
 from decimal import Decimal
 
 from .numbers import DIGITS, KO_BIG_CHARS, KO_DIGIT_CHARS, KO_SMALL_CHARS, parse_numeral, to_number
-from .patterns import Match, non_overlapping
+from .spans import Match, non_overlapping
 
 _HANGUL_NUM = KO_DIGIT_CHARS + KO_SMALL_CHARS + KO_BIG_CHARS
 _KO_MONEY = re.compile(
@@ -99,18 +99,3 @@ def _signed(match: re.Match[str], value: Decimal) -> Match:
     amount = to_number(-value if match["neg"] else value)
     text = match.group()
     return Match(value=amount, start=match.start(), end=match.end(), text=text)
-
-
-_UNITS = (("KRW", re.compile(r"원|₩|\b(?:won|krw)\b", re.IGNORECASE)),
-          ("USD", re.compile(r"\$|달러|\b(?:usd|dollars?|bucks?)\b", re.IGNORECASE)),
-          ("EUR", re.compile(r"€|\b(?:eur|euros?)\b", re.IGNORECASE)),
-          ("GBP", re.compile(r"£")))
-
-
-def currency_of(text: str) -> str | None:
-    """The ISO currency a money text names ("$50" -> "USD", "3만원" -> "KRW"), if any.
-
-    >>> currency_of("50 dollars"), currency_of("3만원"), currency_of("10k")
-    ('USD', 'KRW', None)
-    """
-    return next((code for code, pattern in _UNITS if pattern.search(text)), None)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from .patterns import Match, non_overlapping
+from .spans import Match, non_overlapping
 
 DIGITS = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?"
 KO_DIGIT_CHARS = "일이삼사오육칠팔구"

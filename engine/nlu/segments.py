@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .patterns import Match
+from .spans import Match
 
 _TARGET_NEXT = r"(?=\S*(?:한테|에게|(?<!함)께))"
 _SEPARATOR = re.compile(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .patterns import Match, non_overlapping
+from .spans import Match, non_overlapping
 
 _PM_KO = ("오후", "저녁", "밤")
 _AM_KO = ("오전", "새벽", "아침")

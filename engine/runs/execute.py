@@ -19,8 +19,8 @@ from engine.runtime.drive import drive
 from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Event
 from engine.runtime.session import RunRef, SessionState
-from engine.runtime.stack import unwind
 from engine.runtime.turn import TurnRun
+from engine.runtime.unwind import unwind
 
 
 @dataclass(slots=True)

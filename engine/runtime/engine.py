@@ -17,12 +17,13 @@ import unicodedata
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import base_context
 from engine.config import Settings
 from engine.runtime.actions import ActionStub
+from engine.runtime.admission import Refusal
 from engine.runtime.drive import drive
 from engine.runtime.events import Done, Event, Trace, UiHint, wire
 from engine.runtime.failures import failure_kind
@@ -33,7 +34,8 @@ from engine.runtime.mcp import McpHub, load_mcp_config
 from engine.runtime.memory import MemoryPolicy
 from engine.runtime.models import ModelPool
 from engine.runtime.outcomes import kept_despite, reporting_delivery
-from engine.runtime.session import RunRef, SessionState, StreamLog, Untold, replayed
+from engine.runtime.run import RunHost
+from engine.runtime.session import SessionState, StreamLog, Untold, replayed
 from engine.runtime.snapshot import snapshot
 from engine.runtime.toolbox import ToolBox
 from engine.runtime.turn import TurnRun, ms
@@ -47,19 +49,6 @@ Clock = Callable[[], dt.datetime]
 
 def system_clock() -> dt.datetime:
     return dt.datetime.now().astimezone()
-
-
-class RunHost(Protocol):
-    """What the engine needs of whoever runs background stages (``engine.runs.Runs``)."""
-
-    async def intercept(self, session_id: str, message: str,
-                        owner: str | None) -> Done | None:
-        """The answer to a message for a session a run holds (None: run the turn)."""
-        ...
-
-    async def begin(self, session_id: str, ref: RunRef, owner: str | None) -> None:
-        """Record the run a committed turn asked for and start it."""
-        ...
 
 
 class Engine:
@@ -104,30 +93,26 @@ class Engine:
         the rest from ``replay`` on any instance, and the turn never runs twice.
 
         ``owner`` is the caller's principal: a session belongs to the one that created it,
-        and a turn of anyone else is refused (``Done.trace["error"] == "forbidden"``) without
+        and a turn of anyone else is refused (``Done.refusal.kind == "forbidden"``) without
         reading or changing it. A consumer that stops listening mid-turn (``aclose``) does
         not stop the turn: it finishes unseen and commits, so an action that already ran is
         always recorded. ``context`` is the request's context, checked against the
-        service's ``context`` schema (a bad one is refused: ``_trace.error`` ==
-        ``bad_context``; transports check it first with ``context_problems``).
+        service's ``context`` schema. A turn ``admit`` refuses (a bad context, an empty
+        or over-long message) is a DONE carrying the ``Refusal``; transports ask ``admit``
+        first and answer a refusal their own way.
         ``understood``: the message was already understood (an app's router made the turn's
         one LLM call); the turn uses it instead of making its own understanding call.
         """
         started = time.perf_counter()
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
         message = clean_text(message) if isinstance(message, str) else ""
-        refusal = self._refuse(message)
-        problems = context_problems(self.service, context)
-        if problems:
-            refusal = self.text("bad_context", problems="; ".join(problems))
+        refusal = self.admit(message, context)
         sent_done = False
         try:
             if refusal is not None:
                 sent_done = True
-                tags = ["CONTEXT_OVERFLOW"] if message and not problems else []  # too long
-                yield await self.refused(session_id, refusal, owner, tags=tags,
-                                         error="bad_context" if problems else None,
-                                         turn_id=turn_id, started=started)
+                yield await self.refused(session_id, refusal, owner, turn_id=turn_id,
+                                         started=started)
                 return
             busy = await self.runs.intercept(session_id, message, owner) if self.runs else None
             if busy is not None:  # a run holds the session: answered without waiting for it
@@ -164,7 +149,7 @@ class Engine:
         session = SessionState.from_json(record.data if record else None)
         if record is not None and session.owner != owner:
             yield plain_done(self.text("not_yours"), SessionState(), self.service, turn_id,
-                             started, error="forbidden")
+                             started, refusal=Refusal("forbidden", self.text("not_yours")))
             return
         session.owner = owner
         run = TurnRun(self, session_id, message, turn_id, session,
@@ -297,12 +282,28 @@ class Engine:
         assert done is not None
         return done
 
-    async def refused(self, session_id: str, text: str, owner: str | None, *,
-                      tags: list[str] | None = None, error: str | None = None,
+    def admit(self, message: str, context: Mapping[str, Any] | None = None) -> Refusal | None:
+        """Whether a turn of ``message`` may run (None), or why not: a ``context`` the
+        service's schema refuses, an empty message, one over ``max_message_chars`` — each
+        measured on the text understanding reads (``clean_text``). Ownership is checked in
+        the turn, under the session's lock."""
+        problems = context_problems(self.service, context)
+        if problems:
+            return Refusal("bad_context", self.text("bad_context", problems="; ".join(problems)),
+                           problems=tuple(problems))
+        text = clean_text(message) if isinstance(message, str) else ""
+        if not text:
+            return Refusal("empty_message", self.text("empty_message"))
+        limit = self.settings.max_message_chars
+        if len(text) > limit:
+            return Refusal("message_too_long", self.text("message_too_long", limit=limit),
+                           limit=limit)
+        return None
+
+    async def refused(self, session_id: str, refusal: Refusal, owner: str | None, *,
                       turn_id: str | None = None, started: float | None = None) -> Done:
-        """The DONE of a turn refused before it ran (an empty or over-long message, a bad
-        context): ``text`` and the session as it is, untouched (a blank one when it is not
-        ``owner``'s or the store cannot say)."""
+        """The DONE of a turn refused before it ran: the refusal's text and the session as
+        it is, untouched (a blank one when it is not ``owner``'s or the store cannot say)."""
         try:
             record = await self.store.load(session_id)
             state = SessionState.from_json(record.data if record else None)
@@ -311,15 +312,9 @@ class Engine:
             state = SessionState()
         if state.owner != owner:
             state = SessionState()
-        return plain_done(text, state, self.service, turn_id or f"{random.getrandbits(32):08x}",
-                          started or time.perf_counter(), tags=tags, error=error)
-
-    def _refuse(self, message: str) -> str | None:
-        if not message:
-            return self.text("empty_message")
-        if len(message) > self.settings.max_message_chars:
-            return self.text("message_too_long", limit=self.settings.max_message_chars)
-        return None
+        return plain_done(refusal.text, state, self.service,
+                          turn_id or f"{random.getrandbits(32):08x}",
+                          started or time.perf_counter(), refusal=refusal)
 
     def text(self, key: str, **values: Any) -> str:
         """A built-in text, or the service's message of the same name. Such a message sees
@@ -376,13 +371,15 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 def plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
                started: float, *, error: str | None = None, kind: str | None = None,
-               tags: list[str] | None = None) -> Done:
-    """A DONE for a turn that did no work: a refusal, or a failure (``error``: its kind,
-    ``turn_failed`` or ``forbidden``, as ``_trace.error``; ``kind``: what failed, as
+               tags: list[str] | None = None, refusal: Refusal | None = None) -> Done:
+    """A DONE for a turn that did no work: a refusal (its error and tags in ``_trace``), or
+    a failure (``error``: ``turn_failed``, as ``_trace.error``; ``kind``: what failed, as
     ``_trace.error_kind`` (``failures.KINDS``); ``tags``: its failure tags)."""
     flow = service.flows.get(state.flow or "")
     stage = flow.stages.get(state.stage or "") if flow else None
     trace = Trace(turn_id=turn_id, total_elapsed_ms=ms(started), agents=[])
+    if refusal is not None:
+        error, tags = error or refusal.error, tags or refusal.tags or None
     if error:
         trace["error"] = error
     if kind:
@@ -391,7 +388,8 @@ def plain_done(message: str, state: SessionState, service: CompiledService, turn
         trace["failure_tags"] = tags
     return Done(message=message, next_action=stage.next_action if stage else "ASK",
                 ui_hint=UiHint(buttons=list(stage.buttons) if stage else []),
-                state_snapshot=snapshot(state, flow, service.sensitive), trace=trace)
+                state_snapshot=snapshot(state, flow, service.sensitive), trace=trace,
+                refusal=refusal)
 
 
 __all__ = ["Clock", "Engine", "RunHost", "clean_text", "plain_done", "system_clock"]

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict, assert_never
 
+from engine.runtime.admission import Refusal
 from engine.runtime.session import Meta, QueuedTask
 
 
@@ -171,6 +172,8 @@ class Done:
     """Short next steps a client may offer (a `respond` step's `next`)."""
     orchestrated: Orchestrated | None = None
     """The orchestrator shape's fields (``response: orchestrator``), added to the payload."""
+    refusal: Refusal | None = field(default=None, repr=False, compare=False)
+    """Why the turn did not run (the payload shows it as ``_trace.error`` where it is one)."""
     delivered: Callable[[], Awaitable[None]] | None = field(default=None, repr=False,
                                                             compare=False)
     """For a transport that reports delivery (``engine.reporting_delivery``): await it once

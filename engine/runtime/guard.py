@@ -16,7 +16,7 @@ from engine.compiler.compiled import CompiledService, GuardRule
 from engine.providers.jsonout import validate_output
 
 if TYPE_CHECKING:
-    from engine.runtime.turn import TurnRun
+    from engine.runtime.run import Turn
 
 
 def context_problems(service: CompiledService, context: Any) -> list[str]:
@@ -36,7 +36,7 @@ def _located(problem: str) -> str:
         f"context.{where.replace('/', '.')}: {what}"
 
 
-def blocked(run: TurnRun) -> bool:
+def blocked(run: Turn) -> bool:
     """Whether a guard rule matched the turn's message (it has then answered)."""
     rules = run.service.guard
     if not rules or not run.state.message:
@@ -50,7 +50,7 @@ def blocked(run: TurnRun) -> bool:
     return rule is not None
 
 
-def _matches(rule: GuardRule, run: TurnRun) -> bool:
+def _matches(rule: GuardRule, run: Turn) -> bool:
     message = run.state.message
     if rule.keywords or rule.patterns:
         folded = message.casefold()

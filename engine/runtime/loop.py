@@ -14,20 +14,23 @@ count them.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from engine.compiler.compiled import LoopStep, Step, shown
 from engine.dsl.spec import MAX_LOOP_ATTEMPTS
 from engine.errors import FlowRuntimeError
+from engine.runtime.control import AttemptFailed, CallFlow, Fire, Halt, Link, Next, Proceed, firing
 from engine.runtime.events import TaskProgress
 
 if TYPE_CHECKING:
-    from engine.runtime.turn import TurnRun
+    from engine.runtime.run import Turn
 
-RunSteps = Callable[["TurnRun", tuple[Step, ...]], Coroutine[Any, Any, None]]
+RunSteps = Callable[["Turn", tuple[Step, ...]], Coroutine[Any, Any, Next]]
 
 
-async def run_loop(run: TurnRun, step: LoopStep, run_steps: RunSteps) -> None:
+async def run_loop(run: Turn, step: LoopStep, run_steps: RunSteps) -> Next:
+    """The loop's attempts; its ``ok`` or ``exhausted`` trigger (or a halt: an irreversible
+    action in the body waits for its answer, and the task stops there)."""
     state = run.state
     limit = attempts_of(step.max_attempts.render(state.view()))
     feedback, outcome, attempt = "", "exhausted", 0
@@ -35,19 +38,25 @@ async def run_loop(run: TurnRun, step: LoopStep, run_steps: RunSteps) -> None:
         state.set_loop(attempt=attempt, max_attempts=limit, feedback=feedback, error=None,
                        outcome=None, attempts=attempt)
         run.emit(TaskProgress(attempt, limit, shown(state.slot_values(), run.service.sensitive)))
-        await run_steps(run, step.steps)
-        if run.halted or run.pending is not None:
-            return  # an irreversible action waits for its answer: the task stops here
+        match await run_steps(run, step.steps):
+            case AttemptFailed(error):
+                state.set_loop(error=error)
+            case Proceed():
+                pass
+            case Halt() | Fire() | CallFlow() | Link() as stop:  # a body cannot fire (FL117)
+                return stop
+            case other:
+                assert_never(other)
         if passed(run, step):
             outcome = "success"
             break
         feedback = _feedback(run, step, attempt)
     state.set_loop(outcome=outcome, attempts=attempt,
                    summary=feedback if outcome == "exhausted" else "")
-    run.pending = step.ok if outcome == "success" else step.exhausted
+    return firing(step.ok if outcome == "success" else step.exhausted)
 
 
-def passed(run: TurnRun, step: LoopStep) -> bool:
+def passed(run: Turn, step: LoopStep) -> bool:
     """The attempt ran every step and ``until`` (if any) holds."""
     if run.state.loop["error"] is not None:
         return False
@@ -67,7 +76,7 @@ def attempts_of(raw: Any) -> int:
     return min(number, MAX_LOOP_ATTEMPTS)
 
 
-def _feedback(run: TurnRun, step: LoopStep, attempt: int) -> str:
+def _feedback(run: Turn, step: LoopStep, attempt: int) -> str:
     error = run.state.loop["error"]
     if error is not None:  # the body stopped half-way: what the template reads may be unset
         return f"Attempt {attempt} failed: {error}"
@@ -76,7 +85,7 @@ def _feedback(run: TurnRun, step: LoopStep, attempt: int) -> str:
     return str(step.feedback.render(run.state.view()))
 
 
-def in_loop(run: TurnRun) -> bool:
+def in_loop(run: Turn) -> bool:
     """A loop's attempt is running (its body's failed actions end the attempt)."""
     loop = run.state.loop
     return loop["attempt"] > 0 and loop["outcome"] is None

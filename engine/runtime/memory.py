@@ -5,7 +5,7 @@ Once ``summarize_threshold`` turns are kept raw, the older ones are folded into
 when one is live, in the background after the turn (``folding.py``); otherwise (offline, or
 the model failed) it is built deterministically from the completed tasks and the folded
 turns, so it never invents anything. The summary
-survives flow resets; ``MEMORY_ENABLE_SUMMARY=false`` writes no summary and keeps the last
+survives flow resets; ``FLOWCTL_MEMORY_ENABLE_SUMMARY=false`` writes no summary and keeps the last
 ``summarize_threshold`` turns raw.
 """
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.compiler.compiled import AgentStep, CompiledFlow, CompiledService
@@ -24,10 +24,9 @@ from engine.errors import ProviderError
 from engine.providers.base import ChatRequest, TextDelta
 from engine.providers.jsonout import repair_note, validate_output
 from engine.providers.reliability import ReliableStream, record_of, stream_reliably
-from engine.runtime.agent import JsonCheck, ModelCall, Reply
+from engine.runtime.agent import JsonCheck, ModelCall
+from engine.runtime.answer import Answer
 from engine.runtime.budget import next_within
-from engine.runtime.echo import EchoGuard, strip_state
-from engine.runtime.events import LlmToken
 from engine.runtime.llm import (
     UNDERSTANDING_SCHEMA,
     LlmUnderstanding,
@@ -39,7 +38,7 @@ from engine.runtime.models import LiveModel
 from engine.runtime.onecall import OneCallReader
 
 if TYPE_CHECKING:
-    from engine.runtime.turn import TurnRun
+    from engine.runtime.run import Turn
 
 MIN_REPAIR_SECONDS = 0.5
 """A reply that could not be used is asked for again only with this much of the turn left."""
@@ -77,64 +76,7 @@ def one_call_request(understanding: ChatRequest, agent: ChatRequest | None) -> C
         schema=schema)
 
 
-@dataclasses.dataclass(slots=True)
-class Answer:
-    """The rest of the turn's one call, for ``step`` to show (nothing when it ``failed``)."""
-
-    step: AgentStep
-    call: ModelCall
-    stream: ReliableStream | None = None
-    reader: OneCallReader = dataclasses.field(default_factory=OneCallReader)
-    failed: bool = False
-    taken: bool = False
-
-    async def replies(self) -> AsyncIterator[LlmToken | Reply]:
-        """LLM_TOKEN per chunk of the message as it arrives; a Reply last (none on failure)."""
-        self.taken = True
-        if self.failed or self.stream is None:
-            return
-        guard, reader, call = EchoGuard(), self.reader, self.call
-        name = call.live.provider.name
-        try:
-            events = aiter(self.stream)
-            while True:
-                if piece := guard.feed(reader.take()):
-                    yield LlmToken(piece)
-                if reader.finished:
-                    break
-                event = await next_within(events, call.deadline, name)
-                if isinstance(event, TextDelta):
-                    reader.feed(event.text)
-                elif event is not None:
-                    reader.finish(event.completion.text)
-            if rest := guard.flush():
-                yield LlmToken(rest)
-        except ProviderError as err:
-            await self._failed(err)
-            return
-        finally:
-            await self.stream.aclose()  # read up to Finished: the generator still waits
-        call.traced(self.stream.record)
-        message = strip_state(reader.message).strip()
-        if message:
-            yield Reply({"action": "ASK", "message": message})
-
-    async def _failed(self, err: ProviderError) -> None:
-        assert self.stream is not None
-        await self.stream.aclose()
-        if record_of(err) is None:
-            err.record = self.stream.record  # type: ignore[attr-defined]
-        self.call.failed(err)
-
-    async def drop(self) -> None:
-        """Not shown: stop the provider's stream and trace the call."""
-        if self.stream is not None and not self.taken:
-            self.taken = True
-            await self.stream.aclose()
-            self.call.traced(self.stream.record)
-
-
-async def ask(run: TurnRun, live: LiveModel, flows: Sequence[CompiledFlow], *,
+async def ask(run: Turn, live: LiveModel, flows: Sequence[CompiledFlow], *,
               request: ChatRequest, step: AgentStep | None, current: CompiledFlow | None
               ) -> bool:
     """The turn's one call: ``run.llm`` from its head, ``run.answer`` for ``step``. False
@@ -234,7 +176,7 @@ def _may_answer(llm: LlmUnderstanding, service: CompiledService) -> bool:
     return not (llm.ops or llm.tasks or llm.cancel) and llm.intent not in service.routes
 
 
-def take(run: TurnRun, step: AgentStep) -> Answer | None:
+def take(run: Turn, step: AgentStep) -> Answer | None:
     """The turn's one call's answer, when it was asked for ``step``."""
     answer = run.answer
     if answer is None or answer.step is not step or answer.taken:
@@ -242,12 +184,12 @@ def take(run: TurnRun, step: AgentStep) -> Answer | None:
     return answer
 
 
-async def drop(run: TurnRun) -> None:
+async def drop(run: Turn) -> None:
     """At the end of the turn: an answer no step showed is dropped."""
     if run.answer is not None:
         await run.answer.drop()
         run.answer = None
 
 
-__all__ = ["ANSWER_RULES", "Answer", "answering_step", "ask", "drop", "one_call_request",
+__all__ = ["ANSWER_RULES", "answering_step", "ask", "drop", "one_call_request",
            "take", "understood"]

@@ -28,12 +28,13 @@ from engine.compiler.compiled import scrubbed, shown
 from engine.nlu import yes_no
 from engine.runtime import routing
 from engine.runtime.memory import remember
-from engine.runtime.stack import PENDING, unwind
+from engine.runtime.stack import PENDING
+from engine.runtime.unwind import unwind
 
 if TYPE_CHECKING:
     from engine.compiler.compiled import CompiledFlow
+    from engine.runtime.run import Turn
     from engine.runtime.session import SessionState
-    from engine.runtime.turn import TurnRun
     from engine.runtime.understand import Intent
 
 REPEAT_WINDOW = dt.timedelta(minutes=10)
@@ -47,7 +48,7 @@ __all__ = ["REPEAT_WINDOW", "acted", "ask_about_repeat", "kept_despite", "report
            "settle_first", "settle_pending", "tell_untold"]
 
 
-async def settle_first(run: TurnRun, active: CompiledFlow | None) -> bool:
+async def settle_first(run: Turn, active: CompiledFlow | None) -> bool:
     """Settle an unknown outcome before anything else: the current task's (``settle_pending``)
     or, in a turn nobody sent (the background rounds, a restart), that of a task waiting
     under a flow begun meanwhile (``_settle_under``); True when the turn was that."""
@@ -61,7 +62,7 @@ async def settle_first(run: TurnRun, active: CompiledFlow | None) -> bool:
     return False
 
 
-async def settle_pending(run: TurnRun, active: CompiledFlow) -> None:
+async def settle_pending(run: Turn, active: CompiledFlow) -> None:
     """A process died around an irreversible call, or its target gave no answer that
     settles it: finish that task before anything else, by running its stage again (the
     call repeats with the same key), and say how it ended — or that it is still unknown,
@@ -81,7 +82,7 @@ async def settle_pending(run: TurnRun, active: CompiledFlow) -> None:
         session.raw_history.append({"role": "assistant", "content": session.notice})
 
 
-async def _settle_under(run: TurnRun) -> None:
+async def _settle_under(run: Turn) -> None:
     """Ask again the target of the task waiting under the flow on top: that task is taken
     up for the call alone, then the flow on top is put back as it was — with the outcome,
     once known, said on the user's next turn."""
@@ -104,7 +105,7 @@ async def _settle_under(run: TurnRun) -> None:
     session.raw_history.append({"role": "assistant", "content": run.reply.text()})
 
 
-def _put_back(run: TurnRun) -> None:
+def _put_back(run: Turn) -> None:
     """The flow on top, with exactly the slots it had (none of the waiting task's)."""
     session = run.state.session
     session.slots = {}
@@ -112,7 +113,7 @@ def _put_back(run: TurnRun) -> None:
     run.state.enter(run.service.flows[session.flow or ""])
 
 
-def _meanwhile(run: TurnRun, active: CompiledFlow) -> Intent | None:
+def _meanwhile(run: Turn, active: CompiledFlow) -> Intent | None:
     """Another flow's intent in a message sent while an outcome is unknown (never a
     decision: a yes or a cancel is about the waiting task)."""
     message = run.state.message
@@ -121,14 +122,13 @@ def _meanwhile(run: TurnRun, active: CompiledFlow) -> Intent | None:
     return routing.other_intent(message, run.service, active)
 
 
-async def _begin_meanwhile(run: TurnRun, intent: Intent) -> bool:
+async def _begin_meanwhile(run: Turn, intent: Intent) -> bool:
     """Start ``intent``'s flow on top of the task whose outcome is unknown; False (nothing
     changed) when its guard refuses it."""
     service, session = run.service, run.state.session
     parts, waiting = run.reply.parts, run.engine.text("action_pending")
     if parts and parts[-1] == waiting:
         parts[-1] = run.engine.text("pending_meanwhile")
-    run.halted = False  # the waiting task halted the turn; the new one goes on
     run.stack.push("interrupted", PENDING)
     session.stack[-1]["asked_in"] = run.turn_id  # its target was asked in this turn
     flow = service.flows[service.routes.get(intent.name or "") or service.default_flow]
@@ -140,7 +140,7 @@ async def _begin_meanwhile(run: TurnRun, intent: Intent) -> bool:
     return True
 
 
-def kept_despite(run: TurnRun, before: SessionState) -> tuple[str, dict[str, Any]] | None:
+def kept_despite(run: Turn, before: SessionState) -> tuple[str, dict[str, Any]] | None:
     """The turn failed (its flow's own mistake: a message reading a field the action's
     result lacks, say) after an irreversible action settled in it. The outcome must not be
     lost with the turn: ``before`` (the session as stored, the action journalled pending)
@@ -189,7 +189,7 @@ def fingerprint(values: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def ask_about_repeat(run: TurnRun) -> None:
+def ask_about_repeat(run: Turn) -> None:
     """Before a confirmation of a task identical to one that ran within ``REPEAT_WINDOW``,
     say so: the user decides again knowing it already happened."""
     state = run.state

@@ -13,51 +13,73 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from engine.compiler.compiled import CompiledFlow
 from engine.nlu import cancel_first, only_reason, yes_no
 from engine.nlu.phrases import is_social
 from engine.runtime import routing
 from engine.runtime.events import AgentDone, AgentStart
 from engine.runtime.session import Clarify
-from engine.runtime.stack import correct_caller
 from engine.runtime.understand import Intent, Understanding
+from engine.runtime.unwind import correct_caller
 
 if TYPE_CHECKING:
-    from engine.runtime.turn import TurnRun
+    from engine.runtime.run import Turn
 
 
-async def route(run: TurnRun) -> None:
+async def route(run: Turn) -> None:
     """No flow in progress: the message picks one (or asks which one was meant)."""
     label = run.reply.label("intent")
     run.emit(AgentStart("intent", label))
     started = time.perf_counter()
-    service, message = run.service, run.state.message
-    ranked = routing.ranked(message, service)
+    service = run.service
+    ranked = routing.ranked(run.state.message, service)
     # rules under the intent's `act` bound are not sure: a configured model decides
     by_rules = bool(ranked) and not (run.engine.understanding is not None and
                                      routing.under_act(ranked[0], service))
-    if not by_rules and run.llm is not None:  # understood before the turn (an app)
-        ranked = routing.llm_ranked(service, run.llm)
-    elif not by_rules and run.engine.understanding is not None:
-        routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
-        if await run.ask_llm(run.engine.understanding, routed, current=None,
-                             answering=service.default_flow):
-            ranked = routing.llm_ranked(service, run.llm)
-        elif run.missed and _model_missed(run, message):
-            run.tracer.step("intent", started)
-            run.emit(AgentDone("intent", label, True, result=None))
-            return
-    intent = ranked[0] if ranked else Intent(None, 0.0)
+    by_model = ranked if by_rules else await _by_model(run, ranked)
+    if by_model is None:  # the model missed, and the turn said so
+        run.tracer.step("intent", started)
+        run.emit(AgentDone("intent", label, True, result=None))
+        return
+    intent = by_model[0] if by_model else Intent(None, 0.0)
     run.tracer.step("intent", started)["confidence"] = round(intent.confidence, 4)
     run.emit(AgentDone("intent", label, True, result=intent.name))
+    await _start_routed(run, by_model, by_rules)
+
+
+async def _by_model(run: Turn, ranked: list[Intent]) -> list[Intent] | None:
+    """The model's ranking where the rules are not sure: read before the turn (an app's
+    router), or by the turn's one call; the rules' own when no model is configured or its
+    call failed quietly; None when it failed and the turn told the user so."""
+    service = run.service
+    if run.llm is not None:  # understood before the turn (an app)
+        return routing.llm_ranked(service, run.llm)
+    live = run.engine.understanding
+    if live is None:
+        return ranked
+    routed = [service.flows[f] for f in dict.fromkeys(service.routes.values())]
+    if await run.ask_llm(live, routed, current=None, answering=service.default_flow):
+        return routing.llm_ranked(service, run.llm)
+    if run.missed and _model_missed(run, run.state.message):
+        return None
+    return ranked
+
+
+async def _start_routed(run: Turn, ranked: list[Intent], by_rules: bool) -> None:
+    """Start the flow the message asked for: the first of several said in one message
+    (the others queued), the one ``clarify.prefer`` takes, or the top intent unless the
+    turn asks which one was meant or to confirm it."""
+    service, message = run.service, run.state.message
+    intent = ranked[0] if ranked else Intent(None, 0.0)
     parts = routing.several(message, service) if by_rules else []
     if parts:
         (intent, message), later = parts[0], parts[1:]
         run.stack.queue([(service.routes[i.name or ""], text) for i, text in later])
-    elif len(options := routing.ambiguous(ranked, service)) > 1 and \
-            (preferred := _preferred(run, options)) is None:
-        _ask_which(run, options, message)
-        return
-    elif len(options) > 1:
+    elif len(options := routing.ambiguous(ranked, service)) > 1:
+        preferred = _preferred(run, options)
+        if preferred is None:
+            _ask_which(run, options, message)
+            return
         intent = next(i for i in ranked if i.name == preferred)
     elif _unsure(run, intent, message):
         return
@@ -66,53 +88,81 @@ async def route(run: TurnRun) -> None:
         await run.work(message)
 
 
-async def mid_flow(run: TurnRun) -> None:
+async def mid_flow(run: Turn) -> None:
     """A flow in progress: its own answers, a cancel, or another flow's intent on top."""
     state = run.state
-    flow, awaiting = state.flow, state.session.meta.get("awaiting")
-    if awaiting is not None and await _awaited(run, awaiting):
-        await run.settle(run.moved)
+    awaiting = state.session.meta.get("awaiting")
+    if awaiting is not None and (moved := await _awaited(run, awaiting)) is not None:
+        await run.settle(moved)
         return
     rules = run.rules(state.message)
-    words = state.stage.words or run.service.words
-    rest = cancel_first(state.message, words)
-    if rest is not None and (other := routing.other_intent(rest, run.service, flow)) is not None:
-        await run.settle(run.fire("cancel"))  # "취소하고 잔액 알려줘"
-        await _switch(run, other, "cancel and start")
+    if await _cancelled(run) or await correct_caller(run, rules):
+        return  # correct_caller: a value of the flow that called this one
+    other = await _elsewhere(run, rules)
+    if other is not None:
+        await _interrupt(run, other)
         return
-    if rest is not None and only_reason(state.message, rest, words) and \
-            await _cancelled_with_reason(run, rest):
-        return
-    if await correct_caller(run, rules):  # a value of the flow that called this one
-        return
-    if _restated(run, rules) and flow.interruptible and not run.stack.full() and \
-            (other := routing.other_intent(state.message, run.service, flow)) is not None:
-        await _interrupt(run, other)  # "그냥 에어팟 검색해줘"
-        return
-    if not routing.settled(rules) and flow.interruptible and not run.stack.full():
-        other = routing.other_intent(state.message, run.service, flow)
-        live = run.engine.understanding
-        if other is None and live is not None:
-            routed = [flow, *(run.service.flows[f] for f in
-                              dict.fromkeys(run.service.routes.values()) if f != flow.name)]
-            if await run.ask_llm(live, routed, current=flow,
-                                 answering=run.service.patterns.chitchat):
-                other = routing.elsewhere(routing.llm_intent(run.service, run.llm),
-                                          run.service, flow)
-        if other is None and run.answer is not None and run.answer.stream is not None \
-                and run.llm is not None and not run.llm.parse_error:
-            other = Intent(None, 0.0, "digression")  # the one call answered it as small talk
-        answered = run.llm is not None and not run.llm.parse_error and bool(run.llm.ops)
-        if other is None and not answered and routing.digression(
-                state.message, run.service, state.stage, flow):
-            other = Intent(None, 0.0, "digression")  # the model, if asked, read no answer
-        if other is not None:
-            await _interrupt(run, other)
-            return
     await run.work(state.message, rules)
 
 
-def _restated(run: TurnRun, rules: Understanding) -> bool:
+async def _cancelled(run: Turn) -> bool:
+    """A message that starts with a cancel: followed by another flow's request ("취소하고
+    잔액 알려줘") the task is cancelled and that flow starts; followed only by why, the task
+    is cancelled where the flow can be. True when the turn was that."""
+    state = run.state
+    words = state.stage.words or run.service.words
+    rest = cancel_first(state.message, words)
+    if rest is None:
+        return False
+    other = routing.other_intent(rest, run.service, state.flow)
+    if other is not None:
+        await run.settle(run.fire("cancel"))
+        await _switch(run, other, "cancel and start")
+        return True
+    return only_reason(state.message, rest, words) and await _cancelled_with_reason(run, rest)
+
+
+async def _elsewhere(run: Turn, rules: Understanding) -> Intent | None:
+    """Another flow's request or a digression the flow in progress waits under (None: the
+    message is the flow's own). A message whose values the task already has may be another
+    flow's request ("그냥 에어팟 검색해줘"); one the rules settle is the flow's."""
+    flow, message = run.state.flow, run.state.message
+    if not flow.interruptible or run.stack.full():
+        return None
+    if _restated(run, rules) and \
+            (other := routing.other_intent(message, run.service, flow)) is not None:
+        return other
+    if routing.settled(rules):
+        return None
+    return await _unsettled(run, flow)
+
+
+async def _unsettled(run: Turn, flow: CompiledFlow) -> Intent | None:
+    """What the rules could not settle: another flow's intent (by the rules, else by the
+    turn's one model call), small talk the call answered, or a digression the rules see
+    in a message that holds no answer."""
+    service, message = run.service, run.state.message
+    other = routing.other_intent(message, service, flow)
+    if other is not None:
+        return other
+    live = run.engine.understanding
+    if live is not None:
+        routed = [flow, *(service.flows[f] for f in dict.fromkeys(service.routes.values())
+                          if f != flow.name)]
+        if await run.ask_llm(live, routed, current=flow, answering=service.patterns.chitchat):
+            other = routing.elsewhere(routing.llm_intent(service, run.llm), service, flow)
+            if other is not None:
+                return other
+    llm = run.llm if run.llm is not None and not run.llm.parse_error else None
+    if llm is not None and run.answer is not None and run.answer.stream is not None:
+        return Intent(None, 0.0, "digression")  # the one call answered it as small talk
+    if (llm is None or not llm.ops) and routing.digression(message, service, run.state.stage,
+                                                           flow):
+        return Intent(None, 0.0, "digression")  # the model, if asked, read no answer
+    return None
+
+
+def _restated(run: Turn, rules: Understanding) -> bool:
     """The rules found only values the task already has ("에어팟" while the category is
     earphone): nothing for the flow, so the message may be another flow's request."""
     slots = run.state.session.slots
@@ -120,7 +170,7 @@ def _restated(run: TurnRun, rules: Understanding) -> bool:
         all(op.op == "set" and slots.get(op.slot) == op.value for op in rules.ops)
 
 
-async def _cancelled_with_reason(run: TurnRun, reason: str) -> bool:
+async def _cancelled_with_reason(run: Turn, reason: str) -> bool:
     """A leading cancel followed only by why ("forget it, I don't need a new card"): no
     value, no other flow, no question — the task is cancelled, where the flow can be."""
     state = run.state
@@ -132,13 +182,13 @@ async def _cancelled_with_reason(run: TurnRun, reason: str) -> bool:
     return True
 
 
-async def _interrupt(run: TurnRun, other: Intent) -> None:
+async def _interrupt(run: Turn, other: Intent) -> None:
     """The flow in progress waits under ``other``'s flow (or the chit-chat flow's)."""
     run.stack.push("interrupted", other.reason or "intent")
     await _switch(run, other, other.reason or "intent")
 
 
-async def _switch(run: TurnRun, intent: Intent, reason: str) -> None:
+async def _switch(run: Turn, intent: Intent, reason: str) -> None:
     """Start the flow ``intent`` routes to (the chit-chat flow for a digression)."""
     service = run.service
     name = service.routes.get(intent.name or "") or service.patterns.chitchat \
@@ -147,9 +197,9 @@ async def _switch(run: TurnRun, intent: Intent, reason: str) -> None:
         await run.work(run.state.message)
 
 
-async def _awaited(run: TurnRun, awaiting: str) -> bool:
-    """The answer to the flow's own question (go on? apply the correction?); True when
-    it settled the turn (``run.moved`` says whether the stage changed)."""
+async def _awaited(run: Turn, awaiting: str) -> bool | None:
+    """The answer to the flow's own question (go on? apply the correction?): None when the
+    message is no answer to it, else whether the stage changed (the turn is settled then)."""
     state = run.state
     correction = state.session.meta.get("correction")
     state.await_answer(None)
@@ -157,26 +207,25 @@ async def _awaited(run: TurnRun, awaiting: str) -> bool:
         (state.stage.words or run.service.words)
     answer = yes_no(state.message, words)
     if answer is None:
-        return False
+        return None
     run.reading["decision"] = answer
-    run.moved = False
     if awaiting == "continue" or correction is None:
-        run.moved = answer != "confirm" and run.fire("cancel")
-    elif answer == "confirm":  # every slot the message changed, together
+        return answer != "confirm" and run.fire("cancel")
+    if answer == "confirm":  # every slot the message changed, together
         changes = correction.get("slots") or {correction["slot"]: correction}
         for name, change in changes.items():
             run.set_slot(name, change["new"], confirmed=True)
-        run.moved = run.fire("update")
-    elif answer == "cancel":  # "취소" at "change it?" stops the task, as anywhere else
-        run.moved = run.fire("cancel")
-    elif state.flow.correction_denied is not None:  # no: the values stay; said so
+        return run.fire("update")
+    if answer == "cancel":  # "취소" at "change it?" stops the task, as anywhere else
+        return run.fire("cancel")
+    if state.flow.correction_denied is not None:  # no: the values stay; said so
         state.show_correction(correction)  # the message may name the change refused
         run.reply.say(state.flow.correction_denied)
         state.show_correction(None)
-    return True
+    return False
 
 
-def _unsure(run: TurnRun, intent: Intent, message: str) -> bool:
+def _unsure(run: Turn, intent: Intent, message: str) -> bool:
     """Confidence bands: below the intent's `act` bound ask to confirm it, or below its
     `confirm` bound ask to say more (nothing is routed then); True when it asked."""
     patterns = run.service.patterns
@@ -201,7 +250,7 @@ def _unsure(run: TurnRun, intent: Intent, message: str) -> bool:
     return True
 
 
-def _model_missed(run: TurnRun, message: str) -> bool:
+def _model_missed(run: Turn, message: str) -> bool:
     """The model was asked and gave no usable answer in time: the user is told so, and a
     message the rules half-understood (a keyword in a question, an amount) is asked about
     rather than answered with the default flow's menu; True when it asked."""
@@ -222,21 +271,21 @@ def _model_missed(run: TurnRun, message: str) -> bool:
     return True
 
 
-def _preferred(run: TurnRun, options: list[str]) -> str | None:
+def _preferred(run: Turn, options: list[str]) -> str | None:
     """The option ``patterns.clarify.prefer`` takes without asking (its condition holds)."""
     prefer = run.service.patterns.clarify_prefer
     view = run.state.view()
     return next((o for o in options if o in prefer and prefer[o].render(view)), None)
 
 
-def _ask_which(run: TurnRun, options: list[str], message: str) -> None:
+def _ask_which(run: Turn, options: list[str], message: str) -> None:
     """Several intents fit about equally well: ask which one was meant."""
     run.state.session.clarify = Clarify(options=options, message=message, attempts=0)
     run.tracer.tag("MULTIPLE_INTENTS_CONFLICT")
     run.reply.say_which(options)
 
 
-async def clarified(run: TurnRun) -> None:
+async def clarified(run: Turn) -> None:
     """The answer to "which one?": start that flow with the first message's words."""
     session, service = run.state.session, run.service
     clarify = session.clarify
@@ -275,10 +324,10 @@ async def clarified(run: TurnRun) -> None:
         await run.work(clarify["message"])
 
 
-def read_on_link(run: TurnRun) -> None:
-    """A flow linked on the turn whose message started the linking flow reads that message
-    for its own slots, as if it had been started by it ("I lost my card": the lost flow
-    links to the replacement, whose reason is then "lost")."""
+def read_on_link(run: Turn) -> None:
+    """A linked flow reads the message that led to the link for its own slots, as if that
+    message had started it ("I lost my card": the lost flow links to the replacement,
+    whose reason is then "lost")."""
     for op in run.rules(run.state.message).ops:
         if op.op == "set":
             run.set_slot(op.slot, op.value)

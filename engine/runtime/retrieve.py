@@ -18,7 +18,7 @@ from engine.compiler.compiled import RetrieveStep
 from engine.runtime.events import AgentDone, AgentStart
 
 if TYPE_CHECKING:
-    from engine.runtime.turn import TurnRun
+    from engine.runtime.run import Turn
 
 INLINE_CHUNKS = 1000
 """Indexes of up to this many chunks are searched on the event loop itself."""
@@ -26,7 +26,7 @@ MAX_CONTEXT_CHARS = 6000
 """At most this much retrieved text goes to a model call (the best hits first)."""
 
 
-async def retrieve(run: TurnRun, step: RetrieveStep) -> None:
+async def retrieve(run: Turn, step: RetrieveStep) -> None:
     """Search the step's knowledge base; AGENT_DONE's ``result`` lists the hits' sources."""
     label = step.label or run.reply.label("retrieve")
     run.emit(AgentStart(step.name, label))

@@ -1,21 +1,21 @@
-"""A stage's compiled steps -> their effects on the turn, and the events they emit.
+"""A stage's compiled steps -> their effects on the turn, the events they emit, and what the
+turn does next.
 
 One handler per step kind, dispatched by a ``match`` that ends in ``assert_never`` so a new
 step kind cannot be forgotten. Steps never write the store and never fire triggers
-themselves: a ``trigger`` (or a ``call``'s outcome) is left pending for the turn to fire
-once the stage's steps are done.
+themselves: a step that ends the stage's steps returns what comes next (``control.Next``:
+a trigger, a flow call or link, a halt), which the turn acts on once the stage has spoken.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, assert_never
 
 from engine.compiler.compiled import (
     AgentStep,
+    CallActionStep,
     CallFlowStep,
-    CallStep,
     CompiledAction,
     EmitStep,
     IfStep,
@@ -36,6 +36,17 @@ from engine.providers.base import ChatRequest, ToolSpec
 from engine.runtime import onecall_turn
 from engine.runtime.actions import ActionFailed, ActionUnknown, ActionUnreached, run_action
 from engine.runtime.agent import ModelCall, Reply, agent_reply, agent_result, validator_rule
+from engine.runtime.control import (
+    HALT,
+    PROCEED,
+    AttemptFailed,
+    CallFlow,
+    Fire,
+    Link,
+    Next,
+    Proceed,
+    firing,
+)
 from engine.runtime.events import (
     AgentDone,
     AgentStart,
@@ -53,63 +64,52 @@ from engine.runtime.synthesis import respond
 from engine.runtime.toolbox import agent_tools
 
 if TYPE_CHECKING:
-    from engine.runtime.turn import TurnRun
+    from engine.runtime.run import Turn
 
 
-async def run_steps(run: TurnRun, steps: tuple[Step, ...]) -> None:
-    """Run ``steps`` in order until one leaves a trigger pending."""
+async def run_steps(run: Turn, steps: tuple[Step, ...]) -> Next:
+    """Run ``steps`` in order until one says what the turn does next (``control.Next``)."""
     for step in steps:
-        if _stopped(run):
-            return
-        match step:
-            case CallStep() | AgentStep() | IfStep() | LoopStep() | RetrieveStep():
-                await _run_nested(run, step)
-            case SayStep(message):
-                run.reply.say(message)
-            case SetStep(assignments):
-                _assign(run, assignments)
-            case TriggerStep(trigger):
-                run.pending = trigger
-            case EmitStep(kind, data):
-                view = run.state.view()
-                values = {k: v.render(view) for k, v in data}
-                run.hooks.append(Hook(type=kind, data=scrubbed(values, run.state.secrets())))
-            case CallFlowStep(flow, ok):
-                run.calling = (flow, ok)
-            case LinkStep(flow):
-                run.linking = flow
-            case RespondStep():
-                respond(run, step)
-            case _:
-                assert_never(step)
+        outcome = await _run_step(run, step)
+        if not isinstance(outcome, Proceed):
+            return outcome
+    return PROCEED
 
 
-def _run_nested(run: TurnRun, step: CallStep | AgentStep | IfStep | LoopStep | RetrieveStep
-                ) -> Coroutine[Any, Any, None]:
-    """The steps that emit events of their own (or run further steps)."""
+async def _run_step(run: Turn, step: Step) -> Next:
     match step:
-        case CallStep():
-            return _call(run, step)
+        case CallActionStep():
+            return await _call(run, step)
         case AgentStep():
-            return _agent(run, step)
+            await _agent(run, step)
         case RetrieveStep():
-            return retrieve(run, step)
+            await retrieve(run, step)
         case IfStep(condition, then, otherwise):
-            return run_steps(run, then if condition.render(run.state.view()) else otherwise)
+            return await run_steps(run, then if condition.render(run.state.view()) else otherwise)
         case LoopStep():
-            return run_loop(run, step, run_steps)
+            return await run_loop(run, step, run_steps)
+        case SayStep(message):
+            run.reply.say(message)
+        case SetStep(assignments):
+            _assign(run, assignments)
+        case TriggerStep(trigger):
+            return Fire(trigger)
+        case EmitStep(kind, data):
+            view = run.state.view()
+            values = {k: v.render(view) for k, v in data}
+            run.hooks.append(Hook(type=kind, data=scrubbed(values, run.state.secrets())))
+        case CallFlowStep(flow, ok):
+            return CallFlow(flow, ok)
+        case LinkStep(flow):
+            return Link(flow)
+        case RespondStep():
+            respond(run, step)
         case _:
             assert_never(step)
+    return PROCEED
 
 
-def _stopped(run: TurnRun) -> bool:
-    """A step left a trigger, a flow call or link pending, an action waits for its answer,
-    or an action failed in a loop's attempt: the remaining steps do not run."""
-    return (run.pending is not None or run.halted or run.calling is not None
-            or run.linking is not None or (run.state.loop["error"] is not None and in_loop(run)))
-
-
-def _assign(run: TurnRun, assignments: tuple[tuple[str, Value], ...]) -> None:
+def _assign(run: Turn, assignments: tuple[tuple[str, Value], ...]) -> None:
     view = run.state.view()  # every value sees the state before the step
     for name, value in assignments:
         raw = value.render(view)
@@ -119,7 +119,7 @@ def _assign(run: TurnRun, assignments: tuple[tuple[str, Value], ...]) -> None:
             run.set_slot(name, raw)
 
 
-async def _call(run: TurnRun, step: CallStep) -> None:
+async def _call(run: Turn, step: CallActionStep) -> Next:
     """Run an action; its outcome picks the step's ``ok`` or ``error`` trigger.
 
     An irreversible action goes through the session's action journal: recorded ``pending``
@@ -145,18 +145,16 @@ async def _call(run: TurnRun, step: CallStep) -> None:
     if entry is not None and entry["status"] == "pending":  # no answer that settles it
         run.emit(AgentDone(action.name, label, False))
         run.reply.parts.append(run.engine.text("action_pending"))
-        run.halted = True  # the task waits here; the next turn asks again with the same key
-        return
+        return HALT  # the task waits here; the next turn asks again with the same key
     shown_result = scrubbed(result, state.secrets())
     run.tracer.ran(action.name, shown_result)
     run.emit(AgentDone(action.name, label, error is None, result=shown_result))
     if error is not None and in_loop(run):  # the attempt fails; the loop decides what next
-        state.set_loop(error=f"{action.name}: {error}")
-        return
-    run.pending = outcome_trigger(action.name, step.ok, step.error, error)
+        return AttemptFailed(f"{action.name}: {error}")
+    return firing(outcome_trigger(action.name, step.ok, step.error, error))
 
 
-async def _gated(run: TurnRun, action: CompiledAction, step: CallStep) -> tuple[Any, str | None]:
+async def _gated(run: Turn, action: CompiledAction, step: CallActionStep) -> tuple[Any, str | None]:
     """The action's request through the gateway, then journalled (if irreversible) and run;
     a rejected request never runs and leaves nothing in the journal."""
     args = {k: v.render(run.state.view()) for k, v in action.args}
@@ -174,7 +172,7 @@ async def _gated(run: TurnRun, action: CompiledAction, step: CallStep) -> tuple[
     return await perform(run, action.name, args)
 
 
-async def _gateway(run: TurnRun, action: CompiledAction, args: dict[str, Any]) -> str | None:
+async def _gateway(run: Turn, action: CompiledAction, args: dict[str, Any]) -> str | None:
     """Why the gateway refuses the action's request (tagged), or None: its declared tool's
     parameters and rules, then the action's own rules (a built-in tool checks its own
     arguments)."""
@@ -189,7 +187,7 @@ async def _gateway(run: TurnRun, action: CompiledAction, args: dict[str, Any]) -
     return refused
 
 
-async def perform(run: TurnRun, name: str, args: dict[str, Any]) -> tuple[Any, str | None]:
+async def perform(run: Turn, name: str, args: dict[str, Any]) -> tuple[Any, str | None]:
     """Call action ``name`` with the task's idempotency key; (result, error). The outcome of
     an irreversible action is written to the journal (committed with the turn)."""
     action = run.service.actions[name]
@@ -247,7 +245,7 @@ def outcome_trigger(name: str, ok: str | None, error_trigger: str | None,
     return error_trigger
 
 
-async def _agent(run: TurnRun, step: AgentStep) -> None:
+async def _agent(run: Turn, step: AgentStep) -> None:
     """An LLM reply, streamed token by token; the fallback template when offline or when
     every retry failed (the user always gets an answer, never a provider error)."""
     label = step.label or run.reply.label("agent")
@@ -289,14 +287,14 @@ async def _agent(run: TurnRun, step: AgentStep) -> None:
     run.emit(AgentDone(step.agent, label, True))
 
 
-def prompt_values(run: TurnRun, step: AgentStep) -> dict[str, Any]:
+def prompt_values(run: Turn, step: AgentStep) -> dict[str, Any]:
     """What an agent's prompt sees beyond the turn context (``registry.AGENT_PROMPT_NAMES``)."""
     session = run.state.session
     return {"message": run.state.message, "history": session.raw_history, "instructions": "",
             "intents": list(run.service.intent_names), "tools": step.tools}
 
 
-def agent_request_for(run: TurnRun, step: AgentStep,
+def agent_request_for(run: Turn, step: AgentStep,
                       tools: tuple[ToolSpec, ...] = ()) -> ChatRequest:
     """What ``step`` sends its model: its prompt, the turn's state and retrieved hits,
     memory, the message, and the ``tools`` it is offered."""

@@ -10,7 +10,6 @@ step's fallback is, and the turn carries the failure tag RESPONSE_SYNTHESIS_FAIL
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jinja2 import TemplateError
@@ -18,7 +17,7 @@ from jinja2 import TemplateError
 from engine.compiler.compiled import RespondStep, ResponseLine
 
 if TYPE_CHECKING:
-    from engine.runtime.turn import TurnRun
+    from engine.runtime.run import Turn
 
 RENDER_ERRORS = (TemplateError, TypeError, ValueError, LookupError, AttributeError,
                  ArithmeticError)
@@ -26,15 +25,7 @@ RENDER_ERRORS = (TemplateError, TypeError, ValueError, LookupError, AttributeErr
 and operators on data of an unexpected shape)."""
 
 
-@dataclass(slots=True)
-class Synthesised:
-    """What the turn's last ``respond`` step set for DONE (None: no step set it)."""
-
-    requires_confirmation: bool | None = None
-    next_suggested_actions: list[str] = field(default_factory=list)
-
-
-def respond(run: TurnRun, step: RespondStep) -> None:
+def respond(run: Turn, step: RespondStep) -> None:
     """Say the synthesised response, or the fallback with its failure tag."""
     try:
         text, confirm, suggested = _render(run, step)
@@ -48,7 +39,7 @@ def respond(run: TurnRun, step: RespondStep) -> None:
     run.synthesis.next_suggested_actions = suggested
 
 
-def _render(run: TurnRun, step: RespondStep) -> tuple[str, bool, list[str]]:
+def _render(run: Turn, step: RespondStep) -> tuple[str, bool, list[str]]:
     view = run.state.view()
     summary = _message(run, step.summary, view) if step.summary else ""
     actions = _lines(run, step.actions, view)
@@ -59,7 +50,7 @@ def _render(run: TurnRun, step: RespondStep) -> tuple[str, bool, list[str]]:
     return "\n\n".join(b for b in blocks if b), confirm, _lines(run, step.next, view)
 
 
-def _lines(run: TurnRun, lines: tuple[ResponseLine, ...], view: dict[str, Any]) -> list[str]:
+def _lines(run: Turn, lines: tuple[ResponseLine, ...], view: dict[str, Any]) -> list[str]:
     out: list[str] = []
     for line in lines:
         if line.when is not None and not line.when.render(view):
@@ -77,13 +68,13 @@ def _lines(run: TurnRun, lines: tuple[ResponseLine, ...], view: dict[str, Any]) 
     return [text for text in out if text]
 
 
-def _message(run: TurnRun, name: str | None, view: dict[str, Any], value: Any = None) -> str:
+def _message(run: Turn, name: str | None, view: dict[str, Any], value: Any = None) -> str:
     assert name is not None
     template = run.service.messages[name]
     return str(template.render(view if value is None else {**view, "value": value}))
 
 
-def _fallback(run: TurnRun, step: RespondStep) -> str:
+def _fallback(run: Turn, step: RespondStep) -> str:
     if step.fallback is not None:
         try:
             return run.reply.render(step.fallback)
@@ -92,4 +83,4 @@ def _fallback(run: TurnRun, step: RespondStep) -> str:
     return run.engine.text("synthesis_failed")
 
 
-__all__ = ["RENDER_ERRORS", "Synthesised", "respond"]
+__all__ = ["RENDER_ERRORS", "respond"]

@@ -3,7 +3,7 @@
 Entries are appended as each piece of work finishes and never edited by position: a caller
 that must amend an entry (a model reply that turned out unusable) holds the entry it got.
 
-Outside DEV_MODE an error in the trace is only its kind (``auth``, ``timeout``,
+Outside FLOWCTL_DEV_MODE an error in the trace is only its kind (``auth``, ``timeout``,
 ``malformed``, ``HTTP 400``): an upstream message can carry a key, an account number or an
 internal host, and DONE goes to every client. The server's log keeps the details.
 """

@@ -12,30 +12,23 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, assert_never
 
-from engine.compiler.compiled import (
-    CallStep,
-    CompiledFlow,
-    CompiledStage,
-    scrubbed,
-    shown,
-)
+from engine.compiler.compiled import CompiledFlow, CompiledStage, scrubbed, shown
 from engine.errors import FlowRuntimeError
 from engine.runtime import onecall_turn, patterns
 from engine.runtime.agent import ModelCall
-from engine.runtime.budget import deadline_in
-from engine.runtime.context import TurnState
-from engine.runtime.events import (
-    AgentDone,
-    AgentStart,
-    Done,
-    Event,
-    Hook,
-    Reading,
-    Trace,
+from engine.runtime.control import (
+    PROCEED,
+    AttemptFailed,
+    CallFlow,
+    Fire,
+    Halt,
+    Link,
+    Next,
+    Proceed,
 )
+from engine.runtime.events import AgentDone, AgentStart, Done, Reading, Trace
 from engine.runtime.grounding import drop_ungrounded
 from engine.runtime.guard import blocked
 from engine.runtime.llm import LlmUnderstanding, understanding_request
@@ -43,110 +36,22 @@ from engine.runtime.memory import remember
 from engine.runtime.models import LiveModel
 from engine.runtime.orchestrated import orchestrated
 from engine.runtime.outcomes import acted, ask_about_repeat, settle_first, tell_untold
-from engine.runtime.reply import Reply
 from engine.runtime.routing import merge, settled
-from engine.runtime.session import JournalEntry, RunRef, SessionState
+from engine.runtime.run import Turn
+from engine.runtime.session import RunRef
 from engine.runtime.slots import Rejected, validate
 from engine.runtime.snapshot import asking, snapshot
-from engine.runtime.stack import FlowStack, answered, unwind
+from engine.runtime.stack import answered
 from engine.runtime.steps import agent_request_for, run_steps
-from engine.runtime.synthesis import Synthesised
-from engine.runtime.trace import Tracer, ms
+from engine.runtime.trace import ms
 from engine.runtime.understand import BadAmount, ForeignAmount, Intent, Understanding, understand
-
-if TYPE_CHECKING:
-    from engine.runtime.engine import Engine
+from engine.runtime.unwind import unwind
 
 MAX_HOPS = 32
 
 
-class TurnRun:
-    """The mutable work of one turn; discarded unless the whole turn succeeds."""
-
-    def __init__(self, engine: Engine, session_id: str, message: str, turn_id: str,
-                 session: SessionState, *, version: int = 0,
-                 context: Mapping[str, Any] | None = None,
-                 understood: LlmUnderstanding | None = None) -> None:
-        self.engine, self.service = engine, engine.service
-        self.session_id, self.turn_id = session_id, turn_id
-        self.state = TurnState(self.service, session, message,
-                               self.service.flows[self.service.default_flow],
-                               fill_turns=engine.settings.fill_turns,
-                               ask=lambda name: self.reply.ask(name), now=engine.clock(),
-                               context=context)
-        self.reply = Reply(self.service, self.state, engine.text)
-        self.tracer = Tracer(redact=not engine.settings.dev_mode)
-        self.hooks: list[Hook] = []
-        self.completed: list[dict[str, Any]] = []
-        self.pending: str | None = None
-        self.missed = False
-        """The turn's model call failed (too late, an error): the user is told so."""
-        self.settled: list[str] = []
-        """Irreversible actions whose outcome this turn learnt (ran, or definitely failed)."""
-        """A trigger a step asked for, fired once the stage's steps are done."""
-        self.version = version
-        """The stored session's version this turn last loaded or wrote."""
-        self._committed = 0
-        self.llm: LlmUnderstanding | None = understood
-        """The turn's LLM understanding: made here, or given (an app's router made it)."""
-        self.answer: onecall_turn.Answer | None = None
-        """The reply the turn's one model call wrote, until the agent it is for shows it."""
-        self.deadline: float | None = deadline_in(engine.settings.turn_deadline_ms)
-        """Event-loop time by which every model call of the turn has ended; None in a
-        background run (nobody waits on it): each of its calls gets a deadline of its own."""
-        self.asked = False
-        """The turn's one understanding call was made (whatever came of it)."""
-        self.routed = False
-        """This turn picked the flow (a new task), rather than continuing one."""
-        self.halted = False
-        """An irreversible action got no settling answer: the task waits where it is."""
-        self.stack = FlowStack(self)
-        self.calling: tuple[str, str | None] | None = None
-        """A ``call`` step called a flow: its name, and the trigger fired here when it ends."""
-        self.linking: str | None = None
-        """A ``link`` step handed the conversation to this flow."""
-        self.ended: dict[str, Any] | None = None
-        """The task that ended this turn (its outcome and slots) until a caller takes it."""
-        self.moved = False
-        self.synthesis = Synthesised()
-        self.in_run = engine.runs is None
-        """Background stages run their steps here: this is the run (or nobody hosts runs)."""
-        self.resumed: str | None = None
-        """The background stage a run goes on from (engine/runs): not said again."""
-        self.started: RunRef | None = None
-        """The background run this turn asked for, started once the turn has committed."""
-        self.outbox: list[Event] = []
-        """Events emitted and not yet sent (``drive`` sends them whenever the turn waits)."""
-        self.reading = Reading(intent=None, slots={}, decision=None, by="rules")
-        """How the turn read the message (``_trace.reading``), noted as it is applied."""
-
-    def emit(self, event: Event) -> None:
-        self.outbox.append(event)
-
-    def call_deadline(self) -> float:
-        """When a model call starting now must have ended (see ``deadline``)."""
-        if self.deadline is None:
-            return deadline_in(self.engine.settings.turn_deadline_ms)
-        return self.deadline
-
-    async def commit(self, *, final: bool = True) -> None:
-        """Write the session and the tasks completed since the last write, in one go;
-        ``final=False`` while the turn goes on (the store keeps the session locked)."""
-        session_data = self.state.session.to_json()
-        self.version = await self.engine.store.commit(
-            self.session_id, session_data, expected_version=self.version,
-            completed=self.completed[self._committed:], final=final)
-        self._committed = len(self.completed)
-
-    async def journal(self, name: str, args: dict[str, Any], step: CallStep) -> None:
-        """Record irreversible action ``name`` as pending and commit it before the call."""
-        session = self.state.session
-        earlier = session.journal.get(name)
-        session.journal[name] = JournalEntry(action=name, key=f"{session.task_id}:{name}",
-                                             status="pending", args=args, ok=step.ok,
-                                             error=step.error, result=None,
-                                             retried=earlier is not None)
-        await self.commit(final=False)
+class TurnRun(Turn):
+    """A turn that moves: route or go on, understand, fire, settle (its data is ``Turn``)."""
 
     async def execute(self) -> None:
         """The turn's work; its events go to ``outbox`` (``drive(run.execute(), run.outbox)``)."""
@@ -339,62 +244,83 @@ class TurnRun:
         """Run the steps of each stage the turn reaches; stop at a stage that keeps it."""
         for _ in range(MAX_HOPS):
             flow, stage = self.state.flow, self.state.stage
-            if stage.background and not self.in_run:
-                self.start_run(flow, stage)  # its steps run after this turn (engine/runs)
-            elif stage.steps:
-                await run_steps(self, stage.steps)
-            if self.halted:
-                return
-            if self.calling is not None or self.linking is not None:
-                moved = self._hand_over()
-                continue
-            trigger, self.pending = self.pending, None
-            if stage.terminal:
-                self.state.batch.count_outcome(stage.name)
-            if self.state.session.meta.get("awaiting") == "correction":
-                self.reply.say(flow.confirm_corrections)
-            elif self.resumed == stage.name:
-                self.resumed = None  # a run's stage spoke in the turn that started the run
-            else:
-                self.reply.say(stage.say if moved or not stage.reprompt else stage.reprompt)
-            if trigger is not None:
-                if not self.fire(trigger):
-                    raise FlowRuntimeError(f"trigger `{trigger}` fired in stage {stage.name} "
-                                           f"of flow {flow.name} has no transition")
-                moved = True
-                continue
-            if stage.terminal and self._finish_task(stage):
-                moved = self.fire("update")
-                continue
-            return
+            match await self._run_stage(flow, stage):
+                case Halt():
+                    return
+                case CallFlow(name, ok):
+                    moved = self._call_flow(name, ok)
+                    continue
+                case Link(name):
+                    moved = self._link(name)
+                    continue
+                case Fire(trigger):
+                    self._spoken(flow, stage, moved)
+                    if not self.fire(trigger):
+                        raise FlowRuntimeError(f"trigger `{trigger}` fired in stage "
+                                               f"{stage.name} of flow {flow.name} has no "
+                                               "transition")
+                    moved = True
+                    continue
+                case Proceed():
+                    self._spoken(flow, stage, moved)
+                    if not (stage.terminal and self._finish_task(stage)):
+                        return
+                    moved = self.fire("update")
+                case AttemptFailed(error):  # only a loop's body sees it (the loop handles it)
+                    raise FlowRuntimeError(f"{error}, outside a loop's attempt")
+                case other:
+                    assert_never(other)
         raise FlowRuntimeError(f"flow {self.state.flow.name} moved more than {MAX_HOPS} times "
                                "in a turn")
+
+    async def _run_stage(self, flow: CompiledFlow, stage: CompiledStage) -> Next:
+        """The stage's steps, run here or asked of a background run (its steps run after
+        this turn, in engine/runs)."""
+        if stage.background and not self.in_run:
+            self.start_run(flow, stage)
+            return PROCEED
+        return await run_steps(self, stage.steps) if stage.steps else PROCEED
+
+    def _spoken(self, flow: CompiledFlow, stage: CompiledStage, moved: bool) -> None:
+        """The stage's steps are done: count a terminal outcome, say the stage (or ask to
+        confirm a held correction; a run's stage spoke in the turn that started the run)."""
+        if stage.terminal:
+            self.state.batch.count_outcome(stage.name)
+        if self.state.session.meta.get("awaiting") == "correction":
+            self.reply.say(flow.confirm_corrections)
+        elif self.resumed == stage.name:
+            self.resumed = None
+        else:
+            self.reply.say(stage.say if moved or not stage.reprompt else stage.reprompt)
 
     def start_run(self, flow: CompiledFlow, stage: CompiledStage) -> None:
         """Ask for a background run of ``stage``'s steps (its id in ``meta.run``)."""
         self.started = RunRef(id=uuid.uuid4().hex, flow=flow.name, stage=stage.name)
         self.state.session.meta["run"] = self.started
 
-    def _hand_over(self) -> bool:
-        """A step called or linked a flow: start it on top (a caller waits under it; a
-        linking flow ends first). True when the new flow's stage moved."""
-        service, state, linked = self.service, self.state, self.calling is None
-        if not linked:
-            name, ok = self.calling or ("", "")
-            self.calling = None
-            self.stack.push("caller", "call", ok=ok)
-        else:
-            name, self.linking = self.linking or "", None
-            target = service.flows[name]
-            handed = {n: v for n, v in state.session.slots.items() if n in target.slots}
-            self._finish_task(state.stage)  # the linking flow ends where it stands
-            state.session.slots.update(handed)  # values the linked flow collects go along
-            self.ended = None
-            self.stack.link(target)
-        if not self.stack.start(service.flows[name], Intent(None, 0.0), "call"):
+    def _call_flow(self, name: str, ok: str | None) -> bool:
+        """A step called flow ``name``: it starts on top, the caller waiting under it (``ok``
+        fires in the caller when it ends). True when the new flow's stage moved."""
+        self.stack.push("caller", "call", ok=ok)
+        return self._start_handed(name)
+
+    def _link(self, name: str) -> bool:
+        """A step linked flow ``name``: the linking flow ends where it stands and hands the
+        values the linked flow collects along. True when the new flow's stage moved."""
+        state, target = self.state, self.service.flows[name]
+        handed = {n: v for n, v in state.session.slots.items() if n in target.slots}
+        self._finish_task(state.stage)
+        state.session.slots.update(handed)
+        self.ended = None
+        self.stack.link(target)
+        if not self.stack.start(target, Intent(None, 0.0), "call"):
             return False
-        if linked and self.routed:  # the request that started the linking flow is its too
-            patterns.read_on_link(self)
+        patterns.read_on_link(self)  # the message that led here is the linked flow's too
+        return self.fire("update")
+
+    def _start_handed(self, name: str) -> bool:
+        if not self.stack.start(self.service.flows[name], Intent(None, 0.0), "call"):
+            return False
         return self.fire("update")
 
     def _finish_task(self, stage: CompiledStage) -> bool:
@@ -411,7 +337,7 @@ class TurnRun:
             session.done.append({**record, **acted(session, state.slot_values())})
         if state.missing() and session.filling_turns >= self.engine.settings.fill_turns(
                 state.flow.max_fill_turns):
-            self.tracer.tag("MISSING_REQUIRED_SLOTS")  # gave up asking (MAX_FILL_TURNS)
+            self.tracer.tag("MISSING_REQUIRED_SLOTS")  # gave up asking (FLOWCTL_MAX_FILL_TURNS)
         ended = {"outcome": stage.name, "slots": state.all_slots()}
         task = state.batch.next_task()
         if task is None:

@@ -20,7 +20,6 @@ from engine.nlu import (
     Match,
     YesNoWords,
     asks,
-    classify,
     decision_text,
     find_dates,
     find_enum,
@@ -85,14 +84,6 @@ class Intent:
     reason: str = ""
 
 
-def detect_intent(text: str, service: CompiledService) -> Intent:
-    """The best intent over its threshold, or none (the default flow takes the turn)."""
-    for score in classify(text, service.intents):
-        if score.confidence >= service.intent_thresholds.get(score.name, 0.5):
-            return Intent(score.name, score.confidence, score.reason)
-    return Intent(None, 0.0)
-
-
 def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: str, *,
                asked: str | None, batching: bool, today: dt.date,
                values: Mapping[str, Any] | None = None, started: bool = False
@@ -107,38 +98,70 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     current = flow.stages[stage]
     words = current.words or service.words
     answer = yes_no(text, words)
-    slots = _asked_first(flow.extraction, asked)
-    if answer in ("confirm", "deny") and asked is not None and \
-            service.slots[asked].spec.type == "boolean":
-        return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
+    if answer in ("confirm", "deny") and _is_boolean(service, asked):
+        return Understanding(ops=[SlotOp("set", asked or "", answer == "confirm")])
     deciding = current.decide == "confirm"
-    named = _named_ahead(text, flow.extraction, asked)
-    slots += tuple(s for s in flow.extraction if s.name in named)
-    found = [(s, [m for m in ms if m.start >= named.get(s.name, 0)])
-             for s, ms in _find_all(text, slots, today)]
+    slots, found = _found(text, flow, asked, today)
     if deciding and answer is None and values and _restated_yes(text, found, values, words):
         return Understanding(decision="confirm")
     segments = _segments(text, found) if batching and not deciding else []
     if len(segments) > 1:
         tasks = _tasks([extract(seg, slots, today) for seg in segments])
     else:
-        bare = asked if _free_text(service, asked) and answer != "cancel" and \
-            not (answer and len(normalise(text).split()) == 1) or \
-            _bare_ok(text, answer, words) else None  # a lone "네" is no note
-        picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
-        sure = started or _sure(text, picked, spans, service, asked, words)
-        tasks = [picked if sure else {}]
+        tasks = [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
+                         started=started)]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
                            tasks=tasks if len(tasks) > 1 else [])
     result.ops += [SlotOp("clear", name, None) for name in _taken_back(text, service, flow,
                                                                           values, result.ops)]
     if not result.ops and answer is None:
         result.ops = _instead(text, service, flow, values, words)
-    if answer == "cancel" and not result.ops:
-        result.decision = "cancel"
-    elif deciding and not result.ops:
-        result.decision = _DECISIONS.get(answer or "")
+    if not result.ops:
+        result.decision = _decision(answer, deciding)
     return result
+
+
+def _is_boolean(service: CompiledService, asked: str | None) -> bool:
+    """The slot being asked takes a yes or a no as its value."""
+    return asked is not None and service.slots[asked].spec.type == "boolean"
+
+
+def _decision(answer: str | None, deciding: bool) -> Decision | None:
+    """What a message with no value decides: a cancel anywhere, a yes or no at a confirmation."""
+    if answer == "cancel":
+        return "cancel"
+    return _DECISIONS.get(answer or "") if deciding else None
+
+
+def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date
+           ) -> tuple[tuple[CompiledSlot, ...], list[tuple[CompiledSlot, list[Match]]]]:
+    """The slots looked for (the asked one first, ``asked_only`` ones when asked or named
+    ahead of their value) and each one's matches in ``text``."""
+    slots = _asked_first(flow.extraction, asked)
+    named = _named_ahead(text, flow.extraction, asked)
+    slots += tuple(s for s in flow.extraction if s.name in named)
+    return slots, [(s, [m for m in ms if m.start >= named.get(s.name, 0)])
+                   for s, ms in _find_all(text, slots, today)]
+
+
+def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...],
+            found: list[tuple[CompiledSlot, list[Match]]], *, asked: str | None,
+            answer: str | None, words: YesNoWords, started: bool) -> dict[str, Any]:
+    """One task's values in ``text``; none when the rules cannot be sure of them."""
+    bare = _bare_slot(text, service, asked, answer, words)
+    picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
+    return picked if started or _sure(text, picked, spans, service, asked, words) else {}
+
+
+def _bare_slot(text: str, service: CompiledService, asked: str | None, answer: str | None,
+               words: YesNoWords) -> str | None:
+    """The asked slot when the whole message may be its value (a free-text slot, unless the
+    message is a cancel or a lone yes/no: a lone "네" is no note)."""
+    lone_answer = bool(answer) and len(normalise(text).split()) == 1
+    if _free_text(service, asked) and answer != "cancel" and not lone_answer or \
+            _bare_ok(text, answer, words):
+        return asked
+    return None
 
 
 _PARTICLE = re.compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")

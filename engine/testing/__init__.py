@@ -10,6 +10,8 @@ is documented in docs/testing.md.
 - ``compare``: a turn's expectations against what it produced
 - ``coverage``: what the conversations exercised, and the ``--coverage`` report
 - ``results``: ``ConversationResult`` and ``Mismatch``
+- ``suite``: ``run_tests``, what ``flowctl test`` runs (flows and directories -> ``SuiteResult``)
+- ``evaluate``, ``readings``, ``eval_report``: ``flowctl eval``'s eval sets, scoring, reports
 """
 
 from engine.testing.compare import compare
@@ -24,7 +26,8 @@ from engine.testing.spec import (
     find_test_files,
     load_tests,
 )
+from engine.testing.suite import SuiteResult, run_tests
 
-__all__ = ["TEST_SUFFIX", "ConversationResult", "ConversationSpec", "Mismatch", "TestFileSpec",
-           "TurnSpec", "check_names", "compare", "find_test_files", "load_tests",
-           "name_findings", "run_file"]
+__all__ = ["TEST_SUFFIX", "ConversationResult", "ConversationSpec", "Mismatch", "SuiteResult",
+           "TestFileSpec", "TurnSpec", "check_names", "compare", "find_test_files", "load_tests",
+           "name_findings", "run_file", "run_tests"]

@@ -21,12 +21,12 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FilePath
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ValidationError
 
 from engine.compiler import compile_file
-from engine.compiler.compiled import CompiledService, mask
+from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
 from engine.dsl.load import load_file
 from engine.dsl.spec import ModelSpec
@@ -38,70 +38,13 @@ from engine.runtime.events import Done, Reading
 from engine.runtime.models import ModelPool
 from engine.source import SourceMap
 from engine.store import MemoryStore
-from engine.testing.spec import EVAL_SUFFIX, StubSpec, find_files
+from engine.testing.eval_spec import EvalCase, EvalFileSpec, Expect, Scene
+from engine.testing.readings import compare, same, same_decision
+from engine.testing.spec import EVAL_SUFFIX, find_files
 
 PROBE = "__eval_probe__"
 """The model name the offline probe stands in as."""
 _EMPTY_READING: dict[str, Any] = {"intent": None, "confidence": 0.0, "operations": []}
-
-
-class _Spec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Expect(_Spec):
-    """The reading a careful person expects; only the keys given are scored."""
-
-    intent: str | None = Field(None, description="The intent the message starts; null: none.")
-    slots: dict[str, Any] | None = Field(None, description="The slot values this message gives "
-                                                           "(as the engine stores them); {}: none.")
-    decision: Literal["confirm", "cancel", "deny", "none"] | None = Field(
-        None, description="The decision the message is at a yes/no question; none: not one.")
-    settled: bool | None = Field(
-        None, description="false: rules cannot be sure of it (the model or a question back "
-                          "decides).")
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Expect:
-        if self.settled is False and (self.decision not in (None, "none") or self.slots):
-            raise ValueError("`settled: false` says rules cannot be sure of the message, so it "
-                             "cannot also expect a decision or slot values: keep one")
-        return self
-
-
-class Scene(_Spec):
-    """Where the ``after`` turns must have left the conversation before the message."""
-
-    flow: str = Field(description="The flow on top.")
-    stage: str | None = Field(None, description="Its stage; any when not given.")
-
-
-class EvalCase(_Spec):
-    message: str = Field(description="What the user types.")
-    after: list[str] = Field(default_factory=list, description="Earlier turns, sent first.")
-    at: Scene | None = Field(
-        None, description="Where the `after` turns must leave the conversation (flow, stage): "
-                          "a case whose scene is not reached is reported as that, since it "
-                          "would measure another question than the one meant.")
-    tag: str | None = Field(None, description="The class of message this case is one of.")
-    context: dict[str, Any] | None = Field(
-        None, description="The request context of this case's turns (default: the file's).")
-    expect: Expect
-
-
-class EvalFileSpec(_Spec):
-    flow: str | None = Field(None, description="Flow file beside this one; default: same name.")
-    today: dt.date = Field(dt.date(2026, 11, 22), description="Relative dates resolve against it.")
-    env: dict[str, str] = Field(default_factory=dict, description="Settings, as env variables.")
-    context: dict[str, Any] | None = Field(
-        None, description="The request context every turn carries (checked against the "
-                          "flow's `context` schema).")
-    stubs: dict[str, StubSpec] = Field(
-        default_factory=dict,
-        description="Action or declared tool -> its canned result or error in every case: "
-                    "the scenes reach a confirmation without the real services (nothing is "
-                    "called; a tool's requests still pass the gateway).")
-    cases: list[EvalCase]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +126,7 @@ class EvalReport:
         """Of the decisions taken where one was expected or ruled out, the right share."""
         taken = [r for r in self.results if r.reading["decision"] is not None and
                  r.case.expect.decision is not None]
-        return self._share(sum(_same_decision(str(r.case.expect.decision),
+        return self._share(sum(same_decision(str(r.case.expect.decision),
                                               str(r.reading["decision"])) for r in taken),
                            len(taken))
 
@@ -195,66 +138,6 @@ class EvalReport:
                 key = (str(r.case.expect.intent), str(r.reading["intent"]))
                 counts[key] = counts.get(key, 0) + 1
         return counts
-
-
-def same(expected: Any, got: Any) -> bool:
-    """Values compare as the engine stores them; 50000 and 50000.0 are the same amount; a
-    sensitive slot's value is read masked, and compares masked."""
-    if isinstance(got, str) and got.startswith("•••") and got == mask(expected):
-        return True
-    if isinstance(expected, bool) or isinstance(got, bool):
-        return expected is got
-    if isinstance(expected, int | float) and isinstance(got, int | float):
-        return float(expected) == float(got)
-    return bool(expected == got) or str(expected) == str(got)
-
-
-def compare(expect: Expect, reading: Reading, *,
-            live: bool = False) -> tuple[tuple[str, ...], bool, bool]:
-    """How the actual reading differs from the expected one: the differences, whether any
-    of them is a wrong reading (not merely something left unread: a missing value is asked
-    for, a wrong one is acted on), and whether the turn did harm (confirmed what was not a
-    yes, or set a slot to a value the message did not give). Offline, a message expected
-    to be left to the model (``settled: false``) and left to it is read right whatever
-    intent it expects: that intent is for a real model to find (``live``); rules that read
-    that very intent read it right too."""
-    missing: list[str] = []
-    wrong: list[str] = []
-    got_slots = reading["slots"]
-    model_left = expect.settled is False and reading["by"] == "model" and not live
-    if "intent" in expect.model_fields_set and reading["intent"] != expect.intent and \
-            not model_left:  # offline, the intent of an unsure message is the model's to find
-        (missing if reading["intent"] is None else wrong).append(
-            f"intent: expected {expect.intent}, read {reading['intent']}")
-    if expect.slots is not None:
-        for name, value in expect.slots.items():
-            if name not in got_slots:
-                missing.append(f"slot {name}: expected {value!r}, not read")
-            elif not same(value, got_slots[name]):
-                wrong.append(f"slot {name}: expected {value!r}, read {got_slots[name]!r}")
-        wrong.extend(f"slot {name}: read {value!r}, not expected"
-                     for name, value in got_slots.items() if name not in expect.slots)
-    decision = reading["decision"] or "none"
-    if expect.decision is not None and not _same_decision(expect.decision, decision):
-        (missing if decision == "none" else wrong).append(
-            f"decision: expected {expect.decision}, read {decision}")
-    if expect.settled is False and reading["by"] == "rules" and (
-            got_slots or reading["decision"] is not None or
-            reading["intent"] not in (None, expect.intent)):
-        wrong.append("settled by rules, expected to be left to the model")
-    by_rules = reading["by"] == "rules"
-    confirmed = reading["decision"] == "confirm" and expect.decision != "confirm"
-    invented = any(expect.slots is None or name not in expect.slots or
-                   not same(expect.slots[name], value) for name, value in got_slots.items())
-    harmful = by_rules and (confirmed or (invented and (
-        expect.slots is not None or expect.settled is False)))
-    return tuple(wrong + missing), bool(wrong), harmful
-
-
-def _same_decision(expected: str, read: str) -> bool:
-    """A plain no (deny) fires cancel where the stage has no way back to editing, so an
-    expected deny is met by either; an expected cancel needs a cancel."""
-    return expected == read or (expected == "deny" and read == "cancel")
 
 
 def find_eval_files(paths: Sequence[str | FilePath]) -> list[FilePath]:

@@ -30,7 +30,7 @@ class _Schema:
 
 def schemas() -> tuple[_Schema, _Schema]:
     """The conversation-test and eval-set schemas."""
-    from engine.testing.evaluate import EvalFileSpec
+    from engine.testing.eval_spec import EvalFileSpec
     from engine.testing.spec import TestFileSpec
 
     return (_Schema("test.schema.json", "flowctl conversation tests", TestFileSpec),

@@ -46,7 +46,7 @@ class Server:
 
 def start(path: Path, tmp: Path, env: Mapping[str, str], name: str) -> Server:
     port = free_port()
-    full = {**os.environ, "MEMORY_SUMMARIZE_THRESHOLD": "50", **env}
+    full = {**os.environ, "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "50", **env}
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"):
         if var not in env:
             full.pop(var, None)

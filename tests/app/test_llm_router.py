@@ -45,7 +45,7 @@ async def engine(llm: FakeLLMServer, tmp_path: Path) -> Any:
     llm.reset()
     path = tmp_path / "app.yaml"
     path.write_text(APP, encoding="utf-8")
-    env = {**llm.env(), "MEMORY_SUMMARIZE_THRESHOLD": "50", "CORE_BANK_URL": "http://127.0.0.1:9"}
+    env = {**llm.env(), "FLOWCTL_MEMORY_SUMMARIZE_THRESHOLD": "50", "CORE_BANK_URL": "http://127.0.0.1:9"}
     app = AppEngine(load_app(path, env), store=MemoryStore(), settings=load_settings(env),
                     clock=lambda: TODAY)
     yield app

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.nlu.money import currency_of, find_money
+from engine.nlu.currency import currency_of
+from engine.nlu.money import find_money
 
 
 @pytest.mark.parametrize(("text", "unit"), [

@@ -7,12 +7,13 @@ import pytest
 
 MODULES = [
     "__init__",
+    "currency",
     "dates",
     "enums",
     "intents",
     "money",
     "numbers",
-    "patterns",
+    "spans",
     "segments",
     "words",
 ]

@@ -161,7 +161,7 @@ class ServerProcess:
                  env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        full_env = {**os.environ, "PYTHONPATH": str(ROOT), "DEV_MODE": "1", **(env or {})}
+        full_env = {**os.environ, "PYTHONPATH": str(ROOT), "FLOWCTL_DEV_MODE": "1", **(env or {})}
         self.proc = subprocess.Popen([sys.executable, "-c", _SERVE, str(flow), str(self.port),
                                       store_url], cwd=cwd, env=full_env, text=True,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -71,7 +71,7 @@ async def test_failure_tags_and_errors_are_counted(make_server: MakeServer) -> N
 
 
 async def test_metrics_can_be_switched_off(make_server: MakeServer) -> None:
-    server = make_server(settings=load_settings({"FLOWCTL_METRICS": "0", "DEV_MODE": "1"}))
+    server = make_server(settings=load_settings({"FLOWCTL_METRICS": "0", "FLOWCTL_DEV_MODE": "1"}))
     async with server.client() as client:
         assert (await client.get("/metrics")).status_code == 404
         assert (await chat(client, "x", "엄마한테 5만원 보내줘"))["next_action"] == "CONFIRM"

@@ -1,5 +1,5 @@
 """Operating `flowctl serve`: log level and access log, a bad level refused in one line, and
-the DEV_MODE warning for a server listening beyond loopback."""
+the FLOWCTL_DEV_MODE warning for a server listening beyond loopback."""
 
 from __future__ import annotations
 
@@ -61,10 +61,10 @@ def test_a_bad_log_level_is_one_line(tmp_path: Path) -> None:
 
 
 def test_dev_mode_off_loopback_is_warned_about() -> None:
-    dev = load_settings({"DEV_MODE": "true"})
+    dev = load_settings({"FLOWCTL_DEV_MODE": "true"})
     assert dev_mode_warning("127.0.0.1", dev) is None
     assert dev_mode_warning("::1", dev) is None
-    assert "DEV_MODE is on" in (dev_mode_warning("0.0.0.0", dev) or "")
+    assert "FLOWCTL_DEV_MODE is on" in (dev_mode_warning("0.0.0.0", dev) or "")
     assert dev_mode_warning("0.0.0.0", load_settings({})) is None
 
 

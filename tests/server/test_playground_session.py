@@ -213,7 +213,7 @@ def test_the_trace_shows_the_model_its_tokens_retries_and_first_token(
                       FakeReply(text="Hello there, friend", token_interval_sec=0.02,
                                 input_tokens=42, output_tokens=3))
         engine = Engine(compile_file(flow), store=MemoryStore(),
-                        settings=load_settings({**model.env(), "DEV_MODE": "true"}))
+                        settings=load_settings({**model.env(), "FLOWCTL_DEV_MODE": "true"}))
         server = make_server(engine=engine)
         page.goto(server.url)
         expect(page.locator("body")).to_have_attribute("data-ready", "true")

@@ -77,7 +77,7 @@ async def test_the_server_finishes_pending_actions_when_it_starts(
         make_server: MakeServer, tmp_path: Path, bank: Bank) -> None:
     store = DyingStore()
     service = bank_flow(tmp_path)
-    settings = load_settings({"BANK_URL": bank.url, "DEV_MODE": "true"})
+    settings = load_settings({"BANK_URL": bank.url, "FLOWCTL_DEV_MODE": "true"})
     before = Engine(service, store=store, settings=settings, clock=lambda: TODAY)
     await before.reply("s", "엄마한테 1만원 보내줘")
     store.die_at = 2  # the process "dies" after the bank call, before the turn's commit
@@ -95,7 +95,7 @@ async def test_the_server_finishes_pending_actions_when_it_starts(
 async def test_the_debug_api_masks_sensitive_slots(make_server: MakeServer, tmp_path: Path,
                                                    bank: Bank) -> None:
     service = bank_flow(tmp_path, sensitive=True)
-    settings = load_settings({"BANK_URL": bank.url, "DEV_MODE": "true"})
+    settings = load_settings({"BANK_URL": bank.url, "FLOWCTL_DEV_MODE": "true"})
     engine = Engine(service, store=MemoryStore(), settings=settings, clock=lambda: TODAY)
     server = make_server(engine=engine, settings=settings)
     async with server.client() as client:

@@ -33,7 +33,7 @@ REPEATED = "방금 같은 요청을 처리했어요"
 
 @pytest.fixture
 async def url(store: SessionStore, bank: Bank, tmp_path: Path) -> AsyncIterator[str]:
-    settings = load_settings({"BANK_URL": bank.url, "DEV_MODE": "1"})
+    settings = load_settings({"BANK_URL": bank.url, "FLOWCTL_DEV_MODE": "1"})
     engine = Engine(bank_flow(tmp_path), store=store, settings=settings, clock=lambda: TODAY)
     thread = ServerThread(create_app(engine, settings=settings)).start()
     yield thread.url

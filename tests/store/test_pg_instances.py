@@ -23,7 +23,7 @@ SCRUBBED = ("OPENAI_", "ANTHROPIC_", "FLOWCTL_", "MEMORY_")
 
 
 class Instance:
-    """``flowctl serve FLOW --store URL`` on a free loopback port (DEV_MODE for /debug)."""
+    """``flowctl serve FLOW --store URL`` on a free loopback port (FLOWCTL_DEV_MODE for /debug)."""
 
     def __init__(self, flow: Path, store_url: str, *extra: str) -> None:
         self.port = free_port()
@@ -32,7 +32,7 @@ class Instance:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "cli", "serve", str(flow), "--port", str(self.port),
              "--store", store_url, *extra],
-            cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT), "DEV_MODE": "1"}, text=True,
+            cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT), "FLOWCTL_DEV_MODE": "1"}, text=True,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 30) -> Instance:

@@ -32,7 +32,6 @@ from fastapi.staticfiles import StaticFiles
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
-from engine.app import a2a_routes
 from engine.compiler.compiled import scrubbed, secrets_of
 from engine.config import Settings
 from engine.nlu.intents import warm
@@ -41,11 +40,11 @@ from engine.observe.metrics import TurnMetrics
 from engine.runtime.engine import Engine
 from engine.runtime.session import owned_key
 from engine.transports.fastjson import FastJSONResponse
-from engine.transports.http import edge, errors, lane, playground_api, supervisor
+from engine.transports.http import a2a_routes, edge, errors, lane, playground_api, supervisor
 from engine.transports.http import runs as runs_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
-from engine.transports.http.errors import bad_context, error, too_long
+from engine.transports.http.errors import error, refusal_response
 from engine.transports.http.pending import Reconciler, admin_routes
 from engine.transports.http.schemas import (
     AUTH_ERRORS,
@@ -78,7 +77,7 @@ __all__ = ["PLAYGROUND", "PREFIX", "SHUTDOWN_GRACE_SECONDS", "STREAM_GRACE_SECON
 
 def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0,
                host: str = "127.0.0.1", observers: Observers | None = None) -> FastAPI:
-    """The HTTP API of ``engine``: JSON, SSE, playground; debug routes only in DEV_MODE.
+    """The HTTP API of ``engine``: JSON, SSE, playground; debug routes only in FLOWCTL_DEV_MODE.
 
     (Over 50 lines for its docstring and doctest; the wiring itself is one line a part.)
 
@@ -138,7 +137,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     page_routes(app, engine, settings)
     if turns.observers.metrics is not None:
         metrics_route(app, turns.observers.metrics)
-    a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC (engine/app)
+    a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC
     playground_api.install(app, engine.service, engine=engine)
     runs_api.serve(app, engine, settings, ping_seconds, SHUTDOWN_GRACE_SECONDS)  # engine/runs
     supervisor.install(app, engine)  # /api/health, /api/tools/*: a service with local actions
@@ -179,11 +178,11 @@ def not_found(session_id: str) -> JSONResponse:
 
 
 async def refuse_turn(engine: Engine, body: ChatRequest, who: str | None) -> Response | None:
-    """Why a turn must not start: a message over the limit (413), a context the service
-    does not take (422). Another key's session is not a refusal: every key names its own
-    sessions (``owned_key``), so it is simply a session of the caller's that is new."""
-    return await too_long(engine, body.message, owned_key(body.session_id, who), who) or \
-        bad_context(engine, body.context)
+    """The answer to a turn the engine does not admit (``errors.refusal_response``), or None.
+    Another key's session is not a refusal: every key names its own sessions
+    (``owned_key``), so it is simply a session of the caller's that is new."""
+    return await refusal_response(engine, engine.admit(body.message, body.context),
+                                  owned_key(body.session_id, who), who)
 
 
 def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
@@ -200,7 +199,7 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
             return refused
         done = await turns.reply(owned_key(body.session_id, who), body.message, owner=who,
                                   context=body.context)
-        if done.trace.get("error") == "forbidden":  # it was claimed since the check
+        if done.refusal is not None and done.refusal.kind == "forbidden":  # claimed since
             return not_found(body.session_id)
         # marked told once the answer was written to a client still there (after the write:
         # a process killed before it leaves the outcome to be told by the next turn)
@@ -282,8 +281,8 @@ def debug_route(app: FastAPI, engine: Engine) -> None:
     store = engine.store
 
     @app.get(f"{PREFIX}/debug/{{session_id}}", response_model=DebugResponse,
-             tags=["debug (DEV_MODE only)"], responses={404: {"model": ErrorBody},
-                                                        **AUTH_ERRORS})
+             tags=["debug (FLOWCTL_DEV_MODE only)"],
+             responses={404: {"model": ErrorBody}, **AUTH_ERRORS})
     async def debug(request: Request, session_id: str) -> Response:
         """The stored session (state, memory) and its completed tasks."""
         who = principal(request.scope)

@@ -24,6 +24,7 @@ import ipaddress
 import math
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.middleware.cors import CORSMiddleware
@@ -224,6 +225,40 @@ class RateLimiter:
 
 # -- the gate -----------------------------------------------------------------------------------
 
+@dataclass(frozen=True, slots=True)
+class _Denial:
+    """A request the gate turns away: the JSON error it is answered with."""
+
+    status: int
+    code: str
+    message: str
+    headers: dict[str, str] | None = None
+    retry_after: int | None = None
+
+    async def send(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer the request with this error (``retry_after`` in the body when set)."""
+        extra = {} if self.retry_after is None else {"retry_after": self.retry_after}
+        await _send_error(scope, receive, send, self.status, self.code, self.message,
+                          self.headers, **extra)
+
+
+LOOPBACK_ONLY = _Denial(403, "loopback_only",
+                        "this server has no API keys and answers loopback clients only; "
+                        "configure FLOWCTL_API_KEYS (or start it with --allow-anonymous)")
+CROSS_SITE = _Denial(403, "cross_site", "a request from another site's page cannot start a "
+                     "turn; allow its origin with --cors-origin")
+UNAUTHORIZED = _Denial(401, "unauthorized", "send an API key as 'Authorization: Bearer KEY', "
+                       f"or log in with POST {LOGIN}",
+                       headers={"WWW-Authenticate": 'Bearer realm="flowctl"'})
+
+
+def _too_many(wait: float) -> _Denial:
+    """Seconds until a token -> the 429 saying when to try again (whole seconds, >= 1)."""
+    seconds = max(1, math.ceil(wait))
+    return _Denial(429, "rate_limited", f"too many requests; try again in {seconds} s",
+                   headers={"Retry-After": str(seconds)}, retry_after=seconds)
+
+
 class Gate:
     def __init__(self, app: ASGIApp, *, auth: Auth, limiter: RateLimiter | None,
                  cors_origins: Iterable[str], loopback_only: bool) -> None:
@@ -237,44 +272,53 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        denial = self._denial(scope)
+        if denial is None:
+            await self.app(scope, receive, send)
+        else:
+            await denial.send(scope, receive, send)
+
+    def _denial(self, scope: Scope) -> _Denial | None:
+        """An HTTP request -> why it is refused (loopback only, cross-site, rate limit, no
+        key, checked in that order), or None to let it in; notes its principal in ``scope``."""
         client = scope.get("client")
         ip = client[0] if client else None
+        where = self._place_denial(scope, ip)
+        return where if where is not None else self._access_denial(scope, ip)
+
+    def _place_denial(self, scope: Scope, ip: str | None) -> _Denial | None:
+        """Where the request comes from -> refused when not from loopback (with loopback
+        only) or from another site's page when it could start a turn; else None."""
         if self.loopback_only and not is_loopback(ip):
-            await _send_error(scope, receive, send, 403, "loopback_only",
-                              "this server has no API keys and answers loopback clients "
-                              "only; configure FLOWCTL_API_KEYS (or start it with "
-                              "--allow-anonymous)")
-            return
-        path, method = scope["path"], scope["method"]
-        if (method not in SAFE_METHODS or path == STREAM) and self._cross_site(scope):
-            await _send_error(scope, receive, send, 403, "cross_site",
-                              "a request from another site's page cannot start a turn; "
-                              "allow its origin with --cors-origin")
-            return
+            return LOOPBACK_ONLY
+        path = scope["path"]
+        if (scope["method"] not in SAFE_METHODS or path == STREAM) and self._cross_site(scope):
+            return CROSS_SITE
+        return None
+
+    def _access_denial(self, scope: Scope, ip: str | None) -> _Denial | None:
+        """Who sends the request -> refused when over its rate limit or, on a route that
+        needs one, without a key; else None. Notes the principal in ``scope``."""
+        path = scope["path"]
         # the operator's routes check the operator's key themselves (it is no API key)
         public = path in PUBLIC or path.startswith(("/playground/", ADMIN))
         who = self.auth.principal(scope) if self.auth.enabled else None
         scope[PRINCIPAL] = who
         if public and path != LOGIN:
-            await self.app(scope, receive, send)
-            return
-        if self.limiter is not None:
-            # Anonymous loopback clients are the operator's own machine: not limited.
-            bucket = who or (f"ip:{ip}" if self.auth.enabled or not is_loopback(ip) else None)
-            wait = self.limiter.take(bucket) if bucket else 0.0
-            if wait:
-                seconds = max(1, math.ceil(wait))
-                await _send_error(scope, receive, send, 429, "rate_limited",
-                                  f"too many requests; try again in {seconds} s",
-                                  headers={"Retry-After": str(seconds)}, retry_after=seconds)
-                return
-        if self.auth.enabled and who is None and not public:
-            await _send_error(scope, receive, send, 401, "unauthorized",
-                              "send an API key as 'Authorization: Bearer KEY', or log in "
-                              f"with POST {LOGIN}",
-                              headers={"WWW-Authenticate": 'Bearer realm="flowctl"'})
-            return
-        await self.app(scope, receive, send)
+            return None
+        limited = self._rate_limited(who, ip)
+        if limited is not None:
+            return limited
+        return UNAUTHORIZED if self.auth.enabled and who is None and not public else None
+
+    def _rate_limited(self, who: str | None, ip: str | None) -> _Denial | None:
+        """The principal (or client address) -> a 429 when its bucket is empty, else None."""
+        if self.limiter is None:
+            return None
+        # Anonymous loopback clients are the operator's own machine: not limited.
+        bucket = who or (f"ip:{ip}" if self.auth.enabled or not is_loopback(ip) else None)
+        wait = self.limiter.take(bucket) if bucket else 0.0
+        return _too_many(wait) if wait else None
 
     def _cross_site(self, scope: Scope) -> bool:
         """A page of another origin sent this (and that origin is not allow-listed): by

@@ -2,9 +2,10 @@
 
 Never a 500 and never a stack trace: a malformed request is 422 (also a path, query or body
 that is not valid UTF-8, and a string with a lone surrogate), an unknown path or method
-404/405, a message over ``max_message_chars`` or a body too big 413, and anything that
-escaped a route a logged 503 (nothing was saved; safe to retry). ``install`` puts the
-handlers and the ``Guard`` middleware on an app.
+404/405, a body too big 413, a turn the engine does not admit as its refusal says
+(``refusal_response``: a message over ``max_message_chars`` 413, a bad context 422), and
+anything that escaped a route a logged 503 (nothing was saved; safe to retry). ``install``
+puts the handlers and the ``Guard`` middleware on an app.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ import codecs
 import json
 import logging
 import uuid
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 from urllib.parse import unquote_to_bytes
 
 from fastapi import FastAPI, Request
@@ -24,12 +24,12 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from engine.runtime.admission import Refusal
 from engine.runtime.engine import Engine
-from engine.runtime.guard import context_problems
 
 log = logging.getLogger("flowctl.http")
 
-__all__ = ["Guard", "Refusal", "error", "install", "too_long"]
+__all__ = ["BodyRefusal", "Guard", "error", "install", "refusal_response"]
 
 
 class ErrorResponse(JSONResponse):
@@ -46,7 +46,7 @@ def error(status: int, code: str, message: str, *, headers: dict[str, str] | Non
                          headers=headers)
 
 
-class Refusal(HTTPException):
+class BodyRefusal(HTTPException):
     """A request refused while its body was being read (too big, not UTF-8): raised from
     ``receive`` so that FastAPI passes it on as it is, answered as ``error(status, code)``."""
 
@@ -66,25 +66,27 @@ def install(app: FastAPI, engine: Engine) -> None:
     app.add_exception_handler(HTTPException, http_error)
 
 
-async def too_long(engine: Engine, message: str, session_id: str,
-                   owner: str | None) -> JSONResponse | None:
-    """The 413 of a message over the engine's limit — with, as ``interaction``, the DONE a
-    chat client reads (the refusal's text, ``CONTEXT_OVERFLOW`` in its failure tags, the
-    session as it is) — or None when the turn may run."""
-    limit = engine.settings.max_message_chars
-    if message.strip() and len(message) > limit:
-        text = engine.text("message_too_long", limit=limit)
-        done = await engine.refused(session_id, text, owner, tags=["CONTEXT_OVERFLOW"])
-        return error(413, "message_too_long", text, limit=limit, interaction=done.payload())
-    return None
-
-
-def bad_context(engine: Engine, context: Mapping[str, Any] | None) -> JSONResponse | None:
-    """The 422 of a request context the service's schema refuses; None when it may run."""
-    problems = context_problems(engine.service, context)
-    if problems:
-        return error(422, "bad_context", "; ".join(problems), problems=problems)
-    return None
+async def refusal_response(engine: Engine, refusal: Refusal | None, session_id: str,
+                           owner: str | None) -> JSONResponse | None:
+    """The answer to a turn the engine does not admit (``Engine.admit``), or None when it
+    runs: a message over the limit is 413, with the DONE a chat client reads as
+    ``interaction`` (the refusal's text, ``CONTEXT_OVERFLOW``, the session as it is); a
+    context the service does not take is 422. An empty message is answered by the turn
+    itself (its DONE says so), and ``forbidden`` comes from the turn too."""
+    if refusal is None:
+        return None
+    match refusal.kind:
+        case "message_too_long":
+            done = await engine.refused(session_id, refusal, owner)
+            return error(413, refusal.kind, refusal.text, limit=refusal.limit,
+                         interaction=done.payload())
+        case "bad_context":
+            return error(422, refusal.kind, "; ".join(refusal.problems),
+                         problems=list(refusal.problems))
+        case "empty_message" | "forbidden":
+            return None
+        case other:
+            assert_never(other)
 
 
 async def invalid_request(_: Request, exc: Exception) -> JSONResponse:
@@ -104,7 +106,7 @@ def _explain(problem: dict[str, Any]) -> str:
 
 async def http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
-    if isinstance(exc, Refusal):
+    if isinstance(exc, BodyRefusal):
         return exc.response()
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
     response = error(exc.status_code, code, str(exc.detail))
@@ -155,7 +157,7 @@ class Guard:
         except Exception as exc:
             if started:
                 log.exception("%s %s failed mid-response", scope["method"], scope["path"])
-            elif isinstance(exc, Refusal):
+            elif isinstance(exc, BodyRefusal):
                 await exc.response()(scope, receive, send)
             else:
                 error_id = uuid.uuid4().hex[:8]
@@ -165,7 +167,7 @@ class Guard:
                             "and saved nothing; try again", error_id=error_id)(scope, receive,
                                                                                 send)
 
-    def _refusal(self, scope: Scope) -> Refusal | None:
+    def _refusal(self, scope: Scope) -> BodyRefusal | None:
         for name, value in scope["headers"]:
             if name == b"content-length" and (not value.isdigit() or
                                               int(value) > self.max_body):
@@ -177,12 +179,12 @@ class Guard:
             try:
                 unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
             except UnicodeDecodeError:
-                return Refusal(422, "invalid_request", f"the {part} is not valid UTF-8 once "
+                return BodyRefusal(422, "invalid_request", f"the {part} is not valid UTF-8 once "
                                "percent-decoded")
         return None
 
-    def _too_big(self) -> Refusal:
-        return Refusal(413, "body_too_large", f"the request body is over {self.max_body} bytes")
+    def _too_big(self) -> BodyRefusal:
+        return BodyRefusal(413, "body_too_large", f"the request body is over {self.max_body} bytes")
 
     def _counted(self, receive: Receive) -> Receive:
         """``receive`` that counts the body's bytes as they arrive and checks they are UTF-8
@@ -204,7 +206,7 @@ class Guard:
                     _, used = codecs.utf_8_decode(data, "strict",
                                                   not message.get("more_body", False))
                 except UnicodeDecodeError:
-                    raise Refusal(422, "invalid_request", "the body is not valid UTF-8") \
+                    raise BodyRefusal(422, "invalid_request", "the body is not valid UTF-8") \
                         from None
                 tail = data[used:]
             return message

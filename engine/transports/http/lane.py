@@ -31,7 +31,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.transports.http.edge import principal
-from engine.transports.http.errors import Refusal
+from engine.transports.http.errors import BodyRefusal
 from engine.transports.http.schemas import ChatRequest
 
 Answer = Callable[[ChatRequest, "str | None", Callable[[], Awaitable[bool]]],
@@ -82,7 +82,7 @@ class ChatLane:
             return
         try:
             messages, body = await _read(receive)
-        except Refusal as refusal:  # too big, or not UTF-8 (the Guard's counted receive)
+        except BodyRefusal as refusal:  # too big, or not UTF-8 (the Guard's counted receive)
             await refusal.response()(scope, receive, send)
             return
         request = parse(body) if body is not None else None

@@ -8,7 +8,7 @@ draws it as plain SVG with no layout library. It needs a key like the rest of th
 ``GET /v1/agent/reload`` says whether the server runs under ``flowctl serve --reload`` and,
 if the last edit of its files did not compile, the findings (reload_status.py): the page
 shows them in a banner while the last good version keeps answering. Given the engine,
-``install`` also adds the DEV_MODE-only ``POST /v1/agent/playground/edit``
+``install`` also adds the FLOWCTL_DEV_MODE-only ``POST /v1/agent/playground/edit``
 (playground_edit.py: a slot changed in a fork of the session, held for the user's yes).
 
 ``/docs`` and ``/redoc`` serve Swagger UI and ReDoc from the files the ``fastapi-offline``

@@ -1,6 +1,6 @@
 """A slot value the playground changes -> a new session holding that change for the user's yes.
 
-``POST /v1/agent/playground/edit`` (DEV_MODE only, behind the same gate as the rest of the
+``POST /v1/agent/playground/edit`` (FLOWCTL_DEV_MODE only, behind the same gate as the rest of the
 API) never writes the session it is given. It copies that session, as the caller owns it,
 into a fresh one (the way ``flowctl test`` presets a conversation's slots: a record
 committed before the session's first turn) in which the new value is *held as a
@@ -60,11 +60,12 @@ class Forked(BaseModel):
 
 
 def install(app: FastAPI, engine: Engine) -> None:
-    """Add ``POST /v1/agent/playground/edit`` to ``app`` (in DEV_MODE only)."""
+    """Add ``POST /v1/agent/playground/edit`` to ``app`` (in FLOWCTL_DEV_MODE only)."""
     if not engine.settings.dev_mode:
         return
 
-    @app.post(EDIT, status_code=201, response_model=Forked, tags=["playground (DEV_MODE only)"],
+    @app.post(EDIT, status_code=201, response_model=Forked,
+              tags=["playground (FLOWCTL_DEV_MODE only)"],
               responses={409: {"model": ErrorBody}, 422: {"model": ErrorBody},
                          **AUTH_ERRORS})
     async def edit(request: Request, body: EditRequest) -> Response:

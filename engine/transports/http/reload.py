@@ -19,7 +19,10 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
+import click
+from click.core import ParameterSource
 from watchfiles import Change, DefaultFilter, watch
 
 from engine.errors import FlowDefinitionError
@@ -67,16 +70,35 @@ def _stop_on_signals() -> threading.Event:
     return stop
 
 
-def child_command(args: Sequence[str]) -> list[str]:
-    """``flowctl serve ARGS`` as a command line this interpreter runs."""
+def child_command(ctx: click.Context, *, leaving_out: str = "reload") -> list[str]:
+    """A parsed ``flowctl serve --reload`` -> the same ``flowctl serve`` without it, as a
+    command line this interpreter runs: each argument and option given (not left to its
+    default) passes on as parsed, so a new option of ``serve`` needs nothing here."""
+    args: list[str] = []
+    for param in ctx.command.params:
+        name = param.name
+        if name is None or name == leaving_out or \
+                ctx.get_parameter_source(name) in (None, ParameterSource.DEFAULT):
+            continue
+        args += _spelt(param, ctx.params[name])
     return [sys.executable, "-m", "cli", "serve", *args]
+
+
+def _spelt(param: click.Parameter, value: Any) -> list[str]:
+    """A parameter and its parsed value -> the arguments that say it (``--port 8001``)."""
+    if not isinstance(param, click.Option):
+        return [str(value)]
+    if param.is_flag:
+        return [param.opts[0]] if value else param.secondary_opts[:1]
+    values = value if param.multiple else (value,)
+    return [arg for one in values for arg in (param.opts[0], str(one))]
 
 
 class Reloader:
     """Keeps one server child running the last version of the service that compiled."""
 
     def __init__(self, flow: str, command: Sequence[str], *,
-                 check: Callable[[str], None], report: Callable[[FlowDefinitionError], None],
+                 check: Callable[[str], object], report: Callable[[FlowDefinitionError], None],
                  say: Callable[[str], None], paths: Iterable[Path] | None = None) -> None:
         self.flow, self.command = flow, list(command)
         self.check, self.report, self.say = check, report, say

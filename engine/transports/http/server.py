@@ -175,12 +175,13 @@ def logging_options(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def dev_mode_warning(listen_host: str, settings: Settings) -> str | None:
-    """DEV_MODE (unredacted traces at /debug) on a server others can reach deserves a word."""
+    """FLOWCTL_DEV_MODE (unredacted traces at /debug) on a server others can reach is worth
+    a word."""
     if not settings.dev_mode or is_loopback(listen_host):
         return None
-    return (f"DEV_MODE is on and the server listens on {listen_host}, not loopback: traces "
-            "are not redacted and the debug endpoint is open to every client let in; "
-            "unset DEV_MODE outside development")
+    return (f"FLOWCTL_DEV_MODE is on and the server listens on {listen_host}, not loopback: "
+            "traces are not redacted and the debug endpoint is open to every client let in; "
+            "unset FLOWCTL_DEV_MODE outside development")
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:

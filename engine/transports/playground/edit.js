@@ -1,5 +1,5 @@
 // Edit a slot and continue: a ✎ beside each slot of the latest turn opens a small form; the
-// value goes to POST /v1/agent/playground/edit (DEV_MODE only), which never writes this
+// value goes to POST /v1/agent/playground/edit (FLOWCTL_DEV_MODE only), which never writes this
 // session: it forks it into a new one where the change waits for the user's yes, exactly
 // as a correction the engine holds. The page then opens the fork with the buttons that
 // answer it; the engine's own rules do the rest (validation, the stage machine: at a
@@ -46,7 +46,8 @@ function openEditor(row, name, onEdit) {
   input.focus();
 }
 
-// Give each slot row of the state panel its ✎ (only `editable`: the latest turn, in DEV_MODE).
+// Give each slot row of the state panel its ✎ (only `editable`: the latest turn, with
+// FLOWCTL_DEV_MODE on).
 export function offerEdits(editable, onEdit) {
   $("edit-error").textContent = "";
   for (const row of $("slots").tBodies[0].rows) {

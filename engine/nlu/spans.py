@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from .currency import currency_of
+
 MatchValue = int | float | str | date | bool
 
 
@@ -32,8 +34,6 @@ class Match:
     @property
     def unit(self) -> str | None:
         """The currency a money amount was written in (ISO code), when the text says."""
-        from .money import currency_of  # money imports this module
-
         return currency_of(self.text)
 
 
