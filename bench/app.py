@@ -9,7 +9,7 @@ conversations (``bench/conversations.py``):
 - ``app+dead hook``: the app with a webhook on every hook type pointing at a port where
   nothing listens (each executed transfer schedules a delivery that fails and retries)
 - ``flow+dead hook``: the transfer flow alone with the same webhook in its own ``hooks:``
-  (``HookedEngine``, what ``flowctl serve FLOW.yaml`` runs)
+  (``hooked_engine``, what ``flowctl serve FLOW.yaml`` runs)
 
 Then the remote hop, over loopback HTTP against a real ``flowctl serve flows/card.yaml``:
 one card question streamed straight from the card server, and the same through an app
@@ -46,7 +46,7 @@ from engine.app.engine import AppEngine  # noqa: E402
 from engine.compiler import compile_file  # noqa: E402
 from engine.config import Settings  # noqa: E402
 from engine.runtime.engine import Engine  # noqa: E402
-from engine.runtime.webhooks import HookedEngine  # noqa: E402
+from engine.runtime.webhooks import hooked_engine  # noqa: E402
 from engine.store.sqlite import SqliteStore  # noqa: E402
 
 TODAY = dt.datetime(2026, 11, 22, 9, 0, tzinfo=dt.UTC)
@@ -93,9 +93,9 @@ async def in_process(rounds: int, tmp: Path) -> list[tuple[str, list[float]]]:
                                         store=store, settings=settings, clock=lambda: TODAY)),
         ("app+dead hook", lambda store: AppEngine(load_app(hooked_app(tmp), {}), store=store,
                                                   settings=settings, clock=lambda: TODAY)),
-        ("flow+dead hook", lambda store: HookedEngine(compile_file(hooked_flow(tmp)),
-                                                      store=store, settings=settings,
-                                                      clock=lambda: TODAY))]
+        ("flow+dead hook", lambda store: hooked_engine(compile_file(hooked_flow(tmp)),
+                                                       store=store, settings=settings,
+                                                       clock=lambda: TODAY))]
     results = []
     for name, make in variants:
         store = SqliteStore(str(tmp / f"{name.replace(' ', '_')}.db"))

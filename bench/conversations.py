@@ -1,4 +1,4 @@
-"""The transfer conversations every benchmark replays (the DESIGN §5 behaviours): single,
+"""The transfer conversations every benchmark replays: single,
 missing amount, rejected amount, correction at READY, batch, batch with a cancel and a
 missing amount, small talk and the history question."""
 

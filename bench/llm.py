@@ -1,11 +1,11 @@
 """LLM calls per turn, and the engine's time-to-first-token overhead.
 
-1. Calls and tokens per turn: the transfer conversations of bench/turns.py (the DESIGN §5
-   behaviours) plus paraphrases the keyword rules miss, with a scripted LLM that answers
-   every understanding and chat call. Beside it, the calls the seeds' pipeline makes for the
-   same turns (IntentAgent when no flow is in progress, SlotFillerAgent unless READY
-   decides by code, InteractionAgent for FILLING/INIT and general chat — seed 000 §12,
-   seed 001), counted by that rule, not run.
+1. Calls and tokens per turn: the transfer conversations of bench/turns.py plus
+   paraphrases the keyword rules miss, with a scripted LLM that answers every understanding
+   and chat call. Beside it, the calls a classic agent-per-job pipeline makes for the same
+   turns (an intent agent when no flow is in progress, a slot-filler agent unless READY
+   decides by code, an interaction agent for FILLING/INIT and general chat), counted by
+   that rule, not run.
 2. Time to first token: a local OpenAI-compatible server streams a reply at fixed
    intervals; the first LLM_TOKEN of a turn (engine, SQLite store) is compared with the
    first token the OpenAI SDK itself yields for the same reply (median of N runs), for

@@ -1,6 +1,6 @@
 """Per-turn cost of the engine vs the same conversations as hand-written Python.
 
-Replays the transfer conversations (the DESIGN §5 behaviours) many times, in process:
+Replays the transfer conversations (bench/conversations.py) many times, in process:
 
 - ``engine+sqlite``: flowctl with the offline provider and the SQLite store (the product)
 - ``engine+memory``: the same with the in-memory store

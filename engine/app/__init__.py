@@ -46,7 +46,7 @@ def engine_factory(path: str | Path, env: Mapping[str, str]) -> EngineFactory:
         loaded = load_app(path, env)
         return lambda store, settings: AppEngine(loaded, store=store, settings=settings)
     from engine.compiler import compile_file
-    from engine.runtime.webhooks import HookedEngine
+    from engine.runtime.webhooks import hooked_engine
 
     service = compile_file(path)  # its hook handlers (`hooks:`) are delivered as an app's are
-    return lambda store, settings: HookedEngine(service, store=store, settings=settings)
+    return lambda store, settings: hooked_engine(service, store=store, settings=settings)

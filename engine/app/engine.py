@@ -34,7 +34,7 @@ from engine.runtime.engine import Clock, Engine, plain_done, system_clock
 from engine.runtime.events import Done, Event, wire
 from engine.runtime.llm import LlmUnderstanding
 from engine.runtime.session import SessionState, StreamLog, replayed
-from engine.runtime.webhooks import HookedEngine, Webhooks, targets
+from engine.runtime.webhooks import Webhooks, hooked_engine, targets
 from engine.store.base import SessionStore
 
 log = logging.getLogger("flowctl.app")
@@ -83,9 +83,9 @@ class AppEngine(Engine):
                  clock: Clock) -> Service:
         spec = self.app.spec.services[name]
         if spec.flow is not None:
-            return LocalService(name, HookedEngine(self.app.flows[name],  # its own hooks too
-                                                   store=ServiceStore(store, name),
-                                                   settings=settings, clock=clock))
+            return LocalService(name, hooked_engine(self.app.flows[name],  # its own hooks too
+                                                    store=ServiceStore(store, name),
+                                                    settings=settings, clock=clock))
         url = self._url(spec.remote or spec.a2a or "", f"services.{name}", settings.env)
         api_key = settings.env.get(spec.api_key_env) if spec.api_key_env else None
         failed = self.app.spec.messages.remote_failed

@@ -16,7 +16,7 @@ These checks say when a value found in a message is not the user's value after a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .numbers import find_numbers
 from .phrases import FILLERS
@@ -112,6 +112,19 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
                                      known(w))]
 
 
+def named_by(names: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a word names one of ``names`` ("받는 사람" names by its words), a particle
+    allowed after it ("금액을").
+
+    >>> named = named_by(["금액", "받는 사람"])
+    >>> named("금액을"), named("사람"), named("금액이랑")
+    (True, True, False)
+    """
+    parts = {part for name in names for part in name.casefold().split()}
+    return lambda word: any(word.startswith(p) and (
+        word == p or PARTICLE.match(word[len(p):]) is not None) for p in parts)
+
+
 def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
     """The one number of a message that is nothing else ("50000", "2만5천", "5만웜 정도"):
     the answer to an amount question.
@@ -134,4 +147,5 @@ def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
     return number
 
 
-__all__ = ["PARTICLE", "bare_number", "leftover", "malformed_amount", "negated", "ranged"]
+__all__ = ["PARTICLE", "bare_number", "leftover", "malformed_amount", "named_by", "negated",
+           "ranged"]

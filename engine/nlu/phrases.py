@@ -321,7 +321,7 @@ class Lexicon:
         if not isinstance(text, str) or not text:
             return False
         text = squash(text)
-        if len(text) > self.longest:
+        if not text or len(text) > self.longest:  # nothing left once squashed ("?!")
             return False
         for stem, endings in self.stems.get(text[0], ()):
             if text.startswith(stem) and text[len(stem):] in endings:

@@ -18,6 +18,8 @@ Separators:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from .spans import Match
 
@@ -63,3 +65,31 @@ def _particle_fits(text: str, index: int) -> bool:
     previous = ord(text[index - 1]) - 0xAC00
     has_final = previous % 28 != 0
     return has_final if text[index] == "과" else not has_final
+
+
+def task_parts(text: str, matches: Sequence[Sequence[Match]]) -> list[str]:
+    """The parts of a multi-task message: at separators, else where one slot's value
+    repeats (``matches``: each slot's matches in ``text``; "엄마한테 만원 용걸이한테 5만원"
+    has two recipients, so it is two parts)."""
+    parts = [str(m.value) for m in split_segments(text)]
+    if len(parts) > 1:
+        return parts
+    for found in matches:
+        if len(found) > 1:
+            cuts = [0, *(m.start for m in found[1:]), len(text)]
+            return [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
+    return parts
+
+
+def merge_tasks(per_part: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each part's values -> the tasks: a part that repeats a slot the current task already
+    has starts a new one; a part with new slots only adds to it."""
+    tasks: list[dict[str, Any]] = []
+    for values in per_part:
+        if not values:
+            continue
+        if tasks and not (values.keys() & tasks[-1].keys()):
+            tasks[-1].update(values)
+        else:
+            tasks.append(dict(values))
+    return tasks or [{}]

@@ -72,14 +72,20 @@ _LONGEST = 80
 """Characters: a decision is short; longer messages are read by the rest of understanding."""
 
 
+_FACE = re.compile(r"(\S)[_.\-~^,]+\1")
+"""An emoticon: the same eye either side of a mouth ("ㅇ_ㅇ", "ㅠ.ㅠ", "ㅇ-ㅇ"), not two words."""
+
+
 def decision_text(text: str) -> str | None:
     """The normalised message when it could be a decision; None for a question, a quote,
     a message trailing off, an empty or an over-long one.
 
     >>> decision_text("네, 보내주세요!"), decision_text("네?"), decision_text('"네"라고 하면 돼')
     ('네 보내주세요', None, None)
+    >>> decision_text("ㅇ_ㅇ"), decision_text("ㅇ.ㅇ"), decision_text("ㅇㅇ")  # a face is no yes
+    (None, None, 'ㅇㅇ')
     """
-    if _QUESTION_OR_QUOTE.search(text.strip()):
+    if _QUESTION_OR_QUOTE.search(text.strip()) or _FACE.fullmatch(text.strip()):
         return None
     normalised = _DRAWN_OUT.sub(r"\1\1", normalise(text))  # ㅇㅇㅇㅇ -> ㅇㅇ
     return normalised if 0 < len(normalised) <= _LONGEST else None
@@ -121,8 +127,8 @@ class _Grammar:
         """What a piece of the message can be: N(eutral), Y(es), D(eny), C(ancel word),
         X (a negation: a cancel only where the cancel starts), M (a yes then 말고), A (the
         flow's own doing that is also a cancel word: a yes only with one)."""
-        if len(text) > self.longest or text[0] not in self.starts:
-            return _NOTHING
+        if not text or len(text) > self.longest or text[0] not in self.starts:
+            return _NOTHING  # an empty piece: a message of no letters ("👍", "?!")
         found = set()
         if text in _NEUTRAL or LAUGHS.fullmatch(text):
             found.add("N")
@@ -224,6 +230,22 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
     return _Grammar(yes, no, stop, negated, longest, doing_words, starts)
 
 
+_WANTING = frozenset({"싶어", "싶어요", "싶다", "싶은데", "싶습니다", "싶네요", "want", "wanna"})
+"""Wanting to do the flow's doing ("보내고 싶어"): a verb's auxiliary, nothing more."""
+
+
+def _forms(stems: tuple[str, ...]) -> list[str]:
+    """What a form of each Korean verb stem starts with: the stem ("보내고"), and the stem
+    with its last syllable closed by ㄹ or ㅂ ("보낼래", "보냅니다")."""
+    forms = []
+    for stem in stems:
+        forms.append(stem)
+        code = ord(stem[-1]) - 0xAC00
+        if 0 <= code < 11172 and code % 28 == 0:  # a Hangul syllable with no final
+            forms += [stem[:-1] + chr(ord(stem[-1]) + final) for final in (8, 17)]
+    return forms
+
+
 @dataclass(frozen=True, slots=True)
 class YesNoWords:
     """Words that confirm, cancel or deny, and the flow's verbs for doing the thing
@@ -242,6 +264,7 @@ class YesNoWords:
     for "주문취소") is the flow's doing there, not a cancel."""
     # Built here (and shared between equal word sets), so yes_no() does no per-word work.
     _grammar: _Grammar = field(init=False, repr=False, compare=False)
+    _verb_forms: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         names = ("confirm", "cancel", "deny", "act", "doing")
@@ -249,11 +272,19 @@ class YesNoWords:
         for name, words in zip(names, lists, strict=True):
             object.__setattr__(self, name, words)
         object.__setattr__(self, "_grammar", _grammar(*lists))
+        object.__setattr__(self, "_verb_forms", tuple(_forms(self.act)))
 
     def known(self, word: str) -> bool:
         """Whether ``word`` is one of these words, politeness, a filler or a verb of the
-        flow ("네", "주세요", "보내줘"): words that add nothing to a value said with them."""
-        return bool(self._grammar.kinds(word, True))
+        flow in any ending ("네", "주세요", "보내줘", "보낼래", "보냅니다"), or wanting to
+        ("싶어요"): words that add nothing to a value said with them.
+
+        >>> words = YesNoWords(act=("보내",))
+        >>> [words.known(w) for w in ("보낼게요", "보내고", "싶어", "보내기는", "보냐")]
+        [True, True, True, True, False]
+        """
+        return bool(self._grammar.kinds(word, True)) or word in _WANTING or \
+            any(word.startswith(form) for form in self._verb_forms)
 
     def merge(self, other: YesNoWords) -> YesNoWords:
         """These words plus ``other``'s (author-supplied words added to the defaults)."""

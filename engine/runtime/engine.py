@@ -8,16 +8,17 @@ session stays as it was before the turn). ``turn.TurnRun`` does the turn's own w
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import logging
 import random
 import re
 import time
 import unicodedata
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, cast
 
 from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import base_context
@@ -51,6 +52,18 @@ def system_clock() -> dt.datetime:
     return dt.datetime.now().astimezone()
 
 
+class DoneListener(Protocol):
+    """Told of each DONE an engine sends, once its turn was saved (``webhooks.FlowHooks``)."""
+
+    def done(self, session_id: str, done: Done) -> None:
+        """Take note of ``done``; returns at once (the turn waits for nothing)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Finish or give up what it was told."""
+        ...
+
+
 class Engine:
     """A compiled service bound to a store, settings and a clock; runs turns."""
 
@@ -61,8 +74,10 @@ class Engine:
                  settings: Settings | None = None, clock: Clock = system_clock,
                  models: ModelPool | None = None,
                  stubs: Mapping[str, ActionStub] | None = None,
-                 mcp: McpHub | None = None) -> None:
+                 mcp: McpHub | None = None, listeners: Sequence[DoneListener] = ()) -> None:
         self.service = service
+        self.listeners = tuple(listeners)
+        """Told of every DONE this engine sends (the flow's webhooks, ``webhooks.py``)."""
         self.store = store
         self.settings = (settings or Settings()).with_flow_defaults(service.settings,
                                                                     service.memory)
@@ -82,11 +97,11 @@ class Engine:
         self.tools = ToolBox(service, self.settings.env, hub, stubs=self.stubs)
         """Declared tools (HTTP, the operator's MCP servers) behind the gateway."""
 
-    async def turn(self, session_id: str, message: str, *, owner: str | None = None,
-                   stream: str | None = None,
-                   context: Mapping[str, Any] | None = None,
-                   understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
-        """Run one turn; yields progress events and always ends with ``Done``.
+    def turn(self, session_id: str, message: str, *, owner: str | None = None,
+             stream: str | None = None, context: Mapping[str, Any] | None = None,
+             understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
+        """Run one turn; yields progress events and always ends with ``Done`` (which every
+        listener is told of as it passes: after the turn was saved).
 
         ``stream``: the id of the SSE stream that carries the turn; its events are then kept
         with the session (committed with the turn), so a client that lost the stream gets
@@ -103,6 +118,24 @@ class Engine:
         ``understood``: the message was already understood (an app's router made the turn's
         one LLM call); the turn uses it instead of making its own understanding call.
         """
+        events = self._turn(session_id, message, owner=owner, stream=stream, context=context,
+                            understood=understood)
+        return self._telling(events, session_id) if self.listeners else events
+
+    async def _telling(self, turn: AsyncIterator[Event], session_id: str
+                       ) -> AsyncIterator[Event]:
+        # closed here, not by the garbage collector: the session's lock is released the
+        # moment a consumer that stopped listening closes this turn
+        async with contextlib.aclosing(cast(AsyncGenerator[Event, None], turn)) as events:
+            async for event in events:
+                if isinstance(event, Done):
+                    for listener in self.listeners:
+                        listener.done(session_id, event)
+                yield event
+
+    async def _turn(self, session_id: str, message: str, *, owner: str | None,
+                    stream: str | None, context: Mapping[str, Any] | None,
+                    understood: LlmUnderstanding | None) -> AsyncIterator[Event]:
         started = time.perf_counter()
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
         message = clean_text(message) if isinstance(message, str) else ""
@@ -268,9 +301,12 @@ class Engine:
 
     async def aclose(self) -> None:
         """Close the providers' HTTP clients (the store belongs to the caller); a summary
-        still being written is given up (the next turn folds again)."""
+        still being written is given up (the next turn folds again); the listeners finish
+        what they were told."""
         await self.folds.aclose()
         await self.models.close()
+        for listener in self.listeners:
+            await listener.aclose()
 
     async def reply(self, session_id: str, message: str, *, owner: str | None = None,
                     context: Mapping[str, Any] | None = None) -> Done:
@@ -392,4 +428,4 @@ def plain_done(message: str, state: SessionState, service: CompiledService, turn
                 refusal=refusal)
 
 
-__all__ = ["Clock", "Engine", "RunHost", "clean_text", "plain_done", "system_clock"]
+__all__ = ["Clock", "DoneListener", "Engine", "RunHost", "clean_text", "plain_done", "system_clock"]

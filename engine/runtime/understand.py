@@ -30,14 +30,14 @@ from engine.nlu import (
     is_question,
     is_statement,
     normalise,
-    split_segments,
     yes_no,
 )
-from engine.nlu.certainty import bare_number, leftover, malformed_amount, negated, ranged
+from engine.nlu.certainty import bare_number, leftover, malformed_amount, named_by, negated, ranged
 from engine.nlu.enums import misspelt
 from engine.nlu.flags import find_flag, flag_words
 from engine.nlu.known import find_known
 from engine.nlu.resets import named_resets
+from engine.nlu.segments import merge_tasks, task_parts
 
 Decision = Literal["confirm", "cancel", "deny"]
 _DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
@@ -104,12 +104,12 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     slots, found = _found(text, flow, asked, today)
     if deciding and answer is None and values and _restated_yes(text, found, values, words):
         return Understanding(decision="confirm")
-    segments = _segments(text, found) if batching and not deciding else []
+    segments = task_parts(text, [m for _, m in found]) if batching and not deciding else []
     if len(segments) > 1:
-        tasks = _tasks([extract(seg, slots, today) for seg in segments])
+        tasks = merge_tasks([extract(seg, slots, today) for seg in segments])
     else:
         tasks = [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
-                         started=started)]
+                         started=started, confirming=values if deciding else None)]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
                            tasks=tasks if len(tasks) > 1 else [])
     result.ops += [SlotOp("clear", name, None) for name in _taken_back(text, service, flow,
@@ -146,11 +146,36 @@ def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date
 
 def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...],
             found: list[tuple[CompiledSlot, list[Match]]], *, asked: str | None,
-            answer: str | None, words: YesNoWords, started: bool) -> dict[str, Any]:
-    """One task's values in ``text``; none when the rules cannot be sure of them."""
+            answer: str | None, words: YesNoWords, started: bool,
+            confirming: Mapping[str, Any] | None) -> dict[str, Any]:
+    """One task's values in ``text``; none when the rules cannot be sure of them. At a
+    confirmation (``confirming``: the values it asks about) a change is sure only when the
+    rest of the message is accounted for ("아빠한테로 바꿔줘"), never in a sentence about
+    something else ("엄마한테 물어보고 말씀드릴게요", "네 5천원만 더 얹어서요")."""
     bare = _bare_slot(text, service, asked, answer, words)
     picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
-    return picked if started or _sure(text, picked, spans, service, asked, words) else {}
+    if started:
+        return picked
+    named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
+                     for said in service.slots[name].spec.names or [name.replace("_", " ")])
+    if confirming and any(confirming.get(k) not in (None, "", v) for k, v in picked.items()):
+        spans = _words_of(text, [m for _, ms in found for m in ms])  # "5만원 말고 7만원"
+        if any(_ALSO.search(text[a:b]) for a, b in spans) or any(  # "누나한테도": another task
+                _HANGUL.search(w) for w in leftover(text, spans, lambda w: words.known(w) or
+                                                    named(w) or w in _ASIDE or
+                                                    w.startswith(_CHANGING))):
+            return {}
+    return picked if _sure(text, picked, spans, service, asked, words) else {}
+
+
+def _words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
+    """The spans of the words ``matches`` stand in, with their units and particles ("2개로")."""
+    spans = []
+    for m in matches:
+        start = text.rfind(" ", 0, m.start) + 1
+        end = text.find(" ", m.end)
+        spans.append((start, len(text) if end == -1 else end))
+    return spans
 
 
 def _bare_slot(text: str, service: CompiledService, asked: str | None, answer: str | None,
@@ -164,6 +189,12 @@ def _bare_slot(text: str, service: CompiledService, asked: str | None, answer: s
     return None
 
 
+_HANGUL = re.compile(r"[가-힣]")
+_ALSO = re.compile(r"(?:한테|에게|께|원)도$")
+_ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
+                    "주실래요", "부탁해요", "부탁드려요", "부탁드립니다"})
+"""Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요")."""
+_CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여")
 _PARTICLE = re.compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
 
 
@@ -219,32 +250,6 @@ def _named_ahead(text: str, slots: Sequence[CompiledSlot], asked: str | None
                 found[slot.name] = at.end()
                 break
     return found
-
-
-def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[str]:
-    """Parts of a multi-task message: at separators, else where a slot's value repeats
-    ("엄마한테 만원 용걸이한테 5만원" has two recipients, so it is two parts)."""
-    parts = [str(m.value) for m in split_segments(text)]
-    if len(parts) > 1:
-        return parts
-    for _, matches in found:
-        if len(matches) > 1:
-            cuts = [0, *(m.start for m in matches[1:]), len(text)]
-            return [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
-    return parts
-
-
-def _tasks(per_segment: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A segment that repeats a slot the current task already has starts a new task."""
-    tasks: list[dict[str, Any]] = []
-    for values in per_segment:
-        if not values:
-            continue
-        if tasks and not (values.keys() & tasks[-1].keys()):
-            tasks[-1].update(values)
-        else:
-            tasks.append(dict(values))
-    return tasks or [{}]
 
 
 def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,

@@ -2,8 +2,9 @@
 is saved.
 
 Each hook a DONE carries may have a server-side handler; here a handler is a webhook,
-declared under ``hooks:`` in a flow file (``HookedEngine``: what ``flowctl serve
-FLOW.yaml`` runs) or an app file (``engine.app.engine.AppEngine``). ``Webhooks.deliver``
+declared under ``hooks:`` in a flow file (``hooked_engine``: what ``flowctl serve
+FLOW.yaml`` runs, the engine telling ``FlowHooks`` of each DONE) or an app file
+(``engine.app.engine.AppEngine``). ``Webhooks.deliver``
 only schedules: each delivery runs in a task of its own, so a slow or dead endpoint never
 delays or breaks a turn. Each attempt has a timeout; a failed
 one (connection error, timeout, 5xx, 429) is retried with exponential backoff and jitter
@@ -16,7 +17,6 @@ is logged (logger ``flowctl.hooks``) and kept in ``log``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import json
@@ -24,20 +24,21 @@ import logging
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from engine.compiler.compiled import CompiledService
+from engine.config import Settings
 from engine.dsl.hooks import HookSpec, resolve_url
 from engine.errors import FlowRuntimeError
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, Event, Hook
-from engine.runtime.llm import LlmUnderstanding
+from engine.runtime.events import Done, Hook
 
 log = logging.getLogger("flowctl.hooks")
 
-__all__ = ["Attempt", "HookedEngine", "Target", "Webhooks", "signature", "targets"]
+__all__ = ["Attempt", "FlowHooks", "Target", "Webhooks", "flow_hooks", "hooked_engine",
+           "signature", "targets"]
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -190,40 +191,33 @@ class Webhooks:
         await self.client.aclose()
 
 
-class HookedEngine(Engine):
-    """An ``Engine`` that also delivers DONE's hooks to the flow file's ``hooks:`` handlers.
+@dataclass(slots=True)
+class FlowHooks:
+    """A flow's webhooks as a listener of its engine: each DONE's hooks delivered (only
+    scheduled: the turn waits for no endpoint) once the turn was saved."""
 
-    The DONE of a turn comes after its commit, so a hook is scheduled only for a turn that
-    was saved; scheduling returns at once, so the turn waits for no endpoint.
-    """
+    webhooks: Webhooks
+    service: str
 
-    def __init__(self, service: CompiledService, **options: Any) -> None:
-        super().__init__(service, **options)
-        found = targets(service.spec.hooks, self.settings.env, service.source.file)
-        self.webhooks = Webhooks(found) if found else None
-
-    def turn(self, session_id: str, message: str, *, owner: str | None = None,
-             stream: str | None = None, context: Mapping[str, Any] | None = None,
-             understood: LlmUnderstanding | None = None) -> AsyncIterator[Event]:
-        turn = super().turn(session_id, message, owner=owner, stream=stream, context=context,
-                            understood=understood)
-        if self.webhooks is None:  # nothing to deliver: the turn's own stream
-            return turn
-        return self._delivering(self.webhooks, turn, session_id)
-
-    async def _delivering(self, webhooks: Webhooks, turn: AsyncIterator[Event],
-                          session_id: str) -> AsyncIterator[Event]:
-        # closed here, not by the garbage collector: the session's lock is released the
-        # moment a consumer that stopped listening closes this turn
-        async with contextlib.aclosing(cast(AsyncGenerator[Event, None], turn)) as events:
-            async for event in events:
-                if isinstance(event, Done):
-                    webhooks.deliver(event.hooks, {
-                        "session_id": session_id, "service": self.service.name,
-                        "turn_id": event.trace.get("turn_id", "")})
-                yield event
+    def done(self, session_id: str, done: Done) -> None:
+        self.webhooks.deliver(done.hooks, {"session_id": session_id, "service": self.service,
+                                           "turn_id": done.trace.get("turn_id", "")})
 
     async def aclose(self) -> None:
-        if self.webhooks is not None:
-            await self.webhooks.aclose()
-        await super().aclose()
+        await self.webhooks.aclose()
+
+
+def hooked_engine(service: CompiledService, *, settings: Settings | None = None,
+                  **options: Any) -> Engine:
+    """An ``Engine`` for ``service`` that also delivers DONE's hooks to the flow file's
+    ``hooks:`` handlers (what ``flowctl serve FLOW.yaml`` runs); a plain one when the file
+    declares none. A handler whose URL variable is unset is a FlowRuntimeError here."""
+    settings = settings or Settings()
+    found = targets(service.spec.hooks, settings.env, service.source.file)
+    listeners = [FlowHooks(Webhooks(found), service.name)] if found else []
+    return Engine(service, settings=settings, listeners=listeners, **options)
+
+
+def flow_hooks(engine: Engine) -> FlowHooks | None:
+    """The flow's webhooks ``engine`` delivers to, if any."""
+    return next((h for h in engine.listeners if isinstance(h, FlowHooks)), None)

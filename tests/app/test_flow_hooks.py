@@ -21,8 +21,9 @@ from engine.app import engine_factory
 from engine.compiler import compile_file
 from engine.config import Settings
 from engine.errors import FlowRuntimeError
+from engine.runtime.engine import Engine
 from engine.runtime.events import Done, Event
-from engine.runtime.webhooks import HookedEngine
+from engine.runtime.webhooks import Webhooks, flow_hooks, hooked_engine
 from engine.store import MemoryStore
 from tests.app.conftest import Server, free_port
 from tests.conftest import ROOT
@@ -41,14 +42,21 @@ def hooked_flow(tmp_path: Path, **options: object) -> Path:
     return path
 
 
-def engine_for(path: Path, url: str) -> HookedEngine:
+def engine_for(path: Path, url: str) -> Engine:
     env = {"HOOK_URL": url, "HOOK_SECRET": "s3cret"}
     engine = engine_factory(path, env)(MemoryStore(), Settings(env=env))
-    assert isinstance(engine, HookedEngine) and engine.webhooks is not None
+    assert flow_hooks(engine) is not None
     return engine
 
 
-async def transfer(engine: HookedEngine) -> Done:
+def webhooks(engine: Engine) -> Webhooks:
+    """The webhooks the engine tells of each DONE (the flow's ``hooks:``)."""
+    hooks = flow_hooks(engine)
+    assert hooks is not None
+    return hooks.webhooks
+
+
+async def transfer(engine: Engine) -> Done:
     for message in ("엄마한테 1만원 보내줘", "확인"):
         done = [e async for e in engine.turn("s", message)][-1]
     assert isinstance(done, Done) and done.state_snapshot["stage"] == "EXECUTED"
@@ -84,9 +92,8 @@ async def test_failed_deliveries_are_retried_and_logged(tmp_path: Path) -> None:
     with HookTarget(statuses=[500, 429]) as target:
         engine = engine_for(hooked_flow(tmp_path, backoff_sec=0.05), target.url)
         await transfer(engine)
-        assert engine.webhooks is not None
-        await engine.webhooks.drain(10)
-        log = list(engine.webhooks.log)
+        await webhooks(engine).drain(10)
+        log = list(webhooks(engine).log)
         await engine.aclose()
     assert [a.status for a in log] == [500, 429, 200]
     assert len({a.delivery for a in log}) == 1 and len(target.received) == 3
@@ -96,11 +103,10 @@ async def test_a_dead_endpoint_costs_the_turn_nothing(tmp_path: Path) -> None:
     dead = f"http://127.0.0.1:{free_port()}/hooks"  # nothing listens there
     engine = engine_for(hooked_flow(tmp_path, retries=2, backoff_sec=0.05), dead)
     done = await transfer(engine)
-    assert engine.webhooks is not None
-    assert engine.webhooks.running  # the DONE came while the delivery was still under way
+    assert webhooks(engine).running  # the DONE came while the delivery was still under way
     assert "error" not in done.trace
-    await engine.webhooks.drain(10)
-    log = list(engine.webhooks.log)
+    await webhooks(engine).drain(10)
+    log = list(webhooks(engine).log)
     await engine.aclose()
     assert [(a.attempt, a.status) for a in log] == [(1, None), (2, None), (3, None)]
     assert all(a.error and "Connect" in a.error for a in log)
@@ -110,22 +116,22 @@ async def test_a_slow_endpoint_is_not_waited_for(tmp_path: Path) -> None:
     with HookTarget(hold=2) as target:
         engine = engine_for(hooked_flow(tmp_path, timeout_sec=5, retries=0), target.url)
         await transfer(engine)
-        assert engine.webhooks is not None and engine.webhooks.running
+        assert webhooks(engine).running
         for _ in range(100):  # the endpoint has the delivery and holds it; the turn is over
             if target.received:
                 break
             await asyncio.sleep(0.02)
-        assert target.received and engine.webhooks.running
+        assert target.received and webhooks(engine).running
         await engine.aclose()
-    assert [a.status for a in engine.webhooks.log] == [200]
+    assert [a.status for a in webhooks(engine).log] == [200]
 
 
 def test_the_signing_key_must_be_set_by_the_operator(tmp_path: Path) -> None:
     service = compile_file(hooked_flow(tmp_path))
     with pytest.raises(FlowRuntimeError, match="signs with HOOK_SECRET, which is not set"):
-        HookedEngine(service, store=MemoryStore(), settings=Settings(env={"HOOK_URL": "x"}))
+        hooked_engine(service, store=MemoryStore(), settings=Settings(env={"HOOK_URL": "x"}))
     with pytest.raises(FlowRuntimeError, match=r"needs \$\{HOOK_URL\}, which is not set"):
-        HookedEngine(service, store=MemoryStore(), settings=Settings(env={"HOOK_SECRET": "k"}))
+        hooked_engine(service, store=MemoryStore(), settings=Settings(env={"HOOK_SECRET": "k"}))
 
 
 @pytest.mark.parametrize("secret", ["s3cret-literal", "${HOOK_SECRET}"])
@@ -161,8 +167,8 @@ class CountingStore(MemoryStore):
 async def test_a_consumer_that_stops_at_done_releases_the_lock_at_once(tmp_path: Path) -> None:
     with HookTarget() as target:
         env = {"HOOK_URL": target.url, "HOOK_SECRET": "s3cret"}
-        engine = HookedEngine(compile_file(hooked_flow(tmp_path)), store=CountingStore(),
-                              settings=Settings(env=env))
+        engine = hooked_engine(compile_file(hooked_flow(tmp_path)), store=CountingStore(),
+                               settings=Settings(env=env))
         turn = engine.turn("s", "엄마한테 1만원 보내줘")
         async with contextlib.aclosing(cast(AsyncGenerator[Event, None], turn)) as events:
             async for event in events:

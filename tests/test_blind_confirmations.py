@@ -1,0 +1,53 @@
+"""Held-out replies at the money-moving confirmations (transfer's READY; commerce's checkout
+and refund), written blind — from the flows' descriptions and the docs, not the code — by
+someone asked to break them: questions holding a yes-word, hedges, conditions, negated and
+reported yeses, a yes with a change, emoji, dialect, typos, clear yeses in many forms.
+
+No reading the rules settle may be harmful (a confirm that was no yes, a slot changed to a
+value the message did not give). The few non-harmful misreadings the rules still make are
+listed here: the list may only shrink (a new one fails the test, a fixed one must be taken
+off it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.testing.evaluate import run_eval
+
+BLIND = Path(__file__).parent / "fixtures" / "blind_confirm"
+KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none moves money
+    "transfer_ready.eval.yaml": {
+        "계좌 먼저 확인해 주세요",  # read as the balance request (plausible)
+        "확인 안 할래",  # cancel (labelled unsure)
+        "취소... 아니다 그냥 보내",  # cancel: the retraction of the cancel is not read
+        "보내 아니 보내지 마",  # cancel (labelled unsure)
+        "아까 보낸 거 아니었어?",  # read as the history request (plausible)
+    },
+    "commerce_confirm.eval.yaml": {
+        "네? 환불되면 쓴 적립금은 어떻게 돼요?",  # starts the points lookup on top
+        "nope",  # deny, labelled cancel: the task ends either way
+        "됐어요",  # cancel (labelled unsure)
+        "네 취소해 주세요",  # at "cancel the order?": read as cancelling the request
+        "네 그리고 제 포인트 얼마 있어요?",  # starts the points lookup on top
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_WRONG))
+async def test_no_blind_reply_at_a_money_confirmation_is_settled_harmfully(name: str) -> None:
+    report = await run_eval(BLIND / name)
+    assert len(report.results) >= 250
+    assert not [r.where for r in report.results if any(p.startswith("scene:")
+                                                       for p in r.problems)], \
+        "every case's scene reaches its confirmation"
+    harmful = [(r.where, r.case.message) for r in report.results
+               if r.wrong_settlement and r.harmful]
+    assert harmful == []
+    wrong = {r.case.message for r in report.results if r.wrong_settlement}
+    known = KNOWN_WRONG[name]
+    assert wrong <= known, f"new wrong settlements: {sorted(wrong - known)}"
+    assert wrong == known, f"fixed, take them off the list: {sorted(known - wrong)}"
+    yeses = [r for r in report.results if r.case.expect.decision == "confirm"]
+    assert sum(r.right for r in yeses) >= len(yeses) // 3  # the rest go to the model
