@@ -1,7 +1,8 @@
 """Held-out replies at the money-moving confirmations (transfer's READY; commerce's checkout
-and refund), written blind — from the flows' descriptions and the docs, not the code — by
-someone asked to break them: questions holding a yes-word, hedges, conditions, negated and
-reported yeses, a yes with a change, emoji, dialect, typos, clear yeses in many forms.
+and refund; pizza's order and payment, in English), written blind — from the flows'
+descriptions and the docs, not the code — by someone asked to break them: questions holding
+a yes-word, hedges, conditions, negated and reported yeses, a yes with a change, irony,
+emoji, dialect, typos, clear yeses in many forms.
 
 No reading the rules settle may be harmful (a confirm that was no yes, a slot changed to a
 value the message did not give). The few non-harmful misreadings the rules still make are
@@ -24,6 +25,14 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "취소... 아니다 그냥 보내",  # cancel: the retraction of the cancel is not read
         "보내 아니 보내지 마",  # cancel (labelled unsure)
         "아까 보낸 거 아니었어?",  # read as the history request (plausible)
+    },
+    "pizza_confirm.eval.yaml": {
+        "ok how long till it gets here",  # starts the status question on top
+        "yes, it's my first time ordering",  # starts the status question on top
+        "where is my last order?",  # the status question (plausible)
+        "what's the status of my order",  # the status question (plausible)
+        "don't place it yet",  # cancel (labelled unsure: "not yet")
+        "don't charge me yet",  # cancel at the payment question (labelled unsure)
     },
     "commerce_confirm.eval.yaml": {
         "네? 환불되면 쓴 적립금은 어떻게 돼요?",  # starts the points lookup on top

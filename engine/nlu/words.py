@@ -72,6 +72,11 @@ _LONGEST = 80
 """Characters: a decision is short; longer messages are read by the rest of understanding."""
 
 
+_DOUBT = frozenset("🤔🙃🙄😒😏🤨😬🤷😑😐🫤")
+"""Emoji that doubt or mock what they come with ("yes 🤔", "sure 🙃"): no decision."""
+_SARCASM = re.compile(r"(?:(?:oh )?(?:yeah|yea|ya|yeh|yah|yep) (?:right|sure buddy)|as if|"
+                      r"sure jan|in your dreams|퍽이나|어련하시겠어요?|그러시겠죠|잘도 하겠다)")
+"""Said as a yes, meant as a no: the whole message one of these is no decision."""
 _FACE = re.compile(r"(\S)[_.\-~^,]+\1")
 """An emoticon: the same eye either side of a mouth ("ㅇ_ㅇ", "ㅠ.ㅠ", "ㅇ-ㅇ"), not two words."""
 
@@ -84,10 +89,15 @@ def decision_text(text: str) -> str | None:
     ('네 보내주세요', None, None)
     >>> decision_text("ㅇ_ㅇ"), decision_text("ㅇ.ㅇ"), decision_text("ㅇㅇ")  # a face is no yes
     (None, None, 'ㅇㅇ')
+    >>> decision_text("yeah right"), decision_text("yes 🤔"), decision_text("yes 👍")
+    (None, None, 'yes')
     """
-    if _QUESTION_OR_QUOTE.search(text.strip()) or _FACE.fullmatch(text.strip()):
+    if _QUESTION_OR_QUOTE.search(text.strip()) or _FACE.fullmatch(text.strip()) or \
+            _DOUBT.intersection(text):
         return None
     normalised = _DRAWN_OUT.sub(r"\1\1", normalise(text))  # ㅇㅇㅇㅇ -> ㅇㅇ
+    if _SARCASM.fullmatch(normalised):
+        return None
     return normalised if 0 < len(normalised) <= _LONGEST else None
 
 

@@ -160,11 +160,11 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
     if confirming and any(confirming.get(k) not in (None, "", v) for k, v in picked.items()):
         spans = _words_of(text, [m for _, ms in found for m in ms])  # "5만원 말고 7만원"
-        if any(_ALSO.search(text[a:b]) for a, b in spans) or any(  # "누나한테도": another task
+        if _CONDITION.search(text) or any(_ALSO.search(text[a:b]) for a, b in spans) or any(
                 _HANGUL.search(w) for w in leftover(text, spans, lambda w: words.known(w) or
                                                     named(w) or w in _ASIDE or
                                                     w.startswith(_CHANGING))):
-            return {}
+            return {}  # "yes if it's cheese", "누나한테도" (another task), "물어보고 말할게"
     return picked if _sure(text, picked, spans, service, asked, words) else {}
 
 
