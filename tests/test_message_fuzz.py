@@ -83,3 +83,38 @@ def test_no_message_fails_a_turn_or_moves_money_unasked(scene: str, message: str
         flow = service(SCENES[scene][0])
         assert yes_no(message, flow.words) == "confirm" or done.trace["reading"]["decision"] \
             == "confirm", (scene, message)
+
+
+# -- conversations: random walks over the words each flow's own tests use ----------------------
+
+def said_in_tests(flow: str) -> list[str]:
+    """Every message the conversation tests of ``flow`` send (they reach every stage)."""
+    from engine.testing.spec import load_tests
+
+    spec, _, _ = load_tests(FLOWS / flow.replace(".yaml", ".test.yaml"))
+    return sorted({t.user for c in spec.conversations for t in c.turns})
+
+
+WALKS = {"transfer.yaml": None, "cards.yaml": None, "pizza.yaml": None,
+         "commerce.yaml": SHOPPER}
+
+
+@pytest.mark.parametrize("flow", list(WALKS))
+@settings(max_examples=25, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_no_conversation_of_known_and_fuzzed_messages_fails_a_turn(flow: str,
+                                                                  data: st.DataObject) -> None:
+    """Six to twelve turns, each a message the flow's tests use, a piece, or a mix: the
+    flow stack, interruptions, corrections and confirmations in orders nobody wrote."""
+    known = st.sampled_from(said_in_tests(flow))
+    messages = data.draw(st.lists(st.one_of(known, known, PIECES, st.tuples(known, PIECES).map(
+        " ".join)), min_size=6, max_size=12))
+
+    async def walk() -> list[tuple[str, Any]]:
+        engine = Engine(service(flow), store=MemoryStore())
+        return [(m, await engine.reply("s", m, context=WALKS[flow])) for m in messages]
+
+    for message, done in asyncio.run(walk()):
+        assert done.trace.get("error") is None or done.refusal is not None, \
+            (flow, messages, message, done.message)
