@@ -98,32 +98,36 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     current = flow.stages[stage]
     words = current.words or service.words
     answer = yes_no(text, words)
-    if answer in ("confirm", "deny") and _is_boolean(service, asked):
-        return Understanding(ops=[SlotOp("set", asked or "", answer == "confirm")])
-    deciding = current.decide == "confirm"
+    confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
     slots, found = _found(text, flow, asked, today)
-    if deciding and answer is None and values and _restated_yes(text, found, values, words):
-        return Understanding(decision="confirm")
-    segments = task_parts(text, [m for _, m in found]) if batching and not deciding else []
-    if len(segments) > 1:
-        tasks = merge_tasks([extract(seg, slots, today) for seg in segments])
-    else:
-        tasks = [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
-                         started=started, confirming=values if deciding else None)]
+    early = _answered(text, service, asked, answer, found, confirming, words)
+    if early is not None:
+        return early
+    segments = task_parts(text, [m for _, m in found]) if batching and confirming is None else []
+    tasks = merge_tasks([extract(seg, slots, today) for seg in segments]) if segments[1:] \
+        else [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
+                      started=started, confirming=confirming)]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
                            tasks=tasks if len(tasks) > 1 else [])
     result.ops += [SlotOp("clear", name, None) for name in _taken_back(text, service, flow,
                                                                           values, result.ops)]
-    if not result.ops and answer is None:
-        result.ops = _instead(text, service, flow, values, words)
     if not result.ops:
-        result.decision = _decision(answer, deciding)
+        result.ops = _instead(text, service, flow, values, words) if answer is None else []
+        result.decision = None if result.ops else _decision(answer, confirming is not None)
     return result
 
 
-def _is_boolean(service: CompiledService, asked: str | None) -> bool:
-    """The slot being asked takes a yes or a no as its value."""
-    return asked is not None and service.slots[asked].spec.type == "boolean"
+def _answered(text: str, service: CompiledService, asked: str | None, answer: str | None,
+              found: list[tuple[CompiledSlot, list[Match]]],
+              confirming: Mapping[str, Any] | None, words: YesNoWords) -> Understanding | None:
+    """A yes or no that is the value of the yes/no slot being asked, or a yes that repeats
+    the values a confirmation asks about ("네 엄마한테 5만원 보내주세요"); else None."""
+    if answer in ("confirm", "deny") and asked is not None and \
+            service.slots[asked].spec.type == "boolean":
+        return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
+    if answer is None and confirming and _restated_yes(text, found, confirming, words):
+        return Understanding(decision="confirm")
+    return None
 
 
 def _decision(answer: str | None, deciding: bool) -> Decision | None:
