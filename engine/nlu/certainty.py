@@ -112,6 +112,26 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
                                      known(w))]
 
 
+_RETRACT = re.compile(r"(?:^|(?<=[\s,.…~]))(?:아\s*)?(?:아니다|아니|잠깐만?|정정|그게 아니라)"
+                      r"(?=[\s,.…~!]|$)|\b(?:no wait|wait|sorry|i mean|actually)\b",
+                      re.IGNORECASE)
+
+
+def retracted_at(text: str) -> int | None:
+    """Where the last self-correction of ``text`` starts ("2만원, 아니 3만원": what came
+    before it is taken back), or None.
+
+    >>> retracted_at("2만원, 아니 3만원"), retracted_at("형한테 아 잠깐 누나한테")
+    (5, 4)
+    >>> retracted_at("아니요 3만원") is None  # a no, not a correction
+    True
+    >>> retracted_at("20 sorry I mean 30")
+    9
+    """
+    marks = [m.start() for m in _RETRACT.finditer(text)]
+    return marks[-1] if marks else None
+
+
 def named_by(names: Iterable[str]) -> Callable[[str], bool]:
     """Whether a word names one of ``names`` ("받는 사람" names by its words), a particle
     allowed after it ("금액을").
@@ -148,4 +168,4 @@ def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
 
 
 __all__ = ["PARTICLE", "bare_number", "leftover", "malformed_amount", "named_by", "negated",
-           "ranged"]
+           "ranged", "retracted_at"]

@@ -124,6 +124,11 @@ def _native(text: str) -> list[Match]:
     return found
 
 
+_IDENTIFIER = re.compile(r"(?<![\d.,-])(?:0\d{2,}(?:-\d+)*|\d+(?:-\d+){2,})(?![\d.,-])")
+"""A phone, account or card number ("010-1234-5678", "01012345678", "110-123-456789"):
+digits that name something, not a quantity (a leading zero, or three hyphenated groups)."""
+
+
 def find_numbers(text: str) -> list[Match]:
     """All plain numbers in ``text``, sorted by start: Korean native numerals too, with a
     counter ("세 개" -> 3, "열두 병" -> 12) or said alone ("하나만요" -> 1).
@@ -132,10 +137,13 @@ def find_numbers(text: str) -> list[Match]:
     [3, -5, 1200, 2.5, 2]
     >>> [m.value for m in find_numbers("세 개요")], [m.value for m in find_numbers("하나만요")]
     ([3], [1])
+    >>> find_numbers("01023456789"), find_numbers("010-9876-5432로"), find_numbers("110-12-3")
+    ([], [], [])
     """
     found: list[Match] = _native(text)
+    codes = [m.span() for m in _IDENTIFIER.finditer(text)]
     for match in _NUMBER.finditer(text):
-        if match["skip"]:
+        if match["skip"] or any(a <= match.start() < b for a, b in codes):
             continue
         value = _number_value(match)
         if value is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,23 +21,23 @@ from engine.nlu import (
     YesNoWords,
     asks,
     decision_text,
-    find_dates,
-    find_enum,
-    find_money,
-    find_numbers,
-    find_pattern,
-    find_times,
     is_question,
     is_statement,
     normalise,
     yes_no,
 )
-from engine.nlu.certainty import bare_number, leftover, malformed_amount, named_by, negated, ranged
+from engine.nlu.certainty import (
+    bare_number,
+    leftover,
+    named_by,
+    negated,
+    ranged,
+    retracted_at,
+)
 from engine.nlu.enums import misspelt
-from engine.nlu.flags import find_flag, flag_words
-from engine.nlu.known import find_known
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts
+from engine.runtime.finders import find_all
 
 Decision = Literal["confirm", "cancel", "deny"]
 _DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
@@ -103,7 +103,8 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     early = _answered(text, service, asked, answer, found, confirming, words)
     if early is not None:
         return early
-    segments = task_parts(text, [m for _, m in found]) if batching and confirming is None else []
+    segments = task_parts(text, [m for _, m in found]) \
+        if batching and confirming is None and retracted_at(text) is None else []
     tasks = merge_tasks([extract(seg, slots, today) for seg in segments]) if segments[1:] \
         else [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
                       started=started, confirming=confirming)]
@@ -140,12 +141,15 @@ def _decision(answer: str | None, deciding: bool) -> Decision | None:
 def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date
            ) -> tuple[tuple[CompiledSlot, ...], list[tuple[CompiledSlot, list[Match]]]]:
     """The slots looked for (the asked one first, ``asked_only`` ones when asked or named
-    ahead of their value) and each one's matches in ``text``."""
+    ahead of their value) and each one's matches in ``text``; a value taken back is none
+    ("2만원, 아니 3만원": the amount is 3만원)."""
     slots = _asked_first(flow.extraction, asked)
     named = _named_ahead(text, flow.extraction, asked)
     slots += tuple(s for s in flow.extraction if s.name in named)
-    return slots, [(s, [m for m in ms if m.start >= named.get(s.name, 0)])
-                   for s, ms in _find_all(text, slots, today)]
+    cut = retracted_at(text) or 0
+    found = [(s, [m for m in ms if m.start >= named.get(s.name, 0)])
+             for s, ms in find_all(text, slots, today)]
+    return slots, [(s, [m for m in ms if m.start >= cut] or ms) for s, ms in found]
 
 
 def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...],
@@ -259,20 +263,7 @@ def _named_ahead(text: str, slots: Sequence[CompiledSlot], asked: str | None
 def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,
             asked: str | None = None) -> dict[str, Any]:
     """Values for ``slots`` found in ``text``; each span of text feeds at most one slot."""
-    return _pick(text, slots, _find_all(text, extraction_order(slots), today), asked=asked)
-
-
-def _find_all(text: str, slots: Sequence[CompiledSlot],
-              today: dt.date) -> list[tuple[CompiledSlot, list[Match]]]:
-    """Every slot's candidate matches, in ``slots`` order (see ``extraction_order``)."""
-    out = []
-    for slot in slots:
-        typed = slot.spec.extract is None or slot.spec.extract.typed
-        finder = _PATTERN if slot.patterns else (_FINDERS.get(slot.spec.type) if typed else None)
-        known = find_known(text, slot.known) if slot.known else []
-        if finder is not None or known:
-            out.append((slot, [*(finder(slot, text, today) if finder else []), *known]))
-    return out
+    return _pick(text, slots, find_all(text, extraction_order(slots), today), asked=asked)
 
 
 def _pick(text: str, slots: Sequence[CompiledSlot],
@@ -408,29 +399,6 @@ def _bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
         return False  # "네" answers yes; "정말 좋아요" may be a review's text
     return not any(asks(t) or t in FILLERS for t in tokens) and \
         yes_no(tokens[0], words) is None
-
-
-Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
-_PATTERN: Finder = lambda slot, text, today: find_pattern(text, slot.patterns)  # noqa: E731
-def _money(slot: CompiledSlot, text: str, today: dt.date) -> list[Match]:
-    bad = malformed_amount(text)
-    if bad is not None:  # the whole amount is refused; no part of it is read
-        start, end = bad
-        return [Match(value=text[start:end], start=start, end=end, text=text[start:end])]
-    return find_money(text)
-
-
-_FINDERS: dict[str, Finder] = {
-    "money": _money,
-    "date": lambda slot, text, today: find_dates(text, today),
-    "time": lambda slot, text, today: find_times(text),
-    "enum": lambda slot, text, today: find_enum(text, slot.synonyms),
-    "integer": lambda slot, text, today: [m for m in find_numbers(text)
-                                          if isinstance(m.value, int)],
-    "number": lambda slot, text, today: find_numbers(text),
-    "boolean": lambda slot, text, today: find_flag(
-        text, flag_words(slot.name, slot.spec.description or "")),
-}
 
 
 def _value(slot: CompiledSlot, match: Match) -> Any:
