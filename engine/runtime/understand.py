@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -176,6 +176,12 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     return picked if _sure(text, picked, spans, service, asked, words) else {}
 
 
+def _accounted(words: YesNoWords) -> Callable[[str], bool]:
+    """Words said with a value that say nothing else: decision words, the flow's verbs,
+    "말고", "바꿔", "잘못 말했어"."""
+    return lambda w: words.known(w) or w in _ASIDE or w in _MISSPOKE or w.startswith(_CHANGING)
+
+
 def _words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
     """The spans of the words ``matches`` stand in, with their units and particles ("2개로")."""
     spans = []
@@ -206,6 +212,18 @@ _CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려
 _PARTICLE = re.compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
 
 
+_HEDGED = re.compile(r"(?<=[가-힣])면\s|\bif\b|보다|[\"“”‘]|(?<!\w)'|'(?!\w)")
+"""A value in a condition, a comparison or a quote is no value the user gave (a bound is:
+"200만원 이하" is a budget)."""
+_RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
+_OTHER_PREDICATE = re.compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
+                              rf"|[{_RIEUL}]게(?:요)?$")
+"""A Korean word that ends a clause of its own ("물어보고", "했대", "해볼게"; not the purpose
+of "듣게"): the value is in a sentence about something else."""
+_MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
+                       "잠깐", "잠깐만", "정정"})
+
+
 def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
           service: CompiledService, asked: str | None, words: YesNoWords) -> bool:
     """Whether the rules can be sure of the values they found in the middle of a flow: never
@@ -213,7 +231,9 @@ def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]]
     asked for need the rest of the message accounted for ("오늘 날씨 좋다" gives no date)."""
     if not picked:
         return True
-    if is_question(text):
+    if is_question(text) or _HEDGED.search(text):
+        return False
+    if any(_OTHER_PREDICATE.search(w) for w in leftover(text, spans, _accounted(words))):
         return False
     weak = all(name != asked and not service.slots[name].spec.required for name in picked)
     return not (weak and leftover(text, spans, words.known))
