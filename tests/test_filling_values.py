@@ -58,3 +58,10 @@ async def test_an_amount_in_a_sentence_about_something_else_is_no_amount(
 async def test_an_answer_said_any_usual_way_is_read(
         transfer: CompiledService, first: str, message: str, slot: str, value: object) -> None:
     assert (await slots_after(transfer, first, message))[slot] == value
+
+
+@pytest.mark.parametrize("message", ["모르겠어요", "아무한테나", "쟤한테", "someone", "나요",
+                                     "글쎄", "그 사람"])
+async def test_a_word_that_names_nobody_is_no_recipient(transfer: CompiledService,
+                                                        message: str) -> None:
+    assert (await slots_after(transfer, ASK_TARGET, message))["target"] is None

@@ -121,8 +121,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
 def _answered(text: str, service: CompiledService, asked: str | None, answer: str | None,
               found: list[tuple[CompiledSlot, list[Match]]],
               confirming: Mapping[str, Any] | None, words: YesNoWords) -> Understanding | None:
-    """A yes or no that is the value of the yes/no slot being asked, or a yes that repeats
-    the values a confirmation asks about ("네 엄마한테 5만원 보내주세요"); else None."""
+    """A yes/no slot's yes or no, or a yes repeating what a confirmation asks; else None."""
     if answer in ("confirm", "deny") and asked is not None and \
             service.slots[asked].spec.type == "boolean":
         return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
@@ -177,8 +176,7 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
 
 
 def _accounted(words: YesNoWords) -> Callable[[str], bool]:
-    """Words said with a value that say nothing else: decision words, the flow's verbs,
-    "말고", "바꿔", "잘못 말했어"."""
+    """Words said with a value that add nothing: yes/no words, verbs, "말고", "잘못 말했어"."""
     return lambda w: words.known(w) or w in _ASIDE or w in _MISSPOKE or w.startswith(_CHANGING)
 
 
@@ -213,8 +211,7 @@ _PARTICLE = re.compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|�
 
 
 _HEDGED = re.compile(r"(?<=[가-힣])면\s|\bif\b|보다|[\"“”‘]|(?<!\w)'|'(?!\w)")
-"""A value in a condition, a comparison or a quote is no value the user gave (a bound is:
-"200만원 이하" is a budget)."""
+"""A value in a condition, a comparison or a quote is none (a bound is: "200만원 이하")."""
 _RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
 _OTHER_PREDICATE = re.compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
                               rf"|[{_RIEUL}]게(?:요)?$")
@@ -303,7 +300,8 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
     values: dict[str, Any] = {}
     for slot, matches in found:
         usable = [m for m in matches if not _overlaps(m, claimed) and not _empty(m)
-                  and not negated(text, m) and not ranged(text, m)]
+                  and not negated(text, m) and not ranged(text, m)
+                  and not (_names(slot) and _NOBODY.fullmatch(str(m.value)))]
         if len({repr(m.value) for m in usable}) > 1:  # "모니터랑 키보드 둘 다": which one?
             claimed.extend((m.start, m.end) for m in usable)
         elif usable:
@@ -340,19 +338,33 @@ def _bare(text: str, slot: CompiledSlot | None,
     instead = _INSTEAD.match(text.strip())
     answer = instead.group("new") if instead else text.strip()
     single = " " not in answer
-    if not _short_answer(answer) or _CONDITION.search(answer) or \
-            (single and _PREDICATE.search(answer)):
+    if not _short_answer(answer) or _no_name(answer, single):
         return None
     start = text.find(answer)
     named = (_COPULA.sub("", answer) or answer) if single else answer  # "민지예요": 민지
     return named, (start, start + len(answer))
 
 
+_NOBODY = re.compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|비밀|그냥|헐|대충|돈|나중에|글쎄|"
+                     r"그 ?사람|걔|쟤|얘|나|저|누구|someone|anyone|idk|whoever|nobody|me|myself)"
+                     r"(?:요|한테|에게|께)?(?:나|도)?[.!~ ]*", re.IGNORECASE)
+"""Words that name nobody: not knowing, anyone, a pronoun, "돈" — never a recipient."""
 _PREDICATE = re.compile(r"(?:아요|어요|해요|세요|니다|줘|줘요|래요|게요|까요|네요|지요)$")
 """A one-word sentence ("괜찮아요", "해주세요") is no name."""
 _CONDITION = re.compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer."""
 _COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")
+
+
+def _no_name(answer: str, single: bool) -> bool:
+    """A condition, a one-word sentence or a word that names nobody is no name."""
+    return bool(_CONDITION.search(answer) or (single and _PREDICATE.search(answer))
+                or _NOBODY.fullmatch(answer))
+
+
+def _names(slot: CompiledSlot) -> bool:
+    """The slot holds a name (a short answer is its value): "나", "아무" are nobody's."""
+    return slot.spec.extract is not None and slot.spec.extract.bare
 
 
 def _short_answer(text: str) -> bool:
