@@ -65,3 +65,15 @@ async def test_an_answer_said_any_usual_way_is_read(
 async def test_a_word_that_names_nobody_is_no_recipient(transfer: CompiledService,
                                                         message: str) -> None:
     assert (await slots_after(transfer, ASK_TARGET, message))["target"] is None
+
+
+@pytest.mark.parametrize(("first", "message", "slot"), [
+    (ASK_AMOUNT, "6만원은 안 돼요", "amount"),
+    (ASK_AMOUNT, "4만원은 보내지 말아줘", "amount"),
+    (ASK_TARGET, "삼촌한테는 말고", "target"),
+    (ASK_TARGET, "지수 말고", "target"),
+    (ASK_TARGET, "이모는 아니에요", "target"),
+])
+async def test_a_value_said_away_with_nothing_in_its_place_is_none(
+        transfer: CompiledService, first: str, message: str, slot: str) -> None:
+    assert (await slots_after(transfer, first, message))[slot] is None

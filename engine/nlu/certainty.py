@@ -23,8 +23,10 @@ from .phrases import FILLERS
 from .spans import Match
 
 _NEGATED_AFTER = re.compile(
-    r"\s*(?:원|won|dollars?|달러)?\s*(?:은|는|이|가|을|를)?\s*"
-    r"(?:아니고|아니라|아니야|아니|말고|대신에?|빼고)(?:\s|$|[,.!])")
+    r"\s*(?:원|won|dollars?|달러)?\s*(?:한테|에게|께)?(?:은|는|이|가|을|를|도)?\s*"
+    r"(?:(?:\S+\s*)?(?:거|건|게)\s*)?"
+    r"(?:(?:아니고|아니라|아니야|아니에요|아니예요|아닙니다|아님|아니|말고|대신에?|빼고|안\s*돼|"
+    r"안\s*되)(?:\s|$|[,.!요세])|\S*지\s*(?:마|말))")
 _NEGATED_BEFORE = re.compile(r"(?:\bnot|\binstead of|\brather than)\s*\$?$", re.IGNORECASE)
 _RANGE_BEFORE = re.compile(
     r"(?:[0-9일이삼사오육칠팔구십백천만]|원|won|dollars?|달러)\s*"
@@ -72,6 +74,9 @@ def negated(text: str, match: Match) -> bool:
     >>> text = "5만원 말고 7만원"
     >>> [negated(text, m) for m in find_money(text)]
     [True, False]
+    >>> said = ("5만원은 안 돼", "2만원은 보내지 마", "3만원 보내줘")
+    >>> [negated(t, find_money(t)[0]) for t in said]
+    [True, True, False]
     """
     return bool(_NEGATED_AFTER.match(text, match.end) or
                 _NEGATED_BEFORE.search(text, 0, match.start))

@@ -215,8 +215,7 @@ _HEDGED = re.compile(r"(?<=[가-힣])면\s|\bif\b|보다|[\"“”‘]|(?<!\w)'|
 _RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
 _OTHER_PREDICATE = re.compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
                               rf"|[{_RIEUL}]게(?:요)?$")
-"""A Korean word that ends a clause of its own ("물어보고", "했대", "해볼게"; not the purpose
-of "듣게"): the value is in a sentence about something else."""
+"""A word ending a clause of its own ("물어보고", "했대", "해볼게"; not "듣게"): another topic."""
 _MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
                        "잠깐", "잠깐만", "정정"})
 
@@ -349,6 +348,7 @@ _NOBODY = re.compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|
                      r"그 ?사람|걔|쟤|얘|나|저|누구|someone|anyone|idk|whoever|nobody|me|myself)"
                      r"(?:요|한테|에게|께)?(?:나|도)?[.!~ ]*", re.IGNORECASE)
 """Words that name nobody: not knowing, anyone, a pronoun, "돈" — never a recipient."""
+_NOT_HIM = re.compile(r"(?:말고|빼고|아니야|아니에요|아니고)[.!~ ]*$")  # "민수 말고": who, then?
 _PREDICATE = re.compile(r"(?:아요|어요|해요|세요|니다|줘|줘요|래요|게요|까요|네요|지요)$")
 """A one-word sentence ("괜찮아요", "해주세요") is no name."""
 _CONDITION = re.compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
@@ -359,7 +359,7 @@ _COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|�
 def _no_name(answer: str, single: bool) -> bool:
     """A condition, a one-word sentence or a word that names nobody is no name."""
     return bool(_CONDITION.search(answer) or (single and _PREDICATE.search(answer))
-                or _NOBODY.fullmatch(answer))
+                or _NOBODY.fullmatch(answer) or _NOT_HIM.search(answer))
 
 
 def _names(slot: CompiledSlot) -> bool:
