@@ -79,7 +79,8 @@ async def test_a_value_said_away_with_nothing_in_its_place_is_none(
     assert (await slots_after(transfer, first, message))[slot] is None
 
 
-@pytest.mark.parametrize("message", ["이모한테서 받은 돈", "삼촌에게서 연락 왔어", "큰아버지께서 주신 거"])
+@pytest.mark.parametrize("message", ["이모한테서 받은 돈", "삼촌에게서 연락 왔어",
+                                     "큰아버지께서 주신 거"])
 async def test_someone_money_comes_from_is_no_recipient(transfer: CompiledService,
                                                          message: str) -> None:
     assert (await slots_after(transfer, ASK_TARGET, message))["target"] is None

@@ -35,6 +35,7 @@ from engine.nlu.certainty import (
     retracted_at,
 )
 from engine.nlu.enums import misspelt
+from engine.nlu.names import CONDITION, NOBODY, OTHER_PREDICATE, no_name
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts
 from engine.runtime.finders import find_all
@@ -167,7 +168,7 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
     if confirming and any(confirming.get(k) not in (None, "", v) for k, v in picked.items()):
         spans = _words_of(text, [m for _, ms in found for m in ms])  # "5만원 말고 7만원"
-        if _CONDITION.search(text) or any(_ALSO.search(text[a:b]) for a, b in spans) or any(
+        if CONDITION.search(text) or any(_ALSO.search(text[a:b]) for a, b in spans) or any(
                 _HANGUL.search(w) for w in leftover(text, spans, lambda w: words.known(w) or
                                                     named(w) or w in _ASIDE or
                                                     w.startswith(_CHANGING))):
@@ -212,10 +213,6 @@ _PARTICLE = re.compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|�
 
 _HEDGED = re.compile(r"(?<=[가-힣])면\s|\bif\b|보다|[\"“”‘]|(?<!\w)'|'(?!\w)")
 """A value in a condition, a comparison or a quote is none (a bound is: "200만원 이하")."""
-_RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
-_OTHER_PREDICATE = re.compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
-                              rf"|[{_RIEUL}]게(?:요)?$")
-"""A word ending a clause of its own ("물어보고", "했대", "해볼게"; not "듣게"): another topic."""
 _MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
                        "잠깐", "잠깐만", "정정"})
 
@@ -229,7 +226,7 @@ def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]]
         return True
     if is_question(text) or _HEDGED.search(text):
         return False
-    if any(_OTHER_PREDICATE.search(w) for w in leftover(text, spans, _accounted(words))):
+    if any(OTHER_PREDICATE.search(w) for w in leftover(text, spans, _accounted(words))):
         return False
     weak = all(name != asked and not service.slots[name].spec.required for name in picked)
     return not (weak and leftover(text, spans, words.known))
@@ -300,7 +297,7 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
     for slot, matches in found:
         usable = [m for m in matches if not _overlaps(m, claimed) and not _empty(m)
                   and not negated(text, m) and not ranged(text, m)
-                  and not (_names(slot) and _NOBODY.fullmatch(str(m.value)))]
+                  and not (_names(slot) and NOBODY.fullmatch(str(m.value)))]
         if len({repr(m.value) for m in usable}) > 1:  # "모니터랑 키보드 둘 다": which one?
             claimed.extend((m.start, m.end) for m in usable)
         elif usable:
@@ -337,29 +334,14 @@ def _bare(text: str, slot: CompiledSlot | None,
     instead = _INSTEAD.match(text.strip())
     answer = instead.group("new") if instead else text.strip()
     single = " " not in answer
-    if not _short_answer(answer) or _no_name(answer, single):
+    if not _short_answer(answer) or no_name(answer, single):
         return None
     start = text.find(answer)
     named = (_COPULA.sub("", answer) or answer) if single else answer  # "민지예요": 민지
     return named, (start, start + len(answer))
 
 
-_NOBODY = re.compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|비밀|그냥|헐|대충|돈|나중에|글쎄|"
-                     r"그 ?사람|걔|쟤|얘|나|저|누구|someone|anyone|idk|whoever|nobody|me|myself)"
-                     r"(?:요|한테|에게|께)?(?:나|도)?[.!~ ]*", re.IGNORECASE)
-"""Words that name nobody: not knowing, anyone, a pronoun, "돈" — never a recipient."""
-_NOT_HIM = re.compile(r"(?:말고|빼고|아니야|아니에요|아니고)[.!~ ]*$")  # "민수 말고": who, then?
-_PREDICATE = re.compile(r"(?:아요|어요|해요|세요|니다|줘|줘요|래요|게요|까요|네요|지요)$")
-"""A one-word sentence ("괜찮아요", "해주세요") is no name."""
-_CONDITION = re.compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
-"""A condition ("무료면 담아주세요", "if it's free") is no answer."""
 _COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")
-
-
-def _no_name(answer: str, single: bool) -> bool:
-    """A condition, a one-word sentence or a word that names nobody is no name."""
-    return bool(_CONDITION.search(answer) or (single and _PREDICATE.search(answer))
-                or _NOBODY.fullmatch(answer) or _NOT_HIM.search(answer))
 
 
 def _names(slot: CompiledSlot) -> bool:

@@ -12,6 +12,8 @@ MODULES = [
     "enums",
     "intents",
     "money",
+    "names",
+    "certainty",
     "numbers",
     "spans",
     "segments",
