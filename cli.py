@@ -157,8 +157,7 @@ def chat(flow: str, store: str | None, session_id: str, verbose: bool,
                                                     settings)
     except FlowDefinitionError as err:
         refuse(err)
-    service = engine.service
-    console.print(f"[bold]{service.name}[/bold] — {service.description}")
+    console.print(f"[bold]{engine.about.name}[/bold] — {engine.about.description}")
     for name, reason in engine.models.offline.items():
         console.print(f"[dim]model {name} runs offline: {reason}[/dim]")
     if history is not None:
@@ -329,6 +328,33 @@ def index(flow: str) -> None:
                       f"chunk(s) -> {done.path}")
     if not built:
         console.print(f"{flow} declares no `knowledge`: nothing to index")
+
+
+@app.command()
+@click.argument("flow", type=click.Path(exists=True, dir_okay=False))
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the build (default: FLOW with the suffix .flowc).")
+def build(flow: str, output: Path | None) -> None:
+    """Compile FLOW ahead of time into one file that `flowctl serve` starts from.
+
+    `serve` does this by itself and keeps the result under .flowctl/build/; an explicit
+    build is for shipping the compiled flow (an image, another machine with the same
+    flowctl). See docs/server.md."""
+    from engine.app import is_app_file
+    from engine.compiler import artefact
+
+    if is_app_file(flow):
+        errors.print(f"error: {flow} is an app file: build each of its services' flow files "
+                     "with `flowctl build FLOW` (an app compiles them when it starts)")
+        raise Exit(2)
+    try:
+        written = artefact.build(Path(flow), output)
+    except FlowDefinitionError as err:
+        refuse(err)
+    except OSError as err:
+        errors.print(f"error: cannot write the build: {err.strerror or err}")
+        raise Exit(2) from None
+    console.print(f"built {flow} -> {written} ({written.stat().st_size:,} bytes)")
 
 
 @app.command()

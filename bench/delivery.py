@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
 
 from engine.compiler import compile_file  # noqa: E402
+from engine.runtime.conversation.outcomes import reporting_delivery  # noqa: E402
 from engine.runtime.engine import Engine  # noqa: E402
-from engine.runtime.outcomes import reporting_delivery  # noqa: E402
 from engine.store import SqliteStore  # noqa: E402
 
 

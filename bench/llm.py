@@ -42,10 +42,10 @@ from engine.config import load_settings  # noqa: E402
 from engine.providers.base import ChatMessage, ChatRequest, ModelConfig, TextDelta  # noqa: E402
 from engine.providers.registry import build_provider  # noqa: E402
 from engine.providers.scripted import ScriptedProvider  # noqa: E402
+from engine.runtime.calls.models import ModelPool  # noqa: E402
 from engine.runtime.engine import Engine  # noqa: E402
-from engine.runtime.events import Done, LlmToken  # noqa: E402
-from engine.runtime.models import ModelPool  # noqa: E402
-from engine.runtime.onecall import OneCallReader  # noqa: E402
+from engine.runtime.understanding.onecall import OneCallReader  # noqa: E402
+from engine.runtime.values.events import Done, LlmToken  # noqa: E402
 from engine.store import MemoryStore, SqliteStore  # noqa: E402
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply  # noqa: E402
 

@@ -56,8 +56,8 @@ from engine.providers.base import (  # noqa: E402
 from engine.providers.forms import FORMS  # noqa: E402
 from engine.providers.jsonout import extract_json  # noqa: E402
 from engine.providers.registry import build_provider  # noqa: E402
+from engine.runtime.calls.models import ModelPool  # noqa: E402
 from engine.runtime.engine import Engine  # noqa: E402
-from engine.runtime.models import ModelPool  # noqa: E402
 from engine.store import MemoryStore  # noqa: E402
 from engine.testing.evaluate import check_names, compare, find_eval_files, load_eval  # noqa: E402
 

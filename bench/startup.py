@@ -73,12 +73,17 @@ import fastapi, pydantic, uvicorn
 t1 = time.perf_counter()
 import cli
 import engine.transports.http as http
-from engine.compiler import compile_file
 from engine.config import load_settings
 from engine.runtime.engine import Engine
 from engine.store import MemoryStore
 t2 = time.perf_counter()
-service = compile_file(sys.argv[2])
+if sys.argv[3] == "build":
+    from pathlib import Path
+    from engine.compiler import artefact
+    service = artefact.prebuilt(Path(sys.argv[2]))
+else:
+    from engine.compiler import compile_file
+    service = compile_file(sys.argv[2])
 t3 = time.perf_counter()
 engine = Engine(service, store=MemoryStore(), settings=load_settings({}))
 http.create_app(engine, settings=engine.settings)
@@ -90,6 +95,7 @@ print(t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)
 """
 PHASES = ("FastAPI, pydantic, uvicorn", "the engine's modules", "compiling the flow",
           "engine and app", "intent model (a thread)")
+BUILT_PHASES = (*PHASES[:2], "loading its build", *PHASES[3:])
 
 
 def free_port() -> int:
@@ -98,11 +104,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def offline_env() -> dict[str, str]:
+def offline_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OPENAI_", "ANTHROPIC_", "FLOWCTL_"))}
     env["PYTHONPATH"] = str(ROOT)
-    return env
+    return {**env, **extra}
 
 
 def rss_mib(pid: int) -> float:
@@ -119,12 +125,12 @@ def loaded(log: Path) -> list[str]:
     return [name for name in SDKS if name in tops and importlib.util.find_spec(name)]
 
 
-def first_answer(argv: list[str], port: int, cwd: str,
+def first_answer(argv: list[str], port: int, cwd: str, env: dict[str, str],
                  stderr: Path | None = None) -> tuple[float, float]:
     """(seconds to the first answered chat request, idle RSS MiB a second after it)."""
     started = time.perf_counter()
     with open(stderr or os.devnull, "w") as err:
-        proc = subprocess.Popen(argv, cwd=cwd, env=offline_env(), stdout=subprocess.DEVNULL,
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                                 stderr=err)
         try:
             with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
@@ -144,11 +150,15 @@ def first_answer(argv: list[str], port: int, cwd: str,
             proc.wait(timeout=20)
 
 
-def servers(tmp: str, run: int) -> dict[str, list[str]]:
-    """name -> argv tail (after the interpreter) of each server, for run number ``run``."""
-    return {"bare FastAPI": ["-c", _BARE],
-            "flowctl serve": [str(ROOT / "cli.py"), "serve", str(ROOT / "flows" / "transfer.yaml"),
-                              "--store", f"sqlite:///{tmp}/run{run}.db", "--port"]}
+def servers(tmp: str, run: int) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """name -> argv tail (after the interpreter) and environment of each server, for run
+    number ``run``: flowctl from its kept build (as every start after the first), and
+    compiling the flow at start (``FLOWCTL_BUILD_CACHE=off``)."""
+    serve = [str(ROOT / "cli.py"), "serve", str(ROOT / "flows" / "transfer.yaml"),
+             "--store", f"sqlite:///{tmp}/run{run}.db", "--port"]
+    return {"bare FastAPI": (["-c", _BARE], offline_env()),
+            "flowctl serve": (serve, offline_env()),
+            "  compiling": (serve, offline_env(FLOWCTL_BUILD_CACHE="off"))}
 
 
 def main() -> None:
@@ -160,34 +170,40 @@ def main() -> None:
     args = parser.parse_args()
     compileall.compile_dir(ROOT / "engine", quiet=1)
     compileall.compile_file(ROOT / "cli.py", quiet=1)
+    from engine.compiler import artefact
+
+    artefact.load(Path(args.flow))  # kept under .flowctl/build/, as a first start does
+    artefact.load(ROOT / "flows" / "transfer.yaml")
     results: dict[str, list[tuple[float, float]]] = {}
     imported: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for run in range(args.runs + 1):
-            for name, tail in servers(tmp, run).items():
+            for name, (tail, env) in servers(tmp, run).items():
                 port = free_port()
                 if run == args.runs:  # one more run, untimed: what it imports
                     log = Path(tmp) / "imports.log"
                     first_answer([sys.executable, "-X", "importtime", *tail, str(port)], port,
-                                 tmp, stderr=log)
+                                 tmp, env, stderr=log)
                     imported[name] = loaded(log)
                 else:
                     results.setdefault(name, []).append(
-                        first_answer([sys.executable, *tail, str(port)], port, tmp))
-    phases = [[float(x) for x in subprocess.run(
-        [sys.executable, "-c", _PHASES, str(ROOT), str(Path(args.flow).resolve())],
+                        first_answer([sys.executable, *tail, str(port)], port, tmp, env))
+    phases = {how: [[float(x) for x in subprocess.run(
+        [sys.executable, "-c", _PHASES, str(ROOT), str(Path(args.flow).resolve()), how],
         env=offline_env(), capture_output=True, text=True, check=True).stdout.split()]
-        for _ in range(args.runs)]
+        for _ in range(args.runs)] for how in ("build", "compile")}
     print(f"{'server':<16}{'first answer s: median (range)':>32}{'idle RSS MiB':>24}  imports")
     for name, runs in results.items():
         times, rss = [r[0] for r in runs], [r[1] for r in runs]
         print(f"{name:<16}{statistics.median(times):>14.3f} ({min(times):.3f}–{max(times):.3f})"
               f"{statistics.median(rss):>12.1f} ({min(rss):.1f}–{max(rss):.1f})"
               f"  {', '.join(imported[name]) or '-'}")
-    print("\nflowctl start-up in one interpreter, s: median (range)")
-    for i, phase in enumerate(PHASES):
-        times = [p[i] for p in phases]
-        print(f"  {phase:<28}{statistics.median(times):.3f} ({min(times):.3f}–{max(times):.3f})")
+    for how, names in (("build", BUILT_PHASES), ("compile", PHASES)):
+        print(f"\nflowctl start-up in one interpreter ({how}), s: median (range)")
+        for i, phase in enumerate(names):
+            times = [p[i] for p in phases[how]]
+            print(f"  {phase:<28}{statistics.median(times):.3f} "
+                  f"({min(times):.3f}–{max(times):.3f})")
 
 
 if __name__ == "__main__":

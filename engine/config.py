@@ -71,6 +71,9 @@ class Settings:
     max_message_chars: int = 4000
     turn_deadline_ms: int = 6000
     """Every model call of a turn, with its retries, ends by then; the rules answer after."""
+    turns_per_minute: int = 0
+    """FLOWCTL_TURNS_PER_MINUTE: the turns one caller may start a minute (0: no limit); the
+    operator's, never a flow file's."""
     # -- the HTTP server's (``flowctl serve``); never from a flow file --
     api_keys: tuple[str, ...] = field(default=(), repr=False)
     """FLOWCTL_API_KEYS / FLOWCTL_API_KEYS_FILE; none: loopback clients only."""
@@ -158,12 +161,13 @@ _ENV_NAMES = {
     "memory_max_raw_turns": "FLOWCTL_MEMORY_MAX_RAW_TURNS",
     "max_message_chars": "FLOWCTL_MAX_MESSAGE_CHARS",
     "turn_deadline_ms": "FLOWCTL_TURN_DEADLINE_MS",
+    "turns_per_minute": "FLOWCTL_TURNS_PER_MINUTE",
 }
 DEPRECATED_VARIABLES = {old: f"FLOWCTL_{old}" for old in (
     "DEV_MODE", "MAX_FILL_TURNS", "MEMORY_ENABLE_SUMMARY", "MEMORY_SUMMARIZE_THRESHOLD",
     "MEMORY_KEEP_RECENT_TURNS", "MEMORY_SUMMARY_MODEL", "MEMORY_MAX_RAW_TURNS")}
 """An old unprefixed name -> the variable that replaced it (the old one is still read)."""
-_MINIMUM = {"memory_keep_recent_turns": 0}  # every other whole number must be at least 1
+_MINIMUM = {"memory_keep_recent_turns": 0, "turns_per_minute": 0}  # all else: at least 1
 SETTING_NAMES = tuple(_ENV_NAMES)
 FLOW_SETTINGS = ("max_fill_turns", "max_message_chars", "turn_deadline_ms")
 SERVER_VARIABLES = ("FLOWCTL_API_KEYS", "FLOWCTL_API_KEYS_FILE", "FLOWCTL_COOKIE_SECRET",

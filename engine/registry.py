@@ -13,7 +13,7 @@ from engine.texts import OVERRIDABLE_TEXTS
 
 # tools an agent step may offer the model (engine/providers/tools.py implements them)
 AGENT_TOOLS: tuple[str, ...] = ("calculator",)
-# tools a `call` action may run (engine/runtime/actions.py implements them)
+# tools a `call` action may run (engine/runtime/calls/actions.py implements them)
 ACTION_TOOLS: tuple[str, ...] = ("sandbox_bank", "sandbox_balance", "calculator")
 # built-in texts a service may replace with a message of the same name, and the values each sees
 BUILTIN_TEXTS: dict[str, tuple[str, ...]] = dict(OVERRIDABLE_TEXTS)
@@ -23,22 +23,22 @@ names them); it cannot do what was asked (or no model answered: the fallback was
 it did part of it (``reason`` says why)."""
 AGENT_RESULT_FIELDS: frozenset[str] = frozenset({"status", "reason", "missing"})
 """What every agent step's result has, beside the checked JSON output of one that keeps it."""
-# what an agent step's prompt sees beyond the turn context (runtime/agent.py provides them)
+# what an agent step's prompt sees beyond the turn context (runtime/calls/agent.py provides them)
 AGENT_PROMPT_NAMES: tuple[str, ...] = ("message", "history", "instructions", "intents", "tools")
-# what the understanding prompt sees (runtime/llm.py provides them)
+# what the understanding prompt sees (runtime/understanding/llm.py provides them)
 UNDERSTAND_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "today", "intents",
                                             "current", "stage", "current_intent", "flows",
                                             "turn_starts")
-# what memory.summary_prompt sees (runtime/memory.py renders it once per engine)
+# what memory.summary_prompt sees (runtime/calls/memory.py renders it once per engine)
 SUMMARY_PROMPT_NAMES: tuple[str, ...] = ("service", "description", "locale")
 PROMPT_NAMES: tuple[str, ...] = tuple(dict.fromkeys(AGENT_PROMPT_NAMES + UNDERSTAND_PROMPT_NAMES
                                                     + SUMMARY_PROMPT_NAMES))
-# the wire protocol's event names (engine/runtime/events.py emits them)
+# the wire protocol's event names (engine/runtime/values/events.py emits them)
 EVENT_NAMES: tuple[str, ...] = ("AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE",
                                 "TASK_PROGRESS", "DONE")
 # what a background run's event log adds to them (engine/runs records it at each status)
 RUN_EVENT_NAMES: tuple[str, ...] = ("RUN_STATUS",)
-# the fields of the turn context's fixed-shape values (runtime/context.py builds them)
+# the fields of the turn context's fixed-shape values (runtime/understanding/context.py builds them)
 CONTEXT_FIELDS: dict[str, tuple[str, ...]] = {
     "turn": ("message", "intent", "confidence"),
     "batch": ("index", "total", "remaining", "counts"),

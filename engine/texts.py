@@ -11,6 +11,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "ko": {
         "empty_message": "질문을 입력해주세요.",
         "message_too_long": "메시지가 너무 길어요. {limit}자 이내로 입력해 주세요.",
+        "rate_limited": "요청이 너무 많아요. {seconds}초 뒤에 다시 보내 주세요.",
         "turn_failed": "죄송해요, 처리 중 문제가 생겼어요. 잠시 후 다시 시도해 주세요.",
         "slot_invalid": "입력하신 값을 사용할 수 없어요.",
         "ask_slot": "{slot} 값을 알려주세요.",
@@ -52,6 +53,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "empty_message": "Please type a message.",
         "message_too_long": "That message is too long; please keep it under {limit} characters.",
+        "rate_limited": "Too many messages; please send again in {seconds} seconds.",
         "turn_failed": "Sorry, something went wrong. Please try again in a moment.",
         "slot_invalid": "That value can't be used.",
         "ask_slot": "Please tell me the {slot}.",
@@ -96,7 +98,7 @@ TEXTS: dict[str, dict[str, str]] = {
 # texts a service may replace with a message of the same name, and the values each one sees
 OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
-    "message_too_long": ("limit",), "ask_slot": ("slot",),
+    "message_too_long": ("limit",), "rate_limited": ("seconds",), "ask_slot": ("slot",),
     "currency_mismatch": ("currency", "expected"), "action_pending": (),
     "untold_outcome": ("outcome",), "repeated_request": (), "pending_not_cancelled": (),
     "action_done_unshown": (), "action_failed_unshown": (),

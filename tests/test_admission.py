@@ -12,8 +12,8 @@ import pytest
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import Settings
-from engine.runtime.admission import Refusal
 from engine.runtime.engine import Engine
+from engine.runtime.values.admission import Refusal
 from engine.store import MemoryStore
 from engine.transports.http import create_app
 

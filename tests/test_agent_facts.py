@@ -17,8 +17,8 @@ import pytest
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
+from engine.runtime.calls.facts import unfounded
 from engine.runtime.engine import Engine
-from engine.runtime.facts import unfounded
 from engine.store import MemoryStore
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply, FakeToolCall
 

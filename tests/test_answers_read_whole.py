@@ -22,7 +22,7 @@ import pytest
 from engine.compiler import compile_file
 from engine.nlu import default_words, yes_no
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 from tests.conftest import ROOT
 

@@ -175,7 +175,7 @@ async def test_a_time_slot(tmp_path: Path, said: str, reply: str) -> None:
 
 
 def test_a_time_slot_validates_model_values(tmp_path: Path) -> None:
-    from engine.runtime.slots import Rejected, validate
+    from engine.runtime.understanding.slots import Rejected, validate
 
     (tmp_path / "t.yaml").write_text(TIMED)
     slot = compile_file(tmp_path / "t.yaml").slots["at"]

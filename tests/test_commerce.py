@@ -53,12 +53,15 @@ def llm() -> Iterator[FakeLLMServer]:
 
 def serve(tmp: Path, shop: ShopAPI, llm: FakeLLMServer | None = None) -> Serve:
     """The commerce server; the operator's MCP configuration starts the shop's MCP server
-    (over stdio, a process per call) and counts its calls in ``tmp/mcp_calls.jsonl``."""
+    (over stdio, started on the first call and kept) and counts its calls in
+    ``tmp/mcp_calls.jsonl``. The turn deadline is generous: a loaded machine may take
+    seconds to start the MCP server inside a turn, and no test here is about deadlines."""
     config = tmp / "mcp.json"
     config.write_text(json.dumps({"servers": {"shop": {
         "command": [sys.executable, "-m", "tests.fakes.mcp_shop"], "cwd": str(ROOT),
         "env": {"MCP_SHOP_CALLS": str(tmp / "mcp_calls.jsonl")}}}}))
-    env = {"SHOP_URL": shop.url, "FLOWCTL_MCP_CONFIG": str(config)}
+    env = {"SHOP_URL": shop.url, "FLOWCTL_MCP_CONFIG": str(config),
+           "FLOWCTL_TURN_DEADLINE_MS": "30000"}
     if llm is not None:
         env |= {"OPENAI_BASE_URL": llm.openai_base_url, "OPENAI_API_KEY": "sk-local",
                 "FLOWCTL_MODEL_FAST": "openai:gpt-test", "FLOWCTL_MODEL_RECO": "openai:gpt-test"}

@@ -14,7 +14,7 @@ import pytest
 
 from engine.compiler import compile_file
 from engine.config import load_settings
-from engine.runtime.actions import ActionStub
+from engine.runtime.calls.actions import ActionStub
 from engine.runtime.engine import Engine
 from engine.store import MemoryStore
 from tests.conftest import ROOT

@@ -54,7 +54,8 @@ def test_the_files_that_handle_every_step_kind_are_the_checklists() -> None:
 
 @pytest.mark.parametrize("title", ["Adding a step kind", "Adding a finding code",
                                    "Adding a provider", "Adding a setting",
-                                   "Adding a built-in text", "The turn's control flow"])
+                                   "Adding a built-in text", "The turn's control flow",
+                                   "What a transport needs of an engine"])
 def test_every_file_a_checklist_names_exists(title: str) -> None:
     files = named_files(section(title))
     assert files, f"the section {title!r} names no file"

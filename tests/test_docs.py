@@ -612,7 +612,7 @@ def check_json(block: Block, ws: Path, tmp: Path) -> None:
                 assert flowctl(argv, ROOT).code == 0
             check_problem_matcher(block, task["problemMatcher"])
     elif name is not None and name.endswith("mcp.json"):  # the operator's MCP servers
-        from engine.runtime.mcp import load_mcp_config
+        from engine.runtime.calls.mcp import load_mcp_config
 
         path = tmp / "mcp.json"
         path.write_text(block.text, encoding="utf-8")
@@ -817,8 +817,8 @@ EXTRACTION = list(extraction_examples())
 @pytest.mark.parametrize("slot_type, text, value, values", EXTRACTION,
                          ids=[f"{t}:{x}" for t, x, _, _ in EXTRACTION])
 def test_extraction_table(slot_type: str, text: str, value: Any, values: str) -> None:
-    from engine.runtime.slots import Rejected, validate
-    from engine.runtime.understand import extract
+    from engine.runtime.understanding.slots import Rejected, validate
+    from engine.runtime.understanding.understand import extract
 
     slot = extraction_service(slot_type, values).flows["main"].extraction[0]
     found = extract(text, [slot], TODAY).get("x")

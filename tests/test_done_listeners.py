@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.compiler.compiled import CompiledService
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 
 

@@ -1,4 +1,4 @@
-"""engine/runtime/drive.py: a turn's coroutines emit into a list; drive streams it out."""
+"""engine/runtime/turn/drive.py: a turn's coroutines emit into a list; drive streams it out."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from engine.runtime.drive import drive
-from engine.runtime.events import AgentStart, Event, LlmToken
+from engine.runtime.turn.drive import drive
+from engine.runtime.values.events import AgentStart, Event, LlmToken
 
 
 async def test_a_turn_that_never_waits_sends_its_events_in_order_at_its_end() -> None:

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.runtime.echo import STATE_CLOSE, STATE_OPEN, EchoGuard, strip_state
-from engine.runtime.onecall import OneCallReader
+from engine.runtime.understanding.echo import STATE_CLOSE, STATE_OPEN, EchoGuard, strip_state
+from engine.runtime.understanding.onecall import OneCallReader
 
 ECHOES = [
     (f"Hi {STATE_OPEN}{{\"slots\": {{}}}}{STATE_CLOSE} there", "Hi  there"),

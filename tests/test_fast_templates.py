@@ -1,15 +1,21 @@
 """Messages of text and simple `{{ }}` outputs render without a jinja2 template run
-(engine/compiler/templates.py `_fast_template`): exactly as jinja2 renders them."""
+(engine/compiler/fast.py, their plans): exactly as jinja2 renders them."""
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
 from jinja2 import UndefinedError
 from jinja2.exceptions import SecurityError
 
-from engine.compiler.templates import base_context, compile_template, environment
+from engine.compiler.templates import (
+    base_context,
+    compile_expression,
+    compile_template,
+    environment,
+)
 
 VIEW: dict[str, Any] = {
     **base_context(),
@@ -66,7 +72,31 @@ def test_the_sandbox_still_guards_attribute_reads() -> None:
 
 def test_text_and_simple_outputs_take_the_fast_path_and_the_rest_jinja2() -> None:
     def fast(source: str) -> bool:
-        return "_fast_template" in compile_template(source).render.__qualname__
+        return compile_template(source).plan is not None
     assert all(fast(s) for s in SOURCES[:-2])
     assert not fast("{{ slots['recipient'] }}") and not fast("{% if slots.ok %}y{% endif %}")
     assert not fast("{{ ask('amount') }}") and not fast("{{ missing | join(', ') }}")
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_a_pickled_template_renders_as_the_one_compiled(source: str) -> None:
+    """A build stores each template as its plan (or jinja2's code): loaded, it renders the
+    same on every context, fast path or not."""
+    compiled = compile_template(source)
+    loaded = pickle.loads(pickle.dumps(compiled))
+    assert loaded is not compiled and loaded.render is not compiled.render
+    assert (loaded.plan, loaded.names, loaded.slot_refs) == \
+        (compiled.plan, compiled.names, compiled.slot_refs)
+    assert loaded.render(VIEW) == compiled.render(VIEW) == jinja(source, VIEW)
+
+
+@pytest.mark.parametrize("source", [
+    "slots.amount > 10000 and not result.ok", "slots.recipient | upper",
+    "batch.total if batch.total > 1 else 0",
+    "missing | join(', ')", "[1, 2, 3] | sum",  # jinja2's code
+])
+def test_a_pickled_expression_evaluates_as_the_one_compiled(source: str) -> None:
+    compiled = compile_expression(source)
+    loaded = pickle.loads(pickle.dumps(compiled))
+    assert loaded.render is not compiled.render and loaded.expression
+    assert loaded.render(VIEW) == compiled.render(VIEW)

@@ -13,10 +13,10 @@ import pytest
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
-from engine.runtime import routing
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
-from engine.runtime.session import SessionState
+from engine.runtime.understanding import routing
+from engine.runtime.values.events import Done
+from engine.runtime.values.session import SessionState
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply
@@ -189,7 +189,7 @@ messages:
 
 
 async def test_a_stubbed_http_action_needs_no_url_variable(tmp_path: Any) -> None:
-    from engine.runtime.actions import ActionStub
+    from engine.runtime.calls.actions import ActionStub
 
     flow = tmp_path / "h.yaml"
     flow.write_text("""

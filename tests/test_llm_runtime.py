@@ -19,7 +19,7 @@ from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
 from engine.runtime.engine import Engine
-from engine.runtime.events import AgentDone, Done, LlmDone, LlmToken
+from engine.runtime.values.events import AgentDone, Done, LlmDone, LlmToken
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply

@@ -18,10 +18,10 @@ from engine.config import load_settings
 from engine.errors import FlowDefinitionError
 from engine.lint import lint_paths
 from engine.providers.scripted import ScriptedProvider
+from engine.runtime.calls.models import ModelPool
 from engine.runtime.engine import Engine
-from engine.runtime.events import AgentDone, Done, Event, TaskProgress
-from engine.runtime.models import ModelPool
-from engine.runtime.turn import MAX_HOPS
+from engine.runtime.turn_run import MAX_HOPS
+from engine.runtime.values.events import AgentDone, Done, Event, TaskProgress
 from engine.store import MemoryStore
 from engine.testing.spec import load_tests
 from tests.conftest import ROOT

@@ -19,16 +19,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from engine.compiler import compile_file
 from engine.config import load_settings
+from engine.runtime.calls.mcp import McpConfigError, load_mcp_config
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
-from engine.runtime.mcp import McpConfigError, load_mcp_config
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply, FakeToolCall
+from tests.server.processes import Serve
 
 FLOW = """
 service: parcels
@@ -123,8 +125,11 @@ def engine_with(tmp_path: Path, servers: dict[str, Any], llm: FakeLLMServer) -> 
     (tmp_path / "flow.yaml").write_text(FLOW, encoding="utf-8")
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"servers": servers}))
+    # a generous turn deadline: a loaded machine may take seconds to start a stdio server
+    settings = load_settings({**llm.env(), "FLOWCTL_MCP_CONFIG": str(config),
+                              "FLOWCTL_TURN_DEADLINE_MS": "30000"})
     return Engine(compile_file(tmp_path / "flow.yaml"), store=MemoryStore(), clock=lambda: TODAY,
-                  settings=load_settings({**llm.env(), "FLOWCTL_MCP_CONFIG": str(config)}))
+                  settings=settings)
 
 
 def counted(calls: Path) -> list[dict[str, Any]]:
@@ -149,6 +154,42 @@ def track(order_id: str, tool: str = "track_parcel") -> FakeReply:
 
 def told(llm: FakeLLMServer) -> str:
     return str(llm.requests[1].body["messages"][-1]["content"])  # type: ignore[index]
+
+
+def test_a_served_flow_starts_its_stdio_server_before_the_first_turn(
+        tmp_path: Path, llm: FakeLLMServer) -> None:
+    """``flowctl serve`` starts the operator's stdio MCP server with the service (the first
+    turn does not wait for it), its turns use that one process, and stopping the server
+    stops it."""
+    starts, calls = tmp_path / "starts", tmp_path / "calls.jsonl"
+    engine_with(tmp_path, {"shop": {**stdio_entry(calls), "env": {
+        "MCP_SHOP_CALLS": str(calls), "MCP_SHOP_STARTS": str(starts)}}}, llm)
+    env = {**llm.env(), "FLOWCTL_MCP_CONFIG": str(tmp_path / "mcp.json"),
+           "FLOWCTL_TURN_DEADLINE_MS": "30000"}
+    server = Serve(tmp_path / "flow.yaml", "--store", "memory://", env=env,
+                   cwd=tmp_path).wait_ready()
+    try:
+        deadline = time.monotonic() + 60
+        while not (starts.exists() and starts.read_text().strip()):
+            assert time.monotonic() < deadline, "the MCP server was not started"
+            time.sleep(0.1)
+        llm.reset()
+        llm.enqueue(track("A100"), FakeReply(text="배송중이에요."))
+        done = httpx.post(f"{server.url}/v1/agent/chat", timeout=60, json={
+            "session_id": "s", "message": "where is my parcel?"}).json()["interaction"]
+        assert done["message"] == "배송중이에요."
+        assert counted(calls) == [{"tool": "track_parcel", "args": {"order_id": "A100"}}]
+    finally:
+        server.stop()
+    (pid,) = starts.read_text().split()
+    for _ in range(50):
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the MCP server outlived flowctl serve")
 
 
 async def test_an_agent_calls_a_stdio_mcp_tool(tmp_path: Path, llm: FakeLLMServer) -> None:

@@ -9,9 +9,9 @@ from typing import get_type_hints
 
 from engine.compiler import compile_file
 from engine.config import load_settings
-from engine.runtime.context import META_DEFAULTS
 from engine.runtime.engine import Engine
-from engine.runtime.session import Meta
+from engine.runtime.understanding.context import META_DEFAULTS
+from engine.runtime.values.session import Meta
 from engine.store import MemoryStore
 
 FLOW = """\

@@ -14,7 +14,7 @@ from engine.config import SettingsError
 from engine.errors import ProviderError
 from engine.providers.base import ChatMessage, ChatRequest
 from engine.providers.reliability import complete_reliably
-from engine.runtime.models import ModelPool
+from engine.runtime.calls.models import ModelPool
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply
 
 

@@ -12,9 +12,9 @@ from engine.compiler import compile_file
 from engine.config import load_settings
 from engine.lint import lint_paths
 from engine.providers.scripted import ScriptedProvider
+from engine.runtime.calls.models import ModelPool
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
-from engine.runtime.models import ModelPool
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 from tests.conftest import TODAY
 

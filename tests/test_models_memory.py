@@ -15,8 +15,8 @@ import pytest
 from engine.compiler import compile_file
 from engine.config import load_settings
 from engine.errors import FlowDefinitionError
+from engine.runtime.calls.models import vendor_model
 from engine.runtime.engine import Engine
-from engine.runtime.models import vendor_model
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply

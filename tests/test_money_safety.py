@@ -21,7 +21,7 @@ from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
 from engine.runtime.engine import Engine
-from engine.runtime.events import AgentDone, TaskProgress
+from engine.runtime.values.events import AgentDone, TaskProgress
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
 from tests.fakes.bank import HTTP_ACTION, TOOL_ACTION, Bank, bank_flow_text
@@ -361,6 +361,6 @@ async def test_a_called_flow_s_pending_charge_finishes_and_its_caller_goes_on(
 
 
 def test_the_written_out_invisible_characters_are_this_pythons_unicode_database() -> None:
-    from engine.runtime.engine import _INVISIBLE_BMP, invisible_bmp_ranges
+    from engine.runtime.values.admission import _INVISIBLE_BMP, invisible_bmp_ranges
 
     assert _INVISIBLE_BMP.pattern == f"[{invisible_bmp_ranges()}]"

@@ -18,9 +18,9 @@ from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
 from engine.providers.scripted import ScriptedProvider
+from engine.runtime.calls.models import DEFAULT_MAX_TOKENS, ModelPool
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, Event, LlmDone, LlmToken, wire
-from engine.runtime.models import DEFAULT_MAX_TOKENS, ModelPool
+from engine.runtime.values.events import Done, Event, LlmDone, LlmToken, wire
 from engine.store import MemoryStore
 from engine.testing.spec import load_tests
 from tests.conftest import ROOT, TODAY

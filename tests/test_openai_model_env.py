@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.compiler import compile_file
-from engine.runtime.models import ModelPool
+from engine.runtime.calls.models import ModelPool
 from tests.conftest import ROOT
 
 SERVER = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "ANTHROPIC_API_KEY": "sk-test"}

@@ -8,9 +8,9 @@ import pytest
 from engine.compiler import compile_service
 from engine.compiler.compiled import CompiledService
 from engine.dsl import load_service_text
-from engine.runtime import routing
-from engine.runtime.llm import parse_understanding
-from engine.runtime.understand import Intent
+from engine.runtime.understanding import routing
+from engine.runtime.understanding.llm import parse_understanding
+from engine.runtime.understanding.understand import Intent
 
 FLOW = """\
 service: ranks

@@ -50,7 +50,8 @@ CI_STEPS = {
     "lint": ("flowctl lint", r"\sflows/?(\s|$)"),  # every shipped flow
     "conversation tests": ("flowctl test", r"\sflows/?(\s|$)"),
     "eval sets": ("flowctl eval", r"\sflows/?(\s|$)"),  # every shipped eval set
-    "test suite": ("python3 -m pytest", r"^python3 -m pytest(\s+(-q|-v+|-x|-p \S+))*$"),  # whole
+    "test suite": ("python3 -m pytest",
+                   r"^python3 -m pytest(\s+(-q|-v+|-x|-p \S+|-n \d+|--dist \w+))*$"),  # whole
 }
 # Run by .ci/run but missing from README's sentence, which promises "exactly what CI runs": drift
 # to fix in README (name them there, then move them up to CI_STEPS).

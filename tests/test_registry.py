@@ -18,9 +18,12 @@ from engine.registry import (
     PROVIDERS,
     UNDERSTAND_PROMPT_NAMES,
 )
-from engine.runtime import actions
-from engine.runtime.context import TurnState
-from engine.runtime.events import (
+from engine.runtime.calls import actions
+from engine.runtime.steps.dispatch import prompt_values
+from engine.runtime.turn.snapshot import snapshot
+from engine.runtime.understanding.context import TurnState
+from engine.runtime.understanding.llm import understanding_request
+from engine.runtime.values.events import (
     AgentDone,
     AgentStart,
     Done,
@@ -30,10 +33,7 @@ from engine.runtime.events import (
     Trace,
     wire,
 )
-from engine.runtime.llm import understanding_request
-from engine.runtime.session import SessionState
-from engine.runtime.snapshot import snapshot
-from engine.runtime.steps import prompt_values
+from engine.runtime.values.session import SessionState
 from engine.texts import TEXTS
 
 

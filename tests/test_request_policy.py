@@ -13,7 +13,7 @@ from engine.config import load_settings
 from engine.dsl import load_service_text
 from engine.errors import FlowDefinitionError
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 from tests.conftest import ROOT
 

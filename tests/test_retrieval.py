@@ -26,7 +26,7 @@ from engine.retrieval import (
 )
 from engine.retrieval.analyzer import match_expression, terms
 from engine.runtime.engine import Engine
-from engine.runtime.events import AgentDone, Done, wire
+from engine.runtime.values.events import AgentDone, Done, wire
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
 
@@ -305,7 +305,7 @@ def test_retrieval_mistakes(workspace: Path, old: str, new: str, code: str,
 
 
 async def test_a_big_index_is_searched_off_the_event_loop(workspace: Path) -> None:
-    from engine.runtime.retrieve import INLINE_CHUNKS
+    from engine.runtime.steps.retrieve import INLINE_CHUNKS
 
     sections = "".join(f"## 상품 {i}\n\n상품 {i}번 설명입니다.\n\n" for i in range(INLINE_CHUNKS))
     (workspace / "knowledge" / "many.md").write_text("# 목록\n\n" + sections, encoding="utf-8")

@@ -15,11 +15,11 @@ import pytest
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import load_settings
-from engine.runtime import actions
-from engine.runtime import turn as turn_module
+from engine.runtime import turn_run as turn_module
+from engine.runtime.calls import actions
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, wire
-from engine.runtime.understand import Understanding
+from engine.runtime.understanding.understand import Understanding
+from engine.runtime.values.events import Done, wire
 from engine.store import MemoryStore, SqliteStore
 from engine.store.base import JSON
 from tests.conftest import TODAY

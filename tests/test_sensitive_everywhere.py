@@ -33,7 +33,7 @@ async def test_no_event_of_a_conversation_shows_a_sensitive_value(tmp_path: Path
                                                                   bank: Bank) -> None:  # noqa: F811
     """Every event on the wire, DONE's snapshot (a correction's old value included), trace
     and stack: only the replies' own words, which the flow's templates write, may say it."""
-    from engine.runtime.events import wire
+    from engine.runtime.values.events import wire
 
     engine = engine_for(bank_flow(tmp_path, sensitive=True), bank, MemoryStore())
     corrected = False

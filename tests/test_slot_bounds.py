@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService, CompiledSlot
-from engine.runtime.slots import MAX_MAGNITUDE, Rejected, validate
+from engine.runtime.understanding.slots import MAX_MAGNITUDE, Rejected, validate
 from tests.conftest import ROOT
 
 FUZZ = settings(max_examples=250, derandomize=True, deadline=None,

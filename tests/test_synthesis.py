@@ -15,7 +15,7 @@ from engine.compiler import compile_file
 from engine.config import load_settings
 from engine.errors import FlowDefinitionError
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, wire
+from engine.runtime.values.events import Done, wire
 from engine.store import MemoryStore
 from engine.transports.http.schemas import Interaction
 from tests.conftest import ROOT, TODAY

@@ -23,9 +23,9 @@ from engine.compiler.front import analyse_file
 from engine.compiler.templates import compile_expression, compile_template
 from engine.config import load_settings
 from engine.errors import FlowDefinitionError
+from engine.runtime.calls.gateway import rejection
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
-from engine.runtime.gateway import rejection
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
 from tests.fakes.bank import TOOL_ACTION, Bank

@@ -11,7 +11,7 @@ import pytest
 
 from engine.app.kind import is_app_file
 from engine.compiler import compile_file
-from engine.runtime.llm import understanding_request
+from engine.runtime.understanding.llm import understanding_request
 from tests.conftest import ROOT
 
 FLOWS = sorted(p for p in (ROOT / "flows").glob("*.yaml")

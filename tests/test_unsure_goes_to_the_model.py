@@ -84,7 +84,7 @@ def test_held_out_paraphrases_route_nothing_wrong(capsys: pytest.CaptureFixture[
 def test_a_likeness_must_be_surer_to_leave_the_task_at_hand() -> None:
     """Mid-flow, another intent found only by the learned model needs 0.75 to interrupt: a
     question about the transfer at hand is not a question about the history."""
-    from engine.runtime import routing
+    from engine.runtime.understanding import routing
 
     service = compile_file(ROOT / "flows" / "transfer.yaml")
     running = service.flows["transfer"]

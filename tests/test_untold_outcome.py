@@ -14,9 +14,9 @@ import datetime as dt
 import pytest
 
 from engine.compiler.compiled import CompiledService
+from engine.runtime.conversation.outcomes import REPEAT_WINDOW, reporting_delivery
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
-from engine.runtime.outcomes import REPEAT_WINDOW, reporting_delivery
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 from tests.conftest import TODAY
 

@@ -21,10 +21,10 @@ from engine.app.kind import is_app_file
 if TYPE_CHECKING:
     from engine.app.loaded import LoadedApp
     from engine.config import Settings
-    from engine.runtime.engine import Engine
+    from engine.runtime.serving import TurnEngine
     from engine.store.base import SessionStore
 
-EngineFactory = Callable[["SessionStore", "Settings"], "Engine"]
+EngineFactory = Callable[["SessionStore", "Settings"], "TurnEngine"]
 
 __all__ = ["EngineFactory", "engine_factory", "is_app_file", "load_app"]
 
@@ -40,13 +40,17 @@ def load_app(path: str | Path, env: Mapping[str, str]) -> LoadedApp:
 def engine_factory(path: str | Path, env: Mapping[str, str]) -> EngineFactory:
     """Compile the flow or app at ``path`` now (FlowDefinitionError when it is invalid);
     return what makes its engine once the store is open."""
-    if is_app_file(path):
+    from engine.compiler import artefact
+
+    service = artefact.prebuilt(Path(path), env)  # a build: no YAML read, nothing checked
+    if service is None and is_app_file(path):
         from engine.app.engine import AppEngine
 
         loaded = load_app(path, env)
         return lambda store, settings: AppEngine(loaded, store=store, settings=settings)
-    from engine.compiler import compile_file
     from engine.runtime.webhooks import hooked_engine
 
-    service = compile_file(path)  # its hook handlers (`hooks:`) are delivered as an app's are
+    if service is None:
+        service = artefact.compile_kept(Path(path), env)
+    # its hook handlers (`hooks:`) are delivered as an app's are
     return lambda store, settings: hooked_engine(service, store=store, settings=settings)

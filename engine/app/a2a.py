@@ -27,7 +27,7 @@ from google.protobuf.json_format import MessageToDict
 
 from engine.app.remote import from_wire
 from engine.app.services import empty_snapshot, failure_done
-from engine.runtime.events import Done, Event, LlmToken, UiHint
+from engine.runtime.values.events import Done, Event, LlmToken, UiHint
 
 log = logging.getLogger("flowctl.a2a")
 

@@ -4,8 +4,10 @@ Each turn: lock the app's record of the session, route the message (``router``),
 chosen service's turn and relay its events as they come, then add to its DONE which service
 answered (``state_snapshot.service``, and ``switched_from`` when the conversation moved) and
 a ``router`` entry in ``_trace``, save the app record (service in progress, mid-flow or
-not), send the DONE, and only then hand its hooks to the webhooks. ``AppEngine`` is an
-``Engine`` (its first local service's) so that everything serving an engine serves an app.
+not), send the DONE, and only then hand its hooks to the webhooks. ``AppEngine`` is a
+``TurnEngine`` (``runtime/serving.py``), so everything serving a flow serves an app; what
+is not the app's own (texts, settings, the flow the playground draws) is its first local
+service's.
 """
 
 from __future__ import annotations
@@ -27,13 +29,17 @@ from engine.app.remote import RemoteService
 from engine.app.router import Route, Router
 from engine.app.services import LocalService, Service
 from engine.app.store import APP, AppStore, ServiceStore, key
+from engine.compiler.compiled import CompiledService
 from engine.config import Settings
 from engine.errors import FlowRuntimeError
-from engine.runtime.admission import Refusal
-from engine.runtime.engine import Clock, Engine, plain_done, system_clock
-from engine.runtime.events import Done, Event, wire
-from engine.runtime.llm import LlmUnderstanding
-from engine.runtime.session import SessionState, StreamLog, replayed
+from engine.runtime.calls.folding import BackgroundFolds
+from engine.runtime.calls.models import ModelPool
+from engine.runtime.engine import Clock, plain_done, refusal_done, system_clock
+from engine.runtime.serving import About, Skill, last_done
+from engine.runtime.understanding.llm import LlmUnderstanding
+from engine.runtime.values.admission import Refusal, admission, caller_of
+from engine.runtime.values.events import Done, Event, wire
+from engine.runtime.values.session import SessionState, StreamLog, replayed
 from engine.runtime.webhooks import Webhooks, hooked_engine, targets
 from engine.store.base import SessionStore
 
@@ -51,33 +57,79 @@ def is_mid_flow(done: Done) -> bool:
         or any(v is not None for v in (snap.get("slots") or {}).values())
 
 
-class AppEngine(Engine):
-    """Routes each turn of an app to one of its services; same API as ``Engine``."""
-
-    hosts_runs = False  # its services' background stages run inside the turn (docs/server.md)
+class AppEngine:
+    """Routes each turn of an app to one of its services; a ``TurnEngine``."""
 
     def __init__(self, app: LoadedApp, *, store: SessionStore, settings: Settings | None = None,
                  clock: Clock = system_clock) -> None:
         settings = settings or Settings()
-        # named after the app (health check, OpenAPI title, logs); texts from the first flow
-        # any context object passes here: each local service checks it against its own schema
-        first = replace(next(iter(app.flows.values())), name=app.spec.app,
-                        description=app.spec.description, context_schema={"type": "object"})
-        sensitive = {name: compiled.sensitive for name, compiled in app.flows.items()}
-        super().__init__(first, store=AppStore(store, sensitive), settings=settings, clock=clock)
         self.app = app
         self.raw = store
+        self.clock = clock
+        sensitive = {name: compiled.sensitive for name, compiled in app.flows.items()}
+        self.store = AppStore(store, sensitive)
         self.services: dict[str, Service] = {
             name: self._service(name, store, settings, clock) for name in app.spec.services}
-        assert isinstance(self.store, AppStore)
         self.store.elsewhere = {n: s for n, s in self.services.items()
                                 if not isinstance(s, LocalService)}
+        self.locals = [s.engine for s in self.services.values() if isinstance(s, LocalService)]
+        """The engines of the services run in this process, in the app's order."""
+        first = self.locals[0]
+        for engine in self.locals:  # one count of a caller's turns for the app
+            engine.rate = first.rate
+        self.first = first
+        """The first local service: the app's texts, settings, models and drawn flow."""
+        skills = tuple(Skill(n, s.description or n, tuple(s.keywords))
+                       for n, s in app.spec.services.items())
+        # any context object passes here: each local service checks it against its own schema
+        self.about = About(app.spec.app, app.spec.description or "",
+                           str(app.spec.version or "0"), {"type": "object"}, skills)
         self.router = Router({n: service_keywords(app, n) for n in app.spec.services},
                              app.spec.default)
         self.webhooks = Webhooks(targets(app.spec.hooks, settings.env, str(app.path)))
         self.router_models = router_models(app, settings.env)
         live = self.router_models.get("router") if self.router_models else None
         self.llm_router = LlmRouter(app, live, redact=not settings.dev_mode) if live else None
+
+    @property
+    def service(self) -> CompiledService:
+        """The first local service's flow (the one the playground draws)."""
+        return self.first.service
+
+    @property
+    def settings(self) -> Settings:
+        return self.first.settings
+
+    @property
+    def models(self) -> ModelPool:
+        return self.first.models
+
+    @property
+    def folds(self) -> BackgroundFolds:
+        return self.first.folds
+
+    def text(self, key: str, **values: Any) -> str:
+        """A built-in text, or the first local service's message of the same name."""
+        return self.first.text(key, **values)
+
+    def admit(self, message: str, context: Mapping[str, Any] | None = None, *,
+              session_id: str | None = None, owner: str | None = None) -> Refusal | None:
+        """``Engine.admit`` for the app: any context object (its services check theirs);
+        its local services share one rate (each counts the turns it runs)."""
+        caller = caller_of(session_id, owner) if session_id is not None else None
+        return admission(message, context, self.about.context_schema, rate=self.first.rate,
+                         caller=caller, limit=self.settings.max_message_chars, text=self.text)
+
+    async def refused(self, session_id: str, refusal: Refusal, owner: str | None, *,
+                      turn_id: str | None = None, started: float | None = None) -> Done:
+        """``Engine.refused`` over the app's record."""
+        return await refusal_done(self.store, self.service, session_id, refusal, owner,
+                                  turn_id=turn_id, started=started)
+
+    async def reply(self, session_id: str, message: str, *, owner: str | None = None,
+                    context: Mapping[str, Any] | None = None) -> Done:
+        """Run a turn and return only its ``Done``."""
+        return await last_done(self.turn(session_id, message, owner=owner, context=context))
 
     def _service(self, name: str, store: SessionStore, settings: Settings,
                  clock: Clock) -> Service:
@@ -168,7 +220,7 @@ class AppEngine(Engine):
         if stream is not None:
             after["stream"] = StreamLog(id=stream, events=[*sent, wire(done)])
         # a remote service's refusal comes over the wire: its DONE's `_trace.error` says it
-        if done.trace.get("error") != "forbidden" and after != state:  # else: no write
+        if done.trace.get("error") not in ("forbidden", "rate_limited") and after != state:
             try:
                 await self.raw.commit(key(APP, session_id), after,
                                       expected_version=record.version if record else 0)
@@ -237,17 +289,17 @@ class AppEngine(Engine):
     async def finish_pending(self, session_id: str) -> Done | None:
         """``Engine.finish_pending`` in every local service of the app (the last DONE)."""
         done = None
-        for service in self.services.values():
-            if isinstance(service, LocalService):
-                done = await service.engine.finish_pending(session_id) or done
+        for engine in self.locals:
+            done = await engine.finish_pending(session_id) or done
         return done
 
+    async def prepare(self) -> None:
+        """``Engine.prepare`` in every local service of the app."""
+        for engine in self.locals:
+            await engine.prepare()
+
     async def finish_all_pending(self) -> int:
-        finished = 0
-        for service in self.services.values():
-            if isinstance(service, LocalService):
-                finished += await service.engine.finish_all_pending()
-        return finished
+        return sum([await engine.finish_all_pending() for engine in self.locals])
 
     async def may_use(self, session_id: str, owner: str | None) -> bool:
         record = await self.raw.load(key(APP, session_id))
@@ -268,4 +320,3 @@ class AppEngine(Engine):
             await self.router_models.close()
         for service in self.services.values():
             await service.aclose()
-        await super().aclose()

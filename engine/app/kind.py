@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.dsl.load import load_file
 from engine.errors import FlowDefinitionError
 
 __all__ = ["is_app_data", "is_app_file"]
@@ -22,6 +21,8 @@ def is_app_data(data: Any) -> bool:
 def is_app_file(path: str | Path) -> bool:
     """Whether ``path`` holds an app (False for a flow file, and for one that cannot be read:
     the flow loader then says why)."""
+    from engine.dsl.load import load_file  # YAML: not imported by a server started from a build
+
     try:
         data, _ = load_file(path)
     except FlowDefinitionError:

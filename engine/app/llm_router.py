@@ -27,17 +27,17 @@ from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import Compiled, base_context, compile_template
 from engine.errors import ProviderError
 from engine.providers.base import ChatMessage, ChatRequest
-from engine.runtime.agent import JsonCheck, ModelCall
-from engine.runtime.events import TraceEntry
-from engine.runtime.llm import (
+from engine.runtime.calls.agent import JsonCheck, ModelCall
+from engine.runtime.calls.models import LiveModel, ModelPool
+from engine.runtime.calls.trace import Tracer
+from engine.runtime.understanding.llm import (
     UNDERSTANDING_SCHEMA,
     LlmUnderstanding,
     model_slots,
     parse_understanding,
 )
-from engine.runtime.models import LiveModel, ModelPool
-from engine.runtime.routing import ranked
-from engine.runtime.trace import Tracer
+from engine.runtime.understanding.routing import ranked
+from engine.runtime.values.events import TraceEntry
 
 __all__ = ["Choice", "LlmRouter", "ROUTER_SCHEMA", "router_models"]
 

@@ -27,7 +27,7 @@ from httpx_sse import SSEError, aconnect_sse
 
 from engine.app.callers import caller_authorization
 from engine.app.services import failure_done
-from engine.runtime.events import (
+from engine.runtime.values.events import (
     AgentDone,
     AgentStart,
     Done,

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.runtime.events import TraceEntry
-from engine.runtime.llm import LlmUnderstanding
+from engine.runtime.understanding.llm import LlmUnderstanding
+from engine.runtime.values.events import TraceEntry
 
 Reason = Literal["keyword", "mid_flow", "switch", "resume", "default", "intent", "llm",
                  "llm_failed"]

@@ -12,8 +12,8 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, Protocol
 
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, Event, StateSnapshot, Trace, TraceEntry, UiHint
-from engine.runtime.llm import LlmUnderstanding
+from engine.runtime.understanding.llm import LlmUnderstanding
+from engine.runtime.values.events import Done, Event, StateSnapshot, Trace, TraceEntry, UiHint
 
 __all__ = ["LocalService", "Service", "empty_snapshot", "failure_done"]
 

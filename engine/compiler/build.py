@@ -232,7 +232,7 @@ def _edges(flow: s.FlowSpec, path: Path, r: Resolver) -> list[Edge]:
             continue
         cond = r.expression(t.when, (*tpath, "when")) if t.when else None
         edges.append(Edge(t.trigger, tuple(dict.fromkeys(sources)), t.dest,
-                          cond.render if cond else None, t.when))
+                          cond, t.when))
     return edges
 
 

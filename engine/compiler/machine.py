@@ -57,6 +57,11 @@ class StageMachine:
         self.triggers = frozenset(edge.trigger for edge in edges)
         self._table = _table(self._machine)
 
+    def __reduce__(self) -> tuple[type[StageMachine], tuple[tuple[str, ...], str,
+                                                           tuple[Edge, ...]]]:
+        """Pickled as its stages and edges: loading builds the machine again."""
+        return StageMachine, (self.stages, self.initial, self.edges)
+
     def fire(self, stage: str, trigger: str,
              ctx: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> str | None:
         """The stage after firing ``trigger`` from ``stage``, or None if nothing fired.

@@ -1,7 +1,7 @@
 """The service-level checks around a turn: the request ``context`` schema and the ``guard``.
 
 Both are compiled once here (a bad schema, regex, condition or message name is a located
-finding); the runtime's ``runtime/guard.py`` applies them on every turn.
+finding); the runtime's ``runtime/conversation/guard.py`` applies them on every turn.
 """
 
 from __future__ import annotations

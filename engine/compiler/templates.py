@@ -10,15 +10,18 @@ misspelt variable fails loudly at render time and is caught at compile time by
 
 from __future__ import annotations
 
-import operator
+import marshal
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from types import CodeType
+from typing import Any, cast
 
 from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
+from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from engine.compiler import fast
 from engine.compiler.josa import josa
 from engine.registry import CONTEXT_FIELDS
 
@@ -81,6 +84,22 @@ class Compiled:
     """Retrievals whose hits are read (``retrieved.catalogue``)."""
     agent_field_refs: frozenset[tuple[str, str]] = frozenset()
     """(agent, field) of each field read from an agent's result (``agents.reco.price``)."""
+    expression: bool = False
+    """Compiled by ``compile_expression`` (else by ``compile_template``)."""
+    plan: Any = None
+    """What ``engine.compiler.fast`` reads it by (None: it runs as a jinja2 template)."""
+
+    def __call__(self, ctx: Mapping[str, Any]) -> Any:
+        return self.render(ctx)
+
+    def __reduce__(self) -> tuple[Callable[..., Compiled], tuple[Any, ...]]:
+        """Pickled as what it reads, and its plan or its template's code (marshalled): a
+        build loads it without parsing or compiling anything."""
+        code = None if self.plan is not None else marshal.dumps(_code(self.source,
+                                                                     self.expression))
+        return _restored, (self.source, self.names, self.slot_refs, self.field_refs,
+                           self.agent_refs, self.retrieved_refs, self.agent_field_refs,
+                           self.expression, self.plan, code)
 
 
 def base_context() -> dict[str, Any]:
@@ -101,30 +120,68 @@ def compile_template(source: str) -> Compiled:
     """
     env = environment()
     tree = env.parse(source)
-    names, slots, fields, agents, found, agent_fields = _reads(tree)
-    fast = _fast_template(env, tree)
-    if fast is not None:  # text and simple `{{ }}` only: no jinja2 template run per render
-        return Compiled(source, names, fast, slots, fields, agents, found, agent_fields)
-    template: Template = env.template_class.from_code(
-        env, env.compile(tree), env.make_globals(None), None)
-
-    def render(ctx: Mapping[str, Any]) -> str:
-        context = _context(env, template, ctx)
-        return env.concat(template.root_render_func(context)).strip()
-
-    return Compiled(source, names, render, slots, fields, agents, found, agent_fields)
+    plan = fast.template_plan(env, tree)
+    if plan is not None:  # text and simple `{{ }}` only: no jinja2 template run per render
+        return Compiled(source, *_with_reads(tree, fast.template_reader(env, plan)), plan=plan)
+    return Compiled(source, *_with_reads(tree, _renders(env.compile(tree))))
 
 
 @lru_cache(maxsize=4096)
 def compile_expression(source: str) -> Compiled:
     """Compile a jinja2 expression (conditions, `set`, `args`); raises TemplateSyntaxError."""
     env = environment()
-    template = env.compile_expression(source, undefined_to_none=False)._template
+    code = _code(source, expression=True)
     tree = env.parse("{{ (" + source + ") }}")
+    plan = fast.expression_plan(env, tree)
+    if plan is not None:  # simple names, paths, comparisons: no template run per call
+        return Compiled(source, *_with_reads(tree, fast.reader(env, plan)), expression=True,
+                        plan=plan)
+    return Compiled(source, *_with_reads(tree, _evaluates(code)), expression=True)
+
+
+def _with_reads(tree: nodes.Template, render: Callable[[Mapping[str, Any]], Any]) -> tuple[
+        frozenset[str], Callable[[Mapping[str, Any]], Any], frozenset[str],
+        frozenset[tuple[str, str]], frozenset[str], frozenset[str], frozenset[tuple[str, str]]]:
     names, slots, fields, agents, found, agent_fields = _reads(tree)
-    fast = _fast_expression(env, tree)
-    if fast is not None:  # simple names, paths, comparisons: no template run per call
-        return Compiled(source, names, fast, slots, fields, agents, found, agent_fields)
+    return names, render, slots, fields, agents, found, agent_fields
+
+
+def _code(source: str, expression: bool) -> CodeType:
+    """The Python code jinja2 compiles ``source`` to: a template's, or for an expression
+    a template that assigns it to ``result`` (as ``Environment.compile_expression``)."""
+    env = environment()
+    if not expression:
+        return cast(CodeType, env.compile(env.parse(source)))
+    parser = Parser(env, source, state="variable")
+    try:
+        expr = parser.parse_expression()
+        if not parser.stream.eos:
+            raise TemplateSyntaxError("chunk after expression", parser.stream.current.lineno,
+                                      None, None)
+        expr.set_environment(env)
+    except TemplateSyntaxError:
+        env.handle_exception(source=source)  # raises it, with the source, as jinja2 does
+    body = [nodes.Assign(nodes.Name("result", "store"), expr, lineno=1)]
+    return cast(CodeType, env.compile(nodes.Template(body, lineno=1)))
+
+
+def _template(code: CodeType) -> Template:
+    env = environment()
+    return env.template_class.from_code(env, code, env.make_globals(None), None)
+
+
+def _renders(code: CodeType) -> Callable[[Mapping[str, Any]], str]:
+    env, template = environment(), _template(code)
+
+    def render(ctx: Mapping[str, Any]) -> str:
+        context = _context(env, template, ctx)
+        return env.concat(template.root_render_func(context)).strip()
+
+    return render
+
+
+def _evaluates(code: CodeType) -> Callable[[Mapping[str, Any]], Any]:
+    env, template = environment(), _template(code)
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
         context = _context(env, template, ctx)
@@ -132,159 +189,22 @@ def compile_expression(source: str) -> Compiled:
             pass
         return context.vars["result"]
 
-    return Compiled(source, names, evaluate, slots, fields, agents, found, agent_fields)
+    return evaluate
 
 
-Reader = Callable[[Mapping[str, Any]], Any]
-_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
-    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "lteq": operator.le,
-    "gt": operator.gt, "gteq": operator.ge,
-    "in": lambda a, b: a in b, "notin": lambda a, b: a not in b,
-}
-
-
-def _fast_expression(env: ImmutableSandboxedEnvironment, tree: nodes.Template) -> Reader | None:
-    """A closure for the expressions flows use most — names, ``a.b`` paths, literals,
-    comparisons, ``and``/``or``/``not`` — that evaluates them exactly as jinja2 does (paths
-    go through the sandbox's ``env.getattr``; a missing name is StrictUndefined, which
-    fails when used). None for anything else, which keeps the full template."""
-    body = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(body, nodes.Output) or len(body.nodes) != 1:
-        return None
-    return _fast(env, body.nodes[0])
-
-
-def _fast_template(env: ImmutableSandboxedEnvironment, tree: nodes.Template
-                   ) -> Callable[[Mapping[str, Any]], str] | None:
-    """A closure for a template of text and ``{{ }}`` outputs that ``_fast`` reads (most
-    messages: "{{ slots.recipient }}님께 {{ slots.amount | won }} 보낼까요?"), rendering
-    as jinja2 does: each output through ``str``, the whole stripped. None for anything
-    else (tags, calls, other filters), which keeps the full template."""
-    parts: list[str | Reader] = []
-    for node in tree.body:
-        if not isinstance(node, nodes.Output):
-            return None
-        for child in node.nodes:
-            read = child.data if isinstance(child, nodes.TemplateData) else _fast(env, child)
-            if read is None:
-                return None
-            parts.append(read)
-    if len(parts) == 1 and isinstance(parts[0], str):
-        text = parts[0].strip()
-        return lambda ctx: text
-
-    def render(ctx: Mapping[str, Any]) -> str:
-        return "".join(p if isinstance(p, str) else str(p(ctx)) for p in parts).strip()
-
-    return render
-
-
-def _fast(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None:
-    """An expression node -> a closure reading it as jinja2 does; None for a kind of node
-    the closures do not cover."""
-    match node:
-        case nodes.Const(value=value):
-            return lambda ctx: value
-        case nodes.Name(name=name, ctx="load"):
-            return _name(env, name)
-        case nodes.Getattr(node=inner, attr=attr, ctx="load"):
-            return _getattr(env, inner, attr)
-        case nodes.Not(node=inner):
-            return _not(env, inner)
-        case nodes.And(left=a, right=b):
-            return _and(env, a, b)
-        case nodes.Or(left=a, right=b):
-            return _or(env, a, b)
-        case nodes.Filter(node=nodes.Expr() as inner, name=name, args=args, kwargs=[],
-                          dyn_args=None, dyn_kwargs=None):
-            return _fast_filter(env, name, inner, args)
-        case nodes.CondExpr(test=test, expr1=then, expr2=nodes.Expr() as otherwise):
-            return _cond(env, test, then, otherwise)
-        case nodes.Compare(expr=first, ops=[nodes.Operand(op=op, expr=second)]) \
-                if op in _COMPARE:
-            return _compare(env, first, second, _COMPARE[op])
-    return None
-
-
-# Each reader below binds each name its closure reads once: a closure keeps the `is None`
-# narrowing of a name only if nothing re-binds it later.
-
-def _readers(env: ImmutableSandboxedEnvironment, *parts: nodes.Node) -> list[Reader] | None:
-    """Nodes -> a reader each, or None when ``_fast`` reads any of them not."""
-    readers = [_fast(env, part) for part in parts]
-    found = [read for read in readers if read is not None]
-    return found if len(found) == len(readers) else None
-
-
-def _name(env: ImmutableSandboxedEnvironment, name: str) -> Reader:
-    """``name`` -> its value in the context, else StrictUndefined (fails when used)."""
-    return lambda ctx: ctx[name] if name in ctx else env.undefined(name=name)
-
-
-def _getattr(env: ImmutableSandboxedEnvironment, node: nodes.Node, attr: str) -> Reader | None:
-    """``node.attr`` -> read through the sandbox's ``env.getattr``."""
-    obj = _fast(env, node)
-    return None if obj is None else (lambda ctx: env.getattr(obj(ctx), attr))
-
-
-def _not(env: ImmutableSandboxedEnvironment, node: nodes.Node) -> Reader | None:
-    """``not node``."""
-    read = _fast(env, node)
-    return None if read is None else (lambda ctx: not read(ctx))
-
-
-def _and(env: ImmutableSandboxedEnvironment, a: nodes.Node, b: nodes.Node) -> Reader | None:
-    """``a and b``: ``b`` read only when ``a`` holds."""
-    both = _readers(env, a, b)
-    if both is None:
-        return None
-    lhs, rhs = both
-    return lambda ctx: lhs(ctx) and rhs(ctx)
-
-
-def _or(env: ImmutableSandboxedEnvironment, a: nodes.Node, b: nodes.Node) -> Reader | None:
-    """``a or b``: ``b`` read only when ``a`` does not hold."""
-    both = _readers(env, a, b)
-    if both is None:
-        return None
-    lhs, rhs = both
-    return lambda ctx: lhs(ctx) or rhs(ctx)
-
-
-def _cond(env: ImmutableSandboxedEnvironment, test: nodes.Node, then: nodes.Node,
-          otherwise: nodes.Node) -> Reader | None:
-    """``then if test else otherwise``: only the branch taken is read."""
-    parts = _readers(env, test, then, otherwise)
-    if parts is None:
-        return None
-    cond, yes, no = parts
-    return lambda ctx: yes(ctx) if cond(ctx) else no(ctx)
-
-
-def _compare(env: ImmutableSandboxedEnvironment, first: nodes.Node, second: nodes.Node,
-             compare: Callable[[Any, Any], Any]) -> Reader | None:
-    """``first <op> second`` for one comparison operator (``compare``)."""
-    both = _readers(env, first, second)
-    if both is None:
-        return None
-    left, right = both
-    return lambda ctx: compare(left(ctx), right(ctx))
-
-
-def _fast_filter(env: ImmutableSandboxedEnvironment, name: str, node: nodes.Expr,
-                 args: list[nodes.Expr]) -> Reader | None:
-    """``value | name(args)`` for a filter that takes only its arguments (jinja2 calls it
-    with nothing else either): ``won``, ``money``, ``upper``, ... Not one that needs the
-    context or environment (``jinja_pass_arg``)."""
-    func = env.filters.get(name)
-    if func is None or getattr(func, "jinja_pass_arg", None) is not None:
-        return None
-    value = _fast(env, node)
-    params = [_fast(env, arg) for arg in args]
-    if value is None or None in params:
-        return None
-    readers = [p for p in params if p is not None]
-    return lambda ctx: func(value(ctx), *(read(ctx) for read in readers))
+def _restored(source: str, names: frozenset[str], slot_refs: frozenset[str],
+              field_refs: frozenset[tuple[str, str]], agent_refs: frozenset[str],
+              retrieved_refs: frozenset[str], agent_field_refs: frozenset[tuple[str, str]],
+              expression: bool, plan: Any, code: bytes | None) -> Compiled:
+    """A pickled Compiled, loaded (see ``Compiled.__reduce__``)."""
+    env = environment()
+    if plan is not None:
+        render = fast.reader(env, plan) if expression else fast.template_reader(env, plan)
+    else:
+        compiled = cast(CodeType, marshal.loads(code or b""))  # noqa: S302 - our own build
+        render = _evaluates(compiled) if expression else _renders(compiled)
+    return Compiled(source, names, render, slot_refs, field_refs, agent_refs, retrieved_refs,
+                    agent_field_refs, expression, plan)
 
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],

@@ -2,7 +2,8 @@
 
 A validator is called as ``function(value, slots)``, plus ``today=`` (a ``datetime.date``
 from the engine's clock) when its signature has a ``today`` parameter or ``**kwargs``; the
-signature is inspected here, once. What it returns is read by ``engine.runtime.slots``:
+signature is inspected here, once. What it returns is read by
+``engine.runtime.understanding.slots``:
 ``True``/``None`` accept, ``False`` or a string reject, ``Replace(value)`` (or the plain
 dict ``{"value": ...}``) accepts a normalised value in place of the one given.
 """
@@ -39,6 +40,14 @@ class SlotValidator:
 
     func: Callable[..., Any]
     takes_today: bool = False
+    target: str = ""
+    """``module:function``, imported beside ``base`` (the flow's directory)."""
+    base: str = ""
+
+    def __reduce__(self) -> tuple[Callable[[str, str, bool], SlotValidator],
+                                  tuple[str, str, bool]]:
+        """Pickled as where it came from: loading imports it again."""
+        return _imported_again, (self.target, self.base, self.takes_today)
 
     def __call__(self, value: Any, slots: Mapping[str, Any], today: dt.date) -> Any:
         if self.takes_today:
@@ -52,15 +61,11 @@ def import_validator(target: str | None, base: FilePath, path: Path,
     if target is None:
         return None
     module_name, func_name = target.split(":")
-    _forget_other(module_name, base)
-    sys.path.insert(0, str(base))
     try:
-        module = importlib.import_module(module_name)
+        module = _import(module_name, base)
     except Exception as err:  # any import-time failure is the author's to fix
         r.error(path, f"cannot import validator module `{module_name}`: {err}", "FL034")
         return None
-    finally:
-        sys.path.remove(str(base))
     func = getattr(module, func_name, None)
     if not callable(func):
         r.error(path, f"`{module_name}` has no function `{func_name}`", "FL034")
@@ -70,7 +75,22 @@ def import_validator(target: str | None, base: FilePath, path: Path,
         r.error(path, f"validator `{target}` cannot be called as `{func_name}(value, slots)`"
                       " (optionally with `today=`)", "FL034")
         return None
-    return SlotValidator(func, takes_today)
+    return SlotValidator(func, takes_today, target, str(base))
+
+
+def _import(module_name: str, base: FilePath) -> Any:
+    _forget_other(module_name, base)
+    sys.path.insert(0, str(base))
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        sys.path.remove(str(base))
+
+
+def _imported_again(target: str, base: str, takes_today: bool) -> SlotValidator:
+    module_name, func_name = target.split(":")
+    func = getattr(_import(module_name, FilePath(base)), func_name)
+    return SlotValidator(func, takes_today, target, base)
 
 
 def _forget_other(module_name: str, base: FilePath) -> None:

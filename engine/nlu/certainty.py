@@ -9,6 +9,8 @@ These checks say when a value found in a message is not the user's value after a
   4만원", "30 or 40 dollars"): no single value was given;
 - ``unaccounted``: words the rules cannot place ("오늘 날씨 좋다" once "오늘" is read as a
   date): with nothing else read, the message is about something else;
+- ``inexact``: the value is said only roughly, as a bound, or as part of a sum ("5만원
+  정도", "최소 5만원", "2만원 이상", "2만원 + 5천원"): no amount to move;
 - ``bare_number``: a plain number answering an amount question ("50000", "2만5천",
   "5만웜"), which is the amount though no currency is written.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from .numbers import find_numbers
+from .numbers import find_numbers, parse_numeral, to_number
 from .phrases import FILLERS
 from .spans import Match
 
@@ -28,15 +30,37 @@ _NEGATED_AFTER = re.compile(
     r"(?:(?:아니고|아니라|아니야|아니에요|아니예요|아닙니다|아님|아니|말고|대신에?|빼고|안\s*돼|"
     r"안\s*되)(?:\s|$|[,.!요세])|\S*지\s*(?:마|말))")
 _NEGATED_BEFORE = re.compile(r"(?:\bnot|\binstead of|\brather than)\s*\$?$", re.IGNORECASE)
+_NEGATED_CLAUSE = re.compile(
+    r"\b(?:not|no|never|don'?t|do not|doesn'?t|won'?t|anything but|except|without|"
+    r"isn'?t|aren'?t|wasn'?t|weren'?t|ain'?t|didn'?t|hasn'?t|haven'?t)\b"
+    r"(?:(?!\b(?:but|instead|rather|so)\b)[^.,!?;…])*$",
+    re.IGNORECASE)
+"""A negation earlier in the value's clause ("anything but large", "don't give me a big
+one"); a yes/no value carries its own negation ("without extra cheese" is false)."""
 _RANGE_BEFORE = re.compile(
     r"(?:[0-9일이삼사오육칠팔구십백천만]|원|won|dollars?|달러)\s*"
     r"(?:[~∼\-–]|에서|이나|아니면|또는|\bto\b|\bor\b)\s*$", re.IGNORECASE)
 _RANGE_AFTER = re.compile(
     r"\s*(?:원|won|dollars?|달러)?\s*(?:[~∼\-–]|에서|이나|나|아니면|또는|\bto\b|\bor\b)\s*"
     r"[$₩]?[0-9일이삼사오육칠팔구십백천만]", re.IGNORECASE)
+_ROUGH_BEFORE = re.compile(
+    r"(?:(?:^|(?<=\s))(?:최소|최소한|최대|최대한|적어도|많아야|대충|대략|약|한|거의)|~|"
+    r"\b(?:about|around|roughly|approximately|approx|at least|at most|up to|under|over|"
+    r"more than|less than|no more than|no less than|maybe))\s*[$₩]?$", re.IGNORECASE)
+_ROUGH_AFTER = re.compile(
+    r"\s*(?:원|won|dollars?|달러)?\s*(?:은|는|을|를|이|가|만)?\s*(?:조금|좀|약간|살짝)?\s*"
+    r"(?:정도|쯤|가량|안팎|내외|남짓|이상|이하|미만|초과|넘게|넘는|넘지|넘어|안쪽|이내|까지|"
+    r"언저리|전후|안으로|밑으로|아래로|더|덜|안\s*되게|안\s*넘게|\+|"
+    r"\b(?:or so|or more|or less|at most|at least|max|tops|ish|more)\b)", re.IGNORECASE)
+_SUM = re.compile(r"[+×*÷=]|\d\s*x\s*\d|\b(?:plus|minus|times|split|divided)\b|곱하기|나누기|"
+                  r"더하기|더해|더한|빼기|곱해|나눠|나누어|나눈|합쳐|합해|짜리|만큼|인당|명분|각각|"
+                  r"반띵|반반|절반|분의|(?:두|세|네|다섯|[2-9])\s*(?:번|배(?!송|달))|"
+                  r"\b(?:each|apiece|per person|per head)\b",
+                  re.IGNORECASE)
 PARTICLE = re.compile(
-    r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요|만|정도|쯤|씩)+$")
-"""Korean particles and the like, left over once a value is taken out of a word."""
+    r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요|만|정도|쯤|씩|"
+    r"입니다|이에요|예요|에요|이야|야|임)+$")
+"""Korean particles, copulas and the like, left over once a value is taken out of a word."""
 _CHANGE = frozenset({
     "바꿔", "바꿔줘", "바꿔요", "바꿔주세요", "바꿀게", "변경", "변경해", "변경해줘",
     "변경해주세요", "수정", "수정해", "수정해줘", "수정해주세요", "고쳐", "고쳐줘", "해줘",
@@ -79,7 +103,37 @@ def negated(text: str, match: Match) -> bool:
     [True, True, False]
     """
     return bool(_NEGATED_AFTER.match(text, match.end) or
-                _NEGATED_BEFORE.search(text, 0, match.start))
+                _NEGATED_BEFORE.search(text, 0, match.start) or
+                not isinstance(match.value, bool) and
+                _NEGATED_CLAUSE.search(text, 0, match.start))
+
+
+_UNSURE_BEFORE = re.compile(r"\b(?:(?:something|kind of|sort of|looks) like|similar to|"
+                            r"starts? with|begins? with|ends? with|"
+                            r"i think(?: it'?s)?|probably|maybe|could be)\s*$", re.IGNORECASE)
+_UNSURE_AFTER = re.compile(r"\s*(?:-\s*)?(?:or\s+)?something\b|\s*(?:or so|or similar|ish)\b"
+                           r"|(?:으?로\s*시작|쯤인가|인가\?|였나|이었나|같은데)", re.IGNORECASE)
+_YEAR_BEFORE = re.compile(r"\b(?:since|in|from|until|till|back in|by|year)\s+$", re.IGNORECASE)
+
+
+def unsure(text: str, match: Match) -> bool:
+    """Whether ``match`` is said as a guess or only in part: no code to act on ("something
+    like u48", "u48-something", "starts with 48", "555-201-33 something", "1234였나"), or a
+    year where a number goes ("since 2015").
+
+    >>> [unsure(t, Match(v, t.index(v), t.index(v) + len(v), v)) for t, v in (
+    ...     ("something like u48-something", "u48"), ("it's 555-201 something", "555-201"),
+    ...     ("my id is u48", "u48"))]
+    [True, True, False]
+    >>> unsure("had it since 2015", Match(2015, 13, 17, "2015"))
+    True
+    """
+    if isinstance(match.value, bool):
+        return False
+    year = isinstance(match.value, int) and 1900 <= match.value <= 2099
+    return bool(_UNSURE_BEFORE.search(text, 0, match.start) or
+                _UNSURE_AFTER.match(text, match.end) or
+                year and _YEAR_BEFORE.search(text, 0, match.start))
 
 
 def ranged(text: str, match: Match) -> bool:
@@ -95,6 +149,21 @@ def ranged(text: str, match: Match) -> bool:
                 _RANGE_AFTER.match(text, match.end))
 
 
+def inexact(text: str, match: Match) -> bool:
+    """Whether ``match`` is said only roughly, as a bound, or inside a sum to work out: no
+    amount to move ("5만원 정도", "최소 5만원", "2만원 이상", "3만원씩 두 번").
+
+    >>> from engine.nlu import find_money
+    >>> said = ("5만원 정도", "적어도 3만원", "2만원 이상", "2만원 + 5천원", "5만원 보내줘")
+    >>> [inexact(t, find_money(t)[0]) for t in said]
+    [True, True, True, True, False]
+    """
+    if isinstance(match.value, bool) or not isinstance(match.value, int | float):
+        return False
+    return bool(_ROUGH_BEFORE.search(text, 0, match.start) or
+                _ROUGH_AFTER.match(text, match.end) or _SUM.search(text))
+
+
 def leftover(text: str, spans: Sequence[tuple[int, int]],
              known: Callable[[str], bool]) -> list[str]:
     """The words of ``text`` outside ``spans`` that nothing accounts for: not a particle,
@@ -107,18 +176,21 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
     []
     """
     kept, last = [], 0
-    for start, end in sorted(spans):
-        kept.append(text[last:start])
+    for start, end in sorted(spans):  # spans may overlap
+        kept.append(text[last:max(last, start)])
         kept.append(" ")
-        last = end
+        last = max(last, end)
     kept.append(text[last:])
     words = re.sub(r"[^\w\s]", " ", "".join(kept).casefold()).split()
     return [w for w in words if not (PARTICLE.match(w) or w in FILLERS or w in _CHANGE or
                                      known(w))]
 
 
-_RETRACT = re.compile(r"(?:^|(?<=[\s,.…~]))(?:아\s*)?(?:아니다|아니|잠깐만?|정정|그게 아니라)"
-                      r"(?=[\s,.…~!]|$)|\b(?:no wait|wait|sorry|i mean|actually)\b",
+_RETRACT = re.compile(r"(?:^|(?<=[\s,.…~]))(?:아\s*)?(?:아니다|아니|잠깐만?|"
+                      r"정정(?:할게요?|합니다)?|그게 아니라)"
+                      r"(?=[\s,.…~!]|$)|\b(?:no wait|wait|sorry|i mean|actually|hang on|"
+                      r"hold on|let me (?:double[- ]?)?check)\b"
+                      r"|(?:^|(?<=[\s,.…~]))(?:아|앗|아참)\s+(?=[0-9일이삼사오육칠팔구십백천만])",
                       re.IGNORECASE)
 
 
@@ -135,6 +207,17 @@ def retracted_at(text: str) -> int | None:
     """
     marks = [m.start() for m in _RETRACT.finditer(text)]
     return marks[-1] if marks else None
+
+
+def taken_back(text: str, cut: int) -> bool:
+    """Whether the self-correction at ``cut`` takes back what came before it even with no
+    new value after it ("5만원 보내줘 아니다 잠깐만"); a trailing "actually" or "sorry" does
+    not ("no, card actually").
+
+    >>> taken_back("5만원 보내줘 아니다 잠깐만", 10), taken_back("no, card actually", 9)
+    (True, False)
+    """
+    return not re.match(r"(?:actually|sorry|i mean)\b", text[cut:], re.IGNORECASE)
 
 
 def named_by(names: Iterable[str]) -> Callable[[str], bool]:
@@ -156,13 +239,15 @@ def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
 
     >>> bare_number("2만5천", lambda w: False).value, bare_number("5만웜", lambda w: False).value
     (25000, 50000)
-    >>> bare_number("3명이요", lambda w: False) is None
-    True
+    >>> bare_number("3명이요", lambda w: False) is None, bare_number("5", lambda w: False)
+    (True, None)
     """
-    numbers = find_numbers(text)
+    numbers = find_numbers(text) or _hangul_amount(text)
     if len(numbers) != 1:
         return None
     number = numbers[0]
+    if number.text.isdigit() and isinstance(number.value, int) and number.value < 100:
+        return None  # "5", "10": 5만원? 10만원? No amount anyone sends in won
     rest = text[number.end:].strip()
     unit = re.match(r"^\S*", rest)
     if unit is not None and unit.group(0) and _UNIT_TYPOS.match(unit.group(0)):
@@ -172,5 +257,28 @@ def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
     return number
 
 
-__all__ = ["PARTICLE", "bare_number", "leftover", "malformed_amount", "named_by", "negated",
-           "ranged", "retracted_at"]
+_HANGUL_ONLY = re.compile(
+    r"\s*(?P<n>[일이삼사오육칠팔구십백천만억조]+?(?:\s[일이삼사오육칠팔구십백천]+?)*?)\s*"
+    r"(?:원|이요|요|입니다|이에요|예요)?[.!~\s]*")
+
+
+def _hangul_amount(text: str) -> list[Match]:
+    """A message that is nothing but a number written in Hangul ("이십만", "삼만 오천이요"),
+    read only as an amount's bare answer (elsewhere "이" and "만" are words).
+
+    >>> [m.value for m in _hangul_amount("삼만 오천이요")], _hangul_amount("천천히")
+    ([35000], [])
+    >>> [m.value for m in _hangul_amount("오천이요")]
+    [5000]
+    """
+    found = _HANGUL_ONLY.fullmatch(text)
+    if found is None or not any(c in "십백천만억조" for c in found["n"]):
+        return []
+    value = parse_numeral(found["n"])
+    return [] if value is None or value == 0 else [
+        Match(value=to_number(value), start=found.start("n"), end=found.end("n"),
+              text=found["n"])]
+
+
+__all__ = ["PARTICLE", "bare_number", "inexact", "leftover", "malformed_amount", "named_by",
+           "negated", "ranged", "retracted_at", "taken_back"]

@@ -3,8 +3,9 @@
 Everything is relative to the injected ``today``; nothing reads the clock.
 
 Resolution rules:
-- Words: 오늘 0, 내일 +1, 모레 +2, 글피 +3, 어제 -1, 그저께 -2; today, tomorrow,
-  yesterday, (the) day after tomorrow +2, (the) day before yesterday -2.
+- Words: 오늘 0, 내일 +1, 모레 (내일모레, 낼모레) +2, 글피 +3, 어제 -1, 그저께 (엊그제)
+  -2; today, tomorrow, yesterday, (the) day after tomorrow +2, (the) day before
+  yesterday -2.
 - Offsets: "3일 후/뒤/전", "2주 뒤", 하루/이틀/사흘/나흘/일주일 후; "in 3 days",
   "in two weeks", "3 days later/from now/ago".
 - Full dates: "2026-11-25", "2026/11/25", "2026.11.25", "2026년 11월 25일".
@@ -31,7 +32,8 @@ from .spans import Match, non_overlapping
 
 Resolver = Callable[[re.Match[str], date], date | None]
 
-_KO_WORD_DAYS = {"오늘": 0, "내일": 1, "모레": 2, "글피": 3, "어제": -1, "그저께": -2}
+_KO_WORD_DAYS = {"내일모레": 2, "낼모레": 2, "오늘": 0, "내일": 1, "모레": 2, "글피": 3, "어제": -1,
+                 "그저께": -2, "엊그제": -2}  # longest first: "내일모레" is no 내일
 _EN_WORD_DAYS = {"today": 0, "tomorrow": 1, "yesterday": -1, "after": 2, "before": -2}
 _KO_SPAN_DAYS = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "일주일": 7}
 _KO_WEEKDAYS = {c: i for i, c in enumerate("월화수목금토일")}
@@ -151,7 +153,8 @@ def _weekday(match: re.Match[str], today: date) -> date | None:
 
 # Every rule below needs one of these; checking it first keeps date-free messages cheap.
 _MAYBE_DATE = re.compile(
-    r"[0-9]|오늘|내일|모레|글피|어제|그저께|하루|이틀|사흘|나흘|일주일|요일|day|week|tomorrow", _I)
+    r"[0-9]|오늘|내일|모레|글피|어제|그저께|그제|하루|이틀|사흘|나흘|일주일|요일|day|week"
+    r"|tomorrow", _I)
 
 _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (

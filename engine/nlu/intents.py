@@ -350,11 +350,21 @@ def _model_silent(rule: IntentRule, similarity: float, chance: float) -> bool:
 _TRAINING = threading.Lock()
 
 
+_GIVEN: dict[tuple[IntentRule, ...], IntentModel | None] = {}
+
+
 def model_of(rules: tuple[IntentRule, ...]) -> IntentModel | None:
-    """The learned model of these rules, trained once per set of rules (see learned.py);
-    a caller waits for a training under way (``warm``), so every reading sees the model."""
+    """The learned model of these rules, trained once per set of rules (see learned.py)
+    unless one was ``given``; a caller waits for a training under way (``warm``), so every
+    reading sees the model."""
     with _TRAINING:
-        return _trained(rules)
+        return _GIVEN[rules] if rules in _GIVEN else _trained(rules)
+
+
+def given(rules: tuple[IntentRule, ...], model: IntentModel | None) -> None:
+    """The model of ``rules``, trained before (a build of the flow carries it)."""
+    with _TRAINING:
+        _GIVEN[rules] = model
 
 
 @functools.lru_cache(maxsize=64)

@@ -110,8 +110,11 @@ def train(texts: Mapping[str, Sequence[str]]) -> IntentModel | None:
 
     >>> model = train({"balance": ["what's my balance", "how much money do I have"],
     ...                "transfer": ["send money to my sister", "transfer 200 dollars"]})
-    >>> max(model.probabilities("how much is in my account").items(), key=lambda i: i[1])[0]
-    'balance'
+    >>> best = lambda text: max(model.probabilities(text).items(), key=lambda i: i[1])[0]
+    >>> best("what is my balance now"), best("send 50 dollars to my brother")
+    ('balance', 'transfer')
+    >>> best("hello there")  # like none of them: the everyday messages' class
+    ''
     """
     names = tuple(n for n, t in texts.items() if any(s.strip() for s in t))
     if len(names) < 2:

@@ -8,35 +8,260 @@ answer; neither is a word that names nobody ("몰라요", "걔한테"), a name s
 
 from __future__ import annotations
 
+import itertools
 import re
+
+from engine.nlu.phrases import is_social
 
 _RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
 OTHER_PREDICATE = re.compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
                              rf"|[{_RIEUL}]게(?:요)?$")
 """A word ending a clause of its own ("물어보고", "했대", "해볼게"; not "듣게"): another topic."""
 NOBODY = re.compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|비밀|그냥|헐|대충|돈|나중에|글쎄|"
-                    r"그 ?사람|걔|쟤|얘|나|저|누구|someone|anyone|idk|whoever|nobody|me|myself)"
-                    r"(?:요|한테|에게|께)?(?:나|도)?[.!~ ]*", re.IGNORECASE)
+                    r"그 ?사람|그분|저분|이분|걔|쟤|얘|나|저|누구|모두|다들|전부|각각|사람|명|분|"
+                    r"잠시만|잠깐만|잠시|잠깐|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ㅜㅜ+|"
+                    r"someone|anyone|idk|whoever|nobody|me|myself|everyone|everybody|all|"
+                    r"my|him|her|them|us|you|it|this|that|lol|lmao|haha+|hmm+|ok|okay|"
+                    r"yesterday|today|tomorrow|tonight|account|bank|card|kakao|toss|venmo|"
+                    r"paypal|zelle|wise)"
+                    r"(?:한테|에게|께)?(?:나|도)?(?:요)?[.!~ ]*", re.IGNORECASE)
 """Words that name nobody: not knowing, anyone, a pronoun, "돈" — never a recipient."""
 _NOT_HIM = re.compile(r"(?:말고|빼고|아니야|아니에요|아니고)[.!~ ]*$")  # "민수 말고": who, then?
 _FROM = re.compile(r"[가-힣](?:한테서|에게서|께서)")  # where money comes from, not where it goes
 _PREDICATE = re.compile(r"(?:아요|어요|해요|세요|니다|줘|줘요|래요|게요|까요|네요|지요)$")
 """A one-word sentence ("괜찮아요", "해주세요") is no name."""
+_MEANS = re.compile(r"은행|뱅크|농협|신협|수협|우체국|새마을금고|카뱅|페이|토스|카카오|계좌|통장|"
+                    r"(?:이체|송금|모바일|앱|카드|현금|번호)(?:으로|로)|\b(?:paypal|venmo|wise|zelle)"
+                    r"|\bmy (?:\w+ )?(?:bank|account|card)\b", re.IGNORECASE)
+"""A way or a place to send to ("카카오페이로", "신한은행으로", "내 다른 계좌로"): nobody."""
+_DESCRIBED = re.compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예전에?|방금|있잖아|제일|가장|"
+                        r"그|저|이|이런|그런|저런|다른|보낸|받은|친한|아는|말한|했던|만난|빌려준|"
+                        r"빌린)(?=\s)")
+"""A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구")."""
 CONDITION = re.compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer."""
 
 
+_AND = re.compile(r"[가-힣A-Za-z0-9](?:이랑|랑|하고)\s|\band\b|&")
+"""Two of them ("엄마랑 아빠", "P-101이랑 P-102"): no one name."""
+_COUNT = re.compile(r"(?:^|\s)(?:[0-9]+|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*"
+                    r"(?:명|분|사람|people)|(?:^|\s)(?:둘|셋|넷)(?:$|\s|이)")
+"""A count of people ("3명"): nobody's name."""
+_NUMBER = re.compile(r"[0-9][0-9\s\-+().]{5,}$")
+"""A phone or account number: no name where "~한테" looks for one ("010-1234-5678한테")."""
+
+
+_RELATION = re.compile(r"(?:남자\s?친구|여자\s?친구|남친|여친|친구분?|남편분?|아내분?|와이프|"
+                       r"아들|딸|동생|어머님|아버님|부모님|동료|선배|후배|상사|사촌|조카|애인)"
+                       r"(?:한테|헌테|에게|께|요|이요|이에요|예요)?")
+_OWNER = re.compile(r"[가-힣]{1,4}")
+_NO_OWNER = frozenset({"우리", "제", "내", "저희", "울", "나의", "저의", "빨리", "그냥", "지금",
+                       "오늘", "내일", "먼저", "다시", "좀", "일단", "그럼", "네", "응", "아",
+                       "음", "이번엔", "꼭", "바로"})
+
+
+_NOT_A_NOUN = ("는", "던", "한", "로", "게", "히", "서", "에", "도", "만", "를", "을", "가")
+"""Endings of a word that modifies or is a case of its own ("일하는", "그대로", "형이랑"):
+no owner."""
+
+
+_THEIR_RELATION = re.compile(
+    r"\b[a-z]+'s\s+(?:boy\s?friend|girl\s?friend|husband|wife|partner|friend|son|daughter|"
+    r"mom|mother|dad|father|brother|sister|boss|kid|child|roommate)\b", re.IGNORECASE)
+"""Someone's relation in English ("my sister's boyfriend"): not a name."""
+_CAN_I = re.compile(r"^\s*(?:(?:can|could|may)\s+i|is\s+it\s+possible|am\s+i\s+able)\b.*"
+                    r"\b(?:in one go|at once|at a time|per day|a day|daily|limit|maximum|max)\b"
+                    r".*\?\s*$", re.IGNORECASE)
+
+
+def asks_if_possible(text: str) -> bool:
+    """Whether ``text`` asks whether something can be done at all ("can I send 5 million
+    won in one go?"): a question about the service's limits, not a request to act on ("can I
+    get a big pizza?" is one).
+
+    >>> [asks_if_possible(t) for t in ("can I send 5 million won in one go?",
+    ...  "Can you send 20k to my sister?", "Can I get a big pizza, no extra cheese?")]
+    [True, False, False]
+    """
+    return bool(_CAN_I.match(text))
+
+
+def someones(owner: str, value: str) -> bool:
+    """Whether ``value`` is someone's relation, not a name ("누나 남자친구", "지수 남편",
+    "팀장님 아내분"): ``owner`` is the word said right before it ("우리 동생" is mine).
+
+    >>> someones("누나", "남자친구"), someones("우리", "동생"), someones("친구", "지수")
+    (True, False, False)
+    >>> someones("일하는", "사촌")  # "백화점에서 일하는 사촌": who, not whose
+    False
+    """
+    return bool(_RELATION.fullmatch(value) and _OWNER.fullmatch(owner)
+                and owner not in _NO_OWNER and not owner.endswith(_NOT_A_NOUN))
+
+
+_TITLE = re.compile(r"(?:대리|과장|차장|부장|팀장|실장|사장|이사|상무|전무|대표|회장|원장|"
+                    r"소장|국장|주임|선생|교수|기사|작가|감독)님?")
+_NAMED = re.compile(r"[가-힣]{1,4}|[A-Z][A-Za-z'-]*")
+_SSI_AFTER = re.compile(r"(?<=[가-힣]{2})씨$")
+
+
+def titled(before: str, value: str) -> str | None:
+    """The name a title or 씨 found alone belongs to, from ``before`` (the word said right
+    before it): "박지훈 대리님" keeps its title, "박지영 씨" is 박지영; None when ``value``
+    is neither, or ``before`` is no name ("우리 팀장님", "일하는 과장님").
+
+    >>> titled("박지훈", "대리님"), titled("김", "대리"), titled("박지영", "씨")
+    ('박지훈 대리님', '김 대리', '박지영')
+    >>> titled("우리", "팀장님"), titled("친한", "과장님"), titled("지수", "언니")
+    (None, None, None)
+    """
+    if value != "씨" and not _TITLE.fullmatch(value):
+        return None
+    if not _NAMED.fullmatch(before) or before in _NO_OWNER or before.endswith(_NOT_A_NOUN):
+        return None
+    return before if value == "씨" else f"{before} {value}"
+
+
+def without_ssi(value: str) -> str:
+    """A name said with 씨 attached ("박지영씨") as the name; "김씨" stays (the surname).
+
+    >>> without_ssi("박지영씨"), without_ssi("김씨"), without_ssi("민수")
+    ('박지영', '김씨', '민수')
+    """
+    return _SSI_AFTER.sub("", value)
+
+
+def nobody(value: str) -> bool:
+    """Whether a value found where a name goes ("~한테") names nobody: "걔", "아무", a count
+    or a number ("3명한테", "010-1234-5678로").
+
+    >>> [nobody(v) for v in ("걔", "3명", "민수")]
+    [True, True, False]
+    """
+    return bool(NOBODY.fullmatch(value) or _NUMBER.match(value) or _COUNT.match(value))
+
+
+_REPORTED = re.compile(r"(?:달래|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
+                       r"(?:냈|쳤)(?:었)?(?:어|거든|는데|지|다))(?:요)?(?!\S)"
+                       r"|\b(?:said|says|told|asked)\b"
+                       r"|\b(?:i|we|he|she|they|you)\s+(?:already\s+|just\s+)?"
+                       r"(?:sent|transferred|paid|gave|wired)\b|\balready\s+(?:sent|paid)\b",
+                       re.IGNORECASE)
+
+
+_HEDGED = re.compile(r"(?<=[가-힣])면\s(?!돼|되|충분|괜찮)|\bif\b|보다|는 대로|[\"“”‘]"
+                     r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
+                     r"|\b(?:or|either)\b")
+"""A value in a condition, a comparison or a quote is none ("X면 돼요" is no condition)."""
+MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
+                      "잠깐", "잠깐만", "정정", "정정할게", "정정할게요", "정정합니다"})
+
+
+_DETAIL = r"(?:\w+\s+)?(?:id|pin|code|number|phone|card|account|password|address)\b"
+_THEIRS = re.compile(
+    rf"\b(?:her|his|their)\s+(?:own\s+)?{_DETAIL}|\bmy\s+(?:mom|mother|mum|dad|father|son|"
+    r"daughter|wife|husband|brother|sister|friend|boss|kid|child|grandma|grandpa|partner|"
+    rf"girlfriend|boyfriend)'s\s+{_DETAIL}", re.IGNORECASE)
+"""Someone else's details in English ("her id is u8120", "my son's pin is 1010")."""
+
+
+def hedged(text: str) -> bool:
+    """Whether ``text`` holds its values at a distance: a condition, a comparison, a quote,
+    someone else's words (``reported``) or someone else's details.
+
+    >>> [hedged(t) for t in ("월급 들어오면 30만원", "6만 원이면 돼요", "5만원 보내줘")]
+    [True, False, False]
+    >>> [hedged(t) for t in ("for my mom, her id is u81", "my son's pin is 1010", "u81")]
+    [True, True, False]
+    >>> hedged("my dad's paying, cash")  # "'s" is "is" here
+    False
+    """
+    return bool(_HEDGED.search(text) or _THEIRS.search(text)) or reported(text)
+
+
+def reported(text: str) -> bool:
+    """Whether ``text`` tells what someone else said or what was already sent ("누나가 5만원
+    보내달래", "엄마가 나한테 보내준대", "저번에 3만원 보냈거든", "dad said to send 20k"): its
+    values are nobody's request now.
+
+    >>> [reported(t) for t in ("누나가 보내달래", "지난번에 보냈거든", "보내줘", "보낼래")]
+    [True, True, False, False]
+    """
+    return bool(_REPORTED.search(text))
+
+
+_COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")
+_MINE = re.compile(r"^(?:우리|저희|제|내)\s+(?=\S)")  # "우리 팀장님": 팀장님
+_SSI = re.compile(r"\s+씨(?:요|예요|이요|입니다)?$")
+_SAID_AROUND = re.compile(r"^(?:to\s+)?(?:my|our)\s+(?=\S)|^to\s+(?=\S)"
+                          r"|,?\s+(?:please|pls|plz|thanks|thank you|thx)$|(?<=\w)[.!~]+$",
+                          re.IGNORECASE)
+
+
+_ASKING_SHAPE = re.compile(r"^(?P<name>[가-힣]{1,2}[나니])요?[.!~]*$")
+_VERB_STEMS = frozenset({
+    "되", "돼", "있", "없", "하", "해", "맞", "괜찮", "가", "오", "보내", "받", "좋", "싫", "많",
+    "적", "걸리", "나오", "쓰", "모르", "드", "끝", "계시", "주", "사", "크", "작", "알", "살",
+    "먹", "보", "비싸", "싸", "멀", "바쁘", "아프", "춥", "덥", "자", "타", "내",
+})
+"""Stems that ask with 나요/니 ("되나요", "있니"): no name."""
+
+
+def name_shaped_like_a_question(answer: str) -> bool:
+    """A one-word answer that ends as questions do but is a name: "미나요", "유나요", "지니"
+    (not "되나요", "있니", "했나요").
+
+    >>> [name_shaped_like_a_question(a) for a in ("미나요", "지니", "되나요", "보냈니", "미나요?")]
+    [True, True, False, False, False]
+    """
+    found = _ASKING_SHAPE.match(answer.strip())
+    if found is None:
+        return False
+    stem = found.group("name")[:-1]
+    past = (ord(stem[-1]) - 0xAC00) % 28 == 20  # a final ㅆ: 했나요, 보냈니
+    return stem not in _VERB_STEMS and not past
+
+
+def plain_name(answer: str, single: bool) -> str:
+    """A short answer as the name it says: "민지예요" is 민지, "박지영 씨요" 박지영."""
+    if single:
+        said = _SAID_AROUND.sub("", answer) or answer  # "지수요.": the full stop first
+        return _COPULA.sub("", said) or said
+    return _SAID_AROUND.sub("", _MINE.sub("", _SSI.sub("", answer))) or answer
+
+
 def no_name(answer: str, single: bool) -> bool:
     """Whether a short ``answer`` (``single``: one word) cannot be a name: a condition, a
-    one-word sentence, a word that names nobody, a name said away, where money comes from,
-    a clause of its own ("삼촌에게서 연락 왔어").
+    sentence, a word that names nobody, a name said away, where money comes from, a clause
+    of its own ("삼촌에게서 연락 왔어"), a way to send, a person described, a number, only
+    thanks or a greeting ("고마워", "thanks").
 
     >>> [no_name(a, " " not in a) for a in ("민수 말고", "이모한테서", "괜찮아요", "박준형")]
     [True, True, True, False]
+    >>> [no_name(a, " " not in a) for a in ("토스로 보내줘", "그때 그 사람", "5명", "김 대리")]
+    [True, True, True, False]
     """
+    later = answer.split()[1:]
     return bool(CONDITION.search(answer) or (single and _PREDICATE.search(answer))
                 or NOBODY.fullmatch(answer) or _NOT_HIM.search(answer) or _FROM.search(answer)
-                or any(OTHER_PREDICATE.search(w) for w in answer.split()[1:]))
+                or any(OTHER_PREDICATE.search(w) or _PREDICATE.search(w) for w in later)
+                or _MEANS.search(answer) or _DESCRIBED.search(answer) or _COUNT.search(answer)
+                or any(NOBODY.fullmatch(w) for w in later)
+                or _AND.search(answer) or _THEIR_RELATION.search(answer)
+                or any(someones(a, b) for a, b in itertools.pairwise(answer.split()))
+                or is_social(answer))
 
 
-__all__ = ["CONDITION", "NOBODY", "OTHER_PREDICATE", "no_name"]
+def a_number(answer: str) -> bool:
+    """Whether a short answer is a phone or account number ("010-2345-6789"): no name, for a
+    slot whose values declare no ``pattern`` of their own.
+
+    >>> a_number("010-2345-6789"), a_number("Tom")
+    (True, False)
+    """
+    return bool(_NUMBER.match(answer.strip()))
+
+
+__all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "asks_if_possible", "hedged",
+           "a_number", "name_shaped_like_a_question", "no_name", "nobody", "plain_name",
+           "reported", "someones", "titled", "without_ssi"]

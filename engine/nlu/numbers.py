@@ -45,9 +45,15 @@ _NUMBER = re.compile(
     rf"|{_SIGN}(?<![0-9.A-Za-z_])(?P<body>(?:{DIGITS})"
     rf"(?:[{KO_SMALL_CHARS}{KO_BIG_CHARS}]|(?<=[{KO_BIG_CHARS}])\s(?=[0-9])|(?:{DIGITS}))*)"
     r"(?P<kilo>[kK](?![A-Za-z]))?"
-    rf"|\b(?P<word>{'|'.join(_EN_WORDS)})\b",
+    rf"|(?<!\bthe )(?<!\bthat )(?<!\bthis )(?<!\bwhich )\b(?P<word>{'|'.join(_EN_WORDS)})\b",
     re.IGNORECASE,
 )
+
+
+_PRONOUN_ONE = re.compile(r"\b(?:the|an?|that|this|which|another|other|each|every|any|some|"
+                          r"no|my|your|his|her|their|our|its|same)\s+(?:[a-z'-]+\s+){0,2}$",
+                          re.IGNORECASE)
+"""What makes "one" a pronoun, not a number: "the old one", "a large one", "another one"."""
 
 
 def to_number(value: Decimal) -> int | float:
@@ -139,11 +145,15 @@ def find_numbers(text: str) -> list[Match]:
     ([3], [1])
     >>> find_numbers("01023456789"), find_numbers("010-9876-5432로"), find_numbers("110-12-3")
     ([], [], [])
+    >>> [m.value for m in find_numbers("not that, the old one; a large one; just one")]
+    [1]
     """
     found: list[Match] = _native(text)
     codes = [m.span() for m in _IDENTIFIER.finditer(text)]
     for match in _NUMBER.finditer(text):
-        if match["skip"] or any(a <= match.start() < b for a, b in codes):
+        if match["skip"] or any(a <= match.start() < b for a, b in codes) or \
+                _PRONOUN_ONE.search(text, 0, match.start()) and match["word"] \
+                and match["word"].lower() == "one":
             continue
         value = _number_value(match)
         if value is not None:

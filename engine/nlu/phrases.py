@@ -354,7 +354,24 @@ def negations(verbs: Iterable[str]) -> frozenset[str]:
     return _set(forms)
 
 
+_THANKED = re.compile(
+    r"(?<=\S)[\s,.!~]*(?:(?:thanks|thank\s?(?:you|u)|thx|ty|cheers)(?:\s(?:so much|a lot))?"
+    r"|감사합니다|감사해요|고마워요|고마워|고맙습니다|땡큐)[\s.!~^]*$", re.IGNORECASE)
+
+
+def thanked_off(text: str) -> str:
+    """A short answer without the thanks said after it ("Mina, thanks", "지수요 감사합니다"):
+    what was answered. A message that is nothing but thanks, or a sentence of more than
+    three words before them ("best pizza in town, thx"), stays as it is.
+
+    >>> thanked_off("Mina, thanks!"), thanked_off("오만원이요 감사합니다"), thanked_off("thanks")
+    ('Mina', '오만원이요', 'thanks')
+    """
+    answer = _THANKED.sub("", text)
+    return answer if len(answer.split()) <= 3 else text
+
+
 __all__ = ["BARE_NEGATIONS", "FILLERS", "GENERIC_ACT", "INTERROGATIVES", "LAUGHS", "NEUTRAL",
            "is_social",
            "SINGLE_ONLY", "Lexicon", "asks", "is_question", "is_statement", "negations",
-           "not_knowing", "squash"]
+           "not_knowing", "squash", "thanked_off"]

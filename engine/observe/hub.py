@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from engine.observe.metrics import TurnMetrics
 from engine.observe.tracing import TurnTracer, tracer_from_env
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 
 log = logging.getLogger("flowctl.http")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 
 if TYPE_CHECKING:
     from prometheus_client import Counter

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 
 log = logging.getLogger("flowctl.otel")
 

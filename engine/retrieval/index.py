@@ -16,7 +16,7 @@ import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,6 +149,11 @@ class KnowledgeIndex:
         self._lock = threading.Lock()
         self.chunks: int = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
 
+    def __reduce__(self) -> tuple[Callable[[bytes], KnowledgeIndex], tuple[bytes]]:
+        """Pickled as the database's bytes (a built flow carries its indexes)."""
+        with self._lock:
+            return _from_bytes, (self._conn.serialize(),)
+
     @classmethod
     def load(cls, path: Path) -> KnowledgeIndex:
         """A copy in memory of the index file at ``path``."""
@@ -189,6 +194,12 @@ class KnowledgeIndex:
                 (HEADING_WEIGHT, BODY_WEIGHT, expression, top_k)).fetchall()
         return [Hit(text, source, heading, round(-rank, 4), int(line))
                 for text, source, heading, rank, line in rows]
+
+
+def _from_bytes(data: bytes) -> KnowledgeIndex:
+    memory = sqlite3.connect(":memory:", check_same_thread=False)
+    memory.deserialize(data)
+    return KnowledgeIndex(memory)
 
 
 def ensure_index(directory: Path, base: Path) -> KnowledgeIndex:

@@ -15,12 +15,12 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from engine.runtime.drive import drive
+from engine.runtime.conversation.unwind import unwind
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, Event
-from engine.runtime.session import RunRef, SessionState
-from engine.runtime.turn import TurnRun
-from engine.runtime.unwind import unwind
+from engine.runtime.turn.drive import drive
+from engine.runtime.turn_run import TurnRun
+from engine.runtime.values.events import Done, Event
+from engine.runtime.values.session import RunRef, SessionState
 
 
 @dataclass(slots=True)

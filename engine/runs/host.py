@@ -28,8 +28,8 @@ from engine.nlu import yes_no
 from engine.runs.execute import Outcome, run_stage
 from engine.runs.log import ACTIVE, FINAL, RunEvent, RunLog, Runner, RunRecord, Status
 from engine.runtime.engine import Engine, plain_done
-from engine.runtime.events import Done, Event, wire
-from engine.runtime.session import RunRef, SessionState
+from engine.runtime.values.events import Done, Event, wire
+from engine.runtime.values.session import RunRef, SessionState
 from engine.store.sqlite import _gone, _machine, _started
 
 log = logging.getLogger("flowctl.runs")

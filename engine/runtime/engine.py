@@ -12,9 +12,7 @@ import contextlib
 import datetime as dt
 import logging
 import random
-import re
 import time
-import unicodedata
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -23,23 +21,30 @@ from typing import Any, Protocol, cast
 from engine.compiler.compiled import CompiledService
 from engine.compiler.templates import base_context
 from engine.config import Settings
-from engine.runtime.actions import ActionStub
-from engine.runtime.admission import Refusal
-from engine.runtime.drive import drive
-from engine.runtime.events import Done, Event, Trace, UiHint, wire
-from engine.runtime.failures import failure_kind
-from engine.runtime.folding import BackgroundFolds
-from engine.runtime.guard import context_problems
-from engine.runtime.llm import LlmUnderstanding
-from engine.runtime.mcp import McpHub, load_mcp_config
-from engine.runtime.memory import MemoryPolicy
-from engine.runtime.models import ModelPool
-from engine.runtime.outcomes import kept_despite, reporting_delivery
-from engine.runtime.run import RunHost
-from engine.runtime.session import SessionState, StreamLog, Untold, replayed
-from engine.runtime.snapshot import snapshot
-from engine.runtime.toolbox import ToolBox
-from engine.runtime.turn import TurnRun, ms
+from engine.runtime.calls.actions import ActionStub
+from engine.runtime.calls.failures import failure_kind
+from engine.runtime.calls.folding import BackgroundFolds
+from engine.runtime.calls.mcp import McpHub, load_mcp_config
+from engine.runtime.calls.memory import MemoryPolicy
+from engine.runtime.calls.models import ModelPool
+from engine.runtime.calls.toolbox import ToolBox
+from engine.runtime.conversation.outcomes import kept_despite, reporting_delivery
+from engine.runtime.serving import About, last_done
+from engine.runtime.turn.drive import drive
+from engine.runtime.turn.run import RunHost
+from engine.runtime.turn.snapshot import snapshot
+from engine.runtime.turn_run import TurnRun, ms
+from engine.runtime.understanding.llm import LlmUnderstanding
+from engine.runtime.values.admission import (
+    Refusal,
+    TurnRate,
+    admission,
+    caller_of,
+    clean_text,
+    rate_refusal,
+)
+from engine.runtime.values.events import Done, Event, Trace, UiHint, wire
+from engine.runtime.values.session import SessionState, StreamLog, Untold, replayed
 from engine.store.base import SessionStore, has_pending
 from engine.texts import text
 
@@ -67,15 +72,13 @@ class DoneListener(Protocol):
 class Engine:
     """A compiled service bound to a store, settings and a clock; runs turns."""
 
-    hosts_runs = True
-    """Its background stages may run as runs (engine/runs); an app's engine says no."""
-
     def __init__(self, service: CompiledService, *, store: SessionStore,
                  settings: Settings | None = None, clock: Clock = system_clock,
                  models: ModelPool | None = None,
                  stubs: Mapping[str, ActionStub] | None = None,
                  mcp: McpHub | None = None, listeners: Sequence[DoneListener] = ()) -> None:
         self.service = service
+        self.about = About.of(service)
         self.listeners = tuple(listeners)
         """Told of every DONE this engine sends (the flow's webhooks, ``webhooks.py``)."""
         self.store = store
@@ -84,6 +87,8 @@ class Engine:
         self.clock = clock
         self.models = models or ModelPool(service, self.settings.env)
         self.memory = MemoryPolicy.of(self.settings, service)
+        self.rate = TurnRate(self.settings.turns_per_minute)
+        """The turns a caller may start a minute (``FLOWCTL_TURNS_PER_MINUTE``)."""
         self.folds = BackgroundFolds()
         """Memory summaries written after a turn, applied by the session's next turn."""
         self.understanding = self.models.get(service.understanding_model)
@@ -140,6 +145,8 @@ class Engine:
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
         message = clean_text(message) if isinstance(message, str) else ""
         refusal = self.admit(message, context)
+        if refusal is None and (waiting := self.rate.take(caller_of(session_id, owner))):
+            refusal = rate_refusal(waiting, self.text)
         sent_done = False
         try:
             if refusal is not None:
@@ -300,57 +307,43 @@ class Engine:
         return record is None or record.data.get("owner") == owner
 
     async def aclose(self) -> None:
-        """Close the providers' HTTP clients (the store belongs to the caller); a summary
-        still being written is given up (the next turn folds again); the listeners finish
-        what they were told."""
+        """Close the providers' HTTP clients (the store belongs to the caller) and stop the
+        MCP servers started over stdio; a summary still being written is given up (the next
+        turn folds again); the listeners finish what they were told."""
         await self.folds.aclose()
         await self.models.close()
+        await self.tools.hub.aclose()
         for listener in self.listeners:
             await listener.aclose()
+
+    async def prepare(self) -> None:
+        """Start what a first turn would otherwise wait for: the operator's MCP servers the
+        service's tools use (``ToolBox.prepare``). Never raises for a server that fails."""
+        await self.tools.prepare()
 
     async def reply(self, session_id: str, message: str, *, owner: str | None = None,
                     context: Mapping[str, Any] | None = None) -> Done:
         """Run a turn and return only its ``Done``."""
-        done: Done | None = None
-        async for event in self.turn(session_id, message, owner=owner, context=context):
-            if isinstance(event, Done):
-                done = event
-        assert done is not None
-        return done
+        return await last_done(self.turn(session_id, message, owner=owner, context=context))
 
-    def admit(self, message: str, context: Mapping[str, Any] | None = None) -> Refusal | None:
+    def admit(self, message: str, context: Mapping[str, Any] | None = None, *,
+              session_id: str | None = None, owner: str | None = None) -> Refusal | None:
         """Whether a turn of ``message`` may run (None), or why not: a ``context`` the
         service's schema refuses, an empty message, one over ``max_message_chars`` — each
-        measured on the text understanding reads (``clean_text``). Ownership is checked in
-        the turn, under the session's lock."""
-        problems = context_problems(self.service, context)
-        if problems:
-            return Refusal("bad_context", self.text("bad_context", problems="; ".join(problems)),
-                           problems=tuple(problems))
-        text = clean_text(message) if isinstance(message, str) else ""
-        if not text:
-            return Refusal("empty_message", self.text("empty_message"))
-        limit = self.settings.max_message_chars
-        if len(text) > limit:
-            return Refusal("message_too_long", self.text("message_too_long", limit=limit),
-                           limit=limit)
-        return None
+        measured on the text understanding reads (``clean_text``) — or, given the
+        ``session_id`` the turn will run in, a caller over its turns a minute (asked, not
+        counted: the turn counts itself). Ownership is checked in the turn, under the
+        session's lock."""
+        caller = caller_of(session_id, owner) if session_id is not None else None
+        return admission(message, context, self.service.context_schema, rate=self.rate,
+                         caller=caller, limit=self.settings.max_message_chars, text=self.text)
 
     async def refused(self, session_id: str, refusal: Refusal, owner: str | None, *,
                       turn_id: str | None = None, started: float | None = None) -> Done:
         """The DONE of a turn refused before it ran: the refusal's text and the session as
         it is, untouched (a blank one when it is not ``owner``'s or the store cannot say)."""
-        try:
-            record = await self.store.load(session_id)
-            state = SessionState.from_json(record.data if record else None)
-        except Exception as err:
-            log.warning("session %s not loaded for a refusal: %s", session_id, err)
-            state = SessionState()
-        if state.owner != owner:
-            state = SessionState()
-        return plain_done(refusal.text, state, self.service,
-                          turn_id or f"{random.getrandbits(32):08x}",
-                          started or time.perf_counter(), refusal=refusal)
+        return await refusal_done(self.store, self.service, session_id, refusal, owner,
+                                  turn_id=turn_id, started=started)
 
     def text(self, key: str, **values: Any) -> str:
         """A built-in text, or the service's message of the same name. Such a message sees
@@ -365,44 +358,20 @@ class Engine:
         return text(self.service.locale, key, **values)
 
 
-def clean_text(message: str) -> str:
-    """The message as understanding should read it: NFC, no invisible format characters
-    (zero-width joiners and spaces, BOMs, bidi controls: "엄\u200d마" is "엄마"), no lone
-    surrogates, no control characters but newlines and tabs, outer space stripped."""
-    if message.isascii() and message.isprintable():
-        return message.strip()
-    text = _INVISIBLE_BMP.sub("", message)
-    if _ASTRAL.search(text):  # rare (emoji, old scripts): check those one by one
-        text = "".join(ch for ch in text if unicodedata.category(ch) not in _DROPPED)
-    return unicodedata.normalize("NFC", text).strip()
-
-
-_DROPPED = frozenset({"Cf", "Cs", "Cc"})
-
-
-def invisible_bmp_ranges() -> str:
-    """Every dropped character below U+10000 as one character class's ranges, from the
-    Unicode database of this Python (~10 ms: tests/test_money_safety.py checks _INVISIBLE_BMP
-    against it, so a Python with a newer database cannot drift unnoticed)."""
-    ranges: list[str] = []
-    start = None
-    for code in range(0x10001):
-        dropped = code < 0x10000 and chr(code) not in "\n\t" and \
-            unicodedata.category(chr(code)) in _DROPPED
-        if dropped and start is None:
-            start = code
-        elif not dropped and start is not None:
-            ranges.append(f"\\u{start:04x}-\\u{code - 1:04x}")
-            start = None
-    return "".join(ranges)
-
-
-_INVISIBLE_BMP = re.compile(  # invisible_bmp_ranges(), written out: not built at import
-    "[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad-\\u00ad\\u0600-\\u0605"
-    "\\u061c-\\u061c\\u06dd-\\u06dd\\u070f-\\u070f\\u0890-\\u0891\\u08e2-\\u08e2"
-    "\\u180e-\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f"
-    "\\ud800-\\udfff\\ufeff-\\ufeff\\ufff9-\\ufffb]")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+async def refusal_done(store: SessionStore, service: CompiledService, session_id: str,
+                       refusal: Refusal, owner: str | None, *, turn_id: str | None = None,
+                       started: float | None = None) -> Done:
+    """``Engine.refused`` over ``store``, the snapshot drawn with ``service``."""
+    try:
+        record = await store.load(session_id)
+        state = SessionState.from_json(record.data if record else None)
+    except Exception as err:
+        log.warning("session %s not loaded for a refusal: %s", session_id, err)
+        state = SessionState()
+    if state.owner != owner:
+        state = SessionState()
+    return plain_done(refusal.text, state, service, turn_id or f"{random.getrandbits(32):08x}",
+                      started or time.perf_counter(), refusal=refusal)
 
 
 def plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,
@@ -428,4 +397,5 @@ def plain_done(message: str, state: SessionState, service: CompiledService, turn
                 refusal=refusal)
 
 
-__all__ = ["Clock", "DoneListener", "Engine", "RunHost", "clean_text", "plain_done", "system_clock"]
+__all__ = ["Clock", "DoneListener", "Engine", "RunHost", "clean_text", "plain_done", "refusal_done",
+           "system_clock"]

@@ -33,7 +33,7 @@ from engine.config import Settings
 from engine.dsl.hooks import HookSpec, resolve_url
 from engine.errors import FlowRuntimeError
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, Hook
+from engine.runtime.values.events import Done, Hook
 
 log = logging.getLogger("flowctl.hooks")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from engine.runtime.events import Done, Event, wire
+from engine.runtime.values.events import Done, Event, wire
 from engine.testing.spec import TurnSpec
 
 Miss = tuple[str, Any, Any]

@@ -32,10 +32,10 @@ from engine.dsl.load import load_file
 from engine.dsl.spec import ModelSpec
 from engine.errors import Finding, FlowDefinitionError
 from engine.providers.scripted import ScriptedProvider
-from engine.runtime.actions import ActionStub
+from engine.runtime.calls.actions import ActionStub
+from engine.runtime.calls.models import ModelPool
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, Reading
-from engine.runtime.models import ModelPool
+from engine.runtime.values.events import Done, Reading
 from engine.source import SourceMap
 from engine.store import MemoryStore
 from engine.testing.eval_spec import EvalCase, EvalFileSpec, Expect, Scene
@@ -213,11 +213,13 @@ def probed(service: CompiledService) -> tuple[CompiledService, ModelPool]:
 
 
 async def run_eval(path: FilePath, *, live: bool = False, env: Mapping[str, str] | None = None,
-                   select: Callable[[EvalCase], bool] | None = None) -> EvalReport:
+                   select: Callable[[EvalCase], bool] | None = None,
+                   compiled: CompiledService | None = None) -> EvalReport:
     """Run every case of the eval file ``path`` (or those ``select`` accepts). Offline the
-    settings are the file's ``env`` alone; ``live`` adds ``env`` (the process's: model keys)."""
+    settings are the file's ``env`` alone; ``live`` adds ``env`` (the process's: model keys).
+    ``compiled``: the flow as already compiled (a build of it), instead of compiling it."""
     spec, source, flow_path = load_eval(path)
-    service = compile_file(flow_path)
+    service = compiled or compile_file(flow_path)
     check_names(spec, source, service)
     settings = load_settings({**(env or {}), **spec.env} if live else spec.env)
     models = None

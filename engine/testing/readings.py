@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine.compiler.compiled import mask
-from engine.runtime.events import Reading
+from engine.runtime.values.events import Reading
 
 if TYPE_CHECKING:
     from engine.testing.eval_spec import Expect

@@ -20,10 +20,10 @@ from typing import Any
 from engine.compiler import compile_file
 from engine.compiler.compiled import CompiledService
 from engine.config import Settings, load_settings
-from engine.runtime.actions import ActionStub
+from engine.runtime.calls.actions import ActionStub
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
-from engine.runtime.session import SessionState
+from engine.runtime.values.events import Done
+from engine.runtime.values.session import SessionState
 from engine.source import SourceMap
 from engine.store import MemoryStore
 from engine.testing.compare import compare
@@ -94,9 +94,12 @@ class _Run:
                                     self.source.locate(("conversations", c)),
                                     flow_file=str(self.flow_path))
         before: Mapping[str, Any] = {}
-        for t, turn in enumerate(conversation.turns):
-            before = await self._turn(engine, store, result, (c, t), turn, before,
-                                      conversation.context)
+        try:
+            for t, turn in enumerate(conversation.turns):
+                before = await self._turn(engine, store, result, (c, t), turn, before,
+                                          conversation.context)
+        finally:
+            await engine.aclose()  # its model clients, and the MCP servers it started
         result.seconds = time.perf_counter() - started
         return result
 

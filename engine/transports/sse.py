@@ -13,7 +13,7 @@ from typing import Any
 
 from sse_starlette import ServerSentEvent
 
-from engine.runtime.events import Event, wire
+from engine.runtime.values.events import Event, wire
 from engine.transports.fastjson import dumps as _dumps
 
 RETRY_MS = 1_000
@@ -32,7 +32,7 @@ def dumps(payload: Any) -> str:
 def frame(event: Event, *, stream_id: str, index: int) -> ServerSentEvent:
     """The SSE frame of ``event``, the ``index``-th of stream ``stream_id``.
 
-    >>> from engine.runtime.events import LlmToken
+    >>> from engine.runtime.values.events import LlmToken
     >>> frame(LlmToken("누"), stream_id="ab12", index=1).encode().decode()
     'id: ab12-1\\r\\nevent: LLM_TOKEN\\r\\ndata: "누"\\r\\n\\r\\n'
     """

@@ -21,10 +21,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from engine.errors import Finding, SourceLocation
-from engine.runtime.events import AgentDone, AgentStart, Done, Event, LlmToken, TaskProgress
+from engine.runtime.values.events import AgentDone, AgentStart, Done, Event, LlmToken, TaskProgress
 
 if TYPE_CHECKING:
-    from engine.runtime.engine import Engine
+    from engine.runtime.serving import TurnEngine
 
 PROMPT = "you> "
 
@@ -71,7 +71,7 @@ class Piped:
         return line
 
 
-def talk(engine: Engine, session_id: str, reader: LineReader, console: Console, *,
+def talk(engine: TurnEngine, session_id: str, reader: LineReader, console: Console, *,
          verbose: bool) -> None:
     """Read a line, run its turn and show its events, until the input ends; then close the
     engine's clients and its store (a PostgreSQL store's connections).
@@ -89,7 +89,7 @@ def talk(engine: Engine, session_id: str, reader: LineReader, console: Console, 
             runner.run(engine.store.close())
 
 
-async def _show_turn(engine: Engine, session_id: str, message: str, console: Console, *,
+async def _show_turn(engine: TurnEngine, session_id: str, message: str, console: Console, *,
                      verbose: bool) -> None:
     async for event in engine.turn(session_id, message):
         show_event(console, event, verbose=verbose)

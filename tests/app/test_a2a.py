@@ -39,7 +39,7 @@ from starlette.applications import Starlette
 from engine.app import load_app
 from engine.app.engine import AppEngine
 from engine.config import Settings
-from engine.runtime.events import Done, LlmToken
+from engine.runtime.values.events import Done, LlmToken
 from engine.store import MemoryStore
 from tests.app.conftest import Server
 from tests.conftest import ROOT

@@ -17,7 +17,7 @@ import pytest
 from engine.app.engine import AppEngine
 from engine.app.load import load_app
 from engine.config import Settings
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 from tests.app.conftest import Server
 from tests.conftest import ROOT

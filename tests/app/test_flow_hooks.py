@@ -22,7 +22,7 @@ from engine.compiler import compile_file
 from engine.config import Settings
 from engine.errors import FlowRuntimeError
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done, Event
+from engine.runtime.values.events import Done, Event
 from engine.runtime.webhooks import Webhooks, flow_hooks, hooked_engine
 from engine.store import MemoryStore
 from tests.app.conftest import Server, free_port

@@ -18,7 +18,7 @@ import pytest
 from engine.app.engine import AppEngine
 from engine.app.load import load_app
 from engine.config import load_settings
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 from engine.store import MemoryStore
 from tests.conftest import ROOT, TODAY
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply

@@ -15,7 +15,7 @@ from engine.app import load_app
 from engine.app.engine import AppEngine
 from engine.app.remote import remote_session
 from engine.config import Settings
-from engine.runtime.events import Done, LlmToken, wire
+from engine.runtime.values.events import Done, LlmToken, wire
 from engine.store import MemoryStore
 from tests.conftest import ROOT
 from tests.fakes.sse_remote import ScriptedRemote
@@ -93,7 +93,7 @@ async def test_a_silent_remote_times_out_on_time(tmp_path: Path) -> None:
             elapsed = time.monotonic() - started
     assert events[-1].message == FAILED
     assert "no answer within 0.5 s" in events[-1].trace["agents"][1]["error"]
-    assert elapsed < 3
+    assert elapsed < 4  # the remote would answer after 5 s
 
 
 async def test_a_refused_connection_fails_fast_and_local_services_go_on(

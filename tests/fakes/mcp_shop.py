@@ -1,9 +1,11 @@
 """A small shop MCP server built with the official SDK's ``MCPServer`` (FastMCP in mcp 1.x).
 
 Tools: ``track_parcel(order_id)`` (where an order's parcel is), ``product_stock(product_id)``
-(units in stock), ``slow(seconds)`` (answers late, for timeouts) and ``broken()`` (fails).
+(units in stock), ``slow(seconds)`` (answers late, for timeouts), ``broken()`` (fails),
+``pid()`` (the server's process id) and ``crash()`` (the process exits mid-call).
 Every call is counted: with ``MCP_SHOP_CALLS=path`` each call appends one JSON line
-``{"tool", "args"}`` to that file, so a test can count calls across processes.
+``{"tool", "args"}`` to that file, so a test can count calls across processes; with
+``MCP_SHOP_STARTS=path`` a stdio server appends its pid to that file when it starts.
 
 Run it over stdio (what an operator's ``{"command": [...]}`` entry starts)::
 
@@ -75,6 +77,19 @@ def broken() -> str:
     raise ToolError("the shop database is down")
 
 
+@shop.tool()
+def pid() -> dict[str, int]:
+    """This server's process id (to tell a kept process from a fresh one)."""
+    return {"pid": os.getpid()}
+
+
+@shop.tool()
+def crash() -> str:
+    """Ends the process mid-call, without an answer."""
+    _count("crash", {})
+    os._exit(3)
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -87,6 +102,9 @@ def main(argv: list[str]) -> None:
         print(f"http://127.0.0.1:{port}/mcp", flush=True)
         shop.run("streamable-http", host="127.0.0.1", port=port)
     else:
+        if os.environ.get("MCP_SHOP_STARTS"):  # one line per process started, its pid
+            with open(os.environ["MCP_SHOP_STARTS"], "a", encoding="utf-8") as out:
+                out.write(f"{os.getpid()}\n")
         shop.run("stdio")
 
 

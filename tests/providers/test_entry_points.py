@@ -16,8 +16,8 @@ import pytest
 from engine.compiler import compile_file
 from engine.errors import FlowDefinitionError
 from engine.registry import provider_names
+from engine.runtime.calls.models import ModelPool
 from engine.runtime.engine import Engine
-from engine.runtime.models import ModelPool
 from engine.store import MemoryStore
 
 FLOW = """

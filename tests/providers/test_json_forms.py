@@ -21,7 +21,11 @@ from engine.errors import FlowRuntimeError, ProviderError
 from engine.providers.base import ChatMessage, ChatRequest, ModelConfig, TextDelta
 from engine.providers.forms import strict_ready
 from engine.providers.registry import build_provider
-from engine.runtime.llm import understanding_request, understanding_schema, with_message
+from engine.runtime.understanding.llm import (
+    understanding_request,
+    understanding_schema,
+    with_message,
+)
 from tests.conftest import ROOT
 from tests.fakes.llm_servers import FakeLLMServer, FakeReply, FakeToolCall
 

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from engine.compiler.compiled import CompiledService
-from engine.runtime.models import ModelPool
+from engine.runtime.calls.models import ModelPool
 
 
 def lines(service: CompiledService, env: dict[str, str],

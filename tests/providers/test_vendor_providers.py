@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from engine.errors import ProviderError
@@ -37,20 +35,22 @@ async def test_plain_completion(vendor: Provider, server: FakeLLMServer) -> None
 
 async def test_stream_yields_tokens_incrementally(vendor: Provider, server: FakeLLMServer) -> None:
     reply = "엄마한테 만원을 보낼까요? Shall I send it now"
-    server.enqueue(FakeReply(text=reply, token_interval_sec=0.02, output_tokens=9))
+    server.enqueue(FakeReply(text=reply, token_interval_sec=0.05, output_tokens=9))
 
-    arrivals: list[tuple[float, TextDelta]] = []
+    deltas: list[str] = []
     finished: list[Finished] = []
+    sent_before_first: int | None = None  # whole streams the server had sent by then
     async for event in vendor.stream(HELLO, model_for(vendor)):
         if isinstance(event, TextDelta):
-            arrivals.append((time.perf_counter(), event))
+            if sent_before_first is None:
+                sent_before_first = server.streams_sent
+            deltas.append(event.text)
         else:
             finished.append(event)
 
-    deltas = [delta.text for _, delta in arrivals]
     assert len(deltas) > 1
     assert "".join(deltas) == reply
-    assert arrivals[-1][0] - arrivals[0][0] >= 0.02 * (len(deltas) - 2)  # not buffered
+    assert sent_before_first == 0  # the first token came while the reply was still streaming
     assert len(finished) == 1
     assert finished[0].completion.text == reply
     assert finished[0].completion.usage.output_tokens == 9
@@ -141,13 +141,13 @@ async def test_timeout(vendor: Provider, server: FakeLLMServer, stream: bool) ->
 
 
 async def test_timeout_through_reliability_layer(vendor: Provider, server: FakeLLMServer) -> None:
-    server.enqueue(FakeReply(text="too late", delay_sec=1.0))
+    server.enqueue(FakeReply(text="too late", delay_sec=4.0))
 
     with pytest.raises(ProviderError) as caught:
         await complete_reliably(vendor, HELLO, model_for(vendor, timeout_sec=0.15), agent="a")
 
     assert caught.value.kind == "timeout"
-    assert record_of(caught.value).elapsed_ms < 900  # type: ignore[union-attr]
+    assert record_of(caught.value).elapsed_ms < 3000  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("reply", [

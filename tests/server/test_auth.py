@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from engine.config import Settings
-from engine.runtime.session import owned_key
+from engine.runtime.values.session import owned_key
 from engine.transports.http.auth import COOKIE, Auth, principal_of_key
 from tests.server.conftest import MakeServer, Running, sse
 

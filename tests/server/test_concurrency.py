@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from engine.runtime.engine import Engine
-from engine.runtime.events import Event
+from engine.runtime.values.events import Event
 from engine.store import SqliteStore
 from engine.transports.http import DEFAULT_STORE
 from tests.server.conftest import (
@@ -145,6 +145,7 @@ async def test_two_server_processes_on_one_sqlite_file_lose_no_turn(
         async with httpx.AsyncClient(timeout=30) as client:
             dones = await asyncio.gather(*(
                 chat_at(client, servers[i % 2].url, m) for i, m in enumerate(messages)))
+        async with httpx.AsyncClient(timeout=30) as client:  # no idle connection reused
             debug = (await client.get(f"{servers[0].url}/v1/agent/debug/shared")).json()
     finally:
         logs = [server.stop() for server in servers]

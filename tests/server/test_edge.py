@@ -12,7 +12,7 @@ import pytest
 from engine.compiler.compiled import CompiledService
 from engine.config import RateLimit, Settings
 from engine.runtime.engine import Engine
-from engine.runtime.session import owned_key
+from engine.runtime.values.session import owned_key
 from engine.store import MemoryStore
 from engine.transports.http import create_app
 from engine.transports.http.auth import principal_of_key

@@ -53,3 +53,26 @@ def test_a_flow_that_uses_them_still_imports_them(tmp_path: Path, flow: str,
                                                   context: dict[str, object] | None,
                                                   needed: str) -> None:
     assert needed in served_imports(ROOT / flow, tmp_path, "hello", context)
+
+
+FRONT_END = ("yaml", "engine.compiler.entry", "engine.compiler.build", "engine.compiler.checks",
+             "engine.dsl.load", "engine.dsl.schema")
+
+
+def test_a_server_started_from_its_kept_build_imports_no_front_end(tmp_path: Path) -> None:
+    """The first start compiles the flow (reading YAML, running the checks) and keeps the
+    build; the next loads it: no YAML, no schema, no compiler checks."""
+    (tmp_path / "flows").mkdir()
+    flow = tmp_path / "flows" / "transfer.yaml"
+    flow.write_text(TRANSFER.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "prompts").mkdir()
+    for prompt in (ROOT / "prompts").glob("*.j2"):
+        (tmp_path / "prompts" / prompt.name).write_text(prompt.read_text(encoding="utf-8"),
+                                                        encoding="utf-8")
+    first = served_imports(flow, tmp_path, "엄마한테 1만원 보내줘")
+    assert set(FRONT_END) <= first  # compiled: a real log
+    assert len(list((tmp_path / "flows" / ".flowctl" / "build").glob("*.flowc"))) == 1
+    again = served_imports(flow, tmp_path, "엄마한테 1만원 보내줘")
+    assert {"engine.compiler.compiled", "engine.runtime.engine"} <= again
+    assert [m for m in again if any(m == name or m.startswith(name + ".")
+                                    for name in FRONT_END)] == []

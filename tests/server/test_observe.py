@@ -18,7 +18,7 @@ from engine.observe.hub import Observers
 from engine.observe.metrics import TurnMetrics
 from engine.observe.tracing import TurnTracer, tracer_from_env
 from engine.runtime.engine import Engine
-from engine.runtime.events import Done
+from engine.runtime.values.events import Done
 from engine.store import SqliteStore
 from engine.transports.http import create_app
 from tests.server.conftest import BATCH, MakeServer, ServerThread, chat, sse

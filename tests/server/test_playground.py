@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from engine.config import Settings
 from engine.runtime.engine import Engine
-from engine.runtime.events import AgentDone, AgentStart, Event, LlmDone, LlmToken
+from engine.runtime.values.events import AgentDone, AgentStart, Event, LlmDone, LlmToken
 from tests.server.conftest import ALL_DONE, BATCH, MakeServer
 
 # Draws "가", "나" and a code point no font has (U+10FFFD) in the font of a reply bubble; with

@@ -41,9 +41,15 @@ def ready(page: Page, url: str) -> None:
 
 # -- the flow stack ---------------------------------------------------------------------------
 
-def frames(page: Page) -> list[tuple[str | None, str]]:
-    items = page.locator("#stack li.frame")
-    return [(item.get_attribute("data-kind"), item.inner_text()) for item in items.all()]
+KINDS = "() => [...document.querySelectorAll('#stack li.frame')].map((li) => li.dataset.kind)"
+
+
+def shows_frames(page: Page, expected: list[tuple[str, str]]) -> None:
+    """Waits until the stack lists ``expected`` (kind, text) frames. Waiting on the texts
+    first matters: the panel re-renders as the session changes, and a count taken from the
+    previous render would read elements that are about to go."""
+    expect(page.locator("#stack li.frame")).to_have_text([text for _, text in expected])
+    assert page.evaluate(KINDS) == [kind for kind, _ in expected]
 
 
 def test_the_stack_shows_the_flows_waiting_and_why(make_server: MakeServer, page: Page) -> None:
@@ -51,21 +57,21 @@ def test_the_stack_shows_the_flows_waiting_and_why(make_server: MakeServer, page
     expect(page.locator("#stack")).to_have_text("none")
     say(page, "verify me and then check my balance")
     expect(page.locator("#stage")).to_have_text("FILLING")
-    expect(page.locator("#stack li.frame")).to_have_count(2)
-    assert frames(page) == [("current", "verify FILLING current"),
-                            ("queued", "balance – queued: asked for in the same message, "
-                                       "next in line")]
+    shows_frames(page, [("current", "verify FILLING current"),
+                        ("queued", "balance – queued: asked for in the same message, "
+                                   "next in line")])
 
+    first = page.locator("#session-id").inner_text()
     page.locator("#new-session").click()
+    expect(page.locator("#session-id")).not_to_have_text(first)  # sent before: the old one's
     say(page, "I need a new card")  # the replacement calls verify and waits for it
-    expect(page.locator("#stack li.frame")).to_have_count(2)
-    assert frames(page) == [("current", "verify FILLING current"),
-                            ("caller", "replace CHECK caller: waits for the flow it called "
-                                       "to finish")]
+    shows_frames(page, [("current", "verify FILLING current"),
+                        ("caller", "replace CHECK caller: waits for the flow it called "
+                                   "to finish")])
     say(page, "u12")
     say(page, "9876")  # verified: the replacement goes on, nothing waits
     expect(page.locator("#flow")).to_have_text("replace")
-    assert frames(page) == [("current", "replace FILLING current")]
+    shows_frames(page, [("current", "replace FILLING current")])
     page.locator("#timeline .turn-head").first.click()  # the panel follows the turn picked
     expect(page.locator("#stack li.frame")).to_have_count(2)
 

@@ -226,9 +226,9 @@ def test_the_trace_shows_the_model_its_tokens_retries_and_first_token(
     expect(page.locator("#trace-summary")).to_contain_text(re.compile(r"first token \+\d+\.\d ms"))
     expect(page.locator("#timeline .LLM_TOKEN .what")).to_have_text("×3")
     expect(page.locator("#timeline .LLM_TOKEN")).to_have_attribute("title", "Hello there, friend")
-    names = page.locator("#timeline .name").all_inner_texts()
-    assert names == ["AGENT_START", "AGENT_DONE",  # intent
-                     "AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "DONE"], names
+    expect(page.locator("#timeline .name")).to_have_text(
+        ["AGENT_START", "AGENT_DONE",  # intent
+         "AGENT_START", "LLM_TOKEN", "LLM_DONE", "AGENT_DONE", "DONE"])
 
 
 def test_a_session_title_keeps_no_long_digit_run(make_server: MakeServer, page: Page) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from engine.config import Settings, load_settings
 from engine.runtime.engine import Engine
-from engine.runtime.session import owned_key
+from engine.runtime.values.session import owned_key
 from engine.store import MemoryStore
 from engine.transports.http.auth import principal_of_key
 from tests.conftest import TODAY

@@ -167,7 +167,7 @@ async def test_a_killed_holder_frees_the_session_at_once(
     killed = time.monotonic()
     holder.proc.kill()
     await waiting
-    assert time.monotonic() - killed < 2.0
+    assert time.monotonic() - killed < 5.0  # the holder's lease was 10 s
     await store.close()
 
 

@@ -1,7 +1,7 @@
 """ServiceSpec -> the facts lint checks reason about: which transitions can fire from which
 stage (and why some never can), the steps of each stage, what each rendered text reads.
 
-The runtime's rules, stated once here (engine/runtime/turn.py is the reference):
+The runtime's rules, stated once here (engine/runtime/turn_run.py is the reference):
 
 - ``update`` fires at the start of every turn of a flow in progress, in any non-terminal
   stage (also the initial one); ``confirm`` only at a ``decide: confirm`` stage, from a

@@ -2,7 +2,7 @@
 literal validation rejects), FL055 (a required slot nothing asks for), FL056 (an enum
 synonym claimed by two values).
 
-What a slot can hold is what ``engine/runtime/slots.py`` lets through: numbers for
+What a slot can hold is what ``engine/runtime/understanding/slots.py`` lets through: numbers for
 integer/number/money, ISO date strings for dates, the canonical value (not a synonym)
 for enums, true/false for booleans.
 """

@@ -37,32 +37,26 @@ from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 from starlette.requests import Request
 
-from engine.runtime.engine import Engine
-from engine.runtime.events import Done, LlmToken
-from engine.runtime.session import owned_key
+from engine.runtime.serving import TurnEngine
+from engine.runtime.values.events import Done, LlmToken
+from engine.runtime.values.session import owned_key
 
 Principal = Callable[[Any], str | None]
 
 __all__ = ["Principal", "agent_card", "card_json", "rpc_app"]
 
 
-def agent_card(engine: Engine, rpc_url: str) -> AgentCard:
+def agent_card(engine: TurnEngine, rpc_url: str) -> AgentCard:
     """The agent card of ``engine``'s service (one skill per intent it routes), or of its
     app (one skill per service, its keywords as tags); messages go to ``rpc_url``."""
-    app = getattr(engine, "app", None)  # an AppEngine's LoadedApp
-    spec = engine.service.spec
-    if app is not None:
-        name, description, version = app.spec.app, app.spec.description, app.spec.version
-        skills = [AgentSkill(id=n, name=n, description=s.description or n,
-                             tags=list(s.keywords)) for n, s in app.spec.services.items()]
-    else:
-        name, description, version = engine.service.name, spec.description, spec.version
-        skills = [AgentSkill(id=n, name=n, description=intent.description or n,
-                             tags=list(intent.keywords), examples=list(intent.examples))
-                  for n, intent in spec.intents.items() if n in spec.routes]
+    about = engine.about
+    skills = [AgentSkill(id=skill.id, name=skill.id, description=skill.description,
+                         tags=list(skill.tags), examples=list(skill.examples))
+              for skill in about.skills]
     if not skills:
-        skills = [AgentSkill(id="chat", name="chat", description=description or "chat",
+        skills = [AgentSkill(id="chat", name="chat", description=about.description or "chat",
                              tags=["chat"])]
+    name, description, version = about.name, about.description, about.version
     return AgentCard(name=name, description=description or "", version=str(version or "0"),
                      supported_interfaces=[AgentInterface(protocol_binding="JSONRPC",
                                                           protocol_version="1.0",
@@ -75,7 +69,7 @@ def agent_card(engine: Engine, rpc_url: str) -> AgentCard:
 class TurnExecutor(AgentExecutor):
     """One A2A message -> one turn of ``engine``; its events -> task updates."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: TurnEngine) -> None:
         self.engine = engine
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -128,7 +122,7 @@ class _Callers(DefaultServerCallContextBuilder):
         return context
 
 
-def rpc_app(engine: Engine, principal: Principal, path: str) -> Starlette:
+def rpc_app(engine: TurnEngine, principal: Principal, path: str) -> Starlette:
     """The SDK's JSON-RPC endpoint for ``engine``, at ``path``."""
     handler = DefaultRequestHandlerV2(TurnExecutor(engine), InMemoryTaskStore(),
                                       agent_card(engine, "http://127.0.0.1" + path))
@@ -136,6 +130,6 @@ def rpc_app(engine: Engine, principal: Principal, path: str) -> Starlette:
         handler, path, context_builder=_Callers(principal), enable_v0_3_compat=True))
 
 
-def card_json(engine: Engine, rpc_url: str) -> dict[str, Any]:
+def card_json(engine: TurnEngine, rpc_url: str) -> dict[str, Any]:
     """The agent card as JSON, its messages going to ``rpc_url``."""
     return dict(agent_card_to_dict(agent_card(engine, rpc_url)))

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from engine.runtime.engine import Engine
+from engine.runtime.serving import TurnEngine
 from engine.transports.http.callers import remember
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ __all__ = ["CARD_PATH", "RPC_PATH", "mount"]
 class _LazyRpc:
     """The SDK's JSON-RPC app, built on the first request."""
 
-    def __init__(self, engine: Engine, principal: Principal) -> None:
+    def __init__(self, engine: TurnEngine, principal: Principal) -> None:
         self.engine, self.principal = engine, principal
         self.app: ASGIApp | None = None
 
@@ -45,7 +45,7 @@ class _LazyRpc:
         await self.app(scope, receive, send)
 
 
-def mount(app: FastAPI, engine: Engine, *, principal: Principal) -> None:
+def mount(app: FastAPI, engine: TurnEngine, *, principal: Principal) -> None:
     """Publish ``engine`` on ``app`` as an A2A agent (agent card + JSON-RPC), and keep each
     request's credentials for the remote services allowed them (``callers.py``)."""
     app.add_middleware(remember)

@@ -37,8 +37,8 @@ from engine.config import Settings
 from engine.nlu.intents import warm
 from engine.observe.hub import Observers
 from engine.observe.metrics import TurnMetrics
-from engine.runtime.engine import Engine
-from engine.runtime.session import owned_key
+from engine.runtime.serving import TurnEngine
+from engine.runtime.values.session import owned_key
 from engine.transports.fastjson import FastJSONResponse
 from engine.transports.http import a2a_routes, edge, errors, lane, playground_api, supervisor
 from engine.transports.http import runs as runs_api
@@ -75,7 +75,7 @@ __all__ = ["PLAYGROUND", "PREFIX", "SHUTDOWN_GRACE_SECONDS", "STREAM_GRACE_SECON
            "create_app"]
 
 
-def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0,
+def create_app(engine: TurnEngine, *, settings: Settings, ping_seconds: float = 15.0,
                host: str = "127.0.0.1", observers: Observers | None = None) -> FastAPI:
     """The HTTP API of ``engine``: JSON, SSE, playground; debug routes only in FLOWCTL_DEV_MODE.
 
@@ -101,7 +101,7 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     turns = Turns(engine)
     reconciler = Reconciler(engine)
     turns.observers = observers or Observers.for_server(
-        engine.service.name, metrics=settings.metrics, env=settings.env,
+        engine.about.name, metrics=settings.metrics, env=settings.env,
         active=lambda: len(turns.running), pending=lambda: reconciler.count)
     auth = Auth(settings.api_keys, secret=settings.cookie_secret)
 
@@ -109,17 +109,18 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         await finish_pending(engine)
         warm(engine.service.intents)  # the intents' model, trained before a message needs it
+        starter = asyncio.create_task(engine.prepare())  # stdio MCP servers, in the background
         keeper = asyncio.create_task(retention(engine, settings.retention_days))
         asker = asyncio.create_task(reconciler.run())
         yield
+        starter.cancel()  # a start in progress goes on; closing the engine stops it
         keeper.cancel()
         asker.cancel()
         await turns.drain(SHUTDOWN_GRACE_SECONDS)
         turns.observers.close()
 
-    app = FastAPI(title=f"flowctl: {engine.service.name}", lifespan=lifespan,
-                  version=str(engine.service.spec.version or "0"),
-                  description=engine.service.spec.description or "",
+    app = FastAPI(title=f"flowctl: {engine.about.name}", lifespan=lifespan,
+                  version=engine.about.version, description=engine.about.description,
                   responses={422: ERRORS[422]})
     # add_middleware puts the last one outermost: the Gate, the body Guard, then headers
     edge.install(app, settings, auth, host=host)
@@ -144,11 +145,11 @@ def create_app(engine: Engine, *, settings: Settings, ping_seconds: float = 15.0
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)
-    document_context(app, engine.service.context_schema)
+    document_context(app, engine.about.context_schema)
     return app
 
 
-async def finish_pending(engine: Engine) -> None:
+async def finish_pending(engine: TurnEngine) -> None:
     """Before the first request: finish every irreversible action a dead process left
     pending, so its outcome is recorded even if the user never writes again."""
     try:
@@ -160,7 +161,7 @@ async def finish_pending(engine: Engine) -> None:
         log.warning("finished %d action(s) a stopped process left pending", finished)
 
 
-async def retention(engine: Engine, days: float | None, *, every: float = 3600.0) -> None:
+async def retention(engine: TurnEngine, days: float | None, *, every: float = 3600.0) -> None:
     """Delete sessions and completed tasks older than ``days``, now and then every hour."""
     while days is not None:
         try:
@@ -177,15 +178,17 @@ def not_found(session_id: str) -> JSONResponse:
     return error(404, "not_found", f"no session {session_id!r}")
 
 
-async def refuse_turn(engine: Engine, body: ChatRequest, who: str | None) -> Response | None:
+async def refuse_turn(engine: TurnEngine, body: ChatRequest, who: str | None) -> Response | None:
     """The answer to a turn the engine does not admit (``errors.refusal_response``), or None.
     Another key's session is not a refusal: every key names its own sessions
     (``owned_key``), so it is simply a session of the caller's that is new."""
-    return await refusal_response(engine, engine.admit(body.message, body.context),
-                                  owned_key(body.session_id, who), who)
+    session_id = owned_key(body.session_id, who)
+    return await refusal_response(engine, engine.admit(body.message, body.context,
+                                                       session_id=session_id, owner=who),
+                                  session_id, who)
 
 
-def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
+def chat_route(app: FastAPI, engine: TurnEngine, turns: Turns) -> None:
     @app.post(f"{PREFIX}/chat", response_model=ChatResponse, tags=["agent"],
               responses={**ERRORS, **AUTH_ERRORS})
     async def chat(request: Request, body: ChatRequest) -> Response:
@@ -211,7 +214,7 @@ def chat_route(app: FastAPI, engine: Engine, turns: Turns) -> None:
     lane.install(app, f"{PREFIX}/chat", answer)  # the plain request skips FastAPI's work
 
 
-def stream_routes(app: FastAPI, engine: Engine, turns: Turns,
+def stream_routes(app: FastAPI, engine: TurnEngine, turns: Turns,
                   ping_seconds: float) -> None:
     async def stream(request: Request, body: ChatRequest) -> Response:
         who = principal(request.scope)
@@ -260,7 +263,7 @@ async def _iterate(frames: Iterable[ServerSentEvent]) -> AsyncIterator[ServerSen
         yield item
 
 
-def completed_route(app: FastAPI, engine: Engine) -> None:
+def completed_route(app: FastAPI, engine: TurnEngine) -> None:
     @app.get(f"{PREFIX}/completed", response_model=CompletedResponse, tags=["agent"],
              responses={**ERRORS, **AUTH_ERRORS})
     async def completed(request: Request,
@@ -277,7 +280,7 @@ def completed_route(app: FastAPI, engine: Engine) -> None:
                              "completed": await engine.store.completed(key)})
 
 
-def debug_route(app: FastAPI, engine: Engine) -> None:
+def debug_route(app: FastAPI, engine: TurnEngine) -> None:
     store = engine.store
 
     @app.get(f"{PREFIX}/debug/{{session_id}}", response_model=DebugResponse,
@@ -300,7 +303,7 @@ def debug_route(app: FastAPI, engine: Engine) -> None:
         return JSONResponse(scrubbed(body, secrets))
 
 
-def delete_route(app: FastAPI, engine: Engine) -> None:
+def delete_route(app: FastAPI, engine: TurnEngine) -> None:
     @app.delete(f"{PREFIX}/sessions/{{session_id}}", status_code=204, tags=["agent"],
                 responses={404: {"model": ErrorBody}, **AUTH_ERRORS})
     async def delete_session(request: Request, session_id: str) -> Response:
@@ -423,7 +426,7 @@ def metrics_route(app: FastAPI, metrics: TurnMetrics) -> None:
         return Response(metrics.exposition(), media_type=metrics.content_type)
 
 
-def page_routes(app: FastAPI, engine: Engine, settings: Settings) -> None:
+def page_routes(app: FastAPI, engine: TurnEngine, settings: Settings) -> None:
     @app.get("/", include_in_schema=False)
     async def playground() -> FileResponse:
         return FileResponse(PLAYGROUND / "index.html")
@@ -431,6 +434,6 @@ def page_routes(app: FastAPI, engine: Engine, settings: Settings) -> None:
     @app.get("/healthz", response_model=Health, tags=["ops"])
     async def healthz() -> Response:
         """Liveness, plus what the playground needs to know."""
-        return JSONResponse({"status": "ok", "service": engine.service.name,
+        return JSONResponse({"status": "ok", "service": engine.about.name,
                              "dev_mode": settings.dev_mode,
                              "max_message_chars": engine.settings.max_message_chars})

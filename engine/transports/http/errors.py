@@ -24,8 +24,8 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.runtime.admission import Refusal
-from engine.runtime.engine import Engine
+from engine.runtime.serving import TurnEngine
+from engine.runtime.values.admission import Refusal
 
 log = logging.getLogger("flowctl.http")
 
@@ -58,7 +58,7 @@ class BodyRefusal(HTTPException):
         return error(self.status_code, self.code, str(self.detail))
 
 
-def install(app: FastAPI, engine: Engine) -> None:
+def install(app: FastAPI, engine: TurnEngine) -> None:
     """The error handlers and the body-size ``Guard`` of ``engine``'s app."""
     # \uXXXX escapes take 6 bytes a character: no allowed message needs a bigger body
     app.add_middleware(Guard, max_body=6 * engine.settings.max_message_chars + 65536)
@@ -66,12 +66,13 @@ def install(app: FastAPI, engine: Engine) -> None:
     app.add_exception_handler(HTTPException, http_error)
 
 
-async def refusal_response(engine: Engine, refusal: Refusal | None, session_id: str,
+async def refusal_response(engine: TurnEngine, refusal: Refusal | None, session_id: str,
                            owner: str | None) -> JSONResponse | None:
     """The answer to a turn the engine does not admit (``Engine.admit``), or None when it
     runs: a message over the limit is 413, with the DONE a chat client reads as
     ``interaction`` (the refusal's text, ``CONTEXT_OVERFLOW``, the session as it is); a
-    context the service does not take is 422. An empty message is answered by the turn
+    context the service does not take is 422, a caller over its turns a minute 429 (with
+    ``Retry-After``). An empty message is answered by the turn
     itself (its DONE says so), and ``forbidden`` comes from the turn too."""
     if refusal is None:
         return None
@@ -83,6 +84,9 @@ async def refusal_response(engine: Engine, refusal: Refusal | None, session_id: 
         case "bad_context":
             return error(422, refusal.kind, "; ".join(refusal.problems),
                          problems=list(refusal.problems))
+        case "rate_limited":
+            return error(429, refusal.kind, refusal.text, retry_after=refusal.retry_after,
+                         headers={"Retry-After": str(refusal.retry_after)})
         case "empty_message" | "forbidden":
             return None
         case other:

@@ -18,7 +18,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from engine.runtime.engine import Engine
+from engine.runtime.serving import TurnEngine
 from engine.transports.http.edge import ADMIN
 from engine.transports.http.errors import error
 
@@ -33,7 +33,7 @@ __all__ = ["FIRST_WAIT", "LONGEST_WAIT", "Reconciler", "admin_routes", "pending_
 class Reconciler:
     """Asks every pending action's target again, with backoff; ``count`` is what is left."""
 
-    def __init__(self, engine: Engine, *, first: float = FIRST_WAIT,
+    def __init__(self, engine: TurnEngine, *, first: float = FIRST_WAIT,
                  longest: float = LONGEST_WAIT) -> None:
         self.engine = engine
         self.first = first
@@ -65,7 +65,7 @@ class Reconciler:
         return bool(settled) or not before
 
 
-async def pending_actions(engine: Engine) -> list[dict[str, Any]]:
+async def pending_actions(engine: TurnEngine) -> list[dict[str, Any]]:
     """Every pending action: its session, flow, stage, action and idempotency key."""
     found = []
     for session_id in await engine.store.pending_sessions():
@@ -82,7 +82,7 @@ async def pending_actions(engine: Engine) -> list[dict[str, Any]]:
     return found
 
 
-def admin_routes(app: FastAPI, engine: Engine, key: str | None) -> None:
+def admin_routes(app: FastAPI, engine: TurnEngine, key: str | None) -> None:
     """``GET /v1/admin/pending`` for the holder of ``key``; nothing without one."""
     if not key:
         return

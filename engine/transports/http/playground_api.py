@@ -18,6 +18,7 @@ machine without internet.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -34,7 +35,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
-from engine.compiler.checks.model import FlowModel
 from engine.compiler.compiled import CompiledService
 from engine.dsl import spec as s
 from engine.transports.http import playground_edit, reload_status
@@ -43,7 +43,7 @@ from engine.transports.http.reload_status import ReloadState
 from engine.transports.http.schemas import AUTH_ERRORS
 
 if TYPE_CHECKING:
-    from engine.runtime.engine import Engine
+    from engine.runtime.serving import TurnEngine
 
 ASSETS = Path(fastapi_offline.__file__).parent / "static"
 ASSETS_URL = "/docs/assets"
@@ -129,6 +129,8 @@ def _examples(intents: Sequence[Intent]) -> list[str]:
 
 def graph(name: str, service: s.ServiceSpec) -> Graph:
     """The stage graph of flow ``name``: stages in columns, one edge per (source, dest)."""
+    from engine.compiler.checks.model import FlowModel  # lint's: imported when a page asks
+
     model = FlowModel(name, service.flows[name], service)
     flow = model.flow
     labelled: dict[tuple[str, str], list[str]] = {}
@@ -178,10 +180,11 @@ def columns(initial: str, stages: Iterable[str], edges: Mapping[tuple[str, str],
             for stage in stages}
 
 
-def install(app: FastAPI, service: CompiledService, *, engine: Engine | None = None) -> None:
+def install(app: FastAPI, service: CompiledService, *, engine: TurnEngine | None = None) -> None:
     """Add ``GET /v1/agent/service``, ``GET /v1/agent/reload`` and the offline API docs to
     ``app``; with ``engine`` (the one serving ``service``), the slot editing route too."""
-    body = service_view(service).model_dump(mode="json")
+    # built on the first ask: the stage graph is lint's, which a server need not import
+    described = functools.cache(lambda: service_view(service).model_dump(mode="json"))
     flow_file = service.source.file
     gated = {k: v for k, v in AUTH_ERRORS.items() if k != 404}
 
@@ -189,7 +192,7 @@ def install(app: FastAPI, service: CompiledService, *, engine: Engine | None = N
              responses=gated)
     async def describe() -> Response:
         """What the service does, what to try saying, and the stage graph of each flow."""
-        return JSONResponse(body)
+        return JSONResponse(described())
 
     # Out of the OpenAPI document: the page's own question, answered alike by every server
     # (a client of the API has no use for it; docs/server.md describes it).

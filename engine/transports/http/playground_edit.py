@@ -28,10 +28,10 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from engine.compiler.compiled import shown
-from engine.runtime.context import hold_correction
-from engine.runtime.engine import Engine
-from engine.runtime.session import owned_key
-from engine.runtime.slots import Rejected, validate
+from engine.runtime.serving import TurnEngine
+from engine.runtime.understanding.context import hold_correction
+from engine.runtime.understanding.slots import Rejected, validate
+from engine.runtime.values.session import owned_key
 from engine.store.base import JSON
 from engine.transports.http.edge import PREFIX, principal
 from engine.transports.http.errors import error
@@ -59,7 +59,7 @@ class Forked(BaseModel):
     buttons: list[str] = Field(description="What to answer: the first applies the change.")
 
 
-def install(app: FastAPI, engine: Engine) -> None:
+def install(app: FastAPI, engine: TurnEngine) -> None:
     """Add ``POST /v1/agent/playground/edit`` to ``app`` (in FLOWCTL_DEV_MODE only)."""
     if not engine.settings.dev_mode:
         return
@@ -98,7 +98,7 @@ class Held:
     value: Any
 
 
-def check(engine: Engine, data: JSON, body: EditRequest) -> Held | JSONResponse:
+def check(engine: TurnEngine, data: JSON, body: EditRequest) -> Held | JSONResponse:
     """The change ``body`` asks of the stored session ``data``, or why it cannot fork it."""
     flow = engine.service.flows.get(data.get("flow") or "")
     if flow is None or not flow.in_progress(data.get("stage")):

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeGuard
 
 from fastapi import FastAPI, Query, Request
 from fastapi.responses import JSONResponse, Response
@@ -26,7 +26,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from engine.config import Settings
 from engine.runtime.engine import Engine
-from engine.runtime.session import owned_key
+from engine.runtime.serving import TurnEngine
+from engine.runtime.values.session import owned_key
 from engine.transports.http.edge import principal
 from engine.transports.http.errors import error
 from engine.transports.http.schemas import AUTH_ERRORS, ErrorBody, SessionId
@@ -69,7 +70,7 @@ SSE: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {
                             "the event's number in the run."}}
 
 
-def host(engine: Engine, keep_days: float | None = None) -> Runs | None:
+def host(engine: TurnEngine, keep_days: float | None = None) -> Runs | None:
     """The host of ``engine``'s background runs, their log in its store's database (runs
     that ended ``keep_days`` ago are deleted); None for a service without a background
     stage (its turns then never look for runs, and engine.runs is never imported)."""
@@ -80,14 +81,14 @@ def host(engine: Engine, keep_days: float | None = None) -> Runs | None:
     return Runs(engine, open_run_log(engine.store), keep_days=keep_days)
 
 
-def hosted(engine: Engine) -> bool:
-    """Whether ``engine``'s background stages run as runs in the server: it hosts runs (an
-    app's engine does not) and has a background stage."""
-    return engine.hosts_runs and any(
+def hosted(engine: TurnEngine) -> TypeGuard[Engine]:
+    """Whether ``engine``'s background stages run as runs in the server: it is a flow's
+    engine (an app's services run theirs inside the turn) and has a background stage."""
+    return isinstance(engine, Engine) and any(
         st.background for f in engine.service.flows.values() for st in f.stages.values())
 
 
-def serve(app: FastAPI, engine: Engine, settings: Settings, ping_seconds: float = 15.0,
+def serve(app: FastAPI, engine: TurnEngine, settings: Settings, ping_seconds: float = 15.0,
           grace: float = 30.0) -> Runs | None:
     """Host ``engine``'s background runs in ``app`` (None: it has no background stage):
     the routes, and the run host's life wrapped around the app's own lifespan (``grace``:

@@ -1,7 +1,7 @@
 """Runtime TypedDicts -> pydantic request/response models (also the OpenAPI docs at /docs).
 
-The DONE payload's parts are declared once, as TypedDicts in ``engine.runtime.events`` and
-``engine.runtime.session``; ``model_of`` derives a model from each, so the schema at
+The DONE payload's parts are declared once, as TypedDicts in ``engine.runtime.values.events`` and
+``engine.runtime.values.session``; ``model_of`` derives a model from each, so the schema at
 ``/openapi.json`` cannot drift from what the engine sends, and a client that validates a
 response with these models reads ``interaction.ui_hint.buttons`` as attributes. These
 models only document and validate: responses are written from the events themselves.
@@ -28,7 +28,7 @@ from typing import (
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from engine.dsl.spec import NextAction
-from engine.runtime.events import Hook, SelectedAgent, StateSnapshot, Trace, UiHint
+from engine.runtime.values.events import Hook, SelectedAgent, StateSnapshot, Trace, UiHint
 
 __all__ = ["AUTH_ERRORS", "ERRORS", "SSE_DOC", "ChatRequest", "ChatResponse",
            "CompletedResponse", "DebugResponse", "ErrorBody", "Health", "Interaction",
@@ -72,7 +72,7 @@ def model_of(shape: type, **notes: str) -> type[BaseModel]:
     ``notes`` describe fields for the docs; a key that starts with ``_`` becomes a field
     without it, aliased to the key. Keys the TypedDict does not require default to None.
 
-    >>> from engine.runtime.events import Trace, UiHint
+    >>> from engine.runtime.values.events import Trace, UiHint
     >>> model_of(UiHint).model_validate({"buttons": ["확인"]}).buttons
     ['확인']
     >>> model_of(Trace).model_validate({"turn_id": "a1", "total_elapsed_ms": 1.5,
@@ -102,7 +102,7 @@ def unicode_text(value: str) -> str:
 
     >>> unicode_text("엄마")
     '엄마'
-    >>> unicode_text("\ud800")
+    >>> unicode_text("\\ud800")
     Traceback (most recent call last):
     ValueError: contains a lone UTF-16 surrogate (such as a \\ud800 escape), which is not \
 valid Unicode

@@ -135,7 +135,7 @@ async def serve(flow_path: str, *, host: str = "127.0.0.1", port: int = 8000,
                 app, host=host, port=port, max_message_chars=engine.settings.max_message_chars,
                 **log_options))
             log.info("serving %s from %s with store %s; playground at http://%s:%d/",
-                     engine.service.name, flow_path, redact(store_url), host, port)
+                     engine.about.name, flow_path, redact(store_url), host, port)
             log.info("%s", access_line(settings))
             if (warning := dev_mode_warning(str(sock.getsockname()[0]), settings)):
                 log.warning("%s", warning)

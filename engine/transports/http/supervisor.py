@@ -34,9 +34,9 @@ from pydantic import BaseModel, Field
 from engine.compiler.compiled import Argv, CompiledAction, CompiledService
 from engine.config import Settings
 from engine.dsl import spec as s
-from engine.runtime.engine import Engine
-from engine.runtime.local import LOCAL_KINDS
-from engine.runtime.probe import probe
+from engine.runtime.calls.local import LOCAL_KINDS
+from engine.runtime.calls.probe import probe
+from engine.runtime.serving import TurnEngine
 from engine.transports.http.errors import error
 from engine.transports.http.runs import hosted
 from engine.transports.http.schemas import AUTH_ERRORS, ErrorBody, ResponsesDoc
@@ -165,7 +165,7 @@ def supervised(service: CompiledService) -> bool:
     return any(action.kind in LOCAL_KINDS for action in service.actions.values())
 
 
-def install(app: FastAPI, engine: Engine) -> None:
+def install(app: FastAPI, engine: TurnEngine) -> None:
     """Add the supervisor routes for ``engine``'s service, if it supervises local work; the
     workspace root and allowed commands are the engine's settings, as its actions see them."""
     if not supervised(engine.service):
@@ -182,13 +182,13 @@ def commands_enabled(settings: Settings) -> bool:
     return settings.workspace_root is not None and bool(settings.allowed_commands)
 
 
-def health_route(app: FastAPI, engine: Engine) -> None:
+def health_route(app: FastAPI, engine: TurnEngine) -> None:
     @app.get(f"{API}/health", response_model=SupervisorHealth, tags=["supervisor"],
              responses={**INVALID, **GATE})
     async def health(models: Annotated[bool, Query(description="Also ask each model one short "
                                                    "question.")] = False) -> Response:
         """Liveness of the service; with `?models=1`, whether each model answers."""
-        body: dict[str, Any] = {"ok": True, "service": engine.service.name}
+        body: dict[str, Any] = {"ok": True, "service": engine.about.name}
         if models:
             found = await asyncio.gather(*(
                 probe(engine.models, name, HEALTH_PROMPT, max_tokens=HEALTH_MAX_TOKENS)
@@ -197,7 +197,7 @@ def health_route(app: FastAPI, engine: Engine) -> None:
         return JSONResponse(body)
 
 
-def overview_route(app: FastAPI, engine: Engine) -> None:
+def overview_route(app: FastAPI, engine: TurnEngine) -> None:
     summary = overview(engine, engine.settings).model_dump()  # fixed while the server runs
 
     @app.get(f"{TOOLS}/overview", response_model=Overview, tags=["supervisor"],
@@ -207,7 +207,7 @@ def overview_route(app: FastAPI, engine: Engine) -> None:
         return JSONResponse(summary)
 
 
-def ping_route(app: FastAPI, engine: Engine) -> None:
+def ping_route(app: FastAPI, engine: TurnEngine) -> None:
     declared = list(engine.service.models)
 
     @app.post(f"{TOOLS}/llm/ping", response_model=PingReply, tags=["supervisor"],
@@ -254,11 +254,11 @@ def command_route(app: FastAPI, settings: Settings) -> None:
 
 # -- the overview -----------------------------------------------------------------------------
 
-def overview(engine: Engine, settings: Settings) -> Overview:
+def overview(engine: TurnEngine, settings: Settings) -> Overview:
     """What a user of the service needs to know of its run configuration; nothing secret."""
     service = engine.service
     return Overview(
-        service=service.name, description=service.description,
+        service=engine.about.name, description=engine.about.description,
         models=[model_view(engine, name) for name in service.models],
         workspace_root=settings.workspace_root,
         allowed_commands=list(settings.allowed_commands),
@@ -271,7 +271,7 @@ def overview(engine: Engine, settings: Settings) -> Overview:
                                  output_chars=COMMAND_OUTPUT_CHARS))
 
 
-def model_view(engine: Engine, name: str) -> ModelView:
+def model_view(engine: TurnEngine, name: str) -> ModelView:
     live = engine.models.get(name)
     spec = live.spec if live else engine.service.models[name]  # live: as the operator set it
     return ModelView(name=name, provider=spec.provider, model=spec.model,
@@ -280,7 +280,7 @@ def model_view(engine: Engine, name: str) -> ModelView:
                      timeout_sec=spec.timeout_sec, max_retry=spec.max_retry)
 
 
-def provider_of(engine: Engine, name: str) -> str:
+def provider_of(engine: TurnEngine, name: str) -> str:
     live = engine.models.get(name)
     return (live.spec if live else engine.service.models[name]).provider
 

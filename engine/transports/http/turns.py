@@ -17,10 +17,11 @@ from typing import Any, TypeVar
 from sse_starlette import ServerSentEvent
 
 from engine.observe.hub import Observers
-from engine.runtime.engine import Engine, plain_done
-from engine.runtime.events import Done, Event
-from engine.runtime.outcomes import reporting_delivery
-from engine.runtime.session import SessionState
+from engine.runtime.conversation.outcomes import reporting_delivery
+from engine.runtime.engine import plain_done
+from engine.runtime.serving import TurnEngine
+from engine.runtime.values.events import Done, Event
+from engine.runtime.values.session import SessionState
 from engine.transports.sse import frame
 
 log = logging.getLogger("flowctl.http")
@@ -32,7 +33,7 @@ __all__ = ["Turns", "sse_frames"]
 class Turns:
     """Starts each turn as a task feeding a queue; a turn outlives the request that began it."""
 
-    def __init__(self, engine: Engine, observers: Observers | None = None) -> None:
+    def __init__(self, engine: TurnEngine, observers: Observers | None = None) -> None:
         self.engine = engine
         self.observers = observers or Observers()
         self.running: set[asyncio.Task[Any]] = set()
@@ -106,7 +107,7 @@ async def _done_of(events: AsyncIterator[Event], observers: Observers) -> Done:
     return done
 
 
-async def sse_frames(engine: Engine, queue: asyncio.Queue[Event | Exception],
+async def sse_frames(engine: TurnEngine, queue: asyncio.Queue[Event | Exception],
                      stream_id: str) -> AsyncIterator[ServerSentEvent]:
     """Drain a turn's queue as SSE frames up to DONE; leaving early leaves the turn running.
 

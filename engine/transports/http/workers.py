@@ -29,9 +29,10 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from types import FrameType
 
-from engine.compiler import compile_file
+from engine.compiler import artefact
 from engine.config import load_settings
 from engine.errors import FlowDefinitionError, FlowRuntimeError
 from engine.store import open_store
@@ -54,7 +55,7 @@ def run_workers(flow_path: str, *, workers: int, host: str, port: int, store_url
     if store_url in ("memory://", "memory"):
         raise FlowRuntimeError("--workers needs a store every worker shares (sqlite:///PATH or "
                                "postgresql://...); memory:// lives in one process")
-    compile_file(flow_path)  # FlowDefinitionError before any worker starts
+    artefact.load(Path(flow_path), env)  # FlowDefinitionError before any worker starts
     try:
         settings = load_settings(env).with_serve_options(
             allow_anonymous=allow_anonymous, cors_origins=cors_origins,

@@ -397,8 +397,10 @@ async function init() {
   renderHooks([]);
   renderCompleted([]);
   $("composer").addEventListener("submit", (event) => { event.preventDefault(); send(); });
-  $("new-session").addEventListener("click", () => {
-    if (!ui.busy && !ui.replaying) startSession();
+  $("new-session").addEventListener("click", async () => {
+    if (ui.busy || ui.replaying) return;
+    setBusy(true);  // a message sent meanwhile would go to the session being left
+    if (await startSession() !== null) setBusy(false);  // null: the login form holds it
   });
   $("login").addEventListener("submit", logIn);
   initRuns({ onEnd: () => refreshCompleted() });

@@ -1,0 +1,124 @@
+"""A slot and a message -> the slot's candidate matches in it, found by the slot's type, and
+which of them can be its value (``usable``).
+
+Each type has its finder (money, dates, times, enums, numbers, yes/no flags); a slot with
+``patterns`` uses them instead, and a slot's ``known`` values are looked for as well. A
+money amount that only looks like one ("5만웜원") is one match for the whole of it, so that
+no part of it is read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Sequence
+
+from engine.compiler.compiled import CompiledSlot
+from engine.nlu import (
+    FILLERS,
+    Match,
+    asks,
+    find_dates,
+    find_enum,
+    find_money,
+    find_numbers,
+    find_pattern,
+    find_times,
+    names,
+    normalise,
+)
+from engine.nlu.certainty import inexact, malformed_amount, negated, ranged, unsure
+from engine.nlu.flags import find_flag, flag_words
+from engine.nlu.known import find_known
+
+Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
+_PATTERN: Finder = lambda slot, text, today: find_pattern(text, slot.patterns)  # noqa: E731
+
+
+def _money(slot: CompiledSlot, text: str, today: dt.date) -> list[Match]:
+    """The amounts in ``text``, or one match for an amount it cannot be read as."""
+    bad = malformed_amount(text)
+    if bad is not None:  # the whole amount is refused; no part of it is read
+        start, end = bad
+        return [Match(value=text[start:end], start=start, end=end, text=text[start:end])]
+    return find_money(text)
+
+
+_FINDERS: dict[str, Finder] = {
+    "money": _money,
+    "date": lambda slot, text, today: find_dates(text, today),
+    "time": lambda slot, text, today: find_times(text),
+    "enum": lambda slot, text, today: find_enum(text, slot.synonyms),
+    "integer": lambda slot, text, today: [m for m in find_numbers(text)
+                                          if isinstance(m.value, int)],
+    "number": lambda slot, text, today: find_numbers(text),
+    "boolean": lambda slot, text, today: find_flag(
+        text, flag_words(slot.name, slot.spec.description or "")),
+}
+
+
+def find_all(text: str, slots: Sequence[CompiledSlot],
+             today: dt.date) -> list[tuple[CompiledSlot, list[Match]]]:
+    """Every slot's candidate matches, in ``slots`` order (see ``extraction_order``)."""
+    out = []
+    for slot in slots:
+        typed = slot.spec.extract is None or slot.spec.extract.typed
+        finder = _PATTERN if slot.patterns else (_FINDERS.get(slot.spec.type) if typed else None)
+        known = find_known(text, slot.known) if slot.known else []
+        if finder is not None or known:
+            out.append((slot, [*(finder(slot, text, today) if finder else []), *known]))
+    return out
+
+
+def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
+    """Not a filler, negated, one end of a range, nobody or someone's relation (for a name),
+    nor a rough amount where an exact one is wanted."""
+    if _empty(m) or negated(text, m) or ranged(text, m):
+        return False
+    before = text[:m.start].rstrip().rpartition(" ")[2]
+    if _holds_names(slot) and (names.nobody(str(m.value)) or names.someones(before, str(m.value))):
+        return False
+    return not (exact(slot) and (inexact(text, m) or unsure(text, m)))
+
+
+_TO_SOMEONE = re.compile(r"\s?(?:한테|헌테|헨테|한태|에게|에겨|께)")
+
+
+def widened(text: str, slot: CompiledSlot, m: Match) -> Match:
+    """For a name said as whom something goes to, the title or 씨 found alone with the name
+    said before it ("박지훈 대리님께": 박지훈 대리님, "박지영 씨한테": 박지영), and 씨
+    attached dropped ("박지영씨한테"); anything else as found ("비타민씨")."""
+    if not (_holds_names(slot) and isinstance(m.value, str) and _TO_SOMEONE.match(text, m.end)):
+        return m
+    head = text[:m.start].rstrip()
+    before = head.rpartition(" ")[2]
+    named = names.titled(before, m.value)
+    if named is not None and head.endswith(before) and len(head) < m.start:
+        start = len(head) - len(before)
+        return Match(named, start, m.end, text[start:m.end])
+    plain = names.without_ssi(m.value)
+    return m if plain == m.value else Match(plain, m.start, m.end, m.text)
+
+
+def exact(slot: CompiledSlot) -> bool:
+    """Only an exact value is one (``extract.exact``; by default a money slot's, a
+    sensitive one's and one read by the flow's own patterns: codes, ids, numbers)."""
+    said = slot.spec.extract.exact if slot.spec.extract is not None else None
+    if said is not None:
+        return said
+    return slot.spec.type == "money" or slot.spec.sensitive or bool(slot.patterns)
+
+
+def _holds_names(slot: CompiledSlot) -> bool:
+    """The slot holds a name (a short answer is its value): "나", "아무" are nobody's."""
+    return slot.spec.extract is not None and slot.spec.extract.bare
+
+
+def _empty(match: Match) -> bool:
+    """A question word or a filler where a value was looked for: "누구" in "누구한테 보냈지?"
+    is no recipient, "음" no name."""
+    value = match.value
+    return isinstance(value, str) and (asks(value) or normalise(value) in FILLERS)
+
+
+__all__ = ["Finder", "exact", "find_all", "usable", "widened"]

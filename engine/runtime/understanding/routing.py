@@ -1,0 +1,274 @@
+"""(message, service, current flow) -> which flow should take the message.
+
+Used by the turn before any LLM call: the intents a message names (best first), several
+flows asked for in one message ("잔액 확인하고 엄마한테 만원 보내줘"), intents that fit about
+equally well (a clarification), another flow's intent in the middle of a flow (an
+interruption), a question the current flow cannot use (a digression), and the answer to
+"which one?".
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
+from engine.nlu import classify, is_statement, not_knowing
+from engine.nlu.intents import INTERRUPT_SURE, LEARNED
+from engine.nlu.money import find_money
+from engine.nlu.phrases import thanked_off
+from engine.nlu.words import decision_text, normalise
+from engine.runtime.understanding.llm import LlmUnderstanding
+from engine.runtime.understanding.understand import Intent, Understanding, understand
+
+_PARTS = re.compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
+                    r"|(?<=[가-힣])(?:하고|고)\s+", re.IGNORECASE)
+_QUESTION = re.compile(r"(?:[?？]|나요|까요?|니까|어때요?|뭐야|뭐예요|인가요?|는지|니)"
+                       r"\s*[.!~]*\s*$")
+_EN_QUESTION = re.compile(r"^(?:what|how|why|when|where|who|which|can|could|do|does|is|are|"
+                          r"tell me)\b", re.IGNORECASE)
+
+
+def ranked(message: str, service: CompiledService) -> list[Intent]:
+    """The routed intents whose rules match ``message`` over their threshold, best first."""
+    out = []
+    for score in classify(message, service.intents):
+        if score.name in service.routes and \
+                score.confidence >= service.intent_thresholds.get(score.name, 0.5):
+            out.append(Intent(score.name, score.confidence, score.reason))
+    return by_rank(out, service)
+
+
+def guess(message: str, service: CompiledService, today: dt.date) -> Intent | None:
+    """The routed intent the rules lean to without being sure of it — a keyword under its
+    threshold (one in a question), an amount for the one flow that collects money, a value
+    (a recipient) that only one flow's required slots take — to ask about when nothing
+    better is known, never to act on."""
+    for score in classify(message, service.intents):
+        if score.name in service.routes and score.confidence > 0:
+            return Intent(score.name, score.confidence, score.reason)
+    if find_money(message):
+        paying = {intent for intent, flow in service.routes.items()
+                  if any(service.slots[n].spec.type == "money"
+                         for n in service.flows[flow].slots)}
+        if len(paying) == 1:
+            return Intent(paying.pop(), 0.0, "an amount")
+    taking = set()
+    for intent, name in service.routes.items():
+        flow = service.flows[name]
+        read = understand(message, service, flow, flow.initial, asked=None, batching=False,
+                          today=today, started=True) if flow.slots else None
+        # a required slot's value: "오늘" alone fills an optional date of many requests
+        if read and any(service.slots[op.slot].spec.required for op in read.ops):
+            taking.add(intent)
+    return Intent(taking.pop(), 0.0, "a value its flow takes") if len(taking) == 1 else None
+
+
+def under_act(intent: Intent, service: CompiledService) -> bool:
+    """Whether ``intent`` scores under its ``act`` bound (``patterns.confidence``): the
+    rules would ask to confirm it, or to say more."""
+    bounds = service.patterns.bands.get(intent.name or "")
+    return bounds is not None and intent.confidence < bounds[0]
+
+
+def by_rank(intents: list[Intent], service: CompiledService) -> list[Intent]:
+    """``intents`` (best score first) in the service's ranking: unchanged, or with
+    ``patterns.ranking: priority`` the highest priority first among those sure enough to
+    act on (a stable sort, so the score still orders intents of one priority); intents under
+    their ``act`` bound follow, by score."""
+    if not service.patterns.by_priority:
+        return intents
+    priority = _priorities(service)
+    sure = [i for i in intents if not under_act(i, service)]
+    unsure = [i for i in intents if i not in sure]  # a near miss never outranks a sure match
+    return sorted(sure, key=lambda i: -priority.get(i.name or "", 0)) + unsure
+
+
+def _priorities(service: CompiledService) -> dict[str, int]:
+    return {rule.name: rule.priority for rule in service.intents}
+
+
+def ambiguous(candidates: list[Intent], service: CompiledService) -> list[str]:
+    """Intents of different flows as likely as the best one (same priority, within the
+    clarification margin), or the best one and two or more alternatives of other flows
+    over ``patterns.clarify.alternatives``: the user is asked which one was meant."""
+    if len(candidates) < 2:
+        return []
+    priority = _priorities(service)
+    best = candidates[0]
+    margin = service.patterns.clarify_margin
+    flows: dict[str, str] = {}
+    for intent in candidates:
+        name = intent.name or ""
+        if best.confidence - intent.confidence <= margin and \
+                priority.get(name) == priority.get(best.name or ""):
+            flows.setdefault(service.routes[name], name)
+    if len(flows) > 1:
+        return list(flows.values())
+    return _alternatives(candidates, service)
+
+
+def _alternatives(candidates: list[Intent], service: CompiledService) -> list[str]:
+    """The best intent and its alternatives over ``clarify.alternatives``, one per flow,
+    when two or more such alternatives route elsewhere; else []."""
+    floor = service.patterns.clarify_alternatives
+    if floor is None:
+        return []
+    best = candidates[0].name or ""
+    flows = {service.routes[best]: best}
+    for intent in candidates[1:]:
+        if intent.confidence >= floor:
+            flows.setdefault(service.routes[intent.name or ""], intent.name or "")
+    return list(flows.values()) if len(flows) > 2 else []
+
+
+def several(message: str, service: CompiledService) -> list[tuple[Intent, str]]:
+    """(intent, the words said for it) for each part of ``message`` that asks for another
+    flow, in the order said, when there are two or more; else []."""
+    parts = [p for p in _PARTS.split(message) if p and p.strip()]
+    if len(parts) < 2:
+        return []
+    found: list[tuple[Intent, str]] = []
+    for part in parts:
+        intents = ranked(part, service)
+        if intents:
+            found.append((intents[0], part.strip()))
+        elif found:  # words with no intent of their own belong to the part before
+            intent, text = found[-1]
+            found[-1] = (intent, f"{text} {part.strip()}")
+    flows = [service.routes[i.name or ""] for i, _ in found]
+    if len(found) < 2 or len(set(flows)) != len(flows):
+        return []
+    if service.patterns.by_priority:
+        priority = _priorities(service)
+        found.sort(key=lambda part: -priority.get(part[0].name or "", 0))
+    return found
+
+
+def elsewhere(intent: Intent, service: CompiledService, flow: CompiledFlow) -> Intent | None:
+    """``intent`` when it routes to another flow than ``flow``."""
+    target = service.routes.get(intent.name or "")
+    return intent if target is not None and target != flow.name else None
+
+
+def other_intent(message: str, service: CompiledService, flow: CompiledFlow) -> Intent | None:
+    """The best rule intent of ``message`` when it routes away from ``flow`` (one only the
+    learned model found needs ``INTERRUPT_SURE``)."""
+    intents = ranked(message, service)
+    if not intents or (intents[0].reason.startswith(LEARNED) and
+                       intents[0].confidence < INTERRUPT_SURE):
+        return None  # a likeness alone must be surer to leave the task at hand
+    return elsewhere(intents[0], service, flow)
+
+
+def digression(message: str, service: CompiledService, stage: CompiledStage,
+               flow: CompiledFlow) -> bool:
+    """A question the flow could not use, or a sentence saying something else ("오늘 너무
+    피곤해", "I had a long day"), outside a confirmation: the chit-chat flow answers it and
+    the flow resumes after."""
+    chitchat = service.patterns.chitchat
+    if chitchat is None or chitchat == flow.name or stage.decide:
+        return False
+    text = thanked_off(message.strip())  # "미나요 감사합니다" answers; it says nothing else
+    return bool(_QUESTION.search(text) or _EN_QUESTION.match(text)) or \
+        is_statement(text) and not not_knowing(text)  # "모르겠어" tried; it is no digression
+
+
+def choose(message: str, options: list[str], service: CompiledService) -> str | None:
+    """Which of ``options`` (intent names) the answer to "which one?" picks, or None.
+
+    The answer is the whole message: an option's label or name said alone or in a
+    sentence that names no other option, an ordinal said alone ("2", "두 번째요", "the
+    first one"), or words whose intents rank one option clearly first. A question, a
+    message naming two options, or the same ambiguous words again is no answer."""
+    text = decision_text(message)
+    if text is None:  # a question ("둘 다 뭐가 달라?"), a quote: not a choice
+        return None
+    named = [name for name in options
+             if (label := normalise(service.patterns.labels.get(name, name))) and
+             (text == label or f" {label} " in f" {text} " or normalise(name) == text)]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        return None
+    index = ordinal(text)
+    if index is not None:
+        return options[index] if index < len(options) else None
+    candidates = [i for i in ranked(message, service) if i.name in options]
+    if not candidates or len(ambiguous(candidates, service)) > 1:
+        return None
+    return candidates[0].name
+
+
+_ORDINAL = re.compile(
+    r"(?:(?:the|number|no|번호|option|choice)\s)?"
+    r"(?P<n>[1-9]|첫|두|세|first|second|third|1st|2nd|3rd)"
+    r"(?:\s?(?:번째|번|째|번 째|one|option|choice))?"
+    r"(?:\s?(?:요|이요|거|거요|걸로|걸로요|것|꺼|꺼요|으로|로|주세요|할게요|please|thanks))*")
+_ORDINAL_INDEX = {"1": 0, "첫": 0, "first": 0, "1st": 0, "2": 1, "두": 1, "second": 1,
+                  "2nd": 1, "3": 2, "세": 2, "third": 2, "3rd": 2}
+
+
+def ordinal(text: str) -> int | None:
+    """The option index a whole message names by its place, or None.
+
+    >>> ordinal("두 번째요"), ordinal("the first one"), ordinal("2")
+    (1, 0, 1)
+    >>> ordinal("두고 볼게"), ordinal("10")
+    (None, None)
+    """
+    match = _ORDINAL.fullmatch(normalise(text))
+    return _ORDINAL_INDEX[match.group("n")] if match else None
+
+
+def settled(u: Understanding) -> bool:
+    """Rules settled the turn: a yes/no decision, or slot values, were found."""
+    return u.decision is not None or bool(u.ops) or bool(u.tasks)
+
+
+def merge(rules: Understanding, llm: LlmUnderstanding | None) -> Understanding:
+    """Rules' values win; the LLM fills what they missed. Only code ever confirms."""
+    if llm is None:
+        return rules
+    if llm.parse_error:
+        rules.unclear = not settled(rules)
+        return rules
+    have = {op.slot for op in rules.ops}
+    rules.ops.extend(op for op in llm.ops if op.slot not in have)
+    if len(llm.tasks) > 1 and not rules.tasks:
+        rules.tasks = llm.tasks
+    if llm.cancel and rules.decision is None:
+        rules.decision = "cancel"
+    return rules
+
+
+def llm_intent(service: CompiledService, llm: LlmUnderstanding | None) -> Intent:
+    """The intent an understanding call named, if it is routed and confident enough."""
+    if llm is None or llm.intent is None or llm.intent not in service.routes:
+        return Intent(None, 0.0)
+    threshold = service.intent_thresholds.get(llm.intent, 0.5)
+    if llm.confidence < threshold:
+        return Intent(None, llm.confidence, f"llm {llm.intent} below threshold")
+    return Intent(llm.intent, llm.confidence, "llm")
+
+
+def llm_ranked(service: CompiledService, llm: LlmUnderstanding | None) -> list[Intent]:
+    """The intent an understanding call named, then its alternatives (most confident first),
+    each routed and over its threshold, in the service's ranking; [] when the named intent
+    is not."""
+    if llm_intent(service, llm).name is None:
+        return []  # alternatives never stand in for an unsure or unknown intent
+    assert llm is not None
+    alternatives = sorted(llm.alternatives, key=lambda named: -named[1])
+    found: dict[str, float] = {}
+    for name, confidence in [(llm.intent, llm.confidence), *alternatives]:
+        if name is not None and name in service.routes and name not in found \
+                and confidence >= service.intent_thresholds.get(name, 0.5):
+            found[name] = confidence
+    return by_rank([Intent(name, confidence, "llm") for name, confidence in found.items()],
+                   service)
+
+
+__all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "guess", "llm_intent",
+           "llm_ranked", "merge", "ordinal", "other_intent", "ranked", "settled", "several",
+           "under_act"]

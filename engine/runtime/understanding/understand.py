@@ -1,0 +1,443 @@
+"""(message, flow, stage) -> Understanding: the deterministic rules that settle most turns.
+
+Rules first: a branch that can be decided in code is decided in code. At a ``decide: confirm``
+stage only yes/no words and corrections count, so no LLM is ever needed there. Slot
+values are found by each slot's type and hints; several tasks in one message (one slot
+given twice, e.g. two recipients) become a task list for the batch queue.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot, extraction_order
+from engine.nlu import (
+    FILLERS,
+    Match,
+    YesNoWords,
+    asks,
+    decision_text,
+    is_question,
+    is_statement,
+    names,
+    normalise,
+    yes_no,
+)
+from engine.nlu.certainty import (
+    bare_number,
+    inexact,
+    leftover,
+    named_by,
+    negated,
+    ranged,
+    retracted_at,
+    taken_back,
+)
+from engine.nlu.enums import misspelt
+from engine.nlu.phrases import thanked_off
+from engine.nlu.resets import named_resets
+from engine.nlu.segments import merge_tasks, task_parts
+from engine.runtime.understanding.finders import exact, find_all, usable, widened
+
+Decision = Literal["confirm", "cancel", "deny"]
+_DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
+
+
+@dataclass(frozen=True, slots=True)
+class SlotOp:
+    op: Literal["set", "clear"]
+    slot: str
+    value: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class BadAmount:
+    """Text written as an amount that is none ("1e400원", "NaN원", twenty digits): refused
+    with the slot's error, never read as a smaller amount."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignAmount:
+    """An amount written in a currency the money slot does not hold ("$50" for a KRW slot):
+    refused with a message that names both, never relabelled."""
+
+    amount: Any
+    currency: str
+
+
+@dataclass(slots=True)
+class Understanding:
+    ops: list[SlotOp] = field(default_factory=list)
+    decision: Decision | None = None
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+    """Two or more when the message holds several tasks; the first is also in ``ops``."""
+    unclear: bool = False
+    """The LLM's reply could not be parsed (it shows as ``slot_errors._unclear``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Intent:
+    name: str | None
+    confidence: float
+    reason: str = ""
+
+
+def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: str, *,
+               asked: str | None, batching: bool, today: dt.date,
+               values: Mapping[str, Any] | None = None, started: bool = False
+               ) -> Understanding:
+    """Slot operations and a yes/no decision for one message, by rules alone.
+
+    The slot being asked has priority; a slot marked ``asked_only`` is looked for only
+    then; a boolean slot being asked takes a yes or a no as its value. At a confirmation,
+    a yes that repeats the task's own ``values`` ("네 엄마한테 5만원 보내주세요") confirms.
+    ``started``: the message started the flow, so its values are the request's own, a
+    question's too ("ORD-1001 어디쯤 왔어?"); later, rules are not sure of a question's."""
+    current = flow.stages[stage]
+    words = current.words or service.words
+    text = thanked_off(text) if asked is not None else text  # "Mina, thanks": the answer
+    answer = yes_no(text, words)
+    confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
+    slots, found = _found(text, flow, asked, today)
+    early = _answered(text, service, asked, answer, found, confirming, words)
+    if early is not None:
+        return early
+    segments = task_parts(text, [m for _, m in found]) if batching and confirming is None \
+        and retracted_at(text) is None and not _no_tasks(text, found) else []
+    tasks = merge_tasks([extract(seg, slots, today) for seg in segments]) if segments[1:] \
+        else [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
+                      started=started, confirming=confirming)]
+    result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
+                           tasks=tasks if len(tasks) > 1 else [])
+    result.ops += [SlotOp("clear", name, None) for name in _taken_back(text, service, flow,
+                                                                          values, result.ops)]
+    if not result.ops:
+        result.ops = _instead(text, service, flow, values, words) if answer is None else []
+        result.decision = None if result.ops else _decision(answer, confirming is not None)
+    return result
+
+
+def _no_tasks(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> bool:
+    """Whether the values found cannot be tasks of a batch: one end of a range ("만원에서
+    2만원 사이"), or an amount inside a sum ("1만원 + 1만원")."""
+    return bool(names.CONDITION.search(text)) or any(
+        ranged(text, m) or exact(s) and inexact(text, m) for s, ms in found for m in ms)
+
+
+def _answered(text: str, service: CompiledService, asked: str | None, answer: str | None,
+              found: list[tuple[CompiledSlot, list[Match]]],
+              confirming: Mapping[str, Any] | None, words: YesNoWords) -> Understanding | None:
+    """A yes/no slot's yes or no, or a yes repeating what a confirmation asks; else None."""
+    if answer in ("confirm", "deny") and asked is not None and \
+            service.slots[asked].spec.type == "boolean":
+        return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
+    if answer is None and confirming and _restated_yes(text, found, confirming, words):
+        return Understanding(decision="confirm")
+    return None
+
+
+def _decision(answer: str | None, deciding: bool) -> Decision | None:
+    """What a message with no value decides: a cancel anywhere, a yes or no at a confirmation."""
+    if answer == "cancel":
+        return "cancel"
+    return _DECISIONS.get(answer or "") if deciding else None
+
+
+def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date
+           ) -> tuple[tuple[CompiledSlot, ...], list[tuple[CompiledSlot, list[Match]]]]:
+    """The slots looked for (the asked one first, ``asked_only`` ones when asked or named
+    ahead of their value) and each one's matches in ``text``; a value taken back is none
+    ("2만원, 아니 3만원": the amount is 3만원)."""
+    slots = _asked_first(flow.extraction, asked)
+    named = _named_ahead(text, flow.extraction, asked)
+    slots += tuple(s for s in flow.extraction if s.name in named)
+    cut = retracted_at(text) or 0
+    found = [(s, [m for m in ms if m.start >= named.get(s.name, 0)])
+             for s, ms in find_all(text, slots, today)]
+    if cut and taken_back(text, cut) and not any(m.start >= cut for _, ms in found for m in ms):
+        return slots, [(s, []) for s, _ in found]  # "5만원 보내줘 아니다 잠깐만": all taken back
+    return slots, [(s, [m for m in ms if m.start >= cut] or ms) for s, ms in found]
+
+
+def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...],
+            found: list[tuple[CompiledSlot, list[Match]]], *, asked: str | None,
+            answer: str | None, words: YesNoWords, started: bool,
+            confirming: Mapping[str, Any] | None) -> dict[str, Any]:
+    """One task's values in ``text``; none when the rules cannot be sure of them. At a
+    confirmation (``confirming``: the values it asks about) a change is sure only when the
+    rest of the message is accounted for ("아빠한테로 바꿔줘"), never in a sentence about
+    something else ("엄마한테 물어보고 말씀드릴게요", "네 5천원만 더 얹어서요")."""
+    bare = _bare_slot(text, service, asked, answer, words)
+    picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
+    if started:  # the request's own values, unless someone else's ("보내준대", "보내달래")
+        return {} if names.reported(text) or names.asks_if_possible(text) else picked
+    named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
+                     for said in service.slots[name].spec.names or [name.replace("_", " ")])
+    if confirming and any(confirming.get(k) not in (None, "", v) for k, v in picked.items()):
+        spans = [*spans, *_words_of(text, [m for _, ms in found for m in ms])]  # "5만원 말고 7만원"
+        if _not_a_change(text, spans, lambda w: words.known(w) or named(w) or w in _ASIDE or
+                         w.startswith(_CHANGING)):
+            return {}
+    return picked if _sure(text, picked, spans, service, asked, words) else {}
+
+
+def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
+                  accounted: Callable[[str], bool]) -> bool:
+    """At a confirmation, values that change nothing: a condition ("yes if it's cheese"),
+    another task ("누나한테도", "yes and send Tom 10k too"), a sentence about something else
+    ("물어보고 말할게")."""
+    return bool(names.CONDITION.search(text) or _ANOTHER.search(text)
+                or any(_ALSO.search(text[a:b]) for a, b in spans)
+                or any(_HANGUL.search(w) for w in leftover(text, spans, accounted)))
+
+
+def _accounted(words: YesNoWords) -> Callable[[str], bool]:
+    """Words said with a value that add nothing: yes/no words, verbs, "말고", "잘못 말했어"."""
+    return lambda w: words.known(w) or w in _ASIDE or w in names.MISSPOKE or w.startswith(_CHANGING)
+
+
+def _words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
+    """The spans of the words ``matches`` stand in, with their units and particles ("2개로")."""
+    spans = []
+    for m in matches:
+        start = text.rfind(" ", 0, m.start) + 1
+        end = text.find(" ", m.end)
+        spans.append((start, len(text) if end == -1 else end))
+    return spans
+
+
+def _bare_slot(text: str, service: CompiledService, asked: str | None, answer: str | None,
+               words: YesNoWords) -> str | None:
+    """The asked slot when the whole message may be its value (a free-text slot, unless the
+    message is a cancel or a lone yes/no: a lone "네" is no note)."""
+    lone_answer = bool(answer) and len(normalise(text).split()) == 1
+    if _free_text(service, asked) and answer != "cancel" and not lone_answer or \
+            _bare_ok(text, answer, words):
+        return asked
+    return None
+
+
+_HANGUL = re.compile(r"[가-힣]")
+_ALSO = re.compile(r"(?:한테|에게|께|원)도$")
+_ANOTHER = re.compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
+_ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
+                    "주실래요", "부탁해요", "부탁드려요", "부탁드립니다"})
+"""Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요")."""
+_CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여")
+_PARTICLE = re.compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
+
+
+def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
+          service: CompiledService, asked: str | None, words: YesNoWords) -> bool:
+    """Whether the rules can be sure of the values they found in the middle of a flow: never
+    in a question ("3만원?", "오늘 날씨 어때?"), and values only of optional slots nobody
+    asked for need the rest of the message accounted for ("오늘 날씨 좋다" gives no date)."""
+    if not picked:
+        return True
+    asking = is_question(text) and not (asked and names.name_shaped_like_a_question(text))
+    if asking or names.hedged(text):
+        return False
+    if any(names.OTHER_PREDICATE.search(w) for w in leftover(text, spans, _accounted(words))):
+        return False
+    weak = all(name != asked and not service.slots[name].spec.required for name in picked)
+    return not (weak and leftover(text, spans, words.known))
+
+
+def _restated_yes(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
+                  values: Mapping[str, Any], words: YesNoWords) -> bool:
+    """The message is a yes once the values it names, each equal to the task's own, are
+    taken out ("맞아 엄마한테 보내줘" at "엄마에게 5만원을 이체할까요?")."""
+    picked, spans = _pick_spans(text, [s for s, _ in found], found, asked=None)
+    if not picked or any(values.get(name) != value for name, value in picked.items()):
+        return False
+    rest, last = [], 0
+    for start, end in sorted(spans):
+        rest.append(text[last:start])
+        particle = _PARTICLE.match(text[end:])
+        last = end + (particle.end() if particle else 0)
+    rest.append(text[last:])
+    return yes_no(" ".join(rest), words) == "confirm"
+
+
+def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
+                 ) -> tuple[CompiledSlot, ...]:
+    """The flow's slots in extraction order, the asked one first, ``asked_only`` ones only
+    when asked."""
+    first = tuple(s for s in slots if s.name == asked)
+    return first + tuple(s for s in slots if s.name != asked and not (
+        s.spec.extract is not None and s.spec.extract.asked_only))
+
+
+def _named_ahead(text: str, slots: Sequence[CompiledSlot], asked: str | None
+                 ) -> dict[str, int]:
+    """``asked_only`` slots the message names before their value ("pin 1234", "my pin is
+    9876", "비밀번호는 1234" while the id is asked): slot -> where its value may start."""
+    found = {}
+    for slot in slots:
+        if slot.name == asked or slot.spec.extract is None or not slot.spec.extract.asked_only:
+            continue
+        for name in slot.spec.names or [slot.name.replace("_", " ")]:
+            at = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text, re.I)
+            if at is not None:
+                found[slot.name] = at.end()
+                break
+    return found
+
+
+def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,
+            asked: str | None = None) -> dict[str, Any]:
+    """Values for ``slots`` found in ``text``; each span of text feeds at most one slot."""
+    return _pick(text, slots, find_all(text, extraction_order(slots), today), asked=asked)
+
+
+def _pick(text: str, slots: Sequence[CompiledSlot],
+          found: Sequence[tuple[CompiledSlot, list[Match]]], *,
+          asked: str | None) -> dict[str, Any]:
+    return _pick_spans(text, slots, found, asked=asked)[0]
+
+
+def _pick_spans(text: str, slots: Sequence[CompiledSlot],
+                found: Sequence[tuple[CompiledSlot, list[Match]]], *,
+                asked: str | None, words: YesNoWords | None = None
+                ) -> tuple[dict[str, Any], list[tuple[int, int]]]:
+    """The values found (and the spans of text they came from): a value corrected away
+    ("5만원 말고"), one end of a range ("3~4만원"), a question word or a filler is none, and
+    a slot given two different values ("모니터랑 키보드 둘 다") takes neither."""
+    claimed: list[tuple[int, int]] = []
+    values: dict[str, Any] = {}
+    for slot, matches in found:
+        fit = [widened(text, slot, m) for m in matches
+               if not _overlaps(m, claimed) and usable(text, slot, m)]
+        if len({repr(m.value) for m in fit}) > 1:  # "모니터랑 키보드 둘 다": which one?
+            claimed.extend((m.start, m.end) for m in fit)
+        elif fit:
+            values[slot.name] = _value(slot, fit[0])
+            claimed.append((fit[0].start, fit[0].end))
+    if not values and asked is not None:
+        bare = _bare(text, next((s for s in slots if s.name == asked), None), words)
+        if bare is not None:
+            values[asked], span = bare
+            claimed.append(span)
+    return values, claimed
+
+
+_INSTEAD = re.compile(r"^(?P<old>.+?)\s*(?:말고|아니고|아니라|대신에?)\s+(?P<new>\S.*)$")
+
+
+def _bare(text: str, slot: CompiledSlot | None,
+          words: YesNoWords | None) -> tuple[Any, tuple[int, int]] | None:
+    """The asked slot's value when the message is nothing but that value: a short answer
+    for a ``bare`` slot (the new one of "아빠 말고 형"), a plain number for an amount."""
+    if slot is None:
+        return None
+    if slot.spec.type == "money" and words is not None:
+        number = bare_number(text, words.known)
+        if number is None or exact(slot) and inexact(text, number):
+            return None
+        return number.value, (number.start, number.end)
+    if slot.spec.extract is not None and slot.spec.extract.free_text and text.strip():
+        start = len(text) - len(text.lstrip())
+        return text.strip(), (start, start + len(text.strip()))  # a reason, a note: all of it
+    if slot.spec.type == "enum" and _short_answer(text):
+        typo = misspelt(text, slot.synonyms)  # "lrage" for large, asked for a size
+        if typo is None or negated(text, typo):  # "not small"
+            return None
+        return typo.value, (typo.start, typo.end)
+    if slot.spec.extract is None or not slot.spec.extract.bare:
+        return None
+    return _bare_name(text, slot)
+
+
+def _bare_name(text: str, slot: CompiledSlot) -> tuple[Any, tuple[int, int]] | None:
+    """A short answer as the name it says (the new one of "아빠 말고 형"), or None."""
+    instead = _INSTEAD.match(text.strip())
+    answer = instead.group("new") if instead else text.strip()
+    single = " " not in answer
+    if not _short_answer(answer) or names.no_name(answer, single) or \
+            slot.spec.pattern is None and names.a_number(answer):  # a phone number: whose?
+        return None
+    start = text.find(answer)
+    named = names.plain_name(answer, single)
+    return named, (start, start + len(answer))
+
+
+def _short_answer(text: str) -> bool:
+    """A bare answer: at most three words and not a question ("엄마", "my sister")."""
+    words = text.split()
+    return 0 < len(words) <= 3 and not text.rstrip().endswith(("?", "？"))
+
+
+def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
+                values: Mapping[str, Any] | None, ops: Sequence[SlotOp]) -> list[str]:
+    """Filled slots the message takes back by name, with no new value ("날짜는 빼줘")."""
+    setting = {op.slot for op in ops}
+    filled = {name: service.slots[name].spec.names or [name.replace("_", " ")]
+              for name in flow.slots
+              if name not in setting and (values or {}).get(name) not in (None, "")}
+    return named_resets(text, filled) if filled else []
+
+
+_NOT_BUT = re.compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*,?\s*(?:but\s+)?(?:to\s+)?"
+                      r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
+_DATIVE = re.compile(r"(?<=[가-힣])(?:한테|에게|께)$")
+
+
+def _instead(text: str, service: CompiledService, flow: CompiledFlow,
+             values: Mapping[str, Any] | None, words: YesNoWords) -> list[SlotOp]:
+    """A filled ``bare`` slot's value said away and another put in its place ("아빠 말고 형"
+    while the amount is asked, "not dad, mom"): the other, read as a bare answer, is the
+    slot's new value."""
+    found = _INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
+    if found is None or not values:
+        return []
+    old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
+    for name in flow.slots:
+        slot = service.slots[name]
+        if str(values.get(name)) == old and slot.spec.type == "string" and \
+                _bare_ok(new, None, words) and (read := _bare(new, slot, words)) is not None \
+                and read[0] != old:
+            return [SlotOp("set", name, read[0])]
+    return []
+
+
+def _free_text(service: CompiledService, asked: str | None) -> bool:
+    """Whether the asked slot takes the whole message, however long (``extract.free_text``)."""
+    slot = service.slots.get(asked) if asked is not None else None
+    return slot is not None and slot.spec.extract is not None and slot.spec.extract.free_text
+
+
+def _bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
+    """Whether the whole message may be taken as the asked slot's value: not a decision,
+    not a question, a quote or a sentence ("배고프다", "I had a long day"), and no word of
+    it a question word ("누구", "what") or a filler ("음", "글쎄", "um"), nor opening with a
+    yes or a no ("아니 그게")."""
+    if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text):
+        return False
+    tokens = normalise(text).split(" ")
+    if answer == "confirm" and len(tokens) == 1:
+        return False  # "네" answers yes; "정말 좋아요" may be a review's text
+    return not any(asks(t) or t in FILLERS for t in tokens) and \
+        yes_no(tokens[0], words) is None
+
+
+def _value(slot: CompiledSlot, match: Match) -> Any:
+    """The match's value; an amount in another currency than the slot's is marked as such,
+    and text that only looks like an amount as a bad one."""
+    if slot.spec.type == "money" and isinstance(match.value, str):
+        return BadAmount(match.value)
+    currency = slot.spec.currency
+    if currency and slot.spec.type == "money":
+        unit = match.unit
+        if unit is not None and unit != currency:
+            return ForeignAmount(match.value, unit)
+    return match.value
+
+
+def _overlaps(match: Match, claimed: Sequence[tuple[int, int]]) -> bool:
+    return any(match.start < end and start < match.end for start, end in claimed)

@@ -1,0 +1,89 @@
+"""Held-out replies while a flow collects its values (transfer's recipient and amount,
+pizza's size, cheese and payment, commerce's product, budget, quantity and the rest, cards'
+customer id, PIN, reason and phone; the transfer flow in English),
+written blind (from the flows and the docs, not the code) by someone asked to break the
+rules: values in another
+clause, a condition, a quote or someone else's words; amounts said roughly, as bounds or in
+sums; ways to send and people described instead of names; self-corrections; typos.
+
+Most harmful readings (a value the message did not give) are gone; those left are listed
+here and the list may only shrink (a new one fails the test, a fixed one must be taken off
+it); the readings right may not fall below what they are. Several listed ones are labels
+a careful clerk could read either way (the case says nothing of a value it does give when
+it is labelled unsure): each file's header says what is left."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.testing.evaluate import run_eval
+
+BLIND = Path(__file__).parent / "fixtures" / "blind_fill"
+KNOWN_HARMFUL: dict[str, set[str]] = {
+    "transfer_english.eval.yaml": {
+        "if dad asks, send him 20k",  # a condition in a first message: values read
+        "my sister wants 20k again, send it to her I guess",  # someone else's want
+    },
+    "cards_filling.eval.yaml": {
+        "123",  # three digits: the flow's PIN slot takes 0-9999 (its data, not a misreading)
+        "I'm not working today so I've got time to sort this",  # "not working": a synonym
+    },
+    "pizza_filling.eval.yaml": {
+        "my boss usually gets large but idk what I want",  # someone else's habit
+        "no extra, normal cheese is fine",  # "no extra" read as extra cheese
+        "wait can I pay cash instead?",  # a request put as a question (plausible)
+    },
+    "commerce_filling.eval.yaml": {
+        "100만원대",  # a budget "in the millions" read as one million (plausible)
+        "P105",  # not normalised to P-105
+        "mx masetr 3s",  # a typo of a known title, kept as said
+        "로지텍 MX Keys 블랙 색상",  # the closest known title (plausible)
+        "이어폰",  # a category taken as the product
+    },
+    "transfer_filling.eval.yaml": {
+        '100',
+        '내 번호는 010-5555-1234야',
+        '누나한테 보낸 만큼',
+        '동생한테 부탁받은 건데',
+        '동생한테도 2만원',
+        '만',
+        '사실 이번 달에 동생 생일도 있고 엄마 병원비도 있고 해서 좀 정신이 없는데, 일단 오늘은 지난주에 밥값 대신 내준 회사 동기 정우한테 보내야 할 것 같아요',  # noqa: E501
+        '삼촌한테 4만원',
+        '아뺘',
+        '안녕하세요 다름이 아니라 이번 주 토요일에 친구 결혼식이 있는데 제가 못 가게 돼서 축의금을 계좌로 보내려고 하거든요, 친구 이름은 박준형이고 축의금으로 10만원 보내주시면 돼요',  # noqa: E501
+        '얼마 보내야 할지 모르겠네 5만원? 10만원?',
+        '엄마한테 보낼까 아빠한테 보낼까 고민 중인데 아빠는 지난번에 받으셨고 엄마는 괜찮다고 하시고 누나는 달라고 하고 아 모르겠다',  # noqa: E501
+        '엄망한테',
+        '이모한테는 2만원',
+        '이번 달 카드값 빠지고 남으면 동생한테 5만원 보내려고',
+        '커피 4500원 너무 비싸',
+        '형이 이번에 이사하면서 보증금이 모자라다고 해서 원래 200만원 빌려달라고 했는데 그건 좀 무리고 나도 카드값이 있으니까 일단 50만원만 보내고 나머지는 다음 달에 생각해볼게요',  # noqa: E501
+    },
+    "transfer_filling_2.eval.yaml": {
+        '010-1234-5678로 3만원 보내줘',
+        '국민은행으로 50만원 이체해줘',
+        '농협 통장으로 10만원',
+        '다음 달 초에 20만원',
+        '민수한테 밥값 n분의 1',
+        '민수한테 치킨값 반 보내줘',
+        '설 전에 10만원',
+        '엄마한테 5만원쯤 보내줘',
+        '영희한테 한 3만원쯤',
+        '이수진 과장님께요',
+    },
+}
+RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 102, "commerce_filling.eval.yaml": 169,
+                  "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 125,
+                  "transfer_filling.eval.yaml": 297, "transfer_filling_2.eval.yaml": 185}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))
+async def test_no_new_harmful_reading_while_values_are_collected(name: str) -> None:
+    report = await run_eval(BLIND / name)
+    harmful = {r.case.message for r in report.results if r.wrong_settlement and r.harmful}
+    known = KNOWN_HARMFUL[name]
+    assert harmful <= known, f"new harmful readings: {sorted(harmful - known)}"
+    assert harmful == known, f"fixed, take them off the list: {sorted(known - harmful)}"
+    assert sum(r.right for r in report.results) >= RIGHT_AT_LEAST[name]
