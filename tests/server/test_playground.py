@@ -75,6 +75,9 @@ def open_playground(page: Page, url: str) -> None:
 
 
 def say(page: Page, text: str) -> None:
+    """Types ``text`` and sends it once the turn before has ended: the page keeps a message
+    typed during a turn in the box (unsent), and the next ``fill`` would replace it."""
+    expect(page.locator("#send")).to_be_enabled()
     page.locator("#input").fill(text)
     page.locator("#input").press("Enter")
 
