@@ -14,9 +14,12 @@ SourceName = Annotated[str, Field(pattern=r"^(\*|[A-Za-z_][A-Za-z0-9_]*)$", desc
 
 
 class Spec(BaseModel):
-    """A part of a flow or app file: unknown keys are refused, nothing changes once read."""
+    """A part of a flow or app file: unknown keys are refused, nothing changes once read.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Each model's validator is built when it first reads a file (``defer_build``): a server
+    started from a build only unpickles specs, and never pays for building them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 __all__ = ["Expression", "Name", "SourceName", "Spec", "StageName"]

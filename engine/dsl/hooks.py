@@ -43,7 +43,7 @@ def resolve_url(template: str, env: Mapping[str, str]) -> str | None:
 class HookSpec(BaseModel):
     """A server-side hook handler: DONE's hooks of these types are POSTed to `url`."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     url: UrlTemplate = Field(description="Where to POST the hook, e.g. `${NOTIFY_URL}/hooks`.")
     types: list[Name] = Field(default_factory=list, description="Hook types to deliver; none means every type.")

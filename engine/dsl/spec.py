@@ -415,10 +415,6 @@ class PatternsSpec(Spec):
     ranking: Literal["confidence", "priority"] = Field("confidence", description="How intents that match together are ordered: `confidence` (the best score first; `priority` breaks ties) or `priority` (the highest `priority` first among the intents over their thresholds, the score breaking ties; several flows asked for in one message then also run in priority order).")
 
 
-IfStep.model_rebuild()
-LoopSpec.model_rebuild()
-StageSpec.model_rebuild()
-HttpAction.model_rebuild()
 
 
 def walk_steps(steps: list[Step], path: tuple[str | int, ...] = ()
@@ -441,5 +437,3 @@ def service_steps(service: ServiceSpec) -> Iterator[tuple[str, str, tuple[str | 
             for path, step in walk_steps(stage.steps, ("flows", fname, "stages", sname, "steps")):
                 yield fname, sname, path, step
 
-
-ServiceSpec.model_rebuild()

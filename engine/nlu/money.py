@@ -101,3 +101,23 @@ def _signed(match: re.Match[str], value: Decimal) -> Match:
     amount = to_number(-value if match["neg"] else value)
     text = match.group()
     return Match(value=amount, start=match.start(), end=match.end(), text=text)
+
+
+_SHARE = re.compile(
+    r"(?:^|(?<=[\s,]))(?:전부|전액|다|몽땅|모두|싹|싹 다|전체|반|절반|반만|나머지|최대(?:한)?)"
+    r"(?=$|[\s,.!~]|요|만|으로|로|이요|다요)"
+    r"|\b(?:all|everything|half|the rest|whole|entire|max(?:imum)?|whatever(?:'s| is) left)\b",
+    re.IGNORECASE)
+
+
+def names_a_share(text: str) -> bool:
+    """Whether the message says an amount as a share of a whole ("잔액 전부", "남은 돈 다",
+    "통장에 있는 거 반만", "all of my balance", "the rest"): an answer to "how much?" that
+    no rule can count, and that settles no amount until the user says the number.
+
+    >>> names_a_share("잔액 전부"), names_a_share("half my balance"), names_a_share("다음 달")
+    (True, True, False)
+    >>> names_a_share("3만원"), names_a_share("다른 사람")
+    (False, False)
+    """
+    return _SHARE.search(text) is not None

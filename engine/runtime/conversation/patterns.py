@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from engine.compiler.compiled import CompiledFlow
 from engine.nlu import cancel_first, only_reason, yes_no
-from engine.nlu.phrases import is_social
+from engine.nlu.money import names_a_share
+from engine.nlu.phrases import is_question, is_social
 from engine.runtime.conversation.unwind import correct_caller
 from engine.runtime.understanding import routing
 from engine.runtime.understanding.understand import Intent, Understanding
@@ -142,7 +143,8 @@ async def _unsettled(run: Turn, flow: CompiledFlow) -> Intent | None:
     turn's one model call), small talk the call answered, or a digression the rules see
     in a message that holds no answer."""
     service, message = run.service, run.state.message
-    other = routing.other_intent(message, service, flow)
+    share = _share_answered(run)
+    other = None if share else routing.other_intent(message, service, flow)
     if other is not None:
         return other
     live = run.engine.understanding
@@ -156,10 +158,21 @@ async def _unsettled(run: Turn, flow: CompiledFlow) -> Intent | None:
     llm = run.llm if run.llm is not None and not run.llm.parse_error else None
     if llm is not None and run.answer is not None and run.answer.stream is not None:
         return Intent(None, 0.0, "digression")  # the one call answered it as small talk
-    if (llm is None or not llm.ops) and routing.digression(message, service, run.state.stage,
-                                                           flow):
+    if (llm is None or not llm.ops) and not share and \
+            routing.digression(message, service, run.state.stage, flow):
         return Intent(None, 0.0, "digression")  # the model, if asked, read no answer
     return None
+
+
+def _share_answered(run: Turn) -> bool:
+    """An amount asked for and answered as a share of a whole ("잔액 전부", "남은 돈 다",
+    "all of it"): the flow's own answer, which no rule can count, never another flow's
+    request for the words in it ("잔액" is the balance flow's)."""
+    state = run.state
+    unfilled = [] if run.routed else state.missing()
+    slot = run.service.slots.get(unfilled[0]) if unfilled else None
+    return slot is not None and slot.spec.type == "money" and \
+        names_a_share(state.message) and not is_question(state.message)
 
 
 def _restated(run: Turn, rules: Understanding) -> bool:
