@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 
 from engine.nlu.phrases import is_social
 
@@ -191,6 +192,7 @@ def reported(text: str) -> bool:
 
 
 _COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")
+_POLITE_COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요)$")
 _MINE = re.compile(r"^(?:우리|저희|제|내)\s+(?=\S)")  # "우리 팀장님": 팀장님
 _SSI = re.compile(r"\s+씨(?:요|예요|이요|입니다)?$")
 _SAID_AROUND = re.compile(r"^(?:to\s+)?(?:my|our)\s+(?=\S)|^to\s+(?=\S)"
@@ -227,7 +229,8 @@ def plain_name(answer: str, single: bool) -> str:
     if single:
         said = _SAID_AROUND.sub("", answer) or answer  # "지수요.": the full stop first
         return _COPULA.sub("", said) or said
-    return _SAID_AROUND.sub("", _MINE.sub("", _SSI.sub("", answer))) or answer
+    named = _SAID_AROUND.sub("", _MINE.sub("", _SSI.sub("", answer))) or answer
+    return _POLITE_COPULA.sub("", named) or named  # "김 대리요": 김 대리
 
 
 def no_name(answer: str, single: bool) -> bool:
@@ -241,15 +244,59 @@ def no_name(answer: str, single: bool) -> bool:
     >>> [no_name(a, " " not in a) for a in ("토스로 보내줘", "그때 그 사람", "5명", "김 대리")]
     [True, True, True, False]
     """
+    return _a_sentence(answer, single) or _nobody_said(answer, single)
+
+
+_NAME_IS = re.compile(r"(?<=[가-힣])입니다$")
+
+
+def _a_sentence(answer: str, single: bool) -> bool:
+    """A condition, a predicate ("민지입니다" is a name and its copula), a name said away,
+    where money comes from, thanks or a greeting."""
     later = answer.split()[1:]
-    return bool(CONDITION.search(answer) or (single and _PREDICATE.search(answer))
-                or NOBODY.fullmatch(answer) or _NOT_HIM.search(answer) or _FROM.search(answer)
+    return bool(CONDITION.search(answer) or single and _PREDICATE.search(_NAME_IS.sub("", answer))
                 or any(OTHER_PREDICATE.search(w) or _PREDICATE.search(w) for w in later)
+                or _NOT_HIM.search(answer) or _FROM.search(answer) or is_social(answer))
+
+
+def _nobody_said(answer: str, single: bool) -> bool:
+    """A word that names nobody ("저입니다" too), a way to send, a person described, a
+    count, two people, someone's relation."""
+    words = answer.split()
+    bare = _POLITE_COPULA.sub("", answer) if single else answer
+    return bool(NOBODY.fullmatch(answer) or NOBODY.fullmatch(bare)
+                or any(NOBODY.fullmatch(w) for w in words[1:])
                 or _MEANS.search(answer) or _DESCRIBED.search(answer) or _COUNT.search(answer)
-                or any(NOBODY.fullmatch(w) for w in later)
                 or _AND.search(answer) or _THEIR_RELATION.search(answer)
-                or any(someones(a, b) for a, b in itertools.pairwise(answer.split()))
-                or is_social(answer))
+                or any(someones(a, b) for a, b in itertools.pairwise(words)))
+
+
+_TOLD = re.compile(r"^(?:(?:내|제|우리|저희|my|our|the)\s+)?(?P<topic>[^\s:]+(?:\s[^\s:]+)?)"
+                   r"(?:(?<=[가-힣])(?:은|는)\s+|\s+is\s+|\s*:\s*)(?P<said>\S.*)$", re.IGNORECASE)
+_THINGS = frozenset({"번호", "전화번호", "핸드폰 번호", "휴대폰 번호", "폰번호", "연락처", "계좌",
+                     "계좌번호", "통장", "이름", "성함", "아이디", "주소", "이메일", "메일",
+                     "number", "phone number", "phone", "name", "account", "account number",
+                     "email"})
+
+
+def told(answer: str, own: Iterable[str]) -> str | None:
+    """What a short answer put as "X는 Y" ("X is Y") gives: Y when X is one of the slot's own
+    names ("받는 사람은 민수야": 민수야), None when X is something else one has — a number,
+    one's own name, an account ("내 번호는 010-…야", "제 이름은 민수예요": no recipient); the
+    answer as it is otherwise ("지은 언니요").
+
+    >>> told("받는 사람은 민수야", ["받는 사람"]), told("my name is Tom", ["recipient"])
+    ('민수야', None)
+    >>> told("지은 언니요", ["받는 사람"]), told("recipient: Tom", ["recipient"])
+    ('지은 언니요', 'Tom')
+    """
+    match = _TOLD.match(answer.strip())
+    if match is None:
+        return answer
+    topic = match["topic"].casefold()
+    if topic in {name.casefold() for name in own}:
+        return match["said"]
+    return None if topic in _THINGS else answer
 
 
 def a_number(answer: str) -> bool:
@@ -264,4 +311,4 @@ def a_number(answer: str) -> bool:
 
 __all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "asks_if_possible", "hedged",
            "a_number", "name_shaped_like_a_question", "no_name", "nobody", "plain_name",
-           "reported", "someones", "titled", "without_ssi"]
+           "reported", "someones", "titled", "told", "without_ssi"]

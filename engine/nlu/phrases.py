@@ -141,10 +141,11 @@ _KO_PREDICATE = re.compile(
     r"[가-힣](?:(?:었|았|였|했|됐|갔|왔|봤|줬|셨|겠)(?:어|어요|다|네|네요|지|죠|음|습니다)?"
     r"|네요|군|군요|는데|는데요|거든|거든요|잖아|잖아요|습니다)[.!~ㅋㅎㅠㅜ]*$")
 """A Korean sentence's predicate ending its last word: "점심 먹었어요", "좋네요"."""
-_KO_PLAIN_END = re.compile(r"(?:[가-힣]{3,}|[가-힣]+\s+[가-힣]+)(?:다|네|해|파|워|해요|파요|워요)"
-                           r"[.!~ㅋㅎㅠㅜ]*$")
+_KO_PLAIN_END = re.compile(r"(?:[가-힣]{3,}|[가-힣]+\s+[가-힣]+)(?<!입니)"
+                           r"(?:다|네|해|파|워|해요|파요|워요)[.!~ㅋㅎㅠㅜ]*$")
 """Plainer endings that short names share (지해, 다해): only after a longer word or a
-second one ("배고프다", "나 오늘 너무 피곤해")."""
+second one ("배고프다", "나 오늘 너무 피곤해"); a word ending in the copula 입니다 says
+what something is ("민지입니다", "받는 분은 김영희입니다")."""
 _TRAILING = frozenset({"진짜", "정말", "완전", "너무", "lol", "haha"})
 _EN_SUBJECT = frozenset({"i", "im", "ive", "id", "ill", "we", "were", "weve", "its", "it",
                          "thats", "theres", "today", "lol"})
@@ -159,6 +160,8 @@ def is_statement(text: str) -> bool:
     (True, True, True)
     >>> is_statement("엄마"), is_statement("민수요"), is_statement("my mom"), is_statement("John")
     (False, False, False, False)
+    >>> is_statement("김민지입니다"), is_statement("오늘은 바빴습니다")
+    (False, True)
     """
     words = text.split()
     while len(words) > 1 and (words[-1] in _TRAILING or LAUGHS.fullmatch(words[-1])):

@@ -357,7 +357,10 @@ def _bare(text: str, slot: CompiledSlot | None,
 def _bare_name(text: str, slot: CompiledSlot) -> tuple[Any, tuple[int, int]] | None:
     """A short answer as the name it says (the new one of "아빠 말고 형"), or None."""
     instead = _INSTEAD.match(text.strip())
-    answer = instead.group("new") if instead else text.strip()
+    said = instead.group("new") if instead else text.strip()
+    answer = names.told(said, slot.spec.names or [slot.name.replace("_", " ")])
+    if answer is None:  # "내 번호는 010-…야": something else of theirs, no name
+        return None
     single = " " not in answer
     if not _short_answer(answer) or names.no_name(answer, single) or \
             slot.spec.pattern is None and names.a_number(answer):  # a phone number: whose?
