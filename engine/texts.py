@@ -20,6 +20,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "action_pending": "요청하신 작업의 결과를 아직 확인하지 못했어요. 잠시 후 아무 말이나 "
                           "보내 주시면 결과부터 확인해 드릴게요.",
         "currency_mismatch": "{currency} 금액은 받을 수 없어요. {expected} 금액으로 알려주세요.",
+        "date_unread": "'{said}'은(는) 날짜로 알아듣지 못했어요(예: '12월 1일', '다음 주 금요일'; "
+                       "바로 하려면 '지금').",
         "model_missed": "지금은 답을 준비하는 데 시간이 걸려 말씀을 정확히 이해하지 못했어요.",
         "did_you_mean": "혹시 {option} 말씀이신가요?",
         "pending_meanwhile": "앞의 요청은 아직 결과를 확인하는 중이에요. 확인되는 대로 "
@@ -75,6 +77,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "action_pending": "I couldn't confirm the result of your request yet. Send any "
                           "message in a moment and I'll check it first.",
         "currency_mismatch": "I can't take an amount in {currency}; please give it in {expected}.",
+        "date_unread": "I couldn't read '{said}' as a date (e.g. 'December 1', 'next Friday'; "
+                       "'now' to go ahead right away).",
         "label_intent": "Finding intent",
         "label_understand": "Reading details",
         "label_call": "Running",
@@ -99,7 +103,8 @@ TEXTS: dict[str, dict[str, str]] = {
 OVERRIDABLE_TEXTS: dict[str, tuple[str, ...]] = {
     "empty_message": (), "turn_failed": (), "slot_invalid": (), "unclear": (),
     "message_too_long": ("limit",), "rate_limited": ("seconds",), "ask_slot": ("slot",),
-    "currency_mismatch": ("currency", "expected"), "action_pending": (),
+    "currency_mismatch": ("currency", "expected"), "date_unread": ("said",),
+    "action_pending": (),
     "untold_outcome": ("outcome",), "repeated_request": (), "pending_not_cancelled": (),
     "action_done_unshown": (), "action_failed_unshown": (),
     "pending_meanwhile": (),

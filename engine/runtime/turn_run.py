@@ -32,15 +32,10 @@ from engine.runtime.turn.snapshot import asking, snapshot
 from engine.runtime.turn.stack import answered
 from engine.runtime.understanding.grounding import drop_ungrounded
 from engine.runtime.understanding.llm import LlmUnderstanding, understanding_request
+from engine.runtime.understanding.refused import BadAmount, ForeignAmount, UnreadTime
 from engine.runtime.understanding.routing import merge, settled
 from engine.runtime.understanding.slots import Rejected, validate
-from engine.runtime.understanding.understand import (
-    BadAmount,
-    ForeignAmount,
-    Intent,
-    Understanding,
-    understand,
-)
+from engine.runtime.understanding.understand import Intent, Understanding, understand
 from engine.runtime.values.control import (
     PROCEED,
     AttemptFailed,
@@ -203,6 +198,9 @@ class TurnRun(Turn):
         if isinstance(raw, ForeignAmount):
             state.reject(name, self.engine.text("currency_mismatch", currency=raw.currency,
                                                 expected=slot.spec.currency))
+            return
+        if isinstance(raw, UnreadTime):  # asked for until a date (or "now") comes
+            state.unread(name, self.engine.text("date_unread", said=raw.said))
             return
         value = validate(slot, raw, state.session.slots, today=state.now.date())
         if isinstance(value, Rejected):

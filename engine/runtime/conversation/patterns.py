@@ -19,6 +19,7 @@ from engine.nlu.money import names_a_share
 from engine.nlu.phrases import is_question, is_social
 from engine.runtime.conversation.unwind import correct_caller
 from engine.runtime.understanding import routing
+from engine.runtime.understanding.refused import UnreadTime
 from engine.runtime.understanding.understand import Intent, Understanding
 from engine.runtime.values.events import AgentDone, AgentStart
 from engine.runtime.values.session import Clarify
@@ -188,7 +189,8 @@ async def _cancelled_with_reason(run: Turn, reason: str) -> bool:
     value, no other flow, no question — the task is cancelled, where the flow can be."""
     state = run.state
     stage = state.session.stage or state.flow.initial
-    if run.rules(reason).ops or not state.flow.machine.can(stage, "cancel"):
+    said = [op for op in run.rules(reason).ops if not isinstance(op.value, UnreadTime)]
+    if said or not state.flow.machine.can(stage, "cancel"):  # "I'll do it later": no date
         return False
     run.reading["decision"] = "cancel"
     await run.settle(run.fire("cancel"))

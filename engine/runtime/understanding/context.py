@@ -22,11 +22,13 @@ _GLOBALS = base_context()
 
 def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
     """The flow's required slots that have no value yet, in declaration order (a slot
-    required by a condition counts while the condition holds over ``slots``)."""
+    required by a condition counts while the condition holds over ``slots``; a date slot
+    given a time that names no date counts until it has one: ``meta.unread``)."""
     if flow is None:
         return []
-    values = state.slots
-    gaps = [n for n in flow.required if values.get(n) in (None, "")]
+    values, unread = state.slots, state.meta.get("unread") or {}
+    gaps = [n for n in flow.slots if (n in flow.required or n in unread)
+            and values.get(n) in (None, "")]
     if not flow.required_when or not gaps:
         return gaps
     seen = {"slots": {n: values.get(n) for n in flow.slots}}
@@ -42,7 +44,7 @@ NO_LOOP: Mapping[str, Any] = {"attempt": 0, "max_attempts": 0, "feedback": "", "
 META_DEFAULTS: dict[str, Any] = {"slot_errors": {}, "corrected": {}, "correction": None,
                                  "awaiting": None, "batch_total": 0, "batch_progress": 0,
                                  "batch_counts": {}, "run": None, "held_errors": {},
-                                 "batch_executed": 0, "last_cancelled": False}
+                                 "batch_executed": 0, "last_cancelled": False, "unread": {}}
 """Every documented ``meta`` key, as a template reads it when the turn has not set it (a
 message reading ``meta.corrected`` renders on a turn that corrected nothing)."""
 
@@ -154,11 +156,24 @@ class TurnState:
 
     def put(self, name: str, value: Any) -> None:
         self.session.slots[name] = value
-        self._changed()
+        self._read(name)
 
     def clear(self, name: str) -> None:
         self.session.slots.pop(name, None)
+        self._read(name)
+
+    def _read(self, name: str) -> None:
+        unread = self.session.meta.get("unread")
+        if unread and name in unread:
+            del unread[name]
         self._changed()
+
+    def unread(self, name: str, message: str) -> None:
+        """``name`` was said as a time that names no date: emptied and asked for (even if
+        optional) until a date or "now" comes; ``message`` says why."""
+        self.session.slots.pop(name, None)
+        self.session.meta.setdefault("unread", {})[name] = message
+        self.reject(name, message)
 
     def reject(self, name: str, message: str) -> None:
         """Record why ``name``'s value was refused: said this turn, or — a slot that keeps

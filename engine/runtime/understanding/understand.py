@@ -42,6 +42,7 @@ from engine.nlu.phrases import thanked_off
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts
 from engine.runtime.understanding.finders import exact, find_all, usable, widened
+from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
 
 Decision = Literal["confirm", "cancel", "deny"]
 _DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
@@ -52,23 +53,6 @@ class SlotOp:
     op: Literal["set", "clear"]
     slot: str
     value: Any = None
-
-
-@dataclass(frozen=True, slots=True)
-class BadAmount:
-    """Text written as an amount that is none ("1e400원", "NaN원", twenty digits): refused
-    with the slot's error, never read as a smaller amount."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ForeignAmount:
-    """An amount written in a currency the money slot does not hold ("$50" for a KRW slot):
-    refused with a message that names both, never relabelled."""
-
-    amount: Any
-    currency: str
 
 
 @dataclass(slots=True)
@@ -108,8 +92,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     early = _answered(text, service, asked, answer, found, confirming, words)
     if early is not None:
         return early
-    segments = task_parts(text, [m for _, m in found]) if batching and confirming is None \
-        and retracted_at(text) is None and not _no_tasks(text, found) else []
+    segments = _segments(text, found) if batching and confirming is None else []
     tasks = merge_tasks([extract(seg, slots, today) for seg in segments]) if segments[1:] \
         else [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
                       started=started, confirming=confirming)]
@@ -117,10 +100,19 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
                            tasks=tasks if len(tasks) > 1 else [])
     result.ops += [SlotOp("clear", name, None) for name in _taken_back(text, service, flow,
                                                                           values, result.ops)]
+    timed = time_op(text, slots, asked, today, {o.slot for o in result.ops}, answer, tasks)
+    result.ops += [SlotOp(*timed)] if timed else []  # "다음 달 초에": asked for, never "now"
     if not result.ops:
         result.ops = _instead(text, service, flow, values, words) if answer is None else []
         result.decision = None if result.ops else _decision(answer, confirming is not None)
     return result
+
+
+def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[str]:
+    """The message's parts, one per task (a batch), or [] where it holds no tasks."""
+    if retracted_at(text) is not None or _no_tasks(text, found):
+        return []
+    return task_parts(text, [m for _, m in found])
 
 
 def _no_tasks(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> bool:

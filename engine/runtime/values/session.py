@@ -69,6 +69,9 @@ class Meta(TypedDict, total=False):
     """Slots this turn changed from a value they had: slot -> the old value."""
     held_errors: dict[str, str]
     """Why values of ``keep_rejected`` slots were refused, until each slot is asked."""
+    unread: dict[str, str]
+    """Date slots given a time that names no date ("다음 달 초"), asked for until they have
+    one (or the user says "now"): slot -> why."""
     run: RunRef
     """The background run a turn started in this task's current stage (engine/runs)."""
 

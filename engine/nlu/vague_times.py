@@ -1,0 +1,68 @@
+"""Times said that name no date: "다음 달 초", "설 전에", "월급날", "end of the month".
+
+A date slot left empty means "now" in many flows (a transfer without a date goes at once), so
+a time the date reader cannot resolve must not vanish: ``vague_time`` finds it, and the
+engine asks for the date instead of going on as if none was said. ``right_away`` reads the
+answer that means "now" ("지금 바로요", "right away").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from .dates import find_dates
+
+_VAGUE = re.compile(
+    r"(?<![가-힣])(?:"  # a word of its own: no "내주" in "보내주세요", no "내달" in "보내달래"
+    r"(?:다음|담|이번|내|오는)\s?(?:달|주|해|년)(?:\s?(?:초|말|중순|중|쯤|안))?"
+    r"|(?:월|연|년)\s?(?:초|말)(?:쯤|에|까지)?"
+    r"|월급날|월급\s?(?:들어오면|받으면)|주말"
+    r"|(?:설날?|추석|명절|연휴|크리스마스|생일|방학|휴가)"
+    r"\s?(?:전에?|후에?|뒤에?|쯤에?|때|지나고|끝나고|까지)"
+    r"|나중에|언젠가|조만간|며칠\s?(?:뒤|후)|몇\s?(?:주|달)\s?(?:뒤|후))"
+    r"|\b(?:next|this|coming)\s+(?:week|month|year|weekend)\b"
+    r"|\b(?:end|beginning|start|middle)\s+of\s+(?:the\s+|next\s+|this\s+)?(?:week|month|year)\b"
+    r"|\b(?:early|mid|late)[\s-](?:next\s+)?(?:week|month|year)\b"
+    r"|\b(?:later|someday|soon|payday|on the weekend|over the weekend|in a few (?:days|weeks))\b"
+    r"|\b(?:before|after)\s+(?:christmas|new year'?s?|the holidays?|my birthday|payday)\b",
+    re.IGNORECASE)
+
+
+def vague_time(text: str, today: date) -> str | None:
+    """The first time ``text`` says that is no date the date reader resolves, or None.
+
+    >>> today = date(2026, 11, 22)
+    >>> vague_time("다음 달 초에 20만원", today), vague_time("send it end of the month", today)
+    ('다음 달 초', 'end of the month')
+    >>> vague_time("다음 주 금요일에 보내줘", today), vague_time("내일 3만원", today)
+    (None, None)
+    >>> vague_time("동생 생일 선물로 5만원", today), vague_time("지난달에 보낸 만큼", today)
+    (None, None)
+    >>> vague_time("네 보내주세요", today), vague_time("엄마가 보내달래", today)
+    (None, None)
+    """
+    dated = [(m.start, m.end) for m in find_dates(text, today)]
+    for match in _VAGUE.finditer(text):
+        if not any(start < match.end() and match.start() < end for start, end in dated):
+            return match.group().strip()
+    return None
+
+
+_RIGHT_AWAY = re.compile(
+    r"^(?:(?:지금|바로|당장|즉시|얼른|빨리|오늘)\s?)+(?:요|이요|바로요|보내\s?줘요?|보내\s?주세요|"
+    r"해\s?줘요?|해\s?주세요|부탁해요|이체해\s?주세요)?[.!~ ]*$"
+    r"|^(?:now|right now|right away|immediately|asap|straight away|today)(?:,?\s*please)?[.! ]*$",
+    re.IGNORECASE)
+
+
+def right_away(text: str) -> bool:
+    """Whether a whole answer says "now", no date ("지금 바로요", "right away").
+
+    >>> right_away("지금 바로요"), right_away("right away please"), right_away("다음 주에")
+    (True, True, False)
+    """
+    return _RIGHT_AWAY.match(text.strip()) is not None
+
+
+__all__ = ["right_away", "vague_time"]

@@ -1,0 +1,66 @@
+"""Values said that are refused with a reason: text written as an amount that is none, an
+amount in another currency than the slot's, a time that names no date.
+
+A time said that names no date ("다음 달 초에", "설 전에", "end of the month"), in a flow
+with one date slot, gives the slot an ``UnreadTime``, which the turn refuses with the
+``date_unread`` text and keeps asked for — even an optional slot — until a date comes, or
+an answer that means "now" ("지금 바로요") leaves it empty. An empty date slot often means
+"now", so a time that could not be read never turns into one."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine.compiler.compiled import CompiledSlot
+from engine.nlu.phrases import is_question
+from engine.nlu.vague_times import right_away, vague_time
+
+
+@dataclass(frozen=True, slots=True)
+class BadAmount:
+    """Text written as an amount that is none ("1e400원", "NaN원", twenty digits): refused
+    with the slot's error, never read as a smaller amount."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignAmount:
+    """An amount written in a currency the money slot does not hold ("$50" for a KRW slot):
+    refused with a message that names both, never relabelled."""
+
+    amount: Any
+    currency: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadTime:
+    """What was said for a date slot that names no date."""
+
+    said: str
+
+
+Op = tuple[Literal["set", "clear"], str, UnreadTime | None]
+
+
+def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: dt.date,
+            given: Collection[str], answer: str | None, tasks: Sequence[object]) -> Op | None:
+    """The operation a time in ``text`` makes on the flow's one date slot (None: none): an
+    ``UnreadTime`` for a time that names no date, a clear for "now" while it is asked.
+    ``given``: the slots the message gave values to (a date read is no unread time); none
+    for a message that is a yes or a no (``answer``) or several tasks."""
+    dated = [slot.name for slot in slots if slot.spec.type == "date"]
+    if len(tasks) > 1 or len(dated) != 1 or dated[0] in given:
+        return None
+    if asked == dated[0] and right_away(text):  # "지금 보내주세요" reads as a yes too
+        return "clear", dated[0], None
+    said = vague_time(text, today)
+    if said is None or answer is not None or is_question(text):
+        return None
+    return "set", dated[0], UnreadTime(said)
+
+
+__all__ = ["BadAmount", "ForeignAmount", "Op", "UnreadTime", "time_op"]
