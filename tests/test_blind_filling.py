@@ -43,7 +43,6 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         "이어폰",  # a category taken as the product
     },
     "transfer_filling.eval.yaml": {
-        '100',
         '누나한테 보낸 만큼',
         '동생한테 부탁받은 건데',
         '동생한테도 2만원',
@@ -75,7 +74,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
 }
 RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 102, "commerce_filling.eval.yaml": 169,
                   "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 127,
-                  "transfer_filling.eval.yaml": 298, "transfer_filling_2.eval.yaml": 187}
+                  "transfer_filling.eval.yaml": 299, "transfer_filling_2.eval.yaml": 187}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))

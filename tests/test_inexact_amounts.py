@@ -86,3 +86,13 @@ async def test_more_sums_bounds_and_conditions_are_no_amount_and_no_batch(
         transfer: CompiledService, message: str) -> None:
     snapshot = await after(transfer, ASK_AMOUNT, message)
     assert snapshot["slots"]["amount"] is None and not snapshot.get("task_queue")
+
+
+@pytest.mark.parametrize(("message", "amount"), [
+    ("250", None), ("500", None), ("999", None),  # 500원? 500만원? asked, never taken
+    ("1000", 1000), ("7500", 7500), ("천원", 1000), ("300원", 300),  # a unit says it
+])
+async def test_digits_alone_under_a_thousand_won_are_no_amount(
+        transfer: CompiledService, message: str, amount: int | None) -> None:
+    snapshot = await after(transfer, ASK_AMOUNT, message)
+    assert snapshot["slots"]["amount"] == amount

@@ -233,9 +233,10 @@ def named_by(names: Iterable[str]) -> Callable[[str], bool]:
         word == p or PARTICLE.match(word[len(p):]) is not None) for p in parts)
 
 
-def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
+def bare_number(text: str, known: Callable[[str], bool], least: int = 100) -> Match | None:
     """The one number of a message that is nothing else ("50000", "2만5천", "5만웜 정도"):
-    the answer to an amount question.
+    the answer to an amount question. Digits alone under ``least`` are none: "5", "40" or,
+    in won (``least`` 1000), "100" — 100원? 100만원? — are asked about, not taken.
 
     >>> bare_number("2만5천", lambda w: False).value, bare_number("5만웜", lambda w: False).value
     (25000, 50000)
@@ -246,8 +247,8 @@ def bare_number(text: str, known: Callable[[str], bool]) -> Match | None:
     if len(numbers) != 1:
         return None
     number = numbers[0]
-    if number.text.isdigit() and isinstance(number.value, int) and number.value < 100:
-        return None  # "5", "10": 5만원? 10만원? No amount anyone sends in won
+    if number.text.isdigit() and isinstance(number.value, int) and number.value < least:
+        return None  # "5", "10": 5만원? 10만원?
     rest = text[number.end:].strip()
     unit = re.match(r"^\S*", rest)
     if unit is not None and unit.group(0) and _UNIT_TYPOS.match(unit.group(0)):

@@ -322,6 +322,10 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
 _INSTEAD = re.compile(r"^(?P<old>.+?)\s*(?:말고|아니고|아니라|대신에?)\s+(?P<new>\S.*)$")
 
 
+_LEAST_BARE = {"KRW": 1000, "JPY": 1000}
+"""The smallest plain number taken as an amount in a currency: no one sends 100원."""
+
+
 def _bare(text: str, slot: CompiledSlot | None,
           words: YesNoWords | None) -> tuple[Any, tuple[int, int]] | None:
     """The asked slot's value when the message is nothing but that value: a short answer
@@ -329,7 +333,7 @@ def _bare(text: str, slot: CompiledSlot | None,
     if slot is None:
         return None
     if slot.spec.type == "money" and words is not None:
-        number = bare_number(text, words.known)
+        number = bare_number(text, words.known, _LEAST_BARE.get(slot.spec.currency or "", 100))
         if number is None or exact(slot) and inexact(text, number):
             return None
         return number.value, (number.start, number.end)
