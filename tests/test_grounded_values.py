@@ -60,8 +60,7 @@ async def test_only_values_the_message_says_are_kept(tmp_path: Path, message: st
 
 async def test_a_slot_may_take_what_the_model_infers(tmp_path: Path) -> None:
     flow = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8").replace(
-        "    description: 이체 날짜 (없으면 바로)\n",
-        "    description: 이체 날짜 (없으면 바로)\n    extract: {grounded: false}\n")
+        "ask: ask_when}", "ask: ask_when, extract: {grounded: false}}")
     engine = engine_for(tmp_path, flow)
     done = await engine.reply("s", "할머니께 만원 넣어드려")
     assert done.trace["reading"]["slots"] == {"target": "할머니", "amount": 10000,

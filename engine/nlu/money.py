@@ -9,7 +9,7 @@ An amount needs a currency next to it, so "50", "3개", "10시", "1억" and "202
 not money:
 - Korean: a numeral (digits and/or 일이삼사오육칠팔구 with 십백천 만억조) followed by 원 or
   달러, a space allowed after 만/억/조/천/백 and before the unit ("3만 5천원", "이만 칠천
-  오백원", "1억 원").
+  오백원", "1억 원"), and between digits and the unit after them ("3 만원" is 30000).
   A numeral written only in Hangul must start a word and contain a unit character, so
   "만약", "천천히", "이 원하는" and "엄마한테만원" (no space) are not read; "이만원" is 20000.
 - English: a currency prefix ($, US$, USD, KRW, ₩, €, £, EUR) or suffix (dollar(s), buck(s),
@@ -32,7 +32,8 @@ _KO_MONEY = re.compile(
     r"(?:(?P<neg>(?<![가-힣])마이너스\s*|(?<![\w\-−])[-−]\s?)"
     # Without a sign a Hangul numeral must start a word; digits may follow anything.
     rf"|(?<![가-힣0-9.,])(?=[{_HANGUL_NUM}])|(?<![0-9.,])(?=[0-9]))"
-    rf"(?P<body>(?:{DIGITS}|[{_HANGUL_NUM}])(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{_SPACED}])\s)*?)"
+    rf"(?P<body>(?:{DIGITS}|[{_HANGUL_NUM}])"
+    rf"(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{_SPACED}])\s|(?<=[0-9])\s(?=[{_SPACED}]))*?)"
     r"\s?(?:원|달러)"
 )
 

@@ -142,9 +142,10 @@ def nobody(value: str) -> bool:
     return bool(NOBODY.fullmatch(value) or _NUMBER.match(value) or _COUNT.match(value))
 
 
-_REPORTED = re.compile(r"(?:달래|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
-                       r"(?:냈|쳤)(?:었)?(?:어|거든|는데|지|다))(?:요)?(?!\S)"
-                       r"|\b(?:said|says|told|asked)\b"
+_REPORTED = re.compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
+                       r"달라(?:시네|시는데|는데|던데|네|셔서|셔)|"
+                       r"(?:냈|쳤|(?<!말)했|줬|받았)(?:었)?(?:어|음|거든|는데|지|다|네))(?:요)?(?!\S)"
+                       r"|\b(?:said|says|told|asked)\b|\b(?:wants|wanted)\s+me\s+to\b"
                        r"|\b(?:i|we|he|she|they|you)\s+(?:already\s+|just\s+)?"
                        r"(?:sent|transferred|paid|gave|wired)\b|\balready\s+(?:sent|paid)\b",
                        re.IGNORECASE)
@@ -166,6 +167,20 @@ _THEIRS = re.compile(
 """Someone else's details in English ("her id is u8120", "my son's pin is 1010")."""
 
 
+_UNDECIDED = re.compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of))\b"
+                        r"|(?:야|나) 하나|까 말까|할지 말지|볼까 (?:해|싶)", re.IGNORECASE)
+
+
+def undecided(text: str) -> bool:
+    """Whether ``text`` weighs doing it rather than asks for it ("maybe I should send dad
+    30k", "민수한테 돈 보내야 하나", "보낼까 말까"): its values are no request yet.
+
+    >>> undecided("I'm thinking about sending Jisu 20k"), undecided("Jisu한테 2만원 보내줘")
+    (True, False)
+    """
+    return _UNDECIDED.search(text) is not None
+
+
 def hedged(text: str) -> bool:
     """Whether ``text`` holds its values at a distance: a condition, a comparison, a quote,
     someone else's words (``reported``) or someone else's details.
@@ -177,7 +192,8 @@ def hedged(text: str) -> bool:
     >>> hedged("my dad's paying, cash")  # "'s" is "is" here
     False
     """
-    return bool(_HEDGED.search(text) or _THEIRS.search(text)) or reported(text)
+    return bool(_HEDGED.search(text) or _THEIRS.search(text)) or reported(text) or \
+        undecided(text)
 
 
 def reported(text: str) -> bool:
@@ -187,6 +203,8 @@ def reported(text: str) -> bool:
 
     >>> [reported(t) for t in ("누나가 보내달래", "지난번에 보냈거든", "보내줘", "보낼래")]
     [True, True, False, False]
+    >>> [reported(t) for t in ("엄마가 보내달라시네", "어제 이체했음", "she wants me to")]
+    [True, True, True]
     """
     return bool(_REPORTED.search(text))
 
@@ -311,4 +329,4 @@ def a_number(answer: str) -> bool:
 
 __all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "asks_if_possible", "hedged",
            "a_number", "name_shaped_like_a_question", "no_name", "nobody", "plain_name",
-           "reported", "someones", "titled", "told", "without_ssi"]
+           "reported", "someones", "titled", "told", "undecided", "without_ssi"]

@@ -43,7 +43,11 @@ _NUMBER = re.compile(
     r"(?P<skip>(?<![0-9])[0-9]{4}[-./][0-9]{1,2}[-./][0-9]{1,2}(?![0-9])"
     r"|(?<![0-9])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?![0-9]))"
     rf"|{_SIGN}(?<![0-9.A-Za-z_])(?P<body>(?:{DIGITS})"
-    rf"(?:[{KO_SMALL_CHARS}{KO_BIG_CHARS}]|(?<=[{KO_BIG_CHARS}])\s(?=[0-9])|(?:{DIGITS}))*)"
+    rf"(?:[{KO_SMALL_CHARS}{KO_BIG_CHARS}]|(?<=[{KO_BIG_CHARS}])\s(?=[0-9])"
+    # "3 만원", "5 천이요": digits, a space, a unit (never "3 만약에", "10 만큼")
+    rf"|(?<=[0-9])\s(?=[{KO_SMALL_CHARS}{KO_BIG_CHARS}]"
+    rf"(?:[{KO_SMALL_CHARS}{KO_BIG_CHARS}]|원|이요|요|입니다|이에요|예요|[^가-힣]|$))"
+    rf"|(?:{DIGITS}))*)"
     r"(?P<kilo>[kK](?![A-Za-z]))?"
     rf"|(?<!\bthe )(?<!\bthat )(?<!\bthis )(?<!\bwhich )\b(?P<word>{'|'.join(_EN_WORDS)})\b",
     re.IGNORECASE,

@@ -16,7 +16,7 @@ from .dates import find_dates
 _VAGUE = re.compile(
     r"(?<![가-힣])(?:"  # a word of its own: no "내주" in "보내주세요", no "내달" in "보내달래"
     r"(?:다음|담|이번|내|오는)\s?(?:달|주|해|년)(?:\s?(?:초|말|중순|중|쯤|안))?"
-    r"|(?:월|연|년)\s?(?:초|말)(?:쯤|에|까지)?"
+    r"|(?:[0-9]{1,2}\s?월|월|연|년)\s?(?:초|말|중순)(?:쯤|에|까지)?"
     r"|월급날|월급\s?(?:들어오면|받으면)|주말"
     r"|(?:설날?|추석|명절|연휴|크리스마스|생일|방학|휴가)"
     r"\s?(?:전에?|후에?|뒤에?|쯤에?|때|지나고|끝나고|까지)"
@@ -24,6 +24,8 @@ _VAGUE = re.compile(
     r"|\b(?:next|this|coming)\s+(?:week|month|year|weekend)\b"
     r"|\b(?:end|beginning|start|middle)\s+of\s+(?:the\s+|next\s+|this\s+)?(?:week|month|year)\b"
     r"|\b(?:early|mid|late)[\s-](?:next\s+)?(?:week|month|year)\b"
+    r"|\b(?:early|mid|late|end\s+of|beginning\s+of|start\s+of)[\s-](?:jan|feb|mar|apr|may|jun"
+    r"|jul|aug|sep|oct|nov|dec)[a-z]*\b|\bsometime\b"
     r"|\b(?:later|someday|soon|payday|on the weekend|over the weekend|in a few (?:days|weeks))\b"
     r"|\b(?:before|after)\s+(?:christmas|new year'?s?|the holidays?|my birthday|payday)\b",
     re.IGNORECASE)
@@ -41,6 +43,8 @@ def vague_time(text: str, today: date) -> str | None:
     (None, None)
     >>> vague_time("네 보내주세요", today), vague_time("엄마가 보내달래", today)
     (None, None)
+    >>> vague_time("12월 초에 보내줘", today), vague_time("early December, transfer 100k", today)
+    ('12월 초에', 'early December')
     """
     dated = [(m.start, m.end) for m in find_dates(text, today)]
     for match in _VAGUE.finditer(text):

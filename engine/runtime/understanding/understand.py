@@ -168,7 +168,8 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     bare = _bare_slot(text, service, asked, answer, words)
     picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
     if started:  # the request's own values, unless someone else's ("보내준대", "보내달래")
-        return {} if names.reported(text) or names.asks_if_possible(text) else picked
+        return {} if names.reported(text) or names.asks_if_possible(text) or \
+            names.undecided(text) else picked
     named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
     if confirming and any(confirming.get(k) not in (None, "", v) for k, v in picked.items()):

@@ -1,0 +1,55 @@
+"""First messages the blind set showed misread, each as its class: an amount with a space
+before its unit ("3 만원" was 10000), "to" before a verb ("I'd like to make a transfer" named
+"make"), money already sent or received said in the past ("이체했음", "받았어"), someone
+else's wish ("보내달라시네", "wants me to") and a request only weighed ("maybe I should…",
+"보내야 하나") — none of them a request to act on."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.compiler.compiled import CompiledService
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+
+
+async def first(transfer: CompiledService, message: str) -> dict[str, object]:
+    done = await Engine(transfer, store=MemoryStore()).reply("s", message)
+    return {"stage": done.state_snapshot["stage"], **(done.state_snapshot.get("slots") or {})}
+
+
+@pytest.mark.parametrize(("message", "amount"), [
+    ("누나 한테 7 만원 보내 줘", 70000), ("아빠에게 2 만 5 천원 이체", 25000),
+    ("동생한테 8 천원 송금해줘", 8000), ("삼촌께 3 천 원 보내드려", 3000),
+])
+async def test_an_amount_with_a_space_before_its_unit_is_the_whole_amount(
+        transfer: CompiledService, message: str, amount: int) -> None:
+    assert (await first(transfer, message))["amount"] == amount
+
+
+@pytest.mark.parametrize(("answer", "amount"), [("4 만이요", 40000), ("6 천", 6000),
+                                                 ("3 만약에", None)])
+async def test_a_spaced_bare_amount_answers_with_the_whole_amount(
+        transfer: CompiledService, answer: str, amount: int | None) -> None:
+    engine = Engine(transfer, store=MemoryStore())
+    await engine.reply("s", "엄마한테 보내줘")
+    done = await engine.reply("s", answer)
+    assert done.state_snapshot["slots"]["amount"] == amount
+
+
+@pytest.mark.parametrize("message", ["I would like to make a transfer",
+                                     "I want to do a transfer", "I'm trying to pay someone"])
+async def test_to_before_a_verb_names_nobody(transfer: CompiledService, message: str) -> None:
+    assert (await first(transfer, message))["target"] is None
+
+
+@pytest.mark.parametrize("message", [
+    "그저께 동생한테 5만원 송금했음", "삼촌이 10만원 보내줬어", "할머니한테서 용돈 5만원 받았어요",
+    "이모가 2만원만 보내달라시네", "my brother wants me to send him 30k",
+    "maybe I should send mom 50k", "I'm thinking of transferring 20k to Lee",
+    "형한테 돈 보내야 하나", "누나한테 5만원 보낼까 말까",
+])
+async def test_money_already_moved_someone_elses_wish_or_a_weighed_request_is_no_request(
+        transfer: CompiledService, message: str) -> None:
+    read = await first(transfer, message)
+    assert read["stage"] != "READY" and read.get("amount") is None
