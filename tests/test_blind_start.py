@@ -56,12 +56,6 @@ KNOWN_HARMFUL = {
     'if the balance is over 100k, transfer 50k to Jisu',
     '잔고가 20만원 넘으면 아빠한테 5만원 송금해줘',
     "only if it's free, send grandma 20k",
-    # 보내/부치 of something not money (a text, a photo, a parcel) starts a transfer: the
-    # flow language has no words that keep an intent away yet
-    # not_money_send
-    '엄마한테 문자 보내줘',
-    '민수한테 사진 좀 보내줘',
-    '누나한테 택배 부쳐야 하는데',
     # two transfers: read as a batch of two tasks, each confirmed on its own (the reading
     # shows the first), where the labels want nothing
     # two_transfers
@@ -85,7 +79,7 @@ KNOWN_HARMFUL = {
     '다음 주 중에 형한테 5만원 보내줘',
     'early December, transfer 100k to dad',
 }
-RIGHT_AT_LEAST = 157
+RIGHT_AT_LEAST = 160
 
 
 async def test_no_new_harmful_reading_of_a_first_message() -> None:

@@ -2,7 +2,8 @@
 before its unit ("3 만원" was 10000), "to" before a verb ("I'd like to make a transfer" named
 "make"), money already sent or received said in the past ("이체했음", "받았어"), someone
 else's wish ("보내달라시네", "wants me to") and a request only weighed ("maybe I should…",
-"보내야 하나") — none of them a request to act on."""
+"보내야 하나") — none of them a request to act on; nor is sending something that is not
+money ("엄마한테 문자 보내줘": the transfer intent's ``unless`` words)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,18 @@ async def test_money_already_moved_someone_elses_wish_or_a_weighed_request_is_no
         transfer: CompiledService, message: str) -> None:
     read = await first(transfer, message)
     assert read["stage"] != "READY" and read.get("amount") is None
+
+
+@pytest.mark.parametrize("message", ["아빠한테 메시지 보내줘", "send my sister a photo",
+                                     "동생한테 파일 좀 보내줄래", "삼촌께 편지를 부쳤어요?"])
+async def test_sending_something_that_is_not_money_starts_no_transfer(
+        transfer: CompiledService, message: str) -> None:
+    done = await Engine(transfer, store=MemoryStore()).reply("s", message)
+    assert done.state_snapshot["flow"] != "transfer"
+
+
+@pytest.mark.parametrize(("message", "amount"), [("택배비 3만원 민수한테 보내줘", 30000),
+                                                 ("카톡으로 엄마한테 3만원 보내줘", 30000)])
+async def test_a_longer_word_or_a_way_to_send_money_is_still_a_transfer(
+        transfer: CompiledService, message: str, amount: int) -> None:
+    assert (await first(transfer, message))["amount"] == amount

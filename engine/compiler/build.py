@@ -82,7 +82,7 @@ def build_service(spec: s.ServiceSpec, source: SourceMap, *,
         flows=flows, default_flow=spec.default_flow, routes=dict(spec.routes),
         intents=tuple(IntentRule(n, tuple(i.keywords), tuple(i.examples), i.priority,
                                  acts=acts(spec.routes.get(n), spec),
-                                 description=i.description or "")
+                                 description=i.description or "", unless=tuple(i.unless))
                       for n, i in spec.intents.items()),
         intent_thresholds={n: i.threshold for n, i in spec.intents.items()},
         slots=slots, messages=messages, actions=actions,

@@ -82,6 +82,7 @@ class IntentSpec(Spec):
 
     description: str = Field("", description="What the intent means; also given to LLM understanding.")
     keywords: list[str] = Field(default_factory=list, description="Substrings that signal the intent.")
+    unless: list[str] = Field(default_factory=list, description="Words that, said as a word of the message, make it none of this intent's, whatever its keywords or examples (`[문자, 사진, text]` for a transfer: \"엄마한테 문자 보내줘\" sends no money). A Hangul word may carry a particle (\"사진을\"); an English one is matched in its regular forms (\"texts\").")
     examples: list[str] = Field(default_factory=list, description="Example utterances, matched by similarity.")
     priority: int = Field(0, description="Higher wins when several intents match equally.")
     threshold: float = Field(0.5, ge=0, le=1, description="Minimum confidence to act on the intent.")

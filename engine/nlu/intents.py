@@ -74,6 +74,10 @@ class IntentRule:
     ("이체한 거 뭐 있어?") is not asking for it."""
     description: str = ""
     """What the intent is for, in words: training text of the learned model (learned.py)."""
+    unless: tuple[str, ...] = ()
+    """Words that, said as a word of the message, make it none of this intent's ("문자" for
+    a transfer: "엄마한테 문자 보내줘"); a Hangul word with a particle after it counts
+    ("사진을"), an English one in its regular forms ("texts")."""
     # Built once here because classify() runs on every chat turn.
     _keyword_matchers: tuple[tuple[str, str, re.Pattern[str]], ...] = field(
         init=False, repr=False, compare=False
@@ -89,6 +93,9 @@ class IntentRule:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keywords", tuple(self.keywords))
+        object.__setattr__(self, "unless", tuple(
+            form for w in self.unless for form in
+            (inflections(normalise(w)) if _WORD_START.match(normalise(w)) else {normalise(w)})))
         object.__setattr__(self, "examples", tuple(self.examples))
         matchers = tuple(
             (k, normalise(k), _keyword_pattern(normalise(k))) for k in dict.fromkeys(self.keywords)
@@ -124,7 +131,10 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     examples = _clear(_learned(normalised, rules, nearest,
                                keyed=[bool(found) for found in hits]))
     ranked = []
+    tokens = normalised.split()
     for order, (rule, found) in enumerate(zip(rules, hits, strict=True)):
+        if rule.unless and _said(tokens, rule.unless):
+            continue  # "엄마한테 문자 보내줘": a text is sent, not money
         score = _keyword_score(found, rule) or examples[order]
         if score is not None and rule._requests_only and not why and asking is None:
             asking = is_question(text)
@@ -134,6 +144,20 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
         if score is not None:
             ranked.append((-score.confidence, -rule.priority, order, score))
     return [score for *_, score in sorted(ranked, key=lambda r: r[:3])]
+
+
+_PARTICLES = frozenset({"", "을", "를", "이", "가", "은", "는", "로", "으로", "도", "만", "좀",
+                        "랑", "이랑", "하고", "까지", "이나", "나"})
+
+
+def _said(tokens: Sequence[str], words: Sequence[str]) -> bool:
+    """Whether one of ``words`` is a word of the message (a particle after it allowed).
+
+    >>> _said("엄마한테 사진을 보내줘".split(), ["사진"]), _said(["택배비", "보내줘"], ["택배"])
+    (True, False)
+    """
+    return any(token.startswith(word) and token[len(word):] in _PARTICLES
+               for token in tokens for word in words)
 
 
 Hit = tuple[str, int, int]
