@@ -92,9 +92,9 @@ async def test_no_new_harmful_reading_of_a_first_message() -> None:
     assert sum(r.right for r in report.results) >= RIGHT_AT_LEAST
 
 
-async def test_no_first_message_moves_an_amount_it_did_not_say() -> None:
-    """Whatever else is misread, an amount read is one the message gave (no "3 만원" as
-    10000): every amount the rules settle is the labelled one or none."""
+async def test_no_first_message_reads_another_amount_than_the_one_labelled() -> None:
+    """Whatever else is misread, where the label gives an amount the rules read that amount
+    or none (no "3 만원" as 10000)."""
     report = await run_eval(SET)
     for result in report.results:
         read = result.reading.get("slots", {}).get("amount")

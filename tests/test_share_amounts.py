@@ -71,9 +71,15 @@ async def test_pay_and_wire_ask_for_a_transfer(transfer: CompiledService, messag
 
 
 @pytest.mark.parametrize("message", ["3만원", "다음 달에 보내줘", "다른 사람한테", "5 thousand",
-                                     "all right, 20k"])
+                                     "반찬값 2만원"])
 def test_an_amount_or_a_word_that_only_starts_like_a_share_is_none(message: str) -> None:
-    assert names_a_share(message) is (message == "all right, 20k")  # "all" is said: a share
+    assert not names_a_share(message)
+
+
+@pytest.mark.parametrize("message", ["전액이요", "몽땅", "절반만", "나머지 다", "the whole thing",
+                                     "whatever's left"])
+def test_a_share_said_alone_is_one(message: str) -> None:
+    assert names_a_share(message)
 
 
 @pytest.mark.parametrize("share", ["통장에 있는 거 몽땅이요", "everything I have"])

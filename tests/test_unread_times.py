@@ -54,7 +54,7 @@ async def test_an_answer_that_means_now_goes_on_without_a_date(transfer: Compile
 async def test_anything_else_asks_again_and_moves_no_money(transfer: CompiledService,
                                                            other: str) -> None:
     read, reply = await turns(transfer, "주말에 민수한테 2만원 보내줘", other, "네")
-    assert read["stage"] == "FILLING" and read["when"] is None
+    assert read["stage"] == "FILLING" and read["when"] is None and "언제 보낼까요?" in reply
 
 
 async def test_at_the_confirmation_a_time_without_a_date_takes_it_back_to_asking(

@@ -113,12 +113,8 @@ class TurnRun(Turn):
     def rules(self, text: str) -> Understanding:
         state, flow = self.state, self.state.flow
         session = state.session
-        # a bare answer ("엄마") fills the slot the last turn asked for: on the turn that routed
-        # into the flow nothing was asked yet ("송금하고 싶어" is not a recipient)
-        unfilled = [] if self.routed else state.missing()
         stage = session.stage or flow.initial
-        return understand(text, self.service, flow, stage,
-                          asked=unfilled[0] if unfilled else None,
+        return understand(text, self.service, flow, stage, asked=self.asked_slot,
                           batching=flow.batch and not session.meta.get("batch_total"),
                           today=state.now.date(), values=session.slots, started=self.routed)
 

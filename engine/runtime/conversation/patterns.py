@@ -169,11 +169,10 @@ def _share_answered(run: Turn) -> bool:
     """An amount asked for and answered as a share of a whole ("잔액 전부", "남은 돈 다",
     "all of it"): the flow's own answer, which no rule can count, never another flow's
     request for the words in it ("잔액" is the balance flow's)."""
-    state = run.state
-    unfilled = [] if run.routed else state.missing()
-    slot = run.service.slots.get(unfilled[0]) if unfilled else None
-    return slot is not None and slot.spec.type == "money" and \
-        names_a_share(state.message) and not is_question(state.message)
+    slot = run.service.slots.get(run.asked_slot) if run.asked_slot else None
+    message = run.state.message
+    return slot is not None and slot.spec.type == "money" and names_a_share(message) and \
+        not is_question(message)
 
 
 def _restated(run: Turn, rules: Understanding) -> bool:

@@ -136,6 +136,14 @@ class Turn(abc.ABC):
         asked in it yet, so a bare answer is no answer to its question."""
         return self.stack.started
 
+    @property
+    def asked_slot(self) -> str | None:
+        """The slot the last turn asked for, which a bare answer fills: the flow's first
+        missing one; none on the turn that routed into the flow ("송금하고 싶어" is not a
+        recipient)."""
+        unfilled = [] if self.routed else self.state.missing()
+        return unfilled[0] if unfilled else None
+
     def emit(self, event: Event) -> None:
         self.outbox.append(event)
 
