@@ -89,9 +89,12 @@ INSERT INTO leases (id, owner, until) VALUES (:id, :me, :until)
 ON CONFLICT (id) DO UPDATE SET owner = :me, until = :until
 WHERE leases.owner = :me OR leases.until <= :now
 """
+# Whether another process may turn the session now, and the session as it stands: one read
+# (taken as the turn's load when nobody else may write it).
 _CONTENDED = """
-SELECT EXISTS (SELECT 1 FROM owners WHERE owner != ?)
-    OR EXISTS (SELECT 1 FROM leases WHERE id = ?)
+SELECT EXISTS (SELECT 1 FROM owners WHERE owner != :me)
+    OR EXISTS (SELECT 1 FROM leases WHERE id = :id), sessions.version, sessions.data
+FROM (SELECT 1) LEFT JOIN sessions ON sessions.id = :id
 """
 _END = "DELETE FROM leases WHERE id = ? AND owner = ?"
 _RENEW = "UPDATE leases SET until = ? WHERE id = ? AND owner = ?"
@@ -103,6 +106,9 @@ WHERE leases.id = ? AND owners.machine = ? AND owners.owner != ?
 _CREATE = "INSERT OR IGNORE INTO sessions (id, version, data, updated_at) VALUES (?, 1, ?, ?)"
 _UPDATE = ("UPDATE sessions SET version = version + 1, data = ?, updated_at = ? "
            "WHERE id = ? AND version = ?")
+# The same, written only while no process holds a lease on the session (the fence of a turn
+# that took none): one statement where a read of the lease and the update were two.
+_UPDATE_FREE = _UPDATE + " AND NOT EXISTS (SELECT 1 FROM leases WHERE id = ?)"
 _FIRST_POLL = 0.001
 _MAX_POLL = 0.025
 
@@ -112,13 +118,16 @@ class _Retention:
     maintenance, apart from its turns and leases."""
 
     _db: sqlite3.Connection
+    _read: dict[str, tuple[int | None, str | None]]
 
     async def delete(self, session_id: str) -> bool:
+        self._read.pop(session_id, None)
         return self._deleting(("DELETE FROM completed WHERE session_id = ?", (session_id,)),
                               ("DELETE FROM sessions WHERE id = ?", (session_id,))) == 1
 
     async def expire(self, older_than: float) -> int:
         cutoff = time.time() - older_than
+        self._read.clear()
         return self._deleting(
             ("DELETE FROM completed WHERE created_at < ? OR session_id IN "
              "(SELECT id FROM sessions WHERE updated_at < ?)", (cutoff, cutoff)),
@@ -165,6 +174,7 @@ class SqliteStore(_Retention):
         self._held: set[str] = set()  # sessions whose lease row is ours
         self._locked: set[str] = set()  # sessions inside our lock()
         self._renewals: dict[str, _Renewal] = {}  # held leases kept alive by a timer
+        self._read: dict[str, tuple[int | None, str | None]] = {}  # rows lock() read for load
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -208,6 +218,7 @@ class SqliteStore(_Retention):
                 yield
             finally:
                 self._locked.discard(session_id)
+                self._read.pop(session_id, None)
                 renewal = self._renewals.pop(session_id, None)
                 if renewal is not None:
                     renewal.cancel()
@@ -215,9 +226,16 @@ class SqliteStore(_Retention):
 
     def _contended(self, session_id: str) -> bool:
         """Whether another process may turn ``session_id`` now: another owner is registered
-        on the file, or the session has a lease row. A read, not a write transaction."""
-        row = self._db.execute(_CONTENDED, (self.owner, session_id)).fetchone()
-        return bool(row[0])
+        on the file, or the session has a lease row. A read, not a write transaction.
+
+        When nobody may, the same read's row is what ``load`` gives next: no process can
+        have written the session between the two (one that opens the file meanwhile takes a
+        lease first, which the commit's fence sees)."""
+        row = self._db.execute(_CONTENDED, {"me": self.owner, "id": session_id}).fetchone()
+        if row[0]:
+            return True
+        self._read[session_id] = (row[1], row[2])
+        return False
 
     def try_lease(self, session_id: str) -> bool:
         """Take (or renew) the lease on ``session_id`` if nobody else holds it."""
@@ -276,9 +294,10 @@ class SqliteStore(_Retention):
     # -- records ----------------------------------------------------------------------------
 
     async def load(self, session_id: str) -> SessionRecord | None:
-        row = self._db.execute("SELECT version, data FROM sessions WHERE id = ?",
-                               (session_id,)).fetchone()
-        return SessionRecord(session_id, row[0], loads(row[1])) if row else None
+        row = self._read.pop(session_id, None) or self._db.execute(
+            "SELECT version, data FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        version, text = row or (None, None)
+        return SessionRecord(session_id, version, loads(text)) if version and text else None
 
     async def commit(self, session_id: str, data: JSON, *, expected_version: int,
                      completed: Sequence[Mapping[str, Any]] = (), final: bool = True) -> int:
@@ -292,15 +311,22 @@ class SqliteStore(_Retention):
         now = time.time()
         text = dumps(data)
         db = self._db
+        self._read.pop(session_id, None)
         fenced = session_id in self._held or session_id in self._locked
         db.execute("BEGIN IMMEDIATE")
         try:
-            if fenced:
-                self._fence(session_id, now, final)
-            if expected_version == 0:
-                cur = db.execute(_CREATE, (session_id, text, now))
-            else:
-                cur = db.execute(_UPDATE, (text, now, session_id, expected_version))
+            if expected_version == 0 or session_id in self._held or not fenced:
+                if fenced:
+                    self._fence(session_id, now, final)
+                cur = (db.execute(_CREATE, (session_id, text, now)) if expected_version == 0
+                       else db.execute(_UPDATE, (text, now, session_id, expected_version)))
+            else:  # fenced by the update itself: written only while nobody holds a lease
+                cur = db.execute(_UPDATE_FREE, (text, now, session_id, expected_version,
+                                                session_id))
+                if cur.rowcount != 1:
+                    self._fence(session_id, now, final)  # raises LeaseLost if that was why
+                elif not final:  # the turn goes on (an irreversible call): hold it now
+                    self._hold(session_id, now)
             if cur.rowcount != 1:
                 raise VersionConflict(f"session {session_id!r} changed since it was loaded")
             if completed:
@@ -330,12 +356,15 @@ class SqliteStore(_Retention):
             ours = db.execute("SELECT 1 FROM leases WHERE id = ?",
                               (session_id,)).fetchone() is None
             if ours and not final:  # the turn goes on (an irreversible call): hold it now
-                db.execute("INSERT INTO leases (id, owner, until) VALUES (?, ?, ?)",
-                           (session_id, self.owner, until))
+                self._hold(session_id, now)
         if not ours:
             raise LeaseLost(f"session {session_id!r} was taken over by another process while "
                             "this turn held it (it stalled past its "
                             f"{self.lease_seconds:g}s lease); the turn was not saved")
+
+    def _hold(self, session_id: str, now: float) -> None:
+        self._db.execute("INSERT INTO leases (id, owner, until) VALUES (?, ?, ?)",
+                         (session_id, self.owner, now + self.lease_seconds))
 
     async def completed(self, session_id: str) -> list[JSON]:
         rows = self._db.execute("SELECT data FROM completed WHERE session_id = ? ORDER BY seq",

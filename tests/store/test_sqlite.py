@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import FlowRuntimeError
-from engine.store import LeaseLost, SqliteStore
+from engine.store import LeaseLost, SqliteStore, VersionConflict
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -162,6 +162,84 @@ async def test_a_turn_without_a_lease_loses_to_a_process_that_took_the_session(
         with pytest.raises(LeaseLost):
             await alone.commit("s", {"n": 1}, expected_version=0)
     assert await alone.load("s") is None
+    await alone.close()
+    await late.close()
+
+
+async def test_a_turn_alone_on_its_file_reads_once_and_writes_once(tmp_path: Path) -> None:
+    """Uncontended, the lock's check reads the session the turn loads, and the update
+    fences itself: a read, then BEGIN, UPDATE, COMMIT."""
+    alone = SqliteStore(tmp_path / "s.db")
+    await alone.commit("s", {"n": 0}, expected_version=0)
+    statements: list[str] = []
+    alone._db.set_trace_callback(statements.append)
+    async with alone.lock("s"):
+        record = await alone.load("s")
+        assert record is not None and record.data == {"n": 0}
+        await alone.commit("s", {"n": 1}, expected_version=record.version)
+    alone._db.set_trace_callback(None)
+    assert [sql.split()[0].upper() for sql in statements] == ["SELECT", "BEGIN", "UPDATE",
+                                                               "COMMIT"]
+    await alone.close()
+
+
+async def test_a_load_after_a_commit_in_the_same_lock_reads_the_new_version(
+        tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "s.db")
+    async with store.lock("s"):
+        assert await store.load("s") is None
+        await store.commit("s", {"n": 1}, expected_version=0)
+        again = await store.load("s")
+        assert again is not None and (again.version, again.data) == (1, {"n": 1})
+    async with store.lock("gone"):
+        await store.commit("gone", {"n": 1}, expected_version=0)
+    async with store.lock("gone"):
+        await store.delete("gone")
+        assert await store.load("gone") is None
+    await store.close()
+
+
+@pytest.mark.parametrize("final", [True, False])
+async def test_an_update_without_a_lease_loses_to_a_process_that_took_the_session(
+        tmp_path: Path, final: bool) -> None:
+    alone = SqliteStore(tmp_path / "s.db")
+    await alone.commit("s", {"n": 1}, expected_version=0)
+    async with alone.lock("s"):
+        record = await alone.load("s")
+        assert record is not None
+        late = SqliteStore(tmp_path / "s.db")
+        assert late.try_lease("s")
+        with pytest.raises(LeaseLost):
+            await alone.commit("s", {"n": 2}, expected_version=record.version, final=final)
+    after = await alone.load("s")
+    assert after is not None and (after.version, after.data) == (1, {"n": 1})
+    await alone.close()
+    await late.close()
+
+
+async def test_an_update_of_a_changed_session_is_a_version_conflict(tmp_path: Path) -> None:
+    alone = SqliteStore(tmp_path / "s.db")
+    await alone.commit("s", {"n": 1}, expected_version=0)
+    async with alone.lock("s"):
+        record = await alone.load("s")
+        assert record is not None
+        await alone.commit("s", {"n": 2}, expected_version=record.version)
+        with pytest.raises(VersionConflict):
+            await alone.commit("s", {"n": 3}, expected_version=record.version)
+    after = await alone.load("s")
+    assert after is not None and after.data == {"n": 2}
+    await alone.close()
+
+
+async def test_an_update_not_final_takes_the_lease_in_its_own_write(tmp_path: Path) -> None:
+    alone = SqliteStore(tmp_path / "s.db")
+    await alone.commit("s", {"journal": []}, expected_version=0)
+    async with alone.lock("s"):
+        await alone.commit("s", {"journal": "pending"}, expected_version=1, final=False)
+        late = SqliteStore(tmp_path / "s.db")  # opened while the action's call runs
+        assert not late.try_lease("s")
+        await alone.commit("s", {"journal": "done"}, expected_version=2)
+    assert late.try_lease("s")
     await alone.close()
     await late.close()
 
