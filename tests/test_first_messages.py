@@ -1,9 +1,10 @@
 """First messages the blind set showed misread, each as its class: an amount with a space
-before its unit ("3 만원" was 10000), "to" before a verb ("I'd like to make a transfer" named
-"make"), money already sent or received said in the past ("이체했음", "받았어"), someone
-else's wish ("보내달라시네", "wants me to") and a request only weighed ("maybe I should…",
-"보내야 하나") — none of them a request to act on; nor is sending something that is not
-money ("엄마한테 문자 보내줘": the transfer intent's ``unless`` words)."""
+before its unit ("3 만원" was 10000) or between its thousands ("10 000원" was 0), "to"
+before a verb ("I'd like to make a transfer" named "make"), money already sent or received
+said in the past ("이체했음", "받았어"), someone else's wish ("보내달라시네", "wants me to")
+and a request only weighed ("maybe I should…", "보내야 하나") — none of them a request to act
+on; nor is sending something that is not money ("엄마한테 문자 보내줘": the transfer
+intent's ``unless`` words)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,23 @@ async def first(transfer: CompiledService, message: str) -> dict[str, object]:
 async def test_an_amount_with_a_space_before_its_unit_is_the_whole_amount(
         transfer: CompiledService, message: str, amount: int) -> None:
     assert (await first(transfer, message))["amount"] == amount
+
+
+@pytest.mark.parametrize(("message", "amount"), [
+    ("동생한테 25 000원 보내줘", 25000), ("send 1 500 000 won to Jisu", 1500000),
+    ("집주인한테 650 000원 이체해 주세요", 650000), ("pay Minho 40 000 won", 40000),
+])
+async def test_thousands_set_apart_by_spaces_are_one_amount(
+        transfer: CompiledService, message: str, amount: int) -> None:
+    assert (await first(transfer, message))["amount"] == amount
+
+
+def test_digits_set_apart_without_a_unit_or_in_uneven_groups_are_no_grouped_amount() -> None:
+    from engine.nlu import find_money
+
+    assert find_money("3 500") == []
+    assert [m.value for m in find_money("1 2000원")] == [2000]
+    assert [m.value for m in find_money("버스 2번 타고 3 000원")] == [3000]
 
 
 @pytest.mark.parametrize(("answer", "amount"), [("4 만이요", 40000), ("6 천", 6000),

@@ -27,17 +27,22 @@ from .numbers import DIGITS, KO_BIG_CHARS, KO_DIGIT_CHARS, KO_SMALL_CHARS, parse
 from .spans import Match, non_overlapping
 
 _HANGUL_NUM = KO_DIGIT_CHARS + KO_SMALL_CHARS + KO_BIG_CHARS
+# Thousands set apart by spaces, as many write them ("10 000원", "1 000 000 won"): only
+# before a unit, so "3 500" alone is no amount.
+_GROUPED = r"[0-9]{1,3}(?: [0-9]{3})+(?![0-9])"
+_GROUP_SPACE = re.compile(r"(?<=[0-9]) (?=[0-9]{3}(?![0-9]))")
 _SPACED = KO_BIG_CHARS + "천백"  # "이만 칠천 오백원", "3천 5백원": one amount said in parts
 _KO_MONEY = re.compile(
     r"(?:(?P<neg>(?<![가-힣])마이너스\s*|(?<![\w\-−])[-−]\s?)"
     # Without a sign a Hangul numeral must start a word; digits may follow anything.
     rf"|(?<![가-힣0-9.,])(?=[{_HANGUL_NUM}])|(?<![0-9.,])(?=[0-9]))"
-    rf"(?P<body>(?:{DIGITS}|[{_HANGUL_NUM}])"
+    rf"(?P<body>(?:{_GROUPED}(?=\s?(?:원|달러))|{DIGITS}|[{_HANGUL_NUM}])"
     rf"(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{_SPACED}])\s|(?<=[0-9])\s(?=[{_SPACED}]))*?)"
     r"\s?(?:원|달러)"
 )
 
 _EN_NUM = rf"(?:{DIGITS}|\.[0-9]+)"
+_EN_GROUPED = rf"(?:{_GROUPED}|{DIGITS}|\.[0-9]+)"  # before a unit said after it
 _EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"
 _EN_SIGN = r"(?P<neg>(?<![\w\-−])[-−]\s?|\bminus\s+)?"
 _EN_UNIT = r"\s?(?:dollars?|bucks?|usd|won|krw|euros?|eur)(?![a-z])"
@@ -49,7 +54,7 @@ _EN_MONEY = (
         re.IGNORECASE,
     ),
     re.compile(
-        rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_NUM}){_EN_MAG}{_EN_UNIT}",
+        rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_GROUPED}){_EN_MAG}{_EN_UNIT}",
         re.IGNORECASE,
     ),
     # A bare "10k" reads as money in chat; "10m" or "10b" could be metres or bytes.
@@ -84,14 +89,14 @@ def _korean(match: re.Match[str]) -> Match | None:
     body = match["body"]
     if not any(c.isdigit() or c in KO_SMALL_CHARS or c in KO_BIG_CHARS for c in body):
         return None  # "이 원하는": a lone numeral syllable before 원 is a word
-    value = parse_numeral(body)
+    value = parse_numeral(_GROUP_SPACE.sub("", body))
     if value is None:
         return None
     return _signed(match, value)
 
 
 def _english(match: re.Match[str]) -> Match:
-    value = Decimal(match["num"].replace(",", ""))
+    value = Decimal(match["num"].replace(",", "").replace(" ", ""))
     magnitude = (match["mag"] or "").strip().lower()
     if magnitude:
         value *= _EN_MAGNITUDE[magnitude]
