@@ -32,7 +32,6 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
     },
     "pizza_filling.eval.yaml": {
         "my boss usually gets large but idk what I want",  # someone else's habit
-        "no extra, normal cheese is fine",  # "no extra" read as extra cheese
         "wait can I pay cash instead?",  # a request put as a question (plausible)
     },
     "commerce_filling.eval.yaml": {
@@ -72,7 +71,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         '이수진 과장님께요',
     },
 }
-RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 102, "commerce_filling.eval.yaml": 169,
+RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 103, "commerce_filling.eval.yaml": 169,
                   "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 127,
                   "transfer_filling.eval.yaml": 299, "transfer_filling_2.eval.yaml": 187}
 
