@@ -93,34 +93,50 @@ def someones(owner: str, value: str) -> bool:
 
     >>> someones("누나", "남자친구"), someones("우리", "동생"), someones("친구", "지수")
     (True, False, False)
+    >>> someones("친구", "형"), someones("철수", "형")
+    (True, False)
     >>> someones("일하는", "사촌")  # "백화점에서 일하는 사촌": who, not whose
     False
     """
+    if value in _ADDRESS and _RELATION.fullmatch(owner):
+        return True  # "친구 형": a friend's brother
     return bool(_RELATION.fullmatch(value) and _OWNER.fullmatch(owner)
                 and owner not in _NO_OWNER and not owner.endswith(_NOT_A_NOUN))
 
 
 _TITLE = re.compile(r"(?:대리|과장|차장|부장|팀장|실장|사장|이사|상무|전무|대표|회장|원장|"
                     r"소장|국장|주임|선생|교수|기사|작가|감독)님?")
+# How one calls an older friend or sibling by name ("철수 형", "영희 언니"): kept with the name
+_ADDRESS = frozenset({"형", "형님", "오빠", "언니", "누나", "누님"})
+# Words said before a title that join, correct or time what follows: no name ("근데 형한테",
+# "아니 누나한테", "내일모레 형한테")
+_NO_NAME_BEFORE = frozenset({
+    "근데", "그런데", "그리고", "그래서", "그럼", "그러면", "아니", "아니고", "아니라", "아니면",
+    "아님", "말고", "혹시", "차라리", "대신", "또", "이번엔", "이번에는", "다음엔", "어제",
+    "모레", "내일모레", "글피", "이따", "이따가", "나중에", "아까", "방금", "좋아", "그래"})
 _NAMED = re.compile(r"[가-힣]{1,4}|[A-Z][A-Za-z'-]*")
 _SSI_AFTER = re.compile(r"(?<=[가-힣]{2})씨$")
 
 
 def titled(before: str, value: str) -> str | None:
-    """The name a title or 씨 found alone belongs to, from ``before`` (the word said right
-    before it): "박지훈 대리님" keeps its title, "박지영 씨" is 박지영; None when ``value``
-    is neither, or ``before`` is no name ("우리 팀장님", "일하는 과장님").
+    """The name a title, a way of calling someone by name, 씨 or 님 found alone belongs to,
+    from ``before`` (the word said right before it): "박지훈 대리님" and "철수 형" keep theirs,
+    "박지영 씨" and "이지은 님" are 박지영 and 이지은; None when ``value`` is none of them, or
+    ``before`` is no name ("우리 팀장님", "일하는 과장님", "우리 언니").
 
     >>> titled("박지훈", "대리님"), titled("김", "대리"), titled("박지영", "씨")
     ('박지훈 대리님', '김 대리', '박지영')
-    >>> titled("우리", "팀장님"), titled("친한", "과장님"), titled("지수", "언니")
+    >>> titled("이지은", "님"), titled("철수", "형"), titled("지수", "언니")
+    ('이지은', '철수 형', '지수 언니')
+    >>> titled("우리", "팀장님"), titled("친한", "과장님"), titled("우리", "언니")
     (None, None, None)
     """
-    if value != "씨" and not _TITLE.fullmatch(value):
+    if value not in ("씨", "님") and value not in _ADDRESS and not _TITLE.fullmatch(value):
         return None
-    if not _NAMED.fullmatch(before) or before in _NO_OWNER or before.endswith(_NOT_A_NOUN):
+    if not _NAMED.fullmatch(before) or before in _NO_OWNER or before in _NO_NAME_BEFORE \
+            or before.endswith(_NOT_A_NOUN) or (value in _ADDRESS and _RELATION.fullmatch(before)):
         return None
-    return before if value == "씨" else f"{before} {value}"
+    return before if value in ("씨", "님") else f"{before} {value}"
 
 
 def without_ssi(value: str) -> str:
