@@ -23,7 +23,6 @@ from engine.testing.evaluate import run_eval
 BLIND = Path(__file__).parent / "fixtures" / "blind_fill"
 KNOWN_HARMFUL: dict[str, set[str]] = {
     "transfer_english.eval.yaml": {
-        "if dad asks, send him 20k",  # a condition in a first message: values read
         "my sister wants 20k again, send it to her I guess",  # someone else's want
     },
     "cards_filling.eval.yaml": {
@@ -54,7 +53,6 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         '엄마한테 보낼까 아빠한테 보낼까 고민 중인데 아빠는 지난번에 받으셨고 엄마는 괜찮다고 하시고 누나는 달라고 하고 아 모르겠다',  # noqa: E501
         '엄망한테',
         '이모한테는 2만원',
-        '이번 달 카드값 빠지고 남으면 동생한테 5만원 보내려고',
         '커피 4500원 너무 비싸',
         '형이 이번에 이사하면서 보증금이 모자라다고 해서 원래 200만원 빌려달라고 했는데 그건 좀 무리고 나도 카드값이 있으니까 일단 50만원만 보내고 나머지는 다음 달에 생각해볼게요',  # noqa: E501
     },
@@ -72,7 +70,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
     },
 }
 RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 103, "commerce_filling.eval.yaml": 169,
-                  "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 127,
+                  "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 128,
                   "transfer_filling.eval.yaml": 299, "transfer_filling_2.eval.yaml": 187}
 
 

@@ -45,17 +45,10 @@ KNOWN_HARMFUL = {
     'send mom $50',
     '민수한테 100달러 보내줘',
     'transfer 30 euros to Jisu',
-    # a condition in a first message is not weighed: the confirmation still asks, the flow
-    # checks the balance before it
+    # a condition naming the balance: read as the balance question (its keyword), with the
+    # transfer's values
     # conditional_request
-    '잔액 충분하면 엄마한테 5만원 보내줘',
-    'if I have enough, send dad 30k',
-    '월급 들어오면 누나한테 10만원 이체해줘',
-    '엄마가 괜찮다고 하면 5만원 보내줘',
-    '민수가 돈 갚으면 그거 그대로 형한테 보내줘',
     'if the balance is over 100k, transfer 50k to Jisu',
-    '잔고가 20만원 넘으면 아빠한테 5만원 송금해줘',
-    "only if it's free, send grandma 20k",
     # two transfers: read as a batch of two tasks, each confirmed on its own (the reading
     # shows the first), where the labels want nothing
     # two_transfers
@@ -79,7 +72,7 @@ KNOWN_HARMFUL = {
     '다음 주 중에 형한테 5만원 보내줘',
     'early December, transfer 100k to dad',
 }
-RIGHT_AT_LEAST = 160
+RIGHT_AT_LEAST = 167
 
 
 async def test_no_new_harmful_reading_of_a_first_message() -> None:

@@ -87,3 +87,24 @@ async def test_sending_something_that_is_not_money_starts_no_transfer(
 async def test_a_longer_word_or_a_way_to_send_money_is_still_a_transfer(
         transfer: CompiledService, message: str, amount: int) -> None:
     assert (await first(transfer, message))["amount"] == amount
+
+
+@pytest.mark.parametrize("message", [
+    "보너스 나오면 아빠한테 20만원 보내줘", "if rent comes in, send Jisu 40k",
+    "돈 들어오는 대로 형한테 10만원 이체해줘", "unless I say otherwise, pay Tom 30k",
+    "시험 끝나거든 동생한테 5만원 보내줘", "once my salary lands, wire 100k to Mina",
+])
+async def test_a_request_on_a_condition_not_met_yet_moves_toward_no_confirmation(
+        transfer: CompiledService, message: str) -> None:
+    read = await first(transfer, message)
+    assert read["stage"] != "READY"
+    assert read.get("amount") is None and read.get("target") is None
+
+
+@pytest.mark.parametrize(("message", "amount"), [
+    ("가능하면 오늘 누나한테 3만원 보내줘", 30000), ("send mom 20k if you can", 20000),
+    ("I was wondering if you could send Jisu 15k", 15000),
+    ("괜찮으면 민수한테 2만원 보내줘", 20000)])
+async def test_a_polite_if_is_no_condition(transfer: CompiledService, message: str,
+                                           amount: int) -> None:
+    assert (await first(transfer, message))["amount"] == amount

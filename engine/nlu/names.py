@@ -12,7 +12,7 @@ import itertools
 import re
 from collections.abc import Iterable
 
-from engine.nlu.phrases import is_social
+from engine.nlu.phrases import is_question, is_social
 
 _RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
 OTHER_PREDICATE = re.compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
@@ -187,6 +187,31 @@ _UNDECIDED = re.compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of))\b"
                         r"|(?:야|나) 하나|까 말까|할지 말지|볼까 (?:해|싶)", re.IGNORECASE)
 
 
+_CONDITIONAL = re.compile(
+    r"(?<=[가-힣])(?<!가능하)(?<!괜찮으)(?<!괜찮다)(?<!좋으)(?<!좋다)(?<!된다)(?<!원하)"
+    r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)면\s(?!돼|되|충분|괜찮)"
+    r"|(?<!wondering )(?<!wonder )(?<!see )(?<!know )(?<!ask )(?<!asking )(?<!check )"
+    r"\b(?:only\s+)?if\b(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|want)|"
+    r"that'?s\s+(?:ok|okay|alright|fine)|it'?s\s+(?:ok|okay|not\s+too\s+much)))"
+    r"|(?<=[가-힣])(?:는|은) ?대로\s|(?<=[가-힣])거든\s+(?=\S)"
+    r"|\bunless\b|\bin case\b|\bas soon as\b|\bonce (?:i|my|the|it|he|she|they|we)\b",
+    re.IGNORECASE)
+
+
+def conditional(text: str) -> bool:
+    """Whether ``text`` asks for it only on a condition not met yet ("월급 들어오면 보내줘",
+    "if I have enough, send dad 30k", "once my salary is in"): no request to act on now. A
+    polite "if" is none ("가능하면 오늘 보내줘", "if possible", "if you can", "I was wondering
+    if I could…"), nor is "X면 돼" (enough), nor a noun ending in 면 ("라면 값"), nor a
+    question what would happen ("14만원으로 내리면 마진 남아요?": a what-if asked now).
+
+    >>> [conditional(t) for t in ("잔액 충분하면 엄마한테 보내줘", "if I have enough, pay Tom",
+    ...  "가능하면 오늘 보내줘", "send it if you can", "3만원이면 돼요", "라면 값 보내줘")]
+    [True, True, False, False, False, False]
+    """
+    return _CONDITIONAL.search(text) is not None and not is_question(text)
+
+
 def undecided(text: str) -> bool:
     """Whether ``text`` weighs doing it rather than asks for it ("maybe I should send dad
     30k", "민수한테 돈 보내야 하나", "보낼까 말까"): its values are no request yet.
@@ -343,6 +368,7 @@ def a_number(answer: str) -> bool:
     return bool(_NUMBER.match(answer.strip()))
 
 
-__all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "asks_if_possible", "hedged",
-           "a_number", "name_shaped_like_a_question", "no_name", "nobody", "plain_name",
-           "reported", "someones", "titled", "told", "undecided", "without_ssi"]
+__all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "a_number",
+           "asks_if_possible", "conditional", "hedged", "name_shaped_like_a_question", "no_name",
+           "nobody", "plain_name", "reported", "someones", "titled", "told", "undecided",
+           "without_ssi"]

@@ -118,7 +118,7 @@ def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> l
 def _no_tasks(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> bool:
     """Whether the values found cannot be tasks of a batch: one end of a range ("만원에서
     2만원 사이"), or an amount inside a sum ("1만원 + 1만원")."""
-    return bool(names.CONDITION.search(text)) or any(
+    return bool(names.CONDITION.search(text)) or names.conditional(text) or any(
         ranged(text, m) or exact(s) and inexact(text, m) for s, ms in found for m in ms)
 
 
@@ -167,9 +167,10 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     something else ("엄마한테 물어보고 말씀드릴게요", "네 5천원만 더 얹어서요")."""
     bare = _bare_slot(text, service, asked, answer, words)
     picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
-    if started:  # the request's own values, unless someone else's ("보내준대", "보내달래")
+    if started:  # the request's own values, unless someone else's ("보내준대", "보내달래"),
+        # weighed ("보낼까 말까") or on a condition not met yet ("월급 들어오면")
         return {} if names.reported(text) or names.asks_if_possible(text) or \
-            names.undecided(text) else picked
+            names.undecided(text) or names.conditional(text) else picked
     named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
     if confirming and any(confirming.get(k) not in (None, "", v) for k, v in picked.items()):
