@@ -67,6 +67,9 @@ async def test_to_before_a_verb_names_nobody(transfer: CompiledService, message:
     "이모가 2만원만 보내달라시네", "my brother wants me to send him 30k",
     "maybe I should send mom 50k", "I'm thinking of transferring 20k to Lee",
     "형한테 돈 보내야 하나", "누나한테 5만원 보낼까 말까",
+    "형한테 3만원 보내야 될 것 같아요", "누나한테 돈 보낼까 고민 중",
+    "이모한테 5만원 보낼까 싶기도 하고",
+    "not sure if I should send Tom 20k", "삼촌한테 10만원... 아닌가",
 ])
 async def test_money_already_moved_someone_elses_wish_or_a_weighed_request_is_no_request(
         transfer: CompiledService, message: str) -> None:

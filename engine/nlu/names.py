@@ -183,8 +183,12 @@ _THEIRS = re.compile(
 """Someone else's details in English ("her id is u8120", "my son's pin is 1010")."""
 
 
-_UNDECIDED = re.compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of))\b"
-                        r"|(?:야|나) 하나|까 말까|할지 말지|볼까 (?:해|싶)", re.IGNORECASE)
+_UNDECIDED = re.compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not sure)\b"
+                        r"|(?:야|나) 하나|까 말까|할지 말지|볼까 (?:해|싶)"
+                        r"|(?:(?<=[가-힣])(?:낼|줄|칠|갈)|야 (?:할|될)) ?(?:것|거) "
+                        r"같(?:은데|아|네|기도)"
+                        r"|(?<=[가-힣])까 (?:생각|고민|싶)|(?:생각|고민) ?중|아닌가|려나\b",
+                        re.IGNORECASE)
 
 
 _CONDITIONAL = re.compile(
@@ -214,7 +218,8 @@ def conditional(text: str) -> bool:
 
 def undecided(text: str) -> bool:
     """Whether ``text`` weighs doing it rather than asks for it ("maybe I should send dad
-    30k", "민수한테 돈 보내야 하나", "보낼까 말까"): its values are no request yet.
+    30k", "민수한테 돈 보내야 하나", "보낼까 말까", "보내야 할 것 같은데", "보낼까 생각 중이야",
+    "3만원... 아닌가"): its values are no request yet.
 
     >>> undecided("I'm thinking about sending Jisu 20k"), undecided("Jisu한테 2만원 보내줘")
     (True, False)
