@@ -78,7 +78,8 @@ async def _start_routed(run: Turn, ranked: list[Intent], by_rules: bool) -> None
         (intent, message), later = parts[0], parts[1:]
         run.stack.queue([(service.routes[i.name or ""], text) for i, text in later])
     elif len(options := routing.ambiguous(ranked, service)) > 1:
-        preferred = _preferred(run, options)
+        preferred = _preferred(run, options) or \
+            routing.taken_by_one(options, ranked, message, service, run.state.now.date())
         if preferred is None:
             _ask_which(run, options, message)
             return

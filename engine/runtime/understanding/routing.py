@@ -13,16 +13,18 @@ import datetime as dt
 import re
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
-from engine.nlu import classify, is_statement, not_knowing
+from engine.nlu import classify, is_statement, names, not_knowing
 from engine.nlu.intents import INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
-from engine.nlu.phrases import thanked_off
+from engine.nlu.phrases import is_question, thanked_off
 from engine.nlu.words import decision_text, normalise
 from engine.runtime.understanding.llm import LlmUnderstanding
 from engine.runtime.understanding.understand import Intent, Understanding, understand
 
 _PARTS = re.compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
                     r"|(?<=[가-힣])(?:하고|고)\s+", re.IGNORECASE)
+_CONTRAST = re.compile(r"\b(?:but|though|although|however)\b|근데|그런데|하지만|(?<=[가-힣])지만\s",
+                       re.IGNORECASE)
 _QUESTION = re.compile(r"(?:[?？]|나요|까요?|니까|어때요?|뭐야|뭐예요|인가요?|는지|니)"
                        r"\s*[.!~]*\s*$")
 _EN_QUESTION = re.compile(r"^(?:what|how|why|when|where|who|which|can|could|do|does|is|are|"
@@ -62,6 +64,32 @@ def guess(message: str, service: CompiledService, today: dt.date) -> Intent | No
         if read and any(service.slots[op.slot].spec.required for op in read.ops):
             taking.add(intent)
     return Intent(taking.pop(), 0.0, "a value its flow takes") if len(taking) == 1 else None
+
+
+def taken_by_one(options: list[str], ranked: list[Intent], message: str,
+                 service: CompiledService, today: dt.date) -> str | None:
+    """Of intents tied by one keyword they share, the one whose flow alone takes a value the
+    message gives by a slot of its own ("my card is broken": "card" is a replacement's and
+    a card order's, "broken" a replacement's reason); None when none does, or more than one,
+    when each intent was named by words of its own ("이어폰 찾아서 추천해줘": which one?), or
+    when the message holds its values at a distance (a question, a hedge, someone else's:
+    "my wife lost her card", a contrast: "…damaged last year but now my balance")."""
+    if len({i.reason for i in ranked if i.name in options}) != 1 or "?" in message or \
+            is_question(message) or names.hedged(message) or _CONTRAST.search(message):
+        return None
+    def own(name: str) -> set[str]:
+        others = {s for o in options if o != name for s in service.flows[service.routes[o]].slots}
+        return set(service.flows[service.routes[name]].slots) - others
+
+    taking = []
+    for name in options:
+        flow = service.flows[service.routes[name]]
+        slots = own(name)
+        read = understand(message, service, flow, flow.initial, asked=None, batching=False,
+                          today=today, started=True) if slots else None
+        if read and any(op.op == "set" and op.slot in slots for op in read.ops):
+            taking.append(name)
+    return taking[0] if len(taking) == 1 else None
 
 
 def under_act(intent: Intent, service: CompiledService) -> bool:
