@@ -111,3 +111,14 @@ async def test_a_request_on_a_condition_not_met_yet_moves_toward_no_confirmation
 async def test_a_polite_if_is_no_condition(transfer: CompiledService, message: str,
                                            amount: int) -> None:
     assert (await first(transfer, message))["amount"] == amount
+
+
+@pytest.mark.parametrize("message", ["last time I ordered a small with extra cheese",
+                                     "last time we got a large one"])
+async def test_what_was_ordered_last_time_is_no_order_of_its_values(message: str) -> None:
+    from engine.compiler import compile_file
+    from tests.conftest import ROOT
+
+    engine = Engine(compile_file(ROOT / "flows" / "pizza.yaml"), store=MemoryStore())
+    slots = (await engine.reply("s", message)).state_snapshot.get("slots") or {}
+    assert slots.get("size") is None and slots.get("cheese") is None

@@ -1,0 +1,81 @@
+"""Three more held-out sets of first messages, each written blind (from a prose description
+of its service, not the flow file or the code) by someone asked for many classes of what
+people type: a second Korean set for transfers (registers, amounts in every written form,
+titles, dates, conditions, hedges, typos, English and mixed), and English sets for the pizza
+shop and the card help desk (word orders, synonyms, typos, negations, someone else's card,
+what was ordered before, service questions, Korean and mixed).
+
+The harmful readings left are listed by class, each with why; a list may only shrink, and
+the readings right may not fall below what they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.testing.evaluate import run_eval
+
+BLIND = Path(__file__).parent / "fixtures" / "blind_start"
+KNOWN_HARMFUL: dict[str, set[str]] = {
+    "transfer_start_2.eval.yaml": {
+        # the familiar -이 after a name is kept, as the flow's own examples do ("용걸이한테")
+        "친구 태현이한테 6만원 보내줘", "이체해줘 지훈이한테 2만원", "지민이한테 50000 보내줘",
+        "태민이한테 팔천 원 보내", "지수한테 아니 지민이한테 2만원 보내줘",
+        # "오늘" stored as today's date, where the labels give no date: the same transfer
+        "오늘 지수한테 2만원 보내줘",
+        # a vague time keeps the values and asks the date before any confirmation
+        "나중에 민수한테 5만원 보내야겠다",
+        # a request put as a question of whether it can be done now is read as the request
+        "민수한테 지금 송금할 수 있나?",
+        # "this Friday" is this week's Friday even when it has passed (docs/dsl.md, dates)
+        "Send Jimin 20000 won this Friday",
+        # two flows in one message run one after the other (the balance or the history
+        # first, then the transfer with its values); the labels score the first only
+        "잔액 확인하고 민수한테 만원 보내줘", "이체 내역 보여주고 동생한테 3만원 보내줘",
+    },
+    "pizza_start.eval.yaml": {
+        # "regular" is the medium size's word, here said of the cheese
+        "I'd like a pizza, regular cheese is fine",
+        # a yes/no value taken back by "skip it" without naming it again
+        "extra cheese... hmm no, skip it. large pizza",
+        # a complaint about a size is read as an order of that size
+        "your small pizzas are tiny for the price",
+        # two pizzas with different options: the first one's are read
+        "two large pizzas, one with extra cheese and one without",
+    },
+    "cards_start.eval.yaml": {
+        # a PIN named ahead of its value is read where the labels take none from a first
+        # message (the flow looks for it when asked or named: the user said it)
+        "my id is u61 and my pin is 4321", "id u300, pin 0000, verify me",
+        "I want to verify, my pin is 2468", "can I change my pin to 7777",
+        # a lost card's reason is read for the replacement it links to, where the labels want
+        # the lost report without values
+        "I lost my card", "my card is missing", "my card was stolen", "report a lost card",
+        "my wallet got stolen with my card in it", "u482 card stolen", "stolen",
+        "no I didn't lose it, it was stolen", "MY CARD WAS STOLEN!!!",
+        "I lost my card and I also want to know my balance",
+        # a loss said of someone else's card, in the past, or in a question about the service
+        # starts the lost report
+        "my husband's card was stolen, he needs a replacement",
+        "I reported my card stolen last week, it's all sorted now, thanks",
+        "I lost my card last year but found it again, anyway how much money do I have",
+        "what happens if my card gets stolen?", "how do I report a lost card?",
+        # two requests: the first flow starts with the other's value
+        "check my balance, also my card is cracked and I need a new one",
+        "where is my replacement? and also my other card got stolen",
+    },
+}
+RIGHT_AT_LEAST = {"transfer_start_2.eval.yaml": 168, "pizza_start.eval.yaml": 123,
+                  "cards_start.eval.yaml": 95}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))
+async def test_no_new_harmful_reading_of_a_first_message(name: str) -> None:
+    report = await run_eval(BLIND / name)
+    assert len(report.results) >= 180
+    harmful = {r.case.message for r in report.results if r.wrong_settlement and r.harmful}
+    known = KNOWN_HARMFUL[name]
+    assert harmful <= known, f"new harmful readings: {sorted(harmful - known)}"
+    assert harmful == known, f"fixed, take them off the list: {sorted(known - harmful)}"
+    assert sum(r.right for r in report.results) >= RIGHT_AT_LEAST[name]
