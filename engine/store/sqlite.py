@@ -315,18 +315,19 @@ class SqliteStore(_Retention):
         fenced = session_id in self._held or session_id in self._locked
         db.execute("BEGIN IMMEDIATE")
         try:
-            if expected_version == 0 or session_id in self._held or not fenced:
-                if fenced:
-                    self._fence(session_id, now, final)
-                cur = (db.execute(_CREATE, (session_id, text, now)) if expected_version == 0
-                       else db.execute(_UPDATE, (text, now, session_id, expected_version)))
-            else:  # fenced by the update itself: written only while nobody holds a lease
+            if fenced and expected_version and session_id not in self._held:
+                # no lease taken: the update fences itself (written only while none stands)
                 cur = db.execute(_UPDATE_FREE, (text, now, session_id, expected_version,
                                                 session_id))
                 if cur.rowcount != 1:
-                    self._fence(session_id, now, final)  # raises LeaseLost if that was why
+                    self._fence(session_id, now, final)  # LeaseLost if a lease was why
                 elif not final:  # the turn goes on (an irreversible call): hold it now
                     self._hold(session_id, now)
+            else:
+                if fenced:
+                    self._fence(session_id, now, final)
+                cur = (db.execute(_UPDATE, (text, now, session_id, expected_version))
+                       if expected_version else db.execute(_CREATE, (session_id, text, now)))
             if cur.rowcount != 1:
                 raise VersionConflict(f"session {session_id!r} changed since it was loaded")
             if completed:

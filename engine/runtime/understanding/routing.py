@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
 from engine.nlu import classify, is_statement, names, not_knowing
@@ -57,13 +58,21 @@ def guess(message: str, service: CompiledService, today: dt.date) -> Intent | No
             return Intent(paying.pop(), 0.0, "an amount")
     taking = set()
     for intent, name in service.routes.items():
-        flow = service.flows[name]
-        read = understand(message, service, flow, flow.initial, asked=None, batching=False,
-                          today=today, started=True) if flow.slots else None
         # a required slot's value: "오늘" alone fills an optional date of many requests
-        if read and any(service.slots[op.slot].spec.required for op in read.ops):
+        if _takes(message, service, service.flows[name], today,
+                  lambda slot: bool(service.slots[slot].spec.required)):
             taking.add(intent)
     return Intent(taking.pop(), 0.0, "a value its flow takes") if len(taking) == 1 else None
+
+
+def _takes(message: str, service: CompiledService, flow: CompiledFlow, today: dt.date,
+           counts: Callable[[str], bool]) -> bool:
+    """Whether ``flow``, started by ``message``, reads a value for a slot that ``counts``."""
+    if not flow.slots:
+        return False
+    read = understand(message, service, flow, flow.initial, asked=None, batching=False,
+                      today=today, started=True)
+    return any(op.op == "set" and counts(op.slot) for op in read.ops)
 
 
 def taken_by_one(options: list[str], ranked: list[Intent], message: str,
@@ -77,18 +86,13 @@ def taken_by_one(options: list[str], ranked: list[Intent], message: str,
     if len({i.reason for i in ranked if i.name in options}) != 1 or "?" in message or \
             is_question(message) or names.hedged(message) or _CONTRAST.search(message):
         return None
-    def own(name: str) -> set[str]:
-        others = {s for o in options if o != name for s in service.flows[service.routes[o]].slots}
-        return set(service.flows[service.routes[name]].slots) - others
+    flows = {name: service.flows[service.routes[name]] for name in options}
 
-    taking = []
-    for name in options:
-        flow = service.flows[service.routes[name]]
-        slots = own(name)
-        read = understand(message, service, flow, flow.initial, asked=None, batching=False,
-                          today=today, started=True) if slots else None
-        if read and any(op.op == "set" and op.slot in slots for op in read.ops):
-            taking.append(name)
+    def its_own(name: str) -> Callable[[str], bool]:  # a slot no other tied flow has
+        return lambda slot: all(slot not in f.slots for o, f in flows.items() if o != name)
+
+    taking = [name for name, flow in flows.items()
+              if _takes(message, service, flow, today, its_own(name))]
     return taking[0] if len(taking) == 1 else None
 
 
