@@ -90,6 +90,11 @@ class IntentRule:
     """Per example: the bigrams it has, and how many it has counting repeats."""
     _requests_only: bool = field(init=False, repr=False, compare=False)
     """It acts, and none of its examples asks something: a question is not a request of it."""
+    _by_gram: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    """Per bigram, the examples that have it (by index): the examples a message shares
+    nothing with are never looked at."""
+    _unless_word: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    """One of its ``unless`` words, a particle after it allowed, as a whole word."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keywords", tuple(self.keywords))
@@ -107,6 +112,12 @@ class IntentRule:
             (frozenset(g), g.total()) for _, g in grams))
         object.__setattr__(self, "_requests_only", self.acts and
                            not any(map(is_question, self.examples)))
+        by_gram: dict[str, list[int]] = {}
+        for index, (_, g) in enumerate(grams):
+            for gram in g:
+                by_gram.setdefault(gram, []).append(index)
+        object.__setattr__(self, "_by_gram", {k: tuple(v) for k, v in by_gram.items()})
+        object.__setattr__(self, "_unless_word", _words_pattern(self.unless))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +144,7 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     ranked = []
     tokens = normalised.split()
     for order, (rule, found) in enumerate(zip(rules, hits, strict=True)):
-        if rule.unless and _said(tokens, rule.unless):
+        if rule._unless_word is not None and any(map(rule._unless_word.fullmatch, tokens)):
             continue  # "엄마한테 문자 보내줘": a text is sent, not money
         score = _keyword_score(found, rule) or examples[order]
         if score is not None and rule._requests_only and not why and asking is None:
@@ -156,8 +167,17 @@ def _said(tokens: Sequence[str], words: Sequence[str]) -> bool:
     >>> _said("엄마한테 사진을 보내줘".split(), ["사진"]), _said(["택배비", "보내줘"], ["택배"])
     (True, False)
     """
-    return any(token.startswith(word) and token[len(word):] in _PARTICLES
-               for token in tokens for word in words)
+    pattern = _words_pattern(words)
+    return pattern is not None and any(map(pattern.fullmatch, tokens))
+
+
+def _words_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
+    """A whole word that is one of ``words`` with one of ``_PARTICLES`` after it (or none)."""
+    if not words:
+        return None
+    forms = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    endings = "|".join(re.escape(p) for p in sorted(_PARTICLES - {""}, key=len, reverse=True))
+    return re.compile(rf"(?:{forms})(?:{endings})?")
 
 
 Hit = tuple[str, int, int]
@@ -269,15 +289,19 @@ def _nearest(grams: Counter[str], rule: IntentRule) -> tuple[float, str]:
     total = grams.total()
     if max(grams.values(), default=1) > 1:  # a bigram said twice: count multisets
         return max((dice(grams, g), e) for e, g in rule._example_grams)
-    seen = grams.keys()
-    best, example = -1.0, ""
-    for (text, _), (kinds, size) in zip(rule._example_grams, rule._example_sets, strict=True):
-        # no bigram of the message repeats: the multiset overlap is the set overlap
-        common = len(seen & kinds)
-        alike = 2 * common / (total + size) if total + size else 0.0
+    # no bigram of the message repeats: the multiset overlap is the set overlap, counted
+    # only for the examples that share a bigram with it
+    common: dict[int, int] = {}
+    for gram in grams:
+        for index in rule._by_gram.get(gram, ()):
+            common[index] = common.get(index, 0) + 1
+    sets = rule._example_sets
+    best, found = 0.0, 0  # nothing shared: 0.0, and the first example (as a scan finds)
+    for index in sorted(common):
+        alike = 2 * common[index] / (total + sets[index][1])
         if alike > best:
-            best, example = alike, text
-    return best, example
+            best, found = alike, index
+    return best, rule._example_grams[found][0]
 
 
 LEARNED_SURE = 0.6
