@@ -288,7 +288,10 @@ def _nearest(grams: Counter[str], rule: IntentRule) -> tuple[float, str]:
         return 0.0, ""
     total = grams.total()
     if max(grams.values(), default=1) > 1:  # a bigram said twice: count multisets
-        return max((dice(grams, g), e) for e, g in rule._example_grams)
+        shared = {i for gram in grams for i in rule._by_gram.get(gram, ())}
+        if not shared:  # every example 0.0: the greatest text, as max() of the pairs is
+            return 0.0, max(e for e, _ in rule._example_grams)
+        return max((dice(grams, g), e) for e, g in (rule._example_grams[i] for i in shared))
     # no bigram of the message repeats: the multiset overlap is the set overlap, counted
     # only for the examples that share a bigram with it
     common: dict[int, int] = {}
