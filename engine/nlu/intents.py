@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .keywords import inflections, keyword_pattern, negated, negates_normalised, words_pattern
 from .learned import IntentModel, train
 from .phrases import is_question
 from .words import normalise
@@ -103,7 +104,7 @@ class IntentRule:
             (inflections(normalise(w)) if _WORD_START.match(normalise(w)) else {normalise(w)})))
         object.__setattr__(self, "examples", tuple(self.examples))
         matchers = tuple(
-            (k, normalise(k), _keyword_pattern(normalise(k))) for k in dict.fromkeys(self.keywords)
+            (k, normalise(k), keyword_pattern(normalise(k))) for k in dict.fromkeys(self.keywords)
         )
         grams = tuple((e, bigrams(normalise(e))) for e in self.examples)
         object.__setattr__(self, "_keyword_matchers", matchers)
@@ -117,7 +118,7 @@ class IntentRule:
             for gram in g:
                 by_gram.setdefault(gram, []).append(index)
         object.__setattr__(self, "_by_gram", {k: tuple(v) for k, v in by_gram.items()})
-        object.__setattr__(self, "_unless_word", _words_pattern(self.unless))
+        object.__setattr__(self, "_unless_word", words_pattern(self.unless))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,65 +158,8 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     return [score for *_, score in sorted(ranked, key=lambda r: r[:3])]
 
 
-_PARTICLES = frozenset({"", "을", "를", "이", "가", "은", "는", "로", "으로", "도", "만", "좀",
-                        "랑", "이랑", "하고", "까지", "이나", "나"})
-
-
-def _said(tokens: Sequence[str], words: Sequence[str]) -> bool:
-    """Whether one of ``words`` is a word of the message (a particle after it allowed).
-
-    >>> _said("엄마한테 사진을 보내줘".split(), ["사진"]), _said(["택배비", "보내줘"], ["택배"])
-    (True, False)
-    """
-    pattern = _words_pattern(words)
-    return pattern is not None and any(map(pattern.fullmatch, tokens))
-
-
-def _words_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
-    """A whole word that is one of ``words`` with one of ``_PARTICLES`` after it (or none)."""
-    if not words:
-        return None
-    forms = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-    endings = "|".join(re.escape(p) for p in sorted(_PARTICLES - {""}, key=len, reverse=True))
-    return re.compile(rf"(?:{forms})(?:{endings})?")
-
-
 Hit = tuple[str, int, int]
 """A keyword found: the keyword as written, and where its normalised form stands."""
-
-
-def _keyword_pattern(word: str) -> re.Pattern[str]:
-    if not _WORD_START.match(word):
-        return re.compile(re.escape(word))  # Hangul keywords are plain substrings
-    head, _, last = word.rpartition(" ")
-    forms = "|".join(re.escape(f) for f in sorted(inflections(last), key=len, reverse=True))
-    lead = re.escape(head + " ") if head else ""
-    return re.compile(rf"(?<![a-z0-9]){lead}(?:{forms})(?![a-z0-9])")
-
-
-def inflections(word: str) -> set[str]:
-    """An English word and its regular forms: "replace" -> replaces, replaced, replacing,
-    replacement; "verify" -> verifies, verified, verification. Not other words that merely
-    start with it ("add" is not "address").
-
-    >>> sorted(inflections("add"))
-    ['add', 'added', 'adding', 'addition', 'adds']
-    >>> sorted(inflections("verify"))
-    ['verification', 'verified', 'verifies', 'verify', 'verifying']
-    """
-    if word.endswith("e"):
-        stem = word[:-1]
-        return {word, word + "s", word + "d", stem + "ing", word + "ment", word + "ments",
-                stem + "ation"}
-    if word.endswith("y") and len(word) > 2:
-        stem = word[:-1]
-        return {word, word + "ing", stem + "ies", stem + "ied", stem + "ication"}
-    forms = {word, word + "s", word + "ed", word + "ing"}
-    if word.endswith(("s", "x", "z", "ch", "sh")):
-        forms.add(word + "es")
-    if word.endswith("d"):
-        forms.add(word + "ition")
-    return forms
 
 
 def _hits(normalised: str, rule: IntentRule) -> list[Hit]:
@@ -239,20 +183,6 @@ def _outranked(normalised: str, hits: list[list[Hit]]) -> list[list[Hit]]:
         kept.append([(k, a, b) for k, a, b in rule_hits
                      if not any(c <= a and b <= d and (d - c) > (b - a) for c, d in others)])
     return kept
-
-
-_NEGATED_AFTER = re.compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)")
-_NEGATED_BEFORE = re.compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont)\s?$")
-
-
-def negated(normalised: str, start: int, end: int) -> bool:
-    """Whether the word at ``start:end`` is negated: "보내지 마", "안 보내", "don't send".
-
-    >>> negated("엄마한테 돈 보내지 마", 7, 9), negated("엄마한테 보내줘", 5, 7)
-    (True, False)
-    """
-    return bool(_NEGATED_AFTER.match(normalised, end) or
-                _NEGATED_BEFORE.search(normalised, 0, start))
 
 
 def _keyword_score(hits: list[Hit], rule: IntentRule) -> IntentScore | None:
@@ -321,14 +251,6 @@ LEARNED_GATE = 0.2
 it tells intents apart, not whether a message is about any of them."""
 
 
-_WORD = re.compile(r"(?<!\S)\S")
-
-
-def _negates(normalised: str) -> bool:
-    """Whether any word of the message is negated ("보내지 마", "안 보내", "don't send")."""
-    return any(negated(normalised, m.start(), m.start()) for m in _WORD.finditer(normalised))
-
-
 def _learned(normalised: str, rules: Sequence[IntentRule], nearest: list[tuple[float, str]],
              *, keyed: list[bool]) -> list[IntentScore | None]:
     """Each rule's example score: the similarity to its nearest example (kept from
@@ -369,7 +291,7 @@ def _unless_negated(normalised: str, rules: Sequence[IntentRule],
     """Scores and nearest examples -> the same, but on a message that negates a word, an
     intent that acts alike to it scores nothing and is alike to nothing."""
     if not (any(rule.acts and similarity >= LEARNED_GATE for rule, (similarity, _) in
-                zip(rules, nearest, strict=True)) and _negates(normalised)):
+                zip(rules, nearest, strict=True)) and negates_normalised(normalised)):
         return scores, nearest
     return ([None if rule.acts else score for rule, score in zip(rules, scores, strict=True)],
             [(0.0, "") if rule.acts else near for rule, near in zip(rules, nearest,

@@ -74,6 +74,8 @@ class TurnRun(Turn):
             self.reply.parts.append(session.notice)
             session.notice = ""
         if session.clarify is not None:
+            if active is not None:  # "which one?" after an ended task: its stage stays the
+                state.enter(active)  # session's, read against its own flow
             await patterns.clarified(self)
         elif active is not None and active.in_progress(session.stage):
             state.enter(active)

@@ -14,7 +14,8 @@ import time
 from typing import TYPE_CHECKING
 
 from engine.compiler.compiled import CompiledFlow
-from engine.nlu import cancel_first, only_reason, yes_no
+from engine.nlu import cancel_first, names, only_reason, yes_no
+from engine.nlu.keywords import negates
 from engine.nlu.money import names_a_share
 from engine.nlu.phrases import is_question, is_social
 from engine.runtime.conversation.unwind import correct_caller
@@ -84,7 +85,7 @@ async def _start_routed(run: Turn, ranked: list[Intent], by_rules: bool) -> None
             _ask_which(run, options, message)
             return
         intent = next(i for i in ranked if i.name == preferred)
-    elif _unsure(run, intent, message):
+    elif _unsure(run, intent, message) or (intent.name is None and _leaning(run, message)):
         return
     flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
     if run.stack.start(flow, intent, "intent"):
@@ -265,12 +266,28 @@ def _unsure(run: Turn, intent: Intent, message: str) -> bool:
     return True
 
 
+def _leaning(run: Turn, message: str) -> bool:
+    """Offline, a message no intent takes that the rules half-understood — a value only one
+    flow takes ("5만원", "u482"), a keyword under its threshold — is asked about ("혹시 돈을
+    보내는 요청 말씀이신가요?") rather than answered with the default flow; not when it is
+    small talk, negated ("보내지 마"), or hedged (a condition, someone else's words, money
+    already sent). True when asked."""
+    if run.engine.understanding is not None or is_social(message) or negates(message) or \
+            names.hedged(message):
+        return False  # a model decides (or missed, and said so); nobody asks for it
+    return _ask_leaning(run, message)
+
+
 def _model_missed(run: Turn, message: str) -> bool:
     """The model was asked and gave no usable answer in time: the user is told so, and a
     message the rules half-understood (a keyword in a question, an amount) is asked about
     rather than answered with the default flow's menu; True when it asked."""
     run.reply.parts.append(run.engine.text("model_missed"))
     run.missed = False  # told
+    return _ask_leaning(run, message)
+
+
+def _ask_leaning(run: Turn, message: str) -> bool:
     leaning = routing.guess(message, run.service, run.state.now.date())
     if leaning is None or leaning.name is None:
         return False
@@ -310,9 +327,13 @@ async def clarified(run: Turn) -> None:
         answer = yes_no(run.state.message, service.words)
         if answer == "confirm":
             choice = clarify["options"][0]
-        elif answer is not None:  # no: ask to say more instead
+        elif answer is not None:  # no: ask to say more, or the default flow answers
             session.clarify = None
-            run.reply.say(service.patterns.low_confidence)
+            if service.patterns.low_confidence is not None:
+                run.reply.say(service.patterns.low_confidence)
+            elif run.stack.start(service.flows[service.default_flow], Intent(None, 0.0),
+                                 "declined"):
+                await run.work(clarify["message"])
             return
     if choice is None and routing.ranked(run.state.message, service):
         session.clarify = None  # not an answer but a new request: route it afresh

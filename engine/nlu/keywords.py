@@ -1,0 +1,101 @@
+"""The words of intents: keywords as patterns (an English one in its regular forms), words
+that make a message none of an intent's (``unless``), and negation ("보내지 마", "don't send").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .words import normalise
+
+_WORD_START = re.compile(r"[a-z0-9]")
+
+_PARTICLES = frozenset({"", "을", "를", "이", "가", "은", "는", "로", "으로", "도", "만", "좀",
+                        "랑", "이랑", "하고", "까지", "이나", "나"})
+
+
+def words_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
+    """A whole word (``fullmatch`` a token) that is one of ``words`` with one of
+    ``_PARTICLES`` after it, or none ("사진을" is 사진; "택배비" is not 택배).
+
+    >>> said = words_pattern(["사진", "택배"])
+    >>> [bool(said.fullmatch(t)) for t in ("사진을", "택배", "택배비")]  # type: ignore[union-attr]
+    [True, True, False]
+    """
+    if not words:
+        return None
+    forms = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+    endings = "|".join(re.escape(p) for p in sorted(_PARTICLES - {""}, key=len, reverse=True))
+    return re.compile(rf"(?:{forms})(?:{endings})?")
+
+
+def keyword_pattern(word: str) -> re.Pattern[str]:
+    """A keyword as found in a normalised message: a Hangul one anywhere, an English one as
+    a whole word in its regular forms."""
+    if not _WORD_START.match(word):
+        return re.compile(re.escape(word))  # Hangul keywords are plain substrings
+    head, _, last = word.rpartition(" ")
+    forms = "|".join(re.escape(f) for f in sorted(inflections(last), key=len, reverse=True))
+    lead = re.escape(head + " ") if head else ""
+    return re.compile(rf"(?<![a-z0-9]){lead}(?:{forms})(?![a-z0-9])")
+
+
+def inflections(word: str) -> set[str]:
+    """An English word and its regular forms: "replace" -> replaces, replaced, replacing,
+    replacement; "verify" -> verifies, verified, verification. Not other words that merely
+    start with it ("add" is not "address").
+
+    >>> sorted(inflections("add"))
+    ['add', 'added', 'adding', 'addition', 'adds']
+    >>> sorted(inflections("verify"))
+    ['verification', 'verified', 'verifies', 'verify', 'verifying']
+    """
+    if word.endswith("e"):
+        stem = word[:-1]
+        return {word, word + "s", word + "d", stem + "ing", word + "ment", word + "ments",
+                stem + "ation"}
+    if word.endswith("y") and len(word) > 2:
+        stem = word[:-1]
+        return {word, word + "ing", stem + "ies", stem + "ied", stem + "ication"}
+    forms = {word, word + "s", word + "ed", word + "ing"}
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        forms.add(word + "es")
+    if word.endswith("d"):
+        forms.add(word + "ition")
+    return forms
+
+
+_NEGATED_AFTER = re.compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)")
+_NEGATED_BEFORE = re.compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont)\s?$")
+
+
+def negated(normalised: str, start: int, end: int) -> bool:
+    """Whether the word at ``start:end`` is negated: "보내지 마", "안 보내", "don't send".
+
+    >>> negated("엄마한테 돈 보내지 마", 7, 9), negated("엄마한테 보내줘", 5, 7)
+    (True, False)
+    """
+    return bool(_NEGATED_AFTER.match(normalised, end) or
+                _NEGATED_BEFORE.search(normalised, 0, start))
+
+
+_WORD = re.compile(r"(?<!\S)\S")
+
+
+def negates(text: str) -> bool:
+    """Whether any word of ``text`` is negated ("보내지 마", "안 보내", "don't send").
+
+    >>> negates("할머니한테 돈 보내지 마"), negates("할머니한테 돈 보내줘")
+    (True, False)
+    """
+    return negates_normalised(normalise(text))
+
+
+def negates_normalised(normalised: str) -> bool:
+    """``negates`` of a message already normalised."""
+    return any(negated(normalised, m.start(), m.start()) for m in _WORD.finditer(normalised))
+
+
+__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised",
+           "words_pattern"]
