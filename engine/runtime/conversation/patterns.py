@@ -293,14 +293,20 @@ def _ask_leaning(run: Turn, message: str) -> bool:
         return False
     run.state.name_intent(leaning)
     run.state.session.clarify = Clarify(options=[leaning.name], message=message, attempts=0)
+    _did_you_mean(run, leaning.name)
+    return True
+
+
+def _did_you_mean(run: Turn, name: str) -> None:
+    """Ask whether the message asks for intent ``name``: the service's ``confirm_ask``, or
+    the ``did_you_mean`` text with the intent's description."""
     if run.service.patterns.confirm_ask is not None:
         run.reply.say(run.service.patterns.confirm_ask)
-    else:
-        intent = run.service.spec.intents.get(leaning.name)
-        what = (intent.description if intent is not None and intent.description
-                else f"'{run.reply.labels([leaning.name])[0]}'")
-        run.reply.parts.append(run.engine.text("did_you_mean", option=what))
-    return True
+        return
+    intent = run.service.spec.intents.get(name)
+    what = (intent.description if intent is not None and intent.description
+            else f"'{run.reply.labels([name])[0]}'")
+    run.reply.parts.append(run.engine.text("did_you_mean", option=what))
 
 
 def _preferred(run: Turn, options: list[str]) -> str | None:
@@ -343,7 +349,10 @@ async def clarified(run: Turn) -> None:
         clarify["attempts"] += 1
         if clarify["attempts"] < service.patterns.clarify_limit:
             run.tracer.tag("MULTIPLE_INTENTS_CONFLICT")
-            run.reply.say_which(clarify["options"])
+            if len(clarify["options"]) == 1:  # "did you mean …?" asked again, as it was
+                _did_you_mean(run, clarify["options"][0])
+            else:
+                run.reply.say_which(clarify["options"])
             return
         session.clarify = None
         handoff = service.patterns.handoff or service.default_flow
