@@ -54,3 +54,12 @@ async def test_an_id_only_verification_takes_is_asked_about_in_english() -> None
     done = await engine.reply("s", "yes")
     assert done.state_snapshot["flow"] == "verify"
     assert done.state_snapshot["slots"]["user_id"] == "u9031"
+
+
+async def test_neither_yes_nor_no_asks_the_same_question_again() -> None:
+    engine = Engine(compile_file(ROOT / "flows" / "cards.yaml"), store=MemoryStore())
+    first = await engine.reply("s", "u2207")
+    again = await engine.reply("s", "hmm")
+    assert again.message == first.message and again.message.startswith("Did you mean")
+    done = await engine.reply("s", "yes please")
+    assert done.state_snapshot["slots"]["user_id"] == "u2207"
