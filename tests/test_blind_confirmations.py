@@ -25,6 +25,7 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "취소... 아니다 그냥 보내",  # cancel: the retraction of the cancel is not read
         "보내 아니 보내지 마",  # cancel (labelled unsure)
         "아까 보낸 거 아니었어?",  # read as the history request (plausible)
+        "응 근데 내 잔액 얼마 남았어?",  # answers the balance, then asks the yes again
     },
     "pizza_confirm.eval.yaml": {
         "ok how long till it gets here",  # starts the status question on top
