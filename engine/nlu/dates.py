@@ -18,6 +18,10 @@ Resolution rules:
   day in next week; "이번주 금요일"/"this friday" is that day in this week, even if it has
   already passed; "지난주/저번주 X"/"last X" is that day in last week; a bare "금요일",
   "friday" or "coming friday" is the next occurrence on or after today.
+- A day of the month alone ("25일에", "1일까지"): the next such day on or after today (this
+  month's, else the next month's that has it); "다음 달 10일", "이번 달 30일": that month's. Not
+  a count of days ("3일 후", "2일 동안", "3일간"). "크리스마스", "Christmas (day)": the next
+  25 December ("크리스마스 전에" is no date: vague_times.py).
 - Impossible dates ("2026-02-30", "13/45") are skipped, never raised.
 """
 
@@ -141,6 +145,22 @@ def _en_offset(match: re.Match[str], today: date) -> date | None:
     return _shift(today, -days if (match["dir"] or "").lower() == "ago" else days)
 
 
+def _day_of_month(match: re.Match[str], today: date) -> date | None:
+    """"25일에": the next 25th on or after today; "다음 달 10일", "이번 달 30일": that month's."""
+    day, relative = int(match["d"]), match["rel"]
+    months = [1] if relative in ("다음", "담") else [0] if relative == "이번" else [0, 1, 2]
+    for ahead in months:
+        year, month = divmod(today.month - 1 + ahead, 12)
+        candidate = _safe_date(today.year + year, month + 1, day)
+        if candidate is not None and (relative or candidate >= today):
+            return candidate
+    return None
+
+
+def _christmas(match: re.Match[str], today: date) -> date | None:
+    return _next_occurrence(12, 25, today)
+
+
 def _weekday(match: re.Match[str], today: date) -> date | None:
     name = match["wd"].lower()
     weekday = _EN_WEEKDAYS[name] if name in _EN_WEEKDAYS else _KO_WEEKDAYS[name]
@@ -154,7 +174,7 @@ def _weekday(match: re.Match[str], today: date) -> date | None:
 # Every rule below needs one of these; checking it first keeps date-free messages cheap.
 _MAYBE_DATE = re.compile(
     r"[0-9]|오늘|내일|모레|글피|어제|그저께|그제|하루|이틀|사흘|나흘|일주일|요일|day|week"
-    r"|tomorrow", _I)
+    r"|tomorrow|크리스마스|christmas", _I)
 
 _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (
@@ -172,6 +192,17 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     ),
     (re.compile(r"(?<![0-9])(?P<m>[0-9]{1,2})\s*월\s*(?P<d>[0-9]{1,2})\s*일"), _month_day),
     (re.compile(r"(?<![0-9/.\-])(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![0-9/])"), _month_day),
+    (  # a day of the month alone: "25일에", "다음 달 10일" (not "3일 후", "2일 동안", "1일치")
+        re.compile(r"(?:(?P<rel>이번|다음|담)\s?달\s*)?(?<![0-9월.\-/])(?<!월\s)"
+                   r"(?P<d>[1-9]|[12][0-9]|3[01])\s?일(?=에|날|까지|쯤|경|[\s,.!?~]|$)"
+                   r"(?!\s*(?:후|뒤|전|있다가|간|동안|째|마다|이내|내|만에|[0-9]))"),
+        _day_of_month,
+    ),
+    (re.compile(r"(?<!메리 )(?<!메리)크리스마스(?!\s?(?:전|후|뒤|쯤|까지|이브|때|지나))"
+                r"|(?<!merry )(?<!before )(?<!after )(?<!until )(?<!till )(?<!by )(?<!around )"
+                r"(?<!over )(?<!near )\bchristmas(?: day)?\b(?!\s?(?:eve|time|week|holidays?))",
+                _I),
+     _christmas),
     (
         re.compile(
             rf"\b(?:{_EN_MONTH}\s+(?P<d>[0-9]{{1,2}}){_ORDINAL}"

@@ -89,3 +89,28 @@ def test_no_date(text: str) -> None:
 )
 def test_spans(text: str, expected: list[Match]) -> None:
     assert find_dates(text, SUNDAY) == expected
+
+
+@pytest.mark.parametrize(("text", "today", "expected"), [
+    ("28일에 월세 보내줘", SUNDAY, date(2026, 11, 28)),  # this month's, still ahead
+    ("15일까지 보내줘", SUNDAY, date(2026, 12, 15)),  # passed this month: next month's
+    ("22일 보내줘", SUNDAY, date(2026, 11, 22)),  # today is on or after today
+    ("30일에", date(2027, 1, 31), date(2027, 3, 30)),  # no 30 February: the month after
+    ("담달 5일에 넣어줘", SUNDAY, date(2026, 12, 5)),
+    ("이번 달 3일", SUNDAY, date(2026, 11, 3)),  # as said, even if passed
+    ("크리스마스 날 보내줘", SUNDAY, date(2026, 12, 25)),
+    ("send it on Christmas", date(2026, 12, 26), date(2027, 12, 25)),
+])
+def test_a_day_of_the_month_alone_or_christmas(text: str, today: date, expected: date) -> None:
+    assert [m.value for m in find_dates(text, today)] == [expected]
+
+
+@pytest.mark.parametrize("text", ["5일 동안 매일", "이틀 아니고 3일간", "1일 2회", "7일치 약",
+                                  "크리스마스 전에", "merry christmas", "메리크리스마스",
+                                  "christmas eve", "before Christmas", "around christmas"])
+def test_a_count_of_days_or_a_time_near_christmas_is_no_date(text: str) -> None:
+    assert find_dates(text, SUNDAY) == []
+
+
+def test_days_after_today_stay_a_count() -> None:
+    assert [m.value for m in find_dates("4일 뒤에", SUNDAY)] == [date(2026, 11, 26)]
