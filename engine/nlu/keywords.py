@@ -31,10 +31,14 @@ def words_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
 
 
 def keyword_pattern(word: str) -> re.Pattern[str]:
-    """A keyword as found in a normalised message: a Hangul one anywhere, an English one as
-    a whole word in its regular forms."""
-    if not _WORD_START.match(word):
-        return re.compile(re.escape(word))  # Hangul keywords are plain substrings
+    """A keyword as found in a normalised message: a Hangul one anywhere (with or without the
+    spaces it is written with), an English one as a whole word in its regular forms.
+
+    >>> bool(keyword_pattern("이체 내역").search("이체내역보여줘"))
+    True
+    """
+    if not _WORD_START.match(word):  # Hangul keywords are substrings, their spaces optional
+        return re.compile(re.escape(word).replace(r"\ ", " ?"))  # "이체내역" is "이체 내역"
     head, _, last = word.rpartition(" ")
     forms = "|".join(re.escape(f) for f in sorted(inflections(last), key=len, reverse=True))
     lead = re.escape(head + " ") if head else ""

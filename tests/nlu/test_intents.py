@@ -76,3 +76,16 @@ def test_rules_from_lists_equal_rules_from_tuples() -> None:
     from_lists = IntentRule("x", keywords=["보내"], examples=["보내줘"])  # type: ignore[arg-type]
     from_tuples = IntentRule("x", keywords=("보내",), examples=("보내줘",))
     assert (from_lists == from_tuples, hash(from_lists) == hash(from_tuples)) == (True, True)
+
+
+@pytest.mark.parametrize(("message", "intent"), [
+    ("송금기록 좀 보여줘", "history"), ("보낸내역 알려줘", "history"),
+    ("통장잔액 얼마야", "balance"), ("남은돈 얼마 있어", "balance"),
+])
+def test_a_keyword_of_several_words_is_found_written_without_its_spaces(
+        message: str, intent: str) -> None:
+    from engine.compiler import compile_file
+    from tests.conftest import ROOT
+
+    rules = compile_file(ROOT / "flows" / "transfer.yaml").intents
+    assert classify(message, rules)[0].name == intent
