@@ -72,7 +72,7 @@ KNOWN_HARMFUL = {
     '다음 주 중에 형한테 5만원 보내줘',
     'early December, transfer 100k to dad',
 }
-RIGHT_AT_LEAST = 171
+RIGHT_AT_LEAST = 172
 
 
 async def test_no_new_harmful_reading_of_a_first_message() -> None:

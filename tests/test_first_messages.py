@@ -122,3 +122,20 @@ async def test_what_was_ordered_last_time_is_no_order_of_its_values(message: str
     engine = Engine(compile_file(ROOT / "flows" / "pizza.yaml"), store=MemoryStore())
     slots = (await engine.reply("s", message)).state_snapshot.get("slots") or {}
     assert slots.get("size") is None and slots.get("cheese") is None
+
+
+@pytest.mark.parametrize(("message", "amount"), [
+    ("누나한테오만원보내줘", 50000), ("할아버지께십만원 송금", 100000),
+    ("삼촌한테 7만 보내줘", 70000), ("형한테 2만 5천 이체해줘", 25000),
+    ("조카에게 3만 보내 줘", 30000),
+])
+async def test_an_amount_stuck_to_its_recipient_or_said_without_won_is_read(
+        transfer: CompiledService, message: str, amount: int) -> None:
+    assert (await first(transfer, message))["amount"] == amount
+
+
+def test_ten_thousands_of_something_else_are_no_money() -> None:
+    from engine.nlu import find_money
+
+    for text in ("관중이 5만 명이야", "10만 포인트 있어?", "1억", "엄마한테만원"):
+        assert find_money(text) == [], text

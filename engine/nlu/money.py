@@ -34,13 +34,22 @@ _GROUP_SPACE = re.compile(r"(?<=[0-9]) (?=[0-9]{3}(?![0-9]))")
 _SPACED = KO_BIG_CHARS + "천백"  # "이만 칠천 오백원", "3천 5백원": one amount said in parts
 _KO_MONEY = re.compile(
     r"(?:(?P<neg>(?<![가-힣])마이너스\s*|(?<![\w\-−])[-−]\s?)"
-    # Without a sign a Hangul numeral must start a word; digits may follow anything.
-    rf"|(?<![가-힣0-9.,])(?=[{_HANGUL_NUM}])|(?<![0-9.,])(?=[0-9]))"
+    # Without a sign a Hangul numeral must start a word, or follow to whom it goes
+    # ("엄마한테삼만원"); digits may follow anything.
+    rf"|(?<![가-힣0-9.,])(?=[{_HANGUL_NUM}])"
+    rf"|(?:(?<=한테)|(?<=에게)|(?<=께))(?=[{KO_DIGIT_CHARS}십백천])"  # not "한테만": only to
+    rf"|(?<![0-9.,])(?=[0-9]))"
     rf"(?P<body>(?:{_GROUPED}(?=\s?(?:원|달러))|{DIGITS}|[{_HANGUL_NUM}])"
     rf"(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{_SPACED}])\s|(?<=[0-9])\s(?=[{_SPACED}]))*?)"
     r"\s?(?:원|달러)"
 )
 
+# Ten thousands or hundred millions without 원 as money is given ("5만 보내줘", "1억 송금",
+# "3만 이체해 주세요", "5만이요"): only before a verb of giving money or a copula, so "5만
+# 명", "10만 포인트" or "1억" alone is no amount.
+_KO_BIG_BARE = re.compile(
+    r"(?<![가-힣0-9.,])(?P<neg>)(?P<body>[0-9]{1,4}(?:\.[0-9])?\s?(?:만|억)(?:\s?[0-9]{1,4}\s?천)?)"
+    r"(?=\s?(?:만|씩)?\s*(?:보내|이체|송금|부쳐|부치|넣어|입금|쏴|줘|주세요|드려|빌려|갚아|이요|요))")
 _EN_NUM = rf"(?:{DIGITS}|\.[0-9]+)"
 _EN_GROUPED = rf"(?:{_GROUPED}|{DIGITS}|\.[0-9]+)"  # before a unit said after it
 _EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"
@@ -80,6 +89,8 @@ def find_money(text: str) -> list[Match]:
     [(10000, '1만원')]
     """
     found = [m for m in map(_korean, _KO_MONEY.finditer(text)) if m is not None]
+    if "만" in text or "억" in text:
+        found += [m for m in map(_korean, _KO_BIG_BARE.finditer(text)) if m is not None]
     if _EN_HINT.search(text):
         found += [_english(m) for pattern in _EN_MONEY for m in pattern.finditer(text)]
     return non_overlapping(found)
