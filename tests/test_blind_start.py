@@ -71,8 +71,9 @@ KNOWN_HARMFUL = {
     'send Jisu 20k later this month',
     '다음 주 중에 형한테 5만원 보내줘',
     'early December, transfer 100k to dad',
+    '이따가 동생한테 만원 쏴줘',
 }
-RIGHT_AT_LEAST = 172
+RIGHT_AT_LEAST = 175
 
 
 async def test_no_new_harmful_reading_of_a_first_message() -> None:

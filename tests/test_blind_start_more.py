@@ -66,7 +66,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         "where is my replacement? and also my other card got stolen",
     },
 }
-RIGHT_AT_LEAST = {"transfer_start_2.eval.yaml": 175, "pizza_start.eval.yaml": 123,
+RIGHT_AT_LEAST = {"transfer_start_2.eval.yaml": 177, "pizza_start.eval.yaml": 123,
                   "cards_start.eval.yaml": 95}
 
 

@@ -67,6 +67,7 @@ async def test_to_before_a_verb_names_nobody(transfer: CompiledService, message:
     "이모가 2만원만 보내달라시네", "my brother wants me to send him 30k",
     "maybe I should send mom 50k", "I'm thinking of transferring 20k to Lee",
     "형한테 돈 보내야 하나", "누나한테 5만원 보낼까 말까",
+    "아까 10만원 입금됐던데", "아빠가 3만원 보내 주셨네", "할머니께 5만원 보내드렸어요",
     "형한테 3만원 보내야 될 것 같아요", "누나한테 돈 보낼까 고민 중",
     "이모한테 5만원 보낼까 싶기도 하고",
     "not sure if I should send Tom 20k", "삼촌한테 10만원... 아닌가",
@@ -139,3 +140,12 @@ def test_ten_thousands_of_something_else_are_no_money() -> None:
 
     for text in ("관중이 5만 명이야", "10만 포인트 있어?", "1억", "엄마한테만원"):
         assert find_money(text) == [], text
+
+
+@pytest.mark.parametrize(("message", "amount"), [
+    ("동생 계좌에 4만원 입금해 줘", 40000), ("민수한테 2만원만 쏴 줄래", 20000),
+    ("집주인한테 월세 50만원 입금 부탁해요", 500000)])
+async def test_a_deposit_or_slang_for_sending_is_a_transfer(
+        transfer: CompiledService, message: str, amount: int) -> None:
+    read = await first(transfer, message)
+    assert read["stage"] in ("READY", "FILLING") and read["amount"] == amount

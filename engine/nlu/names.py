@@ -160,7 +160,8 @@ def nobody(value: str) -> bool:
 
 _REPORTED = re.compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
                        r"달라(?:시네|시는데|는데|던데|네|셔서|셔)|"
-                       r"(?:냈|쳤|(?<!말)했|줬|받았)(?:었)?(?:어|음|거든|는데|지|다|네))(?:요)?(?!\S)"
+                       r"(?:냈|쳤|(?<!말)했|줬|받았|됐|셨|드렸)(?:었)?(?:어|음|거든|는데|던데|지|다|네))"
+                       r"(?:요)?(?!\S)"
                        r"|\b(?:said|says|told|asked)\b|\b(?:wants|wanted)\s+me\s+to\b"
                        r"|\blast time (?:i|we)\b"
                        r"|\b(?:i|we|he|she|they|you)\s+(?:already\s+|just\s+)?"

@@ -20,7 +20,7 @@ _VAGUE = re.compile(
     r"|월급날|월급\s?(?:들어오면|받으면)|주말"
     r"|(?:설날?|추석|명절|연휴|크리스마스|생일|방학|휴가)"
     r"\s?(?:전에?|후에?|뒤에?|쯤에?|때|지나고|끝나고|까지)"
-    r"|나중에|언젠가|조만간|며칠\s?(?:뒤|후)|몇\s?(?:주|달)\s?(?:뒤|후))"
+    r"|나중에|이따가?|언젠가|조만간|며칠\s?(?:뒤|후)|몇\s?(?:주|달)\s?(?:뒤|후))"
     r"|\b(?:next|this|coming)\s+(?:week|month|year|weekend)\b"
     r"|\b(?:end|beginning|start|middle)\s+of\s+(?:the\s+|next\s+|this\s+)?(?:week|month|year)\b"
     r"|\b(?:early|mid|late)[\s-](?:next\s+)?(?:week|month|year)\b"
