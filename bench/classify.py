@@ -11,12 +11,14 @@ Run: python bench/classify.py [--passes 5] [--flow transfer] [--checkout /tmp/be
 from __future__ import annotations
 
 import argparse
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# bench/http.py would shadow the standard library's `http`: import from the root instead
+sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
+
+from bench.side_by_side import measure, table  # noqa: E402
 
 # one pass in a fresh interpreter on the checkout given: the mean µs of a classify call
 _PASS = """
@@ -55,23 +57,10 @@ def main() -> None:
     args = parser.parse_args()
     trees = [ROOT, *args.checkout]
     fixtures = ROOT / "tests" / "fixtures"  # the same messages for every checkout
-    means: list[list[float]] = [[] for _ in trees]
-    count = 0
-    for _ in range(args.passes):
-        for tree, values in zip(trees, means, strict=True):
-            out = subprocess.run([sys.executable, "-c", _PASS, str(tree), args.flow,
-                                  str(fixtures)], capture_output=True, text=True,
-                                 check=True).stdout.split()
-            count = int(out[0])
-            values.append(float(out[1]))
-    base = statistics.median(means[0])
-    print(f"{args.flow}: {count} first messages, classify() per call")
-    print(f"{'checkout':<40}{'median µs (range over passes)':>34}{'vs this':>10}")
-    for tree, values in zip(trees, means, strict=True):
-        mid = statistics.median(values)
-        print(f"{str(tree):<40}{mid:>16.1f} ({min(values):.1f}–{max(values):.1f}){'':>4}"
-              f"{mid / base:>9.2f}x")
-
+    outputs = measure(_PASS, trees, args.passes, args.flow, str(fixtures))
+    print(f"{args.flow}: {outputs[0][0].split()[0]} first messages, classify() per call")
+    table(trees, [[float(out.split()[1]) for out in runs] for runs in outputs],
+          "median µs (range over passes)")
 
 if __name__ == "__main__":
     main()

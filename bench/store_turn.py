@@ -11,12 +11,14 @@ Run: python bench/store_turn.py [--runs 5] [--turns 4000] [--checkout /tmp/befor
 from __future__ import annotations
 
 import argparse
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# bench/http.py would shadow the standard library's `http`: import from the root instead
+sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
+
+from bench.side_by_side import measure, table  # noqa: E402
 
 # one run, in a fresh interpreter on the checkout given: the median µs of a turn's store work
 _RUN = """
@@ -54,19 +56,9 @@ def main() -> None:
                         help="another checkout to measure beside this one")
     args = parser.parse_args()
     trees = [ROOT, *args.checkout]
-    medians: list[list[float]] = [[] for _ in trees]
-    for _ in range(args.runs):
-        for tree, values in zip(trees, medians, strict=True):
-            out = subprocess.run([sys.executable, "-c", _RUN, str(tree), str(args.turns)],
-                                 capture_output=True, text=True, check=True).stdout
-            values.append(float(out))
-    base = statistics.median(medians[0])
-    print(f"{'checkout':<40}{'median µs a turn (range over runs)':>38}{'vs this':>10}")
-    for tree, values in zip(trees, medians, strict=True):
-        mid = statistics.median(values)
-        print(f"{str(tree):<40}{mid:>20.1f} ({min(values):.1f}–{max(values):.1f}){'':>4}"
-              f"{mid / base:>9.2f}x")
-
+    outputs = measure(_RUN, trees, args.runs, str(args.turns))
+    table(trees, [[float(out) for out in runs] for runs in outputs],
+          "median µs a turn (range over runs)")
 
 if __name__ == "__main__":
     main()

@@ -29,7 +29,7 @@ async def test_a_value_only_the_transfer_takes_is_asked_about_and_a_yes_keeps_it
     done = await engine.reply("s", "네")
     assert done.state_snapshot["flow"] == "transfer"
     assert {k: done.state_snapshot["slots"][k] for k in slots} == slots
-    assert done.state_snapshot["stage"] != "READY" or len(slots) == 2
+    assert done.state_snapshot["stage"] == ("READY" if len(slots) == 2 else "FILLING")
 
 
 async def test_a_no_lets_the_default_flow_answer(transfer: CompiledService) -> None:

@@ -374,7 +374,18 @@ def thanked_off(text: str) -> str:
     return answer if len(answer.split()) <= 3 else text
 
 
-__all__ = ["BARE_NEGATIONS", "FILLERS", "GENERIC_ACT", "INTERROGATIVES", "LAUGHS", "NEUTRAL",
-           "is_social",
-           "SINGLE_ONLY", "Lexicon", "asks", "is_question", "is_statement", "negations",
-           "not_knowing", "squash", "thanked_off"]
+CONTRAST = frozenset({"but", "instead", "rather", "though", "although", "however", "말고",
+                      "대신", "그래도", "근데", "그런데", "하지만", "아니고"})
+"""Words that turn what was said around ("취소 말고 보내줘", "cancel, but...")."""
+
+
+def contrasted(text: str) -> bool:
+    """Whether ``text`` turns around halfway: a contrast word, or a Hangul word ending in
+    지만 ("damaged once but now my balance", "잃어버렸지만 찾았어"; not "my card is broken")."""
+    return any(w in CONTRAST or (len(w) > 2 and w.endswith("지만"))
+               for w in re.findall(r"\w+", text.casefold()))
+
+
+__all__ = ["BARE_NEGATIONS", "CONTRAST", "FILLERS", "GENERIC_ACT", "INTERROGATIVES", "LAUGHS",
+           "NEUTRAL", "SINGLE_ONLY", "Lexicon", "asks", "contrasted", "is_question", "is_social",
+           "is_statement", "negations", "not_knowing", "squash", "thanked_off"]

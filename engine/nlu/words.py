@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.nlu.phrases import (
+    CONTRAST,
     GENERIC_ACT,
     LAUGHS,
     NEUTRAL,
@@ -401,11 +402,6 @@ def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     return "confirm" if "yes" in ended else None
 
 
-_CONTRAST = frozenset({"but", "instead", "rather", "though", "말고", "대신", "그래도", "근데",
-                       "하지만", "아니고"})
-"""Words after a leading cancel that turn it around ("취소 말고 보내줘", "cancel, but...")."""
-
-
 def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
     """Whether ``rest``, what follows the leading cancel of ``text`` (``cancel_first``), only
     says why ("forget it, I don't need a new card", "됐어요, 그냥 다음에 할게요"): ``text`` no
@@ -420,7 +416,7 @@ def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
     >>> only_reason("cancel, but send it", "but send it", en)
     False
     """
-    return decision_text(text) is not None and not _CONTRAST.intersection(rest.split(" ")) \
+    return decision_text(text) is not None and not CONTRAST.intersection(rest.split(" ")) \
         and yes_no(rest, words) != "confirm"
 
 

@@ -17,15 +17,13 @@ from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStag
 from engine.nlu import classify, is_statement, names, not_knowing
 from engine.nlu.intents import INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
-from engine.nlu.phrases import is_question, thanked_off
+from engine.nlu.phrases import contrasted, is_question, thanked_off
 from engine.nlu.words import decision_text, normalise
 from engine.runtime.understanding.llm import LlmUnderstanding
 from engine.runtime.understanding.understand import Intent, Understanding, understand
 
 _PARTS = re.compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
                     r"|(?<=[가-힣])(?:하고|고)\s+", re.IGNORECASE)
-_CONTRAST = re.compile(r"\b(?:but|though|although|however)\b|근데|그런데|하지만|(?<=[가-힣])지만\s",
-                       re.IGNORECASE)
 _QUESTION = re.compile(r"(?:[?？]|나요|까요?|니까|어때요?|뭐야|뭐예요|인가요?|는지|니)"
                        r"\s*[.!~]*\s*$")
 _EN_QUESTION = re.compile(r"^(?:what|how|why|when|where|who|which|can|could|do|does|is|are|"
@@ -84,7 +82,7 @@ def taken_by_one(options: list[str], ranked: list[Intent], message: str,
     when the message holds its values at a distance (a question, a hedge, someone else's:
     "my wife lost her card", a contrast: "…damaged last year but now my balance")."""
     if len({i.reason for i in ranked if i.name in options}) != 1 or "?" in message or \
-            is_question(message) or names.hedged(message) or _CONTRAST.search(message):
+            is_question(message) or names.hedged(message) or contrasted(message):
         return None
     flows = {name: service.flows[service.routes[name]] for name in options}
 
