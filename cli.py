@@ -339,7 +339,8 @@ def build(flow: str, output: Path | None) -> None:
 
     `serve` does this by itself and keeps the result under .flowctl/build/; an explicit
     build is for shipping the compiled flow (an image, another machine with the same
-    flowctl). See docs/server.md."""
+    flowctl). It also keeps the engine's compiled patterns beside its bytecode. See
+    docs/server.md."""
     from engine.app import is_app_file
     from engine.compiler import artefact
 
@@ -355,6 +356,19 @@ def build(flow: str, output: Path | None) -> None:
         errors.print(f"error: cannot write the build: {err.strerror or err}")
         raise Exit(2) from None
     console.print(f"built {flow} -> {written} ({written.stat().st_size:,} bytes)")
+    _keep_patterns()
+
+
+def _keep_patterns() -> None:
+    """Keep the compiled form of the engine's own patterns beside its bytecode, as a first
+    `serve` does, even where bytecode is not written (an image built with
+    PYTHONDONTWRITEBYTECODE): every start from the build then skips compiling them."""
+    import engine.transports.http  # noqa: F401 — the server's modules compile their patterns
+    from engine import precompiled
+
+    if precompiled.keep() is None:
+        errors.print("warning: the engine's compiled patterns could not be kept beside its "
+                     "bytecode (a directory this user cannot write): each start compiles them")
 
 
 @app.command()

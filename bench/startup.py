@@ -13,7 +13,9 @@ intent model (which a server does in a thread beside the others).
 The checkout's modules are compiled to bytecode first, as installing flowctl does (pip
 compiles every module it installs): a checkout run under PYTHONDONTWRITEBYTECODE=1 would
 otherwise compile the engine's source again at every start (~0.11 s), which no installed
-server does.
+server does. The engine's compiled patterns are kept beside that bytecode, as a first start
+(or ``flowctl build``) keeps them; "patterns anew" is a server that finds none kept and
+compiles them at start, as the very first start of an installation does.
 
 Run: python bench/startup.py [--runs 5] [--flow flows/commerce.yaml]
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
 import importlib.util
 import os
 import socket
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,6 +154,24 @@ def first_answer(argv: list[str], port: int, cwd: str, env: dict[str, str],
             proc.wait(timeout=20)
 
 
+PATTERNS_COMPILED = "  patterns anew"
+"""flowctl serve from its build, its patterns compiled at start (none kept: a first start)."""
+
+
+@contextlib.contextmanager
+def set_aside(path: Path | None) -> Iterator[None]:
+    """``path`` moved away for the duration (the kept patterns, for PATTERNS_COMPILED)."""
+    if path is None or not path.exists():
+        yield
+        return
+    aside = path.with_name(path.name + ".aside")
+    path.rename(aside)
+    try:
+        yield
+    finally:
+        aside.rename(path)
+
+
 def servers(tmp: str, run: int) -> dict[str, tuple[list[str], dict[str, str]]]:
     """name -> argv tail (after the interpreter) and environment of each server, for run
     number ``run``: flowctl from its kept build (as every start after the first), and
@@ -158,7 +180,8 @@ def servers(tmp: str, run: int) -> dict[str, tuple[list[str], dict[str, str]]]:
              "--store", f"sqlite:///{tmp}/run{run}.db", "--port"]
     return {"bare FastAPI": (["-c", _BARE], offline_env()),
             "flowctl serve": (serve, offline_env()),
-            "  compiling": (serve, offline_env(FLOWCTL_BUILD_CACHE="off"))}
+            "  compiling": (serve, offline_env(FLOWCTL_BUILD_CACHE="off")),
+            PATTERNS_COMPILED: (serve, offline_env(PYTHONDONTWRITEBYTECODE="1"))}
 
 
 def main() -> None:
@@ -170,7 +193,11 @@ def main() -> None:
     args = parser.parse_args()
     compileall.compile_dir(ROOT / "engine", quiet=1)
     compileall.compile_file(ROOT / "cli.py", quiet=1)
+    import engine.transports.http  # noqa: F401 — its modules compile the engine's patterns
+    from engine import precompiled
     from engine.compiler import artefact
+
+    kept = precompiled.keep()  # beside the bytecode, as a first start or `flowctl build` does
 
     artefact.load(Path(args.flow))  # kept under .flowctl/build/, as a first start does
     artefact.load(ROOT / "flows" / "transfer.yaml")
@@ -186,8 +213,9 @@ def main() -> None:
                                  tmp, env, stderr=log)
                     imported[name] = loaded(log)
                 else:
-                    results.setdefault(name, []).append(
-                        first_answer([sys.executable, *tail, str(port)], port, tmp, env))
+                    with set_aside(kept if name == PATTERNS_COMPILED else None):
+                        results.setdefault(name, []).append(
+                            first_answer([sys.executable, *tail, str(port)], port, tmp, env))
     phases = {how: [[float(x) for x in subprocess.run(
         [sys.executable, "-c", _PHASES, str(ROOT), str(Path(args.flow).resolve()), how],
         env=offline_env(), capture_output=True, text=True, check=True).stdout.split()]

@@ -19,7 +19,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -28,6 +27,7 @@ from urllib.parse import urlsplit
 
 from engine.dsl.spec import MemorySpec
 from engine.errors import FlowRuntimeError
+from engine.precompiled import re_compile
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
@@ -296,12 +296,12 @@ def _server_settings(env: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
-_KEY = re.compile(r"[\x21-\x7e]+")  # visible ASCII: what an Authorization header carries
-_RATE = re.compile(r"(\d+)\s*/\s*(\d*)\s*(s|sec|second|m|min|minute|h|hour)s?")
+_KEY = re_compile(r"[\x21-\x7e]+")  # visible ASCII: what an Authorization header carries
+_RATE = re_compile(r"(\d+)\s*/\s*(\d*)\s*(s|sec|second|m|min|minute|h|hour)s?")
 _UNITS = {"s": 1.0, "sec": 1.0, "second": 1.0, "m": 60.0, "min": 60.0, "minute": 60.0,
           "h": 3600.0, "hour": 3600.0}
 _LABEL = r"[a-z0-9]([a-z0-9-]*[a-z0-9])?"
-_HOST = re.compile(rf"\*|(\*\.)?{_LABEL}(\.{_LABEL})*\.?")
+_HOST = re_compile(rf"\*|(\*\.)?{_LABEL}(\.{_LABEL})*\.?")
 
 
 def _days(var: str, raw: str) -> float:

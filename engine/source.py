@@ -7,15 +7,15 @@ so the author always gets ``file:line:col`` and the offending source line.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from engine.errors import Finding, Severity, SourceLocation
+from engine.precompiled import re_compile
 
 Path = tuple[str | int, ...]
 
 
-_KEY_LIKE = re.compile(r"[A-Za-z_][\w-]*")
+_KEY_LIKE = re_compile(r"[A-Za-z_][\w-]*")
 
 
 @dataclass(slots=True)

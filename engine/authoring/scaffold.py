@@ -10,15 +10,15 @@ service: ``flowctl new booking --shape slots`` takes "booking" requests. Each pa
 from __future__ import annotations
 
 import os
-import re
 from importlib import resources
 from pathlib import Path
 
 from engine.dsl.schema import SCHEMA_PATH
+from engine.precompiled import re_compile
 from engine.schema_files import checkout
 
 SHAPES = ("chat", "intent", "slots")
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NAME = re_compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class ScaffoldError(Exception):

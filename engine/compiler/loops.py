@@ -15,11 +15,12 @@ from collections.abc import Callable
 from engine.compiler import compiled as c
 from engine.compiler.resolve import Resolver
 from engine.dsl import spec as s
+from engine.precompiled import re_compile
 from engine.source import Path
 from engine.workspace.command import SHELL_OPERATORS
 from engine.workspace.files import WorkspaceError, check_glob
 
-_JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+_JINJA = re_compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 CompileSteps = Callable[[list[s.Step], Path], tuple[c.Step, ...]]
 
 

@@ -21,6 +21,7 @@ from engine.compiler.templates import (
     undeclared,
 )
 from engine.errors import Finding
+from engine.precompiled import re_compile
 from engine.registry import AGENT_RESULT_FIELDS, CONTEXT_FIELDS
 from engine.source import Path, SourceMap
 
@@ -158,7 +159,7 @@ class Resolver:
 
     def regex(self, pattern: str, path: Path) -> re.Pattern[str] | None:
         try:
-            return re.compile(pattern)
+            return re_compile(pattern)
         except re.error as err:
             self.error(path, f"invalid regular expression: {err.msg} at position {err.pos}",
                        "FL033")

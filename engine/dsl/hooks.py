@@ -8,20 +8,20 @@ who can sign. The delivery itself is ``engine.runtime.webhooks``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.dsl.base import Name
+from engine.precompiled import re_compile
 
 EnvName = Annotated[str, Field(pattern=r"^[A-Z_][A-Z0-9_]*$", description="An environment variable name, e.g. CARD_SERVICE_URL.")]
 UrlTemplate = Annotated[str, Field(pattern=r"^(\$\{[A-Z_][A-Z0-9_]*(:-[^}]*)?\}|https?://)", description="A URL, or `${NAME}` / `${NAME:-default}` (optionally followed by a path): read from the environment when the app starts.")]
 
 __all__ = ["EnvName", "HookSpec", "Name", "UrlTemplate", "resolve_url", "url_variable"]
 
-_VARIABLE = re.compile(r"^\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^}]*))?\}")
+_VARIABLE = re_compile(r"^\$\{(?P<name>[A-Z_][A-Z0-9_]*)(?::-(?P<default>[^}]*))?\}")
 
 
 def url_variable(template: str) -> tuple[str, str | None] | None:

@@ -8,13 +8,13 @@ are remembered so schema errors can tell the author to quote them.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path as FilePath
 from typing import Any
 
 import yaml
 
 from engine.errors import Finding, FlowDefinitionError, SourceLocation
+from engine.precompiled import re_compile
 from engine.source import Path, SourceMap
 
 _BOOL_TAG = "tag:yaml.org,2002:bool"
@@ -247,7 +247,7 @@ def _pos(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-_BARE_STAR = re.compile(r"[:\[{,-]\s*\*\s*(?:[,\]}#]|$)")
+_BARE_STAR = re_compile(r"[:\[{,-]\s*\*\s*(?:[,\]}#]|$)")
 
 
 def _alias_hint(line: str | None) -> str | None:

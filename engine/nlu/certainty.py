@@ -20,44 +20,46 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from engine.precompiled import re_compile
+
 from .numbers import find_numbers, parse_numeral, to_number
 from .phrases import FILLERS
 from .spans import Match
 
-_NEGATED_AFTER = re.compile(
+_NEGATED_AFTER = re_compile(
     r"\s*(?:원|won|dollars?|달러)?\s*(?:한테|에게|께)?(?:은|는|이|가|을|를|도)?\s*"
     r"(?:(?:\S+\s*)?(?:거|건|게)\s*)?"
     r"(?:(?:아니고|아니라|아니야|아니에요|아니예요|아닙니다|아님|아니|말고|대신에?|빼고|안\s*돼|"
     r"안\s*되)(?:\s|$|[,.!요세])|\S*지\s*(?:마|말))")
-_NEGATED_BEFORE = re.compile(r"(?:\bnot|\binstead of|\brather than)\s*\$?$", re.IGNORECASE)
-_NEGATED_CLAUSE = re.compile(
+_NEGATED_BEFORE = re_compile(r"(?:\bnot|\binstead of|\brather than)\s*\$?$", re.IGNORECASE)
+_NEGATED_CLAUSE = re_compile(
     r"\b(?:not|no|never|don'?t|do not|doesn'?t|won'?t|anything but|except|without|"
     r"isn'?t|aren'?t|wasn'?t|weren'?t|ain'?t|didn'?t|hasn'?t|haven'?t)\b"
     r"(?:(?!\b(?:but|instead|rather|so)\b)[^.,!?;…])*$",
     re.IGNORECASE)
 """A negation earlier in the value's clause ("anything but large", "don't give me a big
 one"); a yes/no value carries its own negation ("without extra cheese" is false)."""
-_RANGE_BEFORE = re.compile(
+_RANGE_BEFORE = re_compile(
     r"(?:[0-9일이삼사오육칠팔구십백천만]|원|won|dollars?|달러)\s*"
     r"(?:[~∼\-–]|에서|이나|아니면|또는|\bto\b|\bor\b)\s*$", re.IGNORECASE)
-_RANGE_AFTER = re.compile(
+_RANGE_AFTER = re_compile(
     r"\s*(?:원|won|dollars?|달러)?\s*(?:[~∼\-–]|에서|이나|나|아니면|또는|\bto\b|\bor\b)\s*"
     r"[$₩]?[0-9일이삼사오육칠팔구십백천만]", re.IGNORECASE)
-_ROUGH_BEFORE = re.compile(
+_ROUGH_BEFORE = re_compile(
     r"(?:(?:^|(?<=\s))(?:최소|최소한|최대|최대한|적어도|많아야|대충|대략|약|한|거의)|~|"
     r"\b(?:about|around|roughly|approximately|approx|at least|at most|up to|under|over|"
     r"more than|less than|no more than|no less than|maybe))\s*[$₩]?$", re.IGNORECASE)
-_ROUGH_AFTER = re.compile(
+_ROUGH_AFTER = re_compile(
     r"\s*(?:원|won|dollars?|달러)?\s*(?:은|는|을|를|이|가|만)?\s*(?:조금|좀|약간|살짝)?\s*"
     r"(?:정도|쯤|가량|안팎|내외|남짓|이상|이하|미만|초과|넘게|넘는|넘지|넘어|안쪽|이내|까지|"
     r"언저리|전후|안으로|밑으로|아래로|더|덜|안\s*되게|안\s*넘게|\+|"
     r"\b(?:or so|or more|or less|at most|at least|max|tops|ish|more)\b)", re.IGNORECASE)
-_SUM = re.compile(r"[+×*÷=]|\d\s*x\s*\d|\b(?:plus|minus|times|split|divided)\b|곱하기|나누기|"
+_SUM = re_compile(r"[+×*÷=]|\d\s*x\s*\d|\b(?:plus|minus|times|split|divided)\b|곱하기|나누기|"
                   r"더하기|더해|더한|빼기|곱해|나눠|나누어|나눈|합쳐|합해|짜리|만큼|인당|명분|각각|"
                   r"반띵|반반|절반|분의|(?:두|세|네|다섯|[2-9])\s*(?:번|배(?!송|달))|"
                   r"\b(?:each|apiece|per person|per head)\b",
                   re.IGNORECASE)
-PARTICLE = re.compile(
+PARTICLE = re_compile(
     r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요|만|정도|쯤|씩|"
     r"입니다|이에요|예요|에요|이야|야|임)+$")
 """Korean particles, copulas and the like, left over once a value is taken out of a word."""
@@ -69,10 +71,10 @@ _CHANGE = frozenset({
     "정도", "쯤", "한", "약", "대충", "about", "around",
 })
 """Words that say "use this value" (or only round it), and so add nothing to a value."""
-_UNIT_TYPOS = re.compile(r"^(?:원|웜|언|웡|원이요|원요|won|₩)$", re.IGNORECASE)
+_UNIT_TYPOS = re_compile(r"^(?:원|웜|언|웡|원이요|원요|won|₩)$", re.IGNORECASE)
 
 
-_MALFORMED_AMOUNT = re.compile(
+_MALFORMED_AMOUNT = re_compile(
     r"(?:[0-9][0-9.,]*[eE][+-]?[0-9]+|(?<![a-z])(?:nan|inf(?:inity)?)(?![a-z])|∞|[0-9]{16,})\s*"
     r"(?:원|won|dollars?|달러|euros?|유로|\$|₩|€|krw|usd|eur)"
     r"|(?:\$|₩|€)\s*(?:[0-9][0-9.,]*[eE][+-]?[0-9]+|nan|inf(?:inity)?|∞|[0-9]{16,})",
@@ -108,12 +110,12 @@ def negated(text: str, match: Match) -> bool:
                 _NEGATED_CLAUSE.search(text, 0, match.start))
 
 
-_UNSURE_BEFORE = re.compile(r"\b(?:(?:something|kind of|sort of|looks) like|similar to|"
+_UNSURE_BEFORE = re_compile(r"\b(?:(?:something|kind of|sort of|looks) like|similar to|"
                             r"starts? with|begins? with|ends? with|"
                             r"i think(?: it'?s)?|probably|maybe|could be)\s*$", re.IGNORECASE)
-_UNSURE_AFTER = re.compile(r"\s*(?:-\s*)?(?:or\s+)?something\b|\s*(?:or so|or similar|ish)\b"
+_UNSURE_AFTER = re_compile(r"\s*(?:-\s*)?(?:or\s+)?something\b|\s*(?:or so|or similar|ish)\b"
                            r"|(?:으?로\s*시작|쯤인가|인가\?|였나|이었나|같은데)", re.IGNORECASE)
-_YEAR_BEFORE = re.compile(r"\b(?:since|in|from|until|till|back in|by|year)\s+$", re.IGNORECASE)
+_YEAR_BEFORE = re_compile(r"\b(?:since|in|from|until|till|back in|by|year)\s+$", re.IGNORECASE)
 
 
 def unsure(text: str, match: Match) -> bool:
@@ -186,7 +188,7 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
                                      known(w))]
 
 
-_RETRACT = re.compile(r"(?:^|(?<=[\s,.…~]))(?:아\s*)?(?:아니다|아니|잠깐만?|"
+_RETRACT = re_compile(r"(?:^|(?<=[\s,.…~]))(?:아\s*)?(?:아니다|아니|잠깐만?|"
                       r"정정(?:할게요?|합니다)?|그게 아니라)"
                       r"(?=[\s,.…~!]|$)|\b(?:no wait|wait|sorry|i mean|actually|hang on|"
                       r"hold on|let me (?:double[- ]?)?check)\b"
@@ -258,7 +260,7 @@ def bare_number(text: str, known: Callable[[str], bool], least: int = 100) -> Ma
     return number
 
 
-_HANGUL_ONLY = re.compile(
+_HANGUL_ONLY = re_compile(
     r"\s*(?P<n>[일이삼사오육칠팔구십백천만억조]+?(?:\s[일이삼사오육칠팔구십백천]+?)*?)\s*"
     r"(?:원|이요|요|입니다|이에요|예요)?[.!~\s]*")
 

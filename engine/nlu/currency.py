@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 
+from engine.precompiled import re_compile
+
 __all__ = ["currency_of"]
 
-_UNITS = (("KRW", re.compile(r"원|₩|\b(?:won|krw)\b", re.IGNORECASE)),
-          ("USD", re.compile(r"\$|달러|\b(?:usd|dollars?|bucks?)\b", re.IGNORECASE)),
-          ("EUR", re.compile(r"€|\b(?:eur|euros?)\b", re.IGNORECASE)),
-          ("GBP", re.compile(r"£")))
+_UNITS = (("KRW", re_compile(r"원|₩|\b(?:won|krw)\b", re.IGNORECASE)),
+          ("USD", re_compile(r"\$|달러|\b(?:usd|dollars?|bucks?)\b", re.IGNORECASE)),
+          ("EUR", re_compile(r"€|\b(?:eur|euros?)\b", re.IGNORECASE)),
+          ("GBP", re_compile(r"£")))
 
 
 def currency_of(text: str) -> str | None:

@@ -31,6 +31,8 @@ import re
 from collections.abc import Callable
 from datetime import date, timedelta
 
+from engine.precompiled import re_compile
+
 from .numbers import EN_NUMBER_WORDS
 from .spans import Match, non_overlapping
 
@@ -172,39 +174,39 @@ def _weekday(match: re.Match[str], today: date) -> date | None:
 
 
 # Every rule below needs one of these; checking it first keeps date-free messages cheap.
-_MAYBE_DATE = re.compile(
+_MAYBE_DATE = re_compile(
     r"[0-9]|오늘|내일|모레|글피|어제|그저께|그제|하루|이틀|사흘|나흘|일주일|요일|day|week"
     r"|tomorrow|크리스마스|christmas", _I)
 
 _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (
-        re.compile(
+        re_compile(
             r"(?<![0-9])(?P<y>[0-9]{4})(?P<sep>[-./])(?P<m>[0-9]{1,2})(?P=sep)(?P<d>[0-9]{1,2})"
             r"(?![0-9])"
         ),
         _full,
     ),
     (
-        re.compile(
+        re_compile(
             r"(?<![0-9])(?P<y>[0-9]{4})\s*년\s*(?P<m>[0-9]{1,2})\s*월\s*(?P<d>[0-9]{1,2})\s*일"
         ),
         _full,
     ),
-    (re.compile(r"(?<![0-9])(?P<m>[0-9]{1,2})\s*월\s*(?P<d>[0-9]{1,2})\s*일"), _month_day),
-    (re.compile(r"(?<![0-9/.\-])(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![0-9/])"), _month_day),
+    (re_compile(r"(?<![0-9])(?P<m>[0-9]{1,2})\s*월\s*(?P<d>[0-9]{1,2})\s*일"), _month_day),
+    (re_compile(r"(?<![0-9/.\-])(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![0-9/])"), _month_day),
     (  # a day of the month alone: "25일에", "다음 달 10일" (not "3일 후", "2일 동안", "1일치")
-        re.compile(r"(?:(?P<rel>이번|다음|담)\s?달\s*)?(?<![0-9월.\-/])(?<!월\s)"
+        re_compile(r"(?:(?P<rel>이번|다음|담)\s?달\s*)?(?<![0-9월.\-/])(?<!월\s)"
                    r"(?P<d>[1-9]|[12][0-9]|3[01])\s?일(?=에|날|까지|쯤|경|[\s,.!?~]|$)"
                    r"(?!\s*(?:후|뒤|전|있다가|간|동안|째|마다|이내|내|만에|[0-9]))"),
         _day_of_month,
     ),
-    (re.compile(r"(?<!메리 )(?<!메리)크리스마스(?!\s?(?:전|후|뒤|쯤|까지|이브|때|지나))"
+    (re_compile(r"(?<!메리 )(?<!메리)크리스마스(?!\s?(?:전|후|뒤|쯤|까지|이브|때|지나))"
                 r"|(?<!merry )(?<!before )(?<!after )(?<!until )(?<!till )(?<!by )(?<!around )"
                 r"(?<!over )(?<!near )\bchristmas(?: day)?\b(?!\s?(?:eve|time|week|holidays?))",
                 _I),
      _christmas),
     (
-        re.compile(
+        re_compile(
             rf"\b(?:{_EN_MONTH}\s+(?P<d>[0-9]{{1,2}}){_ORDINAL}"
             rf"|(?P<d2>[0-9]{{1,2}}){_ORDINAL}\s+(?:of\s+)?{_EN_MONTH.replace('mon', 'mon2')})"
             r"(?:,?\s+(?P<y>[0-9]{4}))?(?![0-9])",
@@ -212,31 +214,31 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
         ),
         _en_month,
     ),
-    (re.compile("|".join(_KO_WORD_DAYS)), _ko_word),
-    (re.compile(r"\b(?:the\s+)?day\s+(?P<w>after)\s+tomorrow\b", _I), _en_word),
-    (re.compile(r"\b(?:the\s+)?day\s+(?P<w>before)\s+yesterday\b", _I), _en_word),
-    (re.compile(r"\b(?P<w>today|tomorrow|yesterday)\b", _I), _en_word),
+    (re_compile("|".join(_KO_WORD_DAYS)), _ko_word),
+    (re_compile(r"\b(?:the\s+)?day\s+(?P<w>after)\s+tomorrow\b", _I), _en_word),
+    (re_compile(r"\b(?:the\s+)?day\s+(?P<w>before)\s+yesterday\b", _I), _en_word),
+    (re_compile(r"\b(?P<w>today|tomorrow|yesterday)\b", _I), _en_word),
     (
-        re.compile(
+        re_compile(
             r"(?:(?<![0-9])(?P<n>[0-9]+)\s*(?P<unit>일|주)|(?P<span>하루|이틀|사흘|나흘|일주일))"
             r"\s*(?P<dir>후|뒤|전|있다가)"
         ),
         _ko_offset,
     ),
-    (re.compile(rf"\bin\s+(?P<n>{_EN_COUNT})\s+(?P<unit>days?|weeks?)\b(?P<dir>)", _I), _en_offset),
+    (re_compile(rf"\bin\s+(?P<n>{_EN_COUNT})\s+(?P<unit>days?|weeks?)\b(?P<dir>)", _I), _en_offset),
     (
-        re.compile(
+        re_compile(
             rf"\b(?P<n>{_EN_COUNT})\s+(?P<unit>days?|weeks?)\s+(?P<dir>later|from\s+now|ago)\b",
             _I,
         ),
         _en_offset,
     ),
     (
-        re.compile(r"(?:(?P<rel>다음|담|이번|지난|저번)\s*주\s*)?(?P<wd>[월화수목금토일])요일"),
+        re_compile(r"(?:(?P<rel>다음|담|이번|지난|저번)\s*주\s*)?(?P<wd>[월화수목금토일])요일"),
         _weekday,
     ),
     (
-        re.compile(
+        re_compile(
             r"\b(?:(?P<rel>next|this|last|coming)\s+)?"
             rf"(?P<wd>{'|'.join(_EN_WEEKDAYS)})\b",
             _I,

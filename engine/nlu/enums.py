@@ -17,6 +17,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.precompiled import re_compile
+
 from .spans import Match
 
 Values = Mapping[str, Sequence[str]]
@@ -74,7 +76,7 @@ def _boundary(char: str) -> str:
     return "[0-9]" if "0" <= char <= "9" else ""
 
 
-_LATIN_WORD = re.compile(r"[a-z]{4,}")
+_LATIN_WORD = re_compile(r"[a-z]{4,}")
 
 
 def misspelt(text: str, values: Values | EnumMatcher) -> Match | None:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engine.precompiled import re_compile
+
 from .spans import Match
 
-_NEGATION_BEFORE = re.compile(
+_NEGATION_BEFORE = re_compile(
     r"(?:\b(?:no|not|without|dont want|don't want|hold the|skip the|minus)\s+(?:the\s+|any\s+)?"
     r"|(?:안|노)\s?)$", re.IGNORECASE)
-_NEGATION_AFTER = re.compile(r"^\s*(?:빼고|빼 ?주세요|빼줘|없이|말고|는 ?빼|은 ?빼|노노|x\b)",
+_NEGATION_AFTER = re_compile(r"^\s*(?:빼고|빼 ?주세요|빼줘|없이|말고|는 ?빼|은 ?빼|노노|x\b)",
                              re.IGNORECASE)
 
 
@@ -31,10 +33,10 @@ def flag_words(name: str, description: str) -> tuple[str, ...]:
     return tuple(sorted(words, key=len, reverse=True))
 
 
-_LESS_BEFORE = re.compile(
+_LESS_BEFORE = re_compile(
     r"\b(?:regular|normal|standard|usual|plain|light|less|little|easy on|go easy on|light on|"
     r"go light on|not much|not too much)\s+(?:the\s+)?$", re.IGNORECASE)
-_KIND_BEFORE = re.compile(r"\b(?:two|three|four|five|[2-5])[\s-]*$", re.IGNORECASE)
+_KIND_BEFORE = re_compile(r"\b(?:two|three|four|five|[2-5])[\s-]*$", re.IGNORECASE)
 # Words that may follow the slot's name without the name modifying them: "cheese please",
 # "cheese on it", "cheese and olives"; any other word after it makes the name part of a
 # thing's name ("cheese pizza", "cheese sticks").

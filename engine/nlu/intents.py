@@ -45,17 +45,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from engine.precompiled import re_compile
+
 from .keywords import inflections, keyword_pattern, negated, negates_normalised, words_pattern
 from .learned import IntentModel, train
 from .phrases import is_question
 from .words import normalise
 
 MIN_EXAMPLE_SIMILARITY = 0.35
-_WHY = re.compile(r"(?<![a-z])(?:why|how come)(?![a-z])|왜|어째서")
+_WHY = re_compile(r"(?<![a-z])(?:why|how come)(?![a-z])|왜|어째서")
 QUESTION_SCORE = 0.45
 """What an acting intent learned only from requests scores on a question (under 0.5)."""
 _KEYWORD_BASE, _KEYWORD_STEP, _KEYWORD_CAP = 0.9, 0.05, 0.99
-_WORD_START = re.compile(r"[a-z0-9]")
+_WORD_START = re_compile(r"[a-z0-9]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engine.precompiled import re_compile
+
 from .words import normalise
 
-_WORD_START = re.compile(r"[a-z0-9]")
+_WORD_START = re_compile(r"[a-z0-9]")
 
 _PARTICLES = frozenset({"", "을", "를", "이", "가", "은", "는", "로", "으로", "도", "만", "좀",
                         "랑", "이랑", "하고", "까지", "이나", "나"})
@@ -70,8 +72,8 @@ def inflections(word: str) -> set[str]:
     return forms
 
 
-_NEGATED_AFTER = re.compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)")
-_NEGATED_BEFORE = re.compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont)\s?$")
+_NEGATED_AFTER = re_compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)")
+_NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont)\s?$")
 
 
 def negated(normalised: str, start: int, end: int) -> bool:
@@ -84,7 +86,7 @@ def negated(normalised: str, start: int, end: int) -> bool:
                 _NEGATED_BEFORE.search(normalised, 0, start))
 
 
-_WORD = re.compile(r"(?<!\S)\S")
+_WORD = re_compile(r"(?<!\S)\S")
 
 
 def negates(text: str) -> bool:

@@ -9,14 +9,15 @@ run wins; two names found by runs as long give nothing ("로지텍 MX" is two pr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+
+from engine.precompiled import re_compile
 
 from .spans import Match
 from .words import normalise
 
-_WORD = re.compile(r"\S+")
-_PARTICLE = re.compile(r"(?:은|는|이|가|을|를|도|만|으로|로|와|과|랑|이랑|요|이요)$")
+_WORD = re_compile(r"\S+")
+_PARTICLE = re_compile(r"(?:은|는|이|가|을|를|도|만|으로|로|와|과|랑|이랑|요|이요)$")
 
 
 def find_known(text: str, names: Sequence[str]) -> list[Match]:

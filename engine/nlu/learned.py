@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from engine.precompiled import re_compile
 
 from .words import normalise
 
 PASSES, STEP, DECAY = 25, 0.8, 1e-3
 """Training: passes over the texts, the gradient step, the weight decay after each pass."""
-_LATIN_WORD = re.compile(r"[a-z]+$")
+_LATIN_WORD = re_compile(r"[a-z]+$")
 _ENDINGS = ("ing", "ed", "es", "s")
 
 

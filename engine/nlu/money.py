@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+from engine.precompiled import re_compile
+
 from .numbers import DIGITS, KO_BIG_CHARS, KO_DIGIT_CHARS, KO_SMALL_CHARS, parse_numeral, to_number
 from .spans import Match, non_overlapping
 
@@ -30,9 +32,9 @@ _HANGUL_NUM = KO_DIGIT_CHARS + KO_SMALL_CHARS + KO_BIG_CHARS
 # Thousands set apart by spaces, as many write them ("10 000원", "1 000 000 won"): only
 # before a unit, so "3 500" alone is no amount.
 _GROUPED = r"[0-9]{1,3}(?: [0-9]{3})+(?![0-9])"
-_GROUP_SPACE = re.compile(r"(?<=[0-9]) (?=[0-9]{3}(?![0-9]))")
+_GROUP_SPACE = re_compile(r"(?<=[0-9]) (?=[0-9]{3}(?![0-9]))")
 _SPACED = KO_BIG_CHARS + "천백"  # "이만 칠천 오백원", "3천 5백원": one amount said in parts
-_KO_MONEY = re.compile(
+_KO_MONEY = re_compile(
     r"(?:(?P<neg>(?<![가-힣])마이너스\s*|(?<![\w\-−])[-−]\s?)"
     # Without a sign a Hangul numeral must start a word, or follow to whom it goes
     # ("엄마한테삼만원"); digits may follow anything.
@@ -47,7 +49,7 @@ _KO_MONEY = re.compile(
 # Ten thousands or hundred millions without 원 as money is given ("5만 보내줘", "1억 송금",
 # "3만 이체해 주세요", "5만이요"): only before a verb of giving money or a copula, so "5만
 # 명", "10만 포인트" or "1억" alone is no amount.
-_KO_BIG_BARE = re.compile(
+_KO_BIG_BARE = re_compile(
     r"(?<![가-힣0-9.,])(?P<neg>)(?P<body>[0-9]{1,4}(?:\.[0-9])?\s?(?:만|억)(?:\s?[0-9]{1,4}\s?천)?)"
     r"(?=\s?(?:만|씩)?\s*(?:보내|이체|송금|부쳐|부치|넣어|입금|쏴|줘|주세요|드려|빌려|갚아|이요|요))")
 _EN_NUM = rf"(?:{DIGITS}|\.[0-9]+)"
@@ -56,22 +58,22 @@ _EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"
 _EN_SIGN = r"(?P<neg>(?<![\w\-−])[-−]\s?|\bminus\s+)?"
 _EN_UNIT = r"\s?(?:dollars?|bucks?|usd|won|krw|euros?|eur)(?![a-z])"
 _EN_MONEY = (
-    re.compile(
+    re_compile(
         rf"{_EN_SIGN}(?:\$|US\$|₩|€|£|\b(?:usd|krw|eur)\s?)\s?(?P<num>{_EN_NUM}){_EN_MAG}"
         # "$50 dollars" is one amount, so the sign of "-$50 dollars" is not lost.
         rf"(?:{_EN_UNIT})?",
         re.IGNORECASE,
     ),
-    re.compile(
+    re_compile(
         rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_GROUPED}){_EN_MAG}{_EN_UNIT}",
         re.IGNORECASE,
     ),
     # A bare "10k" reads as money in chat; "10m" or "10b" could be metres or bytes.
-    re.compile(rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_NUM})(?P<mag>k)(?![a-z0-9])", re.IGNORECASE),
+    re_compile(rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_NUM})(?P<mag>k)(?![a-z0-9])", re.IGNORECASE),
 )
 # Every English form needs a currency symbol or a Latin letter; most Korean turns have
 # neither, and this one search is cheaper than the three patterns.
-_EN_HINT = re.compile(r"[$₩€£A-Za-z]")
+_EN_HINT = re_compile(r"[$₩€£A-Za-z]")
 _EN_MAGNITUDE = {
     "k": 10**3,
     "thousand": 10**3,
@@ -120,7 +122,7 @@ def _signed(match: re.Match[str], value: Decimal) -> Match:
     return Match(value=amount, start=match.start(), end=match.end(), text=text)
 
 
-_SHARE = re.compile(
+_SHARE = re_compile(
     r"(?:^|(?<=[\s,]))(?:전부|전액|다|몽땅|모두|싹|싹 다|전체|반|절반|반만|나머지|최대(?:한)?)"
     r"(?=$|[\s,.!~]|요|만|으로|로|이요|다요)"
     r"|\b(?:all|everything|half|the rest|whole|entire|max(?:imum)?|whatever(?:'s| is) left)\b",

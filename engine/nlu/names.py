@@ -13,12 +13,13 @@ import re
 from collections.abc import Iterable
 
 from engine.nlu.phrases import is_question, is_social
+from engine.precompiled import re_compile
 
 _RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
-OTHER_PREDICATE = re.compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
+OTHER_PREDICATE = re_compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
                              rf"|[{_RIEUL}]게(?:요)?$")
 """A word ending a clause of its own ("물어보고", "했대", "해볼게"; not "듣게"): another topic."""
-NOBODY = re.compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|비밀|그냥|헐|대충|돈|나중에|글쎄|"
+NOBODY = re_compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|비밀|그냥|헐|대충|돈|나중에|글쎄|"
                     r"그 ?사람|그분|저분|이분|걔|쟤|얘|나|저|누구|모두|다들|전부|각각|사람|명|분|"
                     r"잠시만|잠깐만|잠시|잠깐|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ㅜㅜ+|"
                     r"someone|anyone|idk|whoever|nobody|me|myself|everyone|everybody|all|"
@@ -27,35 +28,35 @@ NOBODY = re.compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|�
                     r"paypal|zelle|wise)"
                     r"(?:한테|에게|께)?(?:나|도)?(?:요)?[.!~ ]*", re.IGNORECASE)
 """Words that name nobody: not knowing, anyone, a pronoun, "돈" — never a recipient."""
-_NOT_HIM = re.compile(r"(?:말고|빼고|아니야|아니에요|아니고)[.!~ ]*$")  # "민수 말고": who, then?
-_FROM = re.compile(r"[가-힣](?:한테서|에게서|께서)")  # where money comes from, not where it goes
-_PREDICATE = re.compile(r"(?:아요|어요|해요|세요|니다|줘|줘요|래요|게요|까요|네요|지요)$")
+_NOT_HIM = re_compile(r"(?:말고|빼고|아니야|아니에요|아니고)[.!~ ]*$")  # "민수 말고": who, then?
+_FROM = re_compile(r"[가-힣](?:한테서|에게서|께서)")  # where money comes from, not where it goes
+_PREDICATE = re_compile(r"(?:아요|어요|해요|세요|니다|줘|줘요|래요|게요|까요|네요|지요)$")
 """A one-word sentence ("괜찮아요", "해주세요") is no name."""
-_MEANS = re.compile(r"은행|뱅크|농협|신협|수협|우체국|새마을금고|카뱅|페이|토스|카카오|계좌|통장|"
+_MEANS = re_compile(r"은행|뱅크|농협|신협|수협|우체국|새마을금고|카뱅|페이|토스|카카오|계좌|통장|"
                     r"(?:이체|송금|모바일|앱|카드|현금|번호)(?:으로|로)|\b(?:paypal|venmo|wise|zelle)"
                     r"|\bmy (?:\w+ )?(?:bank|account|card)\b", re.IGNORECASE)
 """A way or a place to send to ("카카오페이로", "신한은행으로", "내 다른 계좌로"): nobody."""
-_DESCRIBED = re.compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예전에?|방금|있잖아|제일|가장|"
+_DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예전에?|방금|있잖아|제일|가장|"
                         r"그|저|이|이런|그런|저런|다른|보낸|받은|친한|아는|말한|했던|만난|빌려준|"
                         r"빌린)(?=\s)")
 """A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구")."""
-CONDITION = re.compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
+CONDITION = re_compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer."""
 
 
-_AND = re.compile(r"[가-힣A-Za-z0-9](?:이랑|랑|하고)\s|\band\b|&")
+_AND = re_compile(r"[가-힣A-Za-z0-9](?:이랑|랑|하고)\s|\band\b|&")
 """Two of them ("엄마랑 아빠", "P-101이랑 P-102"): no one name."""
-_COUNT = re.compile(r"(?:^|\s)(?:[0-9]+|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*"
+_COUNT = re_compile(r"(?:^|\s)(?:[0-9]+|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*"
                     r"(?:명|분|사람|people)|(?:^|\s)(?:둘|셋|넷)(?:$|\s|이)")
 """A count of people ("3명"): nobody's name."""
-_NUMBER = re.compile(r"[0-9][0-9\s\-+().]{5,}$")
+_NUMBER = re_compile(r"[0-9][0-9\s\-+().]{5,}$")
 """A phone or account number: no name where "~한테" looks for one ("010-1234-5678한테")."""
 
 
-_RELATION = re.compile(r"(?:남자\s?친구|여자\s?친구|남친|여친|친구분?|남편분?|아내분?|와이프|"
+_RELATION = re_compile(r"(?:남자\s?친구|여자\s?친구|남친|여친|친구분?|남편분?|아내분?|와이프|"
                        r"아들|딸|동생|어머님|아버님|부모님|동료|선배|후배|상사|사촌|조카|애인)"
                        r"(?:한테|헌테|에게|께|요|이요|이에요|예요)?")
-_OWNER = re.compile(r"[가-힣]{1,4}")
+_OWNER = re_compile(r"[가-힣]{1,4}")
 _NO_OWNER = frozenset({"우리", "제", "내", "저희", "울", "나의", "저의", "빨리", "그냥", "지금",
                        "오늘", "내일", "먼저", "다시", "좀", "일단", "그럼", "네", "응", "아",
                        "음", "이번엔", "꼭", "바로"})
@@ -66,11 +67,11 @@ _NOT_A_NOUN = ("는", "던", "한", "로", "게", "히", "서", "에", "도", "�
 no owner."""
 
 
-_THEIR_RELATION = re.compile(
+_THEIR_RELATION = re_compile(
     r"\b[a-z]+'s\s+(?:boy\s?friend|girl\s?friend|husband|wife|partner|friend|son|daughter|"
     r"mom|mother|dad|father|brother|sister|boss|kid|child|roommate)\b", re.IGNORECASE)
 """Someone's relation in English ("my sister's boyfriend"): not a name."""
-_CAN_I = re.compile(r"^\s*(?:(?:can|could|may)\s+i|is\s+it\s+possible|am\s+i\s+able)\b.*"
+_CAN_I = re_compile(r"^\s*(?:(?:can|could|may)\s+i|is\s+it\s+possible|am\s+i\s+able)\b.*"
                     r"\b(?:in one go|at once|at a time|per day|a day|daily|limit|maximum|max)\b"
                     r".*\?\s*$", re.IGNORECASE)
 
@@ -104,7 +105,7 @@ def someones(owner: str, value: str) -> bool:
                 and owner not in _NO_OWNER and not owner.endswith(_NOT_A_NOUN))
 
 
-_TITLE = re.compile(r"(?:대리|과장|차장|부장|팀장|실장|사장|이사|상무|전무|대표|회장|원장|"
+_TITLE = re_compile(r"(?:대리|과장|차장|부장|팀장|실장|사장|이사|상무|전무|대표|회장|원장|"
                     r"소장|국장|주임|선생|교수|기사|작가|감독)님?")
 # How one calls an older friend or sibling by name ("철수 형", "영희 언니"): kept with the name
 _ADDRESS = frozenset({"형", "형님", "오빠", "언니", "누나", "누님"})
@@ -114,8 +115,8 @@ _NO_NAME_BEFORE = frozenset({
     "근데", "그런데", "그리고", "그래서", "그럼", "그러면", "아니", "아니고", "아니라", "아니면",
     "아님", "말고", "혹시", "차라리", "대신", "또", "이번엔", "이번에는", "다음엔", "어제",
     "모레", "내일모레", "글피", "이따", "이따가", "나중에", "아까", "방금", "좋아", "그래"})
-_NAMED = re.compile(r"[가-힣]{1,4}|[A-Z][A-Za-z'-]*")
-_SSI_AFTER = re.compile(r"(?<=[가-힣]{2})씨$")
+_NAMED = re_compile(r"[가-힣]{1,4}|[A-Z][A-Za-z'-]*")
+_SSI_AFTER = re_compile(r"(?<=[가-힣]{2})씨$")
 
 
 def titled(before: str, value: str) -> str | None:
@@ -158,7 +159,7 @@ def nobody(value: str) -> bool:
     return bool(NOBODY.fullmatch(value) or _NUMBER.match(value) or _COUNT.match(value))
 
 
-_REPORTED = re.compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
+_REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
                        r"달라(?:시네|시는데|는데|던데|네|셔서|셔)|"
                        r"(?:냈|쳤|(?<!말)했|줬|받았|됐|셨|드렸)(?:었)?(?:어|음|거든|는데|던데|지|다|네))"
                        r"(?:요)?(?!\S)"
@@ -169,7 +170,7 @@ _REPORTED = re.compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했�
                        re.IGNORECASE)
 
 
-_HEDGED = re.compile(r"(?<=[가-힣])면\s(?!돼|되|충분|괜찮)|\bif\b|보다|는 대로|[\"“”‘]"
+_HEDGED = re_compile(r"(?<=[가-힣])면\s(?!돼|되|충분|괜찮)|\bif\b|보다|는 대로|[\"“”‘]"
                      r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
                      r"|\b(?:or|either)\b")
 """A value in a condition, a comparison or a quote is none ("X면 돼요" is no condition)."""
@@ -178,14 +179,14 @@ MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말�
 
 
 _DETAIL = r"(?:\w+\s+)?(?:id|pin|code|number|phone|card|account|password|address)\b"
-_THEIRS = re.compile(
+_THEIRS = re_compile(
     rf"\b(?:her|his|their)\s+(?:own\s+)?{_DETAIL}|\bmy\s+(?:mom|mother|mum|dad|father|son|"
     r"daughter|wife|husband|brother|sister|friend|boss|kid|child|grandma|grandpa|partner|"
     rf"girlfriend|boyfriend)'s\s+{_DETAIL}", re.IGNORECASE)
 """Someone else's details in English ("her id is u8120", "my son's pin is 1010")."""
 
 
-_UNDECIDED = re.compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not sure)\b"
+_UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not sure)\b"
                         r"|(?:야|나) 하나|까 말까|할지 말지|볼까 (?:해|싶)"
                         r"|(?:(?<=[가-힣])(?:낼|줄|칠|갈)|야 (?:할|될)) ?(?:것|거) "
                         r"같(?:은데|아|네|기도)"
@@ -193,7 +194,7 @@ _UNDECIDED = re.compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not 
                         re.IGNORECASE)
 
 
-_CONDITIONAL = re.compile(
+_CONDITIONAL = re_compile(
     r"(?<=[가-힣])(?<!가능하)(?<!괜찮으)(?<!괜찮다)(?<!좋으)(?<!좋다)(?<!된다)(?<!원하)"
     r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)면\s(?!돼|되|충분|괜찮)"
     r"|(?<!wondering )(?<!wonder )(?<!see )(?<!know )(?<!ask )(?<!asking )(?<!check )"
@@ -257,16 +258,16 @@ def reported(text: str) -> bool:
     return bool(_REPORTED.search(text))
 
 
-_COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")
-_POLITE_COPULA = re.compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요)$")
-_MINE = re.compile(r"^(?:우리|저희|제|내)\s+(?=\S)")  # "우리 팀장님": 팀장님
-_SSI = re.compile(r"\s+씨(?:요|예요|이요|입니다)?$")
-_SAID_AROUND = re.compile(r"^(?:to\s+)?(?:my|our)\s+(?=\S)|^to\s+(?=\S)"
+_COPULA = re_compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")
+_POLITE_COPULA = re_compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요)$")
+_MINE = re_compile(r"^(?:우리|저희|제|내)\s+(?=\S)")  # "우리 팀장님": 팀장님
+_SSI = re_compile(r"\s+씨(?:요|예요|이요|입니다)?$")
+_SAID_AROUND = re_compile(r"^(?:to\s+)?(?:my|our)\s+(?=\S)|^to\s+(?=\S)"
                           r"|,?\s+(?:please|pls|plz|thanks|thank you|thx)$|(?<=\w)[.!~]+$",
                           re.IGNORECASE)
 
 
-_ASKING_SHAPE = re.compile(r"^(?P<name>[가-힣]{1,2}[나니])요?[.!~]*$")
+_ASKING_SHAPE = re_compile(r"^(?P<name>[가-힣]{1,2}[나니])요?[.!~]*$")
 _VERB_STEMS = frozenset({
     "되", "돼", "있", "없", "하", "해", "맞", "괜찮", "가", "오", "보내", "받", "좋", "싫", "많",
     "적", "걸리", "나오", "쓰", "모르", "드", "끝", "계시", "주", "사", "크", "작", "알", "살",
@@ -313,7 +314,7 @@ def no_name(answer: str, single: bool) -> bool:
     return _a_sentence(answer, single) or _nobody_said(answer, single)
 
 
-_NAME_IS = re.compile(r"(?<=[가-힣])입니다$")
+_NAME_IS = re_compile(r"(?<=[가-힣])입니다$")
 
 
 def _a_sentence(answer: str, single: bool) -> bool:
@@ -337,7 +338,7 @@ def _nobody_said(answer: str, single: bool) -> bool:
                 or any(someones(a, b) for a, b in itertools.pairwise(words)))
 
 
-_TOLD = re.compile(r"^(?:(?:내|제|우리|저희|my|our|the)\s+)?(?P<topic>[^\s:]+(?:\s[^\s:]+)?)"
+_TOLD = re_compile(r"^(?:(?:내|제|우리|저희|my|our|the)\s+)?(?P<topic>[^\s:]+(?:\s[^\s:]+)?)"
                    r"(?:(?<=[가-힣])(?:은|는)\s+|\s+is\s+|\s*:\s*)(?P<said>\S.*)$", re.IGNORECASE)
 _THINGS = frozenset({"번호", "전화번호", "핸드폰 번호", "휴대폰 번호", "폰번호", "연락처", "계좌",
                      "계좌번호", "통장", "이름", "성함", "아이디", "주소", "이메일", "메일",

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
+from engine.precompiled import re_compile
+
 from .spans import Match, non_overlapping
 
 DIGITS = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?"
@@ -29,7 +31,7 @@ KO_BIG_CHARS = "만억조"
 _KO_DIGITS = {c: i for i, c in enumerate(KO_DIGIT_CHARS, start=1)}
 _KO_SMALL = {"십": 10, "백": 100, "천": 1000}
 _KO_BIG = {"만": 10**4, "억": 10**8, "조": 10**12}
-_KO_TOKEN = re.compile(rf"{DIGITS}|[{KO_DIGIT_CHARS}{KO_SMALL_CHARS}{KO_BIG_CHARS}]")
+_KO_TOKEN = re_compile(rf"{DIGITS}|[{KO_DIGIT_CHARS}{KO_SMALL_CHARS}{KO_BIG_CHARS}]")
 
 _EN_WORDS = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen "
@@ -38,7 +40,7 @@ _EN_WORDS = (
 EN_NUMBER_WORDS = {word: value for value, word in enumerate(_EN_WORDS)}
 
 _SIGN = r"(?P<neg>(?<![\w.\-−])[-−]|(?<![가-힣])마이너스\s*|\bminus\s+)?"
-_NUMBER = re.compile(
+_NUMBER = re_compile(
     # Dates and clock times are consumed whole so their parts never surface as numbers.
     r"(?P<skip>(?<![0-9])[0-9]{4}[-./][0-9]{1,2}[-./][0-9]{1,2}(?![0-9])"
     r"|(?<![0-9])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?![0-9]))"
@@ -54,7 +56,7 @@ _NUMBER = re.compile(
 )
 
 
-_PRONOUN_ONE = re.compile(r"\b(?:the|an?|that|this|which|another|other|each|every|any|some|"
+_PRONOUN_ONE = re_compile(r"\b(?:the|an?|that|this|which|another|other|each|every|any|some|"
                           r"no|my|your|his|her|their|our|its|same)\s+(?:[a-z'-]+\s+){0,2}$",
                           re.IGNORECASE)
 """What makes "one" a pronoun, not a number: "the old one", "a large one", "another one"."""
@@ -110,10 +112,10 @@ _NATIVE_ONES = {"한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "
 _NATIVE_TENS = {"열": 10, "스물": 20, "스무": 20}
 _ONES = "|".join(sorted(_NATIVE_ONES, key=len, reverse=True))
 _COUNTERS = r"개|명|장|병|권|대|벌|잔|마리|판|박스|세트|켤레|통|봉지|팩|인분"
-_NATIVE = re.compile(
+_NATIVE = re_compile(
     rf"(?<![가-힣])(?P<tens>열|스물|스무)?\s?(?P<ones>{_ONES})?\s?(?P<unit>{_COUNTERS})"
     rf"(?:요|만요|만|씩|이요|짜리|를|을|이|가|도)?(?![가-힣])")
-_ALONE = re.compile(rf"^\s*(?P<n>열|스물|{_ONES})(?:만|이요|요|만요|이에요|예요)?\s*[.!~]*\s*$")
+_ALONE = re_compile(rf"^\s*(?P<n>열|스물|{_ONES})(?:만|이요|요|만요|이에요|예요)?\s*[.!~]*\s*$")
 """A Korean native numeral said alone ("하나만요", "셋이요"): the answer to "how many?"."""
 
 
@@ -134,7 +136,7 @@ def _native(text: str) -> list[Match]:
     return found
 
 
-_IDENTIFIER = re.compile(r"(?<![\d.,-])(?:0\d{2,}(?:-\d+)*|\d+(?:-\d+){2,})(?![\d.,-])")
+_IDENTIFIER = re_compile(r"(?<![\d.,-])(?:0\d{2,}(?:-\d+)*|\d+(?:-\d+){2,})(?![\d.,-])")
 """A phone, account or card number ("010-1234-5678", "01012345678", "110-123-456789"):
 digits that name something, not a quantity (a leading zero, or three hyphenated groups)."""
 

@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from engine.precompiled import re_compile
+
 # -- Korean endings ---------------------------------------------------------------------------
 
 _REQUEST = ("줘", "줘요", "주세요", "주십시오", "주시오", "주라", "주셈", "줘라")
@@ -104,14 +106,14 @@ def asks(word: str) -> bool:
     return first in _EN_ASKING_WORDS
 
 
-_QUESTION_MARK = re.compile(r"[?？]")
-_QUESTION_ENDING = re.compile(
+_QUESTION_MARK = re_compile(r"[?？]")
+_QUESTION_ENDING = re_compile(
     r"(?:니|나요|냐|냐고|까|까요|는지|는가|인가요?|던가|더라|었나|았나|었니|았니|어때|어때요|"
     r"죠|을래|ㄹ까)[\s.!~]*$")
 _EN_ASKING = frozenset({"is", "are", "am", "was", "were", "do", "does", "did", "can", "could",
                         "will", "would", "should", "shall", "have", "has", "may", "whats",
                         "hows", "wheres", "whos"})
-_ASKING_FOR = re.compile(
+_ASKING_FOR = re_compile(
     r"줄래|주실래|주시겠|줄 ?수 ?있|주실 ?수 ?있|할 ?수 ?있|가능할까|해줘\s*[?？]|주세요\s*[?？]|"
     r"\b(?:can|could|would|will|may) (?:you|i|we)\b|\bplease\b|\bi(?: would|d)? like\b|"
     r"\bi want\b", re.IGNORECASE)
@@ -137,11 +139,11 @@ def is_question(text: str) -> bool:
     return bool(tokens) and (tokens[0] in _EN_ASKING or any(asks(t) for t in tokens))
 
 
-_KO_PREDICATE = re.compile(
+_KO_PREDICATE = re_compile(
     r"[가-힣](?:(?:었|았|였|했|됐|갔|왔|봤|줬|셨|겠)(?:어|어요|다|네|네요|지|죠|음|습니다)?"
     r"|네요|군|군요|는데|는데요|거든|거든요|잖아|잖아요|습니다)[.!~ㅋㅎㅠㅜ]*$")
 """A Korean sentence's predicate ending its last word: "점심 먹었어요", "좋네요"."""
-_KO_PLAIN_END = re.compile(r"(?:[가-힣]{3,}|[가-힣]+\s+[가-힣]+)(?<!입니)"
+_KO_PLAIN_END = re_compile(r"(?:[가-힣]{3,}|[가-힣]+\s+[가-힣]+)(?<!입니)"
                            r"(?:다|네|해|파|워|해요|파요|워요)[.!~ㅋㅎㅠㅜ]*$")
 """Plainer endings that short names share (지해, 다해): only after a longer word or a
 second one ("배고프다", "나 오늘 너무 피곤해"); a word ending in the copula 입니다 says
@@ -173,7 +175,7 @@ def is_statement(text: str) -> bool:
     return len(tokens) >= 2 and tokens[0] in _EN_SUBJECT
 
 
-_SOCIAL = re.compile(
+_SOCIAL = re_compile(
     r"^(?:안녕|반가|반갑|고마|고맙|감사|수고|잘\s?있|또\s?봐|다음에\s?봐|좋은\s?(?:아침|하루)|"
     r"hi|hello|hey|yo|thanks?|thank\s?you|thx|bye|good\s?(?:morning|evening|night|bye)|"
     r"see\s?you|nice to meet)(?![a-z])", re.IGNORECASE)
@@ -197,7 +199,7 @@ def is_social(text: str) -> bool:
     return found is not None and len(rest[found.end():].split()) <= 2
 
 
-_NOT_KNOWING = re.compile(
+_NOT_KNOWING = re_compile(
     r"모르|몰라|몰르|기억\s*(?:이\s*)?안|생각\s*(?:이\s*)?안|까먹|잊어버|잊었|확실하지|"
     r"\b(?:not sure|dont know|don'?t know|do not know|no idea|dunno|cant remember|"
     r"can'?t remember|forgot|not certain)\b", re.IGNORECASE)
@@ -224,7 +226,7 @@ FILLERS = frozenset({
 
 SINGLE_ONLY = ("엉",)
 """Yes words that mean something else doubled (엉엉 is crying)."""
-LAUGHS = re.compile(r"[ㅎㅋㅠㅜ]+")
+LAUGHS = re_compile(r"[ㅎㅋㅠㅜ]+")
 """ㅎㅎ, ㅋㅋ, ㅠㅠ: neutral wherever they stand."""
 _NEGATORS_EN = ("dont", "do not", "please dont", "please do not")
 BARE_NEGATIONS = ("하지 마", "하지 마요", "하지 마세요", "하지 말아", "하지 말아요", "하지 말아줘",
@@ -357,7 +359,7 @@ def negations(verbs: Iterable[str]) -> frozenset[str]:
     return _set(forms)
 
 
-_THANKED = re.compile(
+_THANKED = re_compile(
     r"(?<=\S)[\s,.!~]*(?:(?:thanks|thank\s?(?:you|u)|thx|ty|cheers)(?:\s(?:so much|a lot))?"
     r"|감사합니다|감사해요|고마워요|고마워|고맙습니다|땡큐)[\s.!~^]*$", re.IGNORECASE)
 

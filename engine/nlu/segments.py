@@ -21,10 +21,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from engine.precompiled import re_compile
+
 from .spans import Match
 
 _TARGET_NEXT = r"(?=\S*(?:한테|에게|(?<!함)께))"
-_SEPARATOR = re.compile(
+_SEPARATOR = re_compile(
     r"(?<![0-9])[,，]|[,，](?![0-9])|[;；\n]"
     r"|(?<![가-힣])그리고(?![가-힣])"
     r"|(?<=\s)(?:and\s+then|and|then)(?=\s)"

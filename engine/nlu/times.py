@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from engine.precompiled import re_compile
+
 from .spans import Match, non_overlapping
 
 _PM_KO = ("오후", "저녁", "밤")
@@ -88,13 +90,13 @@ def _korean(m: re.Match[str]) -> tuple[int, int] | None:
 
 _AP = r"(?P<ap>[ap])\.?\s?m\.?(?![a-z])"
 _RULES: tuple[tuple[re.Pattern[str], Reader], ...] = (
-    (re.compile(r"(?<![0-9:])(?P<h>[0-9]{1,2}):(?P<m>[0-9]{2})(?![0-9:])(?!\s*[ap]\.?\s?m\b)",
+    (re_compile(r"(?<![0-9:])(?P<h>[0-9]{1,2}):(?P<m>[0-9]{2})(?![0-9:])(?!\s*[ap]\.?\s?m\b)",
                 _I), _digital),
-    (re.compile(rf"(?<![0-9:])(?P<h>[0-9]{{1,2}})(?::(?P<m>[0-9]{{2}}))?\s*{_AP}", _I),
+    (re_compile(rf"(?<![0-9:])(?P<h>[0-9]{{1,2}})(?::(?P<m>[0-9]{{2}}))?\s*{_AP}", _I),
      _meridiem),
-    (re.compile(r"\b(?:noon|midday|midnight)\b|정오|자정", _I), _word),
-    (re.compile(r"\bhalf\s+past\s+(?P<h>[0-9]{1,2})(?![0-9])", _I), _half_past),
-    (re.compile(rf"(?:(?P<part>{'|'.join(_PM_KO + _AM_KO)})\s*)?(?<![0-9])(?P<h>[0-9]{{1,2}})"
+    (re_compile(r"\b(?:noon|midday|midnight)\b|정오|자정", _I), _word),
+    (re_compile(r"\bhalf\s+past\s+(?P<h>[0-9]{1,2})(?![0-9])", _I), _half_past),
+    (re_compile(rf"(?:(?P<part>{'|'.join(_PM_KO + _AM_KO)})\s*)?(?<![0-9])(?P<h>[0-9]{{1,2}})"
                 r"\s*시(?!간)(?:\s*(?:(?P<half>반)|(?P<m>[0-9]{1,2})\s*분))?"), _korean),
 )
 

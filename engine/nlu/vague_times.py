@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from engine.precompiled import re_compile
+
 from .dates import find_dates
 
-_VAGUE = re.compile(
+_VAGUE = re_compile(
     r"(?<![가-힣])(?:"  # a word of its own: no "내주" in "보내주세요", no "내달" in "보내달래"
     r"(?:다음|담|이번|내|오는)\s?(?:달|주|해|년)(?:\s?(?:초|말|중순|중|쯤|안))?"
     r"|(?:[0-9]{1,2}\s?월|월|연|년)\s?(?:초|말|중순)(?:쯤|에|까지)?"
@@ -53,7 +55,7 @@ def vague_time(text: str, today: date) -> str | None:
     return None
 
 
-_RIGHT_AWAY = re.compile(
+_RIGHT_AWAY = re_compile(
     r"^(?:(?:지금|바로|당장|즉시|얼른|빨리|오늘)\s?)+(?:요|이요|바로요|보내\s?줘요?|보내\s?주세요|"
     r"해\s?줘요?|해\s?주세요|부탁해요|이체해\s?주세요)?[.!~ ]*$"
     r"|^(?:now|right now|right away|immediately|asap|straight away|today)(?:,?\s*please)?[.! ]*$",

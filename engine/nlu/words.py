@@ -24,7 +24,6 @@ present); this module only reports the word.
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,12 +39,13 @@ from engine.nlu.phrases import (
     negations,
     squash,
 )
+from engine.precompiled import re_compile
 
 Answer = Literal["confirm", "cancel", "deny"]
 
-_APOSTROPHE = re.compile(r"['’]")
-_NOT_WORD = re.compile(r"[^\w\s]|_")
-_LATIN = re.compile(r"[a-z]")
+_APOSTROPHE = re_compile(r"['’]")
+_NOT_WORD = re_compile(r"[^\w\s]|_")
+_LATIN = re_compile(r"[a-z]")
 
 
 def normalise(text: str) -> str:
@@ -65,20 +65,20 @@ def _normalise_words(words: Iterable[str]) -> tuple[str, ...]:
     return tuple(unique)
 
 
-_QUESTION_OR_QUOTE = re.compile(
+_QUESTION_OR_QUOTE = re_compile(
     r"[?？\"“”„«»「」『』]|(?<!\w)['‘’]|['‘’](?!\w)|(?:\.\.\.|…|‥)\s*$")
 """A question mark, a quote, or a message trailing off ("네..."): never a decision."""
-_DRAWN_OUT = re.compile(r"([ㄱ-ㅎ])\1{2,}")
+_DRAWN_OUT = re_compile(r"([ㄱ-ㅎ])\1{2,}")
 _LONGEST = 80
 """Characters: a decision is short; longer messages are read by the rest of understanding."""
 
 
 _DOUBT = frozenset("🤔🙃🙄😒😏🤨😬🤷😑😐🫤")
 """Emoji that doubt or mock what they come with ("yes 🤔", "sure 🙃"): no decision."""
-_SARCASM = re.compile(r"(?:(?:oh )?(?:yeah|yea|ya|yeh|yah|yep) (?:right|sure buddy)|as if|"
+_SARCASM = re_compile(r"(?:(?:oh )?(?:yeah|yea|ya|yeh|yah|yep) (?:right|sure buddy)|as if|"
                       r"sure jan|in your dreams|퍽이나|어련하시겠어요?|그러시겠죠|잘도 하겠다)")
 """Said as a yes, meant as a no: the whole message one of these is no decision."""
-_FACE = re.compile(r"(\S)[_.\-~^,]+\1")
+_FACE = re_compile(r"(\S)[_.\-~^,]+\1")
 """An emoticon: the same eye either side of a mouth ("ㅇ_ㅇ", "ㅠ.ㅠ", "ㅇ-ㅇ"), not two words."""
 
 

@@ -22,9 +22,11 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 
-_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+from engine.precompiled import re_compile
+
+_FENCE = re_compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
-_PLAIN_RUN = re.compile(r'[^"\\]+')
+_PLAIN_RUN = re_compile(r'[^"\\]+')
 
 MAX_REPLY_CHARS = 64 * 1024
 """Characters of a model reply ``extract_json`` reads; the rest is ignored."""

@@ -9,15 +9,16 @@ bigrams match both (bench/retrieval_ko.py measures the three; docs/performance.m
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterator
 
+from engine.precompiled import re_compile
+
 # Hangul syllables and jamo, kana, CJK ideographs: scripts written without spaces between
 # the parts of a phrase, indexed as overlapping character pairs
-_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+_CJK = re_compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
                   r"\uac00-\ud7af\uf900-\ufaff]+")
-_WORD = re.compile(r"[^\W_]+")
+_WORD = re_compile(r"[^\W_]+")
 MAX_QUERY_TERMS = 64
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from engine.compiler.checks.context import Context
 from engine.compiler.checks.reads import reads
 from engine.dsl import spec as s
+from engine.precompiled import re_compile
 from engine.source import Path
 
 
@@ -63,7 +64,7 @@ def check(ctx: Context) -> None:
 _PAIRS = {"을(를)": "을", "를(을)": "을", "이(가)": "이", "가(이)": "이", "은(는)": "은",
           "는(은)": "은", "과(와)": "과", "와(과)": "과", "(으)로": "으로", "(이)나": "이나",
           "(이)랑": "이랑"}
-_PAIR_AFTER_VALUE = re.compile(r"\}\}[\"'”’)\]]?\s?(?P<pair>" +
+_PAIR_AFTER_VALUE = re_compile(r"\}\}[\"'”’)\]]?\s?(?P<pair>" +
                                "|".join(map(re.escape, _PAIRS)) + ")")
 
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from engine.precompiled import re_compile
 from engine.providers.base import ToolSpec
 from engine.providers.tools import Tool
 
@@ -26,7 +27,7 @@ FACTS_RULE = ("State only facts (order and tracking numbers, amounts, dates, sta
               "you could not check, and never repeat an earlier answer as if it were new.")
 
 # digits with the separators facts are written with: 1,234 · 2023-09-15 · 010-1234-5678
-_RUN = re.compile(r"\d(?:[\d,.:/-]*\d)?")
+_RUN = re_compile(r"\d(?:[\d,.:/-]*\d)?")
 
 __all__ = ["FACTS_RULE", "MIN_DIGITS", "Heard", "unfounded"]
 

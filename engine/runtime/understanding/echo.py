@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import re
 
+from engine.precompiled import re_compile
+
 STATE_OPEN = "<flowctl-state>"
 STATE_CLOSE = "</flowctl-state>"
-_FENCED = re.compile(re.escape(STATE_OPEN) + r".*?(?:" + re.escape(STATE_CLOSE) + r"|\Z)",
+_FENCED = re_compile(re.escape(STATE_OPEN) + r".*?(?:" + re.escape(STATE_CLOSE) + r"|\Z)",
                      re.DOTALL)
 
 

@@ -10,7 +10,6 @@ no part of it is read.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Sequence
 
 from engine.compiler.compiled import CompiledSlot
@@ -30,6 +29,7 @@ from engine.nlu import (
 from engine.nlu.certainty import inexact, malformed_amount, negated, ranged, unsure
 from engine.nlu.flags import find_flag, flag_words
 from engine.nlu.known import find_known
+from engine.precompiled import re_compile
 
 Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
 _PATTERN: Finder = lambda slot, text, today: find_pattern(text, slot.patterns)  # noqa: E731
@@ -81,7 +81,7 @@ def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
     return not (exact(slot) and (inexact(text, m) or unsure(text, m)))
 
 
-_TO_SOMEONE = re.compile(r"\s?(?:한테|헌테|헨테|한태|에게|에겨|께)")
+_TO_SOMEONE = re_compile(r"\s?(?:한테|헌테|헨테|한태|에게|에겨|께)")
 
 
 def widened(text: str, slot: CompiledSlot, m: Match) -> Match:

@@ -15,13 +15,13 @@ fence) is plain text: no routing, and the whole text is the message, used as it 
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
+from engine.precompiled import re_compile
 from engine.providers.jsonout import JsonFieldStreamer, extract_json
 
-_MESSAGE_KEY = re.compile(r'"message"\s*:\s*"')
-_TRAILING_COMMA = re.compile(r",\s*$")
+_MESSAGE_KEY = re_compile(r'"message"\s*:\s*"')
+_TRAILING_COMMA = re_compile(r",\s*$")
 _ROUTING_KEYS = ("intent", "operations")
 Kind = Literal["unknown", "json", "plain"]
 

@@ -19,14 +19,15 @@ from engine.nlu.intents import INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
 from engine.nlu.phrases import contrasted, is_question, thanked_off
 from engine.nlu.words import decision_text, normalise
+from engine.precompiled import re_compile
 from engine.runtime.understanding.llm import LlmUnderstanding
 from engine.runtime.understanding.understand import Intent, Understanding, understand
 
-_PARTS = re.compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
+_PARTS = re_compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
                     r"|(?<=[가-힣])(?:하고|고)\s+", re.IGNORECASE)
-_QUESTION = re.compile(r"(?:[?？]|나요|까요?|니까|어때요?|뭐야|뭐예요|인가요?|는지|니)"
+_QUESTION = re_compile(r"(?:[?？]|나요|까요?|니까|어때요?|뭐야|뭐예요|인가요?|는지|니)"
                        r"\s*[.!~]*\s*$")
-_EN_QUESTION = re.compile(r"^(?:what|how|why|when|where|who|which|can|could|do|does|is|are|"
+_EN_QUESTION = re_compile(r"^(?:what|how|why|when|where|who|which|can|could|do|does|is|are|"
                           r"tell me)\b", re.IGNORECASE)
 
 
@@ -230,7 +231,7 @@ def choose(message: str, options: list[str], service: CompiledService) -> str | 
     return candidates[0].name
 
 
-_ORDINAL = re.compile(
+_ORDINAL = re_compile(
     r"(?:(?:the|number|no|번호|option|choice)\s)?"
     r"(?P<n>[1-9]|첫|두|세|first|second|third|1st|2nd|3rd)"
     r"(?:\s?(?:번째|번|째|번 째|one|option|choice))?"

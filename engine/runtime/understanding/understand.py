@@ -41,6 +41,7 @@ from engine.nlu.enums import misspelt
 from engine.nlu.phrases import thanked_off
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts
+from engine.precompiled import re_compile
 from engine.runtime.understanding.finders import exact, find_all, usable, widened
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
 
@@ -217,14 +218,14 @@ def _bare_slot(text: str, service: CompiledService, asked: str | None, answer: s
     return None
 
 
-_HANGUL = re.compile(r"[가-힣]")
-_ALSO = re.compile(r"(?:한테|에게|께|원)도$")
-_ANOTHER = re.compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
+_HANGUL = re_compile(r"[가-힣]")
+_ALSO = re_compile(r"(?:한테|에게|께|원)도$")
+_ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
 _ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
                     "주실래요", "부탁해요", "부탁드려요", "부탁드립니다"})
 """Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요")."""
 _CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여")
-_PARTICLE = re.compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
+_PARTICLE = re_compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
 
 
 def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
@@ -321,7 +322,7 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
     return values, claimed
 
 
-_INSTEAD = re.compile(r"^(?P<old>.+?)\s*(?:말고|아니고|아니라|대신에?)\s+(?P<new>\S.*)$")
+_INSTEAD = re_compile(r"^(?P<old>.+?)\s*(?:말고|아니고|아니라|대신에?)\s+(?P<new>\S.*)$")
 
 
 _LEAST_BARE = {"KRW": 1000, "JPY": 1000}
@@ -384,9 +385,9 @@ def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
     return named_resets(text, filled) if filled else []
 
 
-_NOT_BUT = re.compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*,?\s*(?:but\s+)?(?:to\s+)?"
+_NOT_BUT = re_compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*,?\s*(?:but\s+)?(?:to\s+)?"
                       r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
-_DATIVE = re.compile(r"(?<=[가-힣])(?:한테|에게|께)$")
+_DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)$")
 
 
 def _instead(text: str, service: CompiledService, flow: CompiledFlow,

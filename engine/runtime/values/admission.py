@@ -10,13 +10,13 @@ DONE carrying the refusal, the session untouched.
 from __future__ import annotations
 
 import math
-import re
 import time
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.precompiled import re_compile
 from engine.providers.jsonout import validate_output
 
 RefusalKind = Literal["empty_message", "message_too_long", "bad_context", "forbidden",
@@ -159,12 +159,12 @@ def invisible_bmp_ranges() -> str:
     return "".join(ranges)
 
 
-_INVISIBLE_BMP = re.compile(  # invisible_bmp_ranges(), written out: not built at import
+_INVISIBLE_BMP = re_compile(  # invisible_bmp_ranges(), written out: not built at import
     "[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad-\\u00ad\\u0600-\\u0605"
     "\\u061c-\\u061c\\u06dd-\\u06dd\\u070f-\\u070f\\u0890-\\u0891\\u08e2-\\u08e2"
     "\\u180e-\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f"
     "\\ud800-\\udfff\\ufeff-\\ufeff\\ufff9-\\ufffb]")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_ASTRAL = re_compile("[\U00010000-\U0010ffff]")
 
 
 def caller_of(session_id: str, owner: str | None) -> str:

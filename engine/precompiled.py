@@ -1,0 +1,162 @@
+"""A pattern's source -> the compiled pattern, from the compiled form a previous start kept.
+
+The rule matchers' patterns are compiled when their modules are imported, and Python's
+pattern compiler is slow on Korean: a class like ``[가-힣]`` is expanded code point by code
+point (eleven thousand of them, three times the work under ``re.IGNORECASE``), so the
+engine's ~150 patterns took ~90 ms of every server's start. ``re_compile`` does what
+``re.compile`` does, and keeps the result of the slow half — the matcher's code, which
+depends only on the pattern, its flags and the Python that compiled it — in one file beside
+this module's bytecode, as Python keeps bytecode. A later start builds each pattern from
+that code (~2 ms for all of them); the file is written where and when bytecode is
+(``PYTHONDONTWRITEBYTECODE`` keeps nothing), at the end of a process that compiled a
+pattern the file did not have.
+
+A kept pattern is only used when it compiled to the pattern ``re.compile`` gives (checked
+when it is kept), for the same Python (the file is named after it), and as ``re`` itself
+checks every code it is given; anything else — no file, a damaged one, a pattern it lacks —
+compiles as ``re.compile`` does.
+"""
+
+from __future__ import annotations
+
+import _sre
+import atexit
+import contextlib
+import importlib.util
+import marshal
+import os
+import re
+import sys
+import tempfile
+from array import array
+from pathlib import Path
+
+# the pattern compiler's two halves, private to `re` but stable since Python 3.11
+from re import _compiler, _parser  # type: ignore[attr-defined]
+from typing import Any
+
+Code = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
+"""What ``_sre.compile`` needs besides the source: flags, code (as machine words), groups
+and their names."""
+
+MAX_KEPT = 2000
+"""More patterns than this in the file (many engines sharing one installation, edited
+patterns): keep only the ones the last process used."""
+
+
+def _kept_path() -> Path | None:
+    """The file beside this module's bytecode, named for this Python's pattern code."""
+    if array("I").itemsize != _sre.CODESIZE:  # code words this module cannot write
+        return None
+    try:
+        bytecode = importlib.util.cache_from_source(__file__)
+    except NotImplementedError:  # an interpreter without bytecode caching
+        return None
+    return Path(bytecode).with_suffix(f".sre{_sre.MAGIC}-{_sre.CODESIZE}")
+
+
+def _read(path: Path | None) -> dict[tuple[str, int], Code]:
+    if path is None:
+        return {}
+    try:
+        kept = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    return kept if isinstance(kept, dict) else {}
+
+
+PATH = _kept_path()
+"""Where this Python keeps the code (None: an interpreter without bytecode caching)."""
+_kept = _read(PATH)
+"""The kept code not used yet (each entry is dropped once built: ~0.3 MiB a server holds
+no longer)."""
+_built_here: dict[tuple[str, int], re.Pattern[str]] = {}
+"""The patterns this process built from kept code."""
+_fresh: dict[tuple[str, int], re.Pattern[str]] = {}
+"""The patterns it compiled: their code is worked out only when it is kept."""
+
+
+def re_compile(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, from the code a previous process kept if it has it."""
+    key = (pattern, int(flags))
+    done = _built_here.get(key) or _fresh.get(key)
+    if done is not None:  # patterns are immutable: one object serves every module asking
+        return done
+    code = _kept.pop(key, None)
+    if code is not None:
+        try:
+            _built_here[key] = _built(pattern, code)
+        except (RuntimeError, TypeError, ValueError, OverflowError):
+            pass  # code this Python does not accept: compile it anew below
+        else:
+            return _built_here[key]
+    if not _fresh:
+        atexit.register(_keep_at_exit)
+    _fresh[key] = re.compile(pattern, flags)
+    return _fresh[key]
+
+
+def _code_of(pattern: str, flags: int) -> Code | None:
+    """What ``re``'s compiler hands ``_sre.compile`` for ``pattern`` (None if it cannot
+    be had: another Python's compiler, a debugging flag)."""
+    if flags & re.DEBUG:
+        return None
+    try:
+        parsed: Any = _parser.parse(pattern, flags)
+        code = array("I", _compiler._code(parsed, flags)).tobytes()
+        names: dict[str, int] = dict(parsed.state.groupdict)
+    except Exception:  # noqa: BLE001 — anything from `re`'s internals means: no kept code
+        return None
+    by_index: list[str | None] = [None] * parsed.state.groups
+    for name, index in names.items():
+        by_index[index] = name
+    return (flags | parsed.state.flags, code, parsed.state.groups - 1, names,
+            tuple(by_index))
+
+
+def _built(pattern: str, code: Code) -> re.Pattern[str]:
+    flags, words, groups, names, by_index = code
+    built: re.Pattern[str] = _sre.compile(pattern, flags, array("I", words).tolist(), groups,
+                                          names, by_index)
+    return built
+
+
+def _keep_at_exit() -> None:
+    if not sys.dont_write_bytecode:
+        keep()
+
+
+def keep() -> Path | None:
+    """Write the kept code now, bytecode written or not (``flowctl build`` does, for images
+    run with ``PYTHONDONTWRITEBYTECODE``): what the file holds, with the code of every
+    pattern this process compiled — or, past MAX_KEPT, only the patterns this process used.
+    Atomic; the file, or None when its directory cannot be written."""
+    if PATH is None:
+        return None
+    kept = _read(PATH)
+    for key, compiled in _fresh.items():
+        code = _code_of(*key)
+        if code is not None and _built(key[0], code) == compiled:
+            kept[key] = code  # what `re` compiled, to the same code: keep it
+    if len(kept) > MAX_KEPT:
+        kept = {key: code for key, code in kept.items() if key in _fresh or key in _built_here}
+    try:
+        PATH.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=PATH.parent, prefix=PATH.name, suffix=".tmp")
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(marshal.dumps(kept))
+        os.chmod(tmp, 0o644)  # as bytecode is: readable by whoever runs the engine
+        os.replace(tmp, PATH)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return None
+    return PATH
+
+
+def stats() -> dict[str, int]:
+    """How this process came by its patterns: built from kept code, or compiled anew."""
+    return {"kept": len(_built_here), "compiled": len(_fresh)}
