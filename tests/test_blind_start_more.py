@@ -1,9 +1,11 @@
-"""Three more held-out sets of first messages, each written blind (from a prose description
+"""Four more held-out sets of first messages, each written blind (from a prose description
 of its service, not the flow file or the code) by someone asked for many classes of what
 people type: a second Korean set for transfers (registers, amounts in every written form,
-titles, dates, conditions, hedges, typos, English and mixed), and English sets for the pizza
+titles, dates, conditions, hedges, typos, English and mixed), English sets for the pizza
 shop and the card help desk (word orders, synonyms, typos, negations, someone else's card,
-what was ordered before, service questions, Korean and mixed).
+what was ordered before, service questions, Korean and mixed), and a Korean set for the
+online shop (every intent, priorities between two, complaints, "X 말고 Y", reported words,
+bands of prices, English).
 
 The harmful readings left are listed by class, each with why; a list may only shrink, and
 the readings right may not fall below what they are."""
@@ -65,9 +67,27 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         "check my balance, also my card is cracked and I need a new one",
         "where is my replacement? and also my other card got stolen",
     },
+    "commerce_start.eval.yaml": {
+        # a safety report with a refund: both run, the report first; the reading shows the
+        # refund's values too, where the labels want the report's alone
+        "가품이 왔어요 신고하고 환불받고 싶어요 ORD-30412",
+        "received counterfeit airpods. report the seller and refund me",
+        # whether it can be done, asked with the order: read as the request (the flow still
+        # looks the order up and confirms before anything is sent to the shop)
+        "ORD-24680 교환 가능할까요?", "can I still cancel my order?",
+        # either of two: the order number is kept and which of them asked next
+        "환불이든 교환이든 빨리 처리해줘요 ORD-77120",
+        # one word naming what to do: taken as that, the order number asked next
+        "환불", "교환", "refund",
+        # two requests: the first flow by priority runs, the other's value is in the reading
+        "write a 5 star review and show my coupons",
+        # a product named by its catalogue name is read as that product (the labels take
+        # only product ids)
+        "에어팟 프로 가격 비교해주세요",
+    },
 }
 RIGHT_AT_LEAST = {"transfer_start_2.eval.yaml": 177, "pizza_start.eval.yaml": 123,
-                  "cards_start.eval.yaml": 95}
+                  "cards_start.eval.yaml": 95, "commerce_start.eval.yaml": 143}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))

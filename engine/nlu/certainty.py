@@ -54,6 +54,8 @@ _ROUGH_AFTER = re_compile(
     r"(?:정도|쯤|가량|안팎|내외|남짓|이상|이하|미만|초과|넘게|넘는|넘지|넘어|안쪽|이내|까지|"
     r"언저리|전후|안으로|밑으로|아래로|더|덜|안\s*되게|안\s*넘게|\+|"
     r"\b(?:or so|or more|or less|at most|at least|max|tops|ish|more)\b)", re.IGNORECASE)
+_BAND = re_compile(r"(?:원|won)?대(?![가-힣]{2})")
+"""An amount naming a band, not a sum: "10만원대" (100,000 to 199,999), "만원대로"."""
 _SUM = re_compile(r"[+×*÷=]|\d\s*x\s*\d|\b(?:plus|minus|times|split|divided)\b|곱하기|나누기|"
                   r"더하기|더해|더한|빼기|곱해|나눠|나누어|나눈|합쳐|합해|짜리|만큼|인당|명분|각각|"
                   r"반띵|반반|절반|분의|(?:두|세|네|다섯|[2-9])\s*(?:번|배(?!송|달))|"
@@ -139,16 +141,19 @@ def unsure(text: str, match: Match) -> bool:
 
 
 def ranged(text: str, match: Match) -> bool:
-    """Whether ``match`` is one end of a range or one of alternatives ("3~4만원").
+    """Whether ``match`` is one end of a range, one of alternatives ("3~4만원") or names a
+    band ("10만원대": anything from 100,000 to 199,999).
 
     >>> from engine.nlu import find_money
     >>> [ranged("3~4만원 정도", m) for m in find_money("3~4만원 정도")]
     [True]
+    >>> [ranged(t, find_money(t)[0]) for t in ("10만원대 키보드", "만원대로", "만원 대출")]
+    [True, True, False]
     """
     if isinstance(match.value, bool) or not isinstance(match.value, int | float):
         return False  # only amounts and numbers have ends
     return bool(_RANGE_BEFORE.search(text, 0, match.start) or
-                _RANGE_AFTER.match(text, match.end))
+                _RANGE_AFTER.match(text, match.end) or _BAND.match(text, match.end))
 
 
 def inexact(text: str, match: Match) -> bool:
@@ -159,6 +164,7 @@ def inexact(text: str, match: Match) -> bool:
     >>> said = ("5만원 정도", "적어도 3만원", "2만원 이상", "2만원 + 5천원", "5만원 보내줘")
     >>> [inexact(t, find_money(t)[0]) for t in said]
     [True, True, True, True, False]
+
     """
     if isinstance(match.value, bool) or not isinstance(match.value, int | float):
         return False

@@ -72,14 +72,22 @@ def inflections(word: str) -> set[str]:
     return forms
 
 
-_NEGATED_AFTER = re_compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)")
-_NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont)\s?$")
+_NEGATED_AFTER = re_compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)"
+                            r"|\S*?\s?(?:말고|대신에?|아니고|아니라|빼고)(?!\S)"
+                            r"|\S*?\s(?:원하|바라)지\s?않|\S*?\s필요\s?없")
+_NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont"
+                             r"|instead of|rather than"
+                             r"|(?:dont|do not|didnt|wont|not)\s(?:want|need)(?:\sto)?)"
+                             r"(?:\s(?:a|an|the|my))?\s?$")
 
 
 def negated(normalised: str, start: int, end: int) -> bool:
-    """Whether the word at ``start:end`` is negated: "보내지 마", "안 보내", "don't send".
+    """Whether the word at ``start:end`` is negated: "보내지 마", "안 보내", "don't send",
+    or set aside for another ("반품 말고 교환", "환불 대신 교환", "instead of a refund").
 
     >>> negated("엄마한테 돈 보내지 마", 7, 9), negated("엄마한테 보내줘", 5, 7)
+    (True, False)
+    >>> negated("환불이 아니라 교환해 주세요", 0, 2), negated("환불 대신해줘", 0, 2)
     (True, False)
     """
     return bool(_NEGATED_AFTER.match(normalised, end) or

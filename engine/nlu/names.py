@@ -161,6 +161,9 @@ def nobody(value: str) -> bool:
 
 _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
                        r"달라(?:시네|시는데|는데|던데|네|셔서|셔)|"
+                       r"(?<=[하내주사받쓰두])(?:래|랬어|랬는데|랬잖아)|"
+                       r"(?<=[가-힣])라(?:던데|더라|던|셨어|셨는데|시네|시더라|시던데|잖아|잖아서)|"
+                       r"(?<=[하내주사])라네|"
                        r"(?:냈|쳤|(?<!말)했|줬|받았|됐|셨|드렸)(?:었)?(?:어|음|거든|는데|던데|지|다|네))"
                        r"(?:요)?(?!\S)"
                        r"|\b(?:said|says|told|asked)\b|\b(?:wants|wanted)\s+me\s+to\b"
@@ -190,7 +193,8 @@ _UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not 
                         r"|(?:야|나) 하나|까 말까|할지 말지|볼까 (?:해|싶)"
                         r"|(?:(?<=[가-힣])(?:낼|줄|칠|갈)|야 (?:할|될)) ?(?:것|거) "
                         r"같(?:은데|아|네|기도)"
-                        r"|(?<=[가-힣])까 (?:생각|고민|싶)|(?:생각|고민) ?중|아닌가|려나\b",
+                        r"|(?<=[가-힣])까 (?:생각|고민|싶)|(?:생각|고민) ?중|아닌가|려나\b"
+                        r"|(?<=[가-힣])지 ?모르겠|고민(?:돼|되네|이에요|이야)|망설여",
                         re.IGNORECASE)
 
 
@@ -222,7 +226,7 @@ def conditional(text: str) -> bool:
 def undecided(text: str) -> bool:
     """Whether ``text`` weighs doing it rather than asks for it ("maybe I should send dad
     30k", "민수한테 돈 보내야 하나", "보낼까 말까", "보내야 할 것 같은데", "보낼까 생각 중이야",
-    "3만원... 아닌가"): its values are no request yet.
+    "3만원... 아닌가", "보내는 게 나을지 모르겠어", "고민돼요"): its values are no request yet.
 
     >>> undecided("I'm thinking about sending Jisu 20k"), undecided("Jisu한테 2만원 보내줘")
     (True, False)
@@ -254,6 +258,8 @@ def reported(text: str) -> bool:
     [True, True, False, False]
     >>> [reported(t) for t in ("엄마가 보내달라시네", "어제 이체했음", "she wants me to")]
     [True, True, True]
+    >>> [reported(t) for t in ("형이 보내래", "아빠가 취소하라던데", "그래요", "보낼래")]
+    [True, True, False, False]
     """
     return bool(_REPORTED.search(text))
 

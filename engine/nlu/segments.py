@@ -79,8 +79,24 @@ def task_parts(text: str, matches: Sequence[Sequence[Match]]) -> list[str]:
     for found in matches:
         if len(found) > 1:
             cuts = [0, *(m.start for m in found[1:]), len(text)]
-            return [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
+            pieces = [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
+            return _turned_down_joined(pieces)
     return parts
+
+
+_TURNED_DOWN = re_compile(r"(?:말고|아니고|대신에?|빼고)[.,!~]*$")
+
+
+def _turned_down_joined(pieces: list[str]) -> list[str]:
+    """A piece that ends turning its value down ("엄마한테 만원 보내지 말고", "민수 말고") is
+    no task: it stays with the piece after it, whose value replaces it."""
+    joined: list[str] = []
+    for piece in pieces:
+        if joined and _TURNED_DOWN.search(joined[-1]):
+            joined[-1] = f"{joined[-1]} {piece}"
+        else:
+            joined.append(piece)
+    return joined
 
 
 def merge_tasks(per_part: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

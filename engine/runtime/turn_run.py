@@ -182,10 +182,13 @@ class TurnRun(Turn):
             state.count_filling()
         return "update"
 
-    def set_slot(self, name: str, raw: Any, *, confirmed: bool = False) -> None:
+    def set_slot(self, name: str, raw: Any, *, confirmed: bool = False,
+                 said: bool = True) -> None:
         """Validate ``raw`` in code; a rejected value leaves the slot and records why. A
         new value for a filled slot is a correction: applied at once (noted in
-        ``meta.corrected``), or held for the user's yes where the flow confirms corrections."""
+        ``meta.corrected``), or held for the user's yes where the flow confirms corrections.
+        ``said=False``: a value a step set (an action's result), not one the message gave:
+        not part of the turn's reading."""
         state = self.state
         slot = self.service.slots.get(name)
         if slot is None or name not in state.flow.slots:
@@ -205,7 +208,7 @@ class TurnRun(Turn):
             state.reject(name, self._slot_error(name, raw, value))
             return
         old = state.session.slots.get(name)
-        if old != value:
+        if old != value and said:
             self.reading["slots"][name] = value
         if old in (None, "") or old == value:
             state.put(name, value)

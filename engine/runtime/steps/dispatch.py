@@ -116,7 +116,7 @@ def _assign(run: Turn, assignments: tuple[tuple[str, Value], ...]) -> None:
         if raw is None:  # `set: {slot: null}` clears it
             run.state.clear(name)
         else:
-            run.set_slot(name, raw)
+            run.set_slot(name, raw, said=False)
 
 
 async def _call(run: Turn, step: CallActionStep) -> Next:

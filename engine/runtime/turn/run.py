@@ -187,8 +187,10 @@ class Turn(abc.ABC):
         """Fire ``trigger`` on the flow's machine; True when the stage changed."""
 
     @abc.abstractmethod
-    def set_slot(self, name: str, raw: Any, *, confirmed: bool = False) -> None:
-        """Validate ``raw`` in code and put it in slot ``name`` (or record why not)."""
+    def set_slot(self, name: str, raw: Any, *, confirmed: bool = False,
+                 said: bool = True) -> None:
+        """Validate ``raw`` in code and put it in slot ``name`` (or record why not);
+        ``said=False`` for a value a step set, which is no reading of the message."""
 
     @abc.abstractmethod
     def rules(self, text: str) -> Understanding:

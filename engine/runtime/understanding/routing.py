@@ -24,7 +24,9 @@ from engine.runtime.understanding.llm import LlmUnderstanding
 from engine.runtime.understanding.understand import Intent, Understanding, understand
 
 _PARTS = re_compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
-                    r"|(?<=[가-힣])(?:하고|고)\s+", re.IGNORECASE)
+                    r"|(?<=[가-힣])(?<!말)(?<!빼)(?<!아니)(?:하고|고)\s+", re.IGNORECASE)
+"""Where one request ends and the next begins ("잔액 확인하고 보내줘"; not "이체 말고 잔액",
+"보내지 말고", "환불 아니고 교환": the words before those are turned down, no request)."""
 _QUESTION = re_compile(r"(?:[?？]|나요|까요?|니까|어때요?|뭐야|뭐예요|인가요?|는지|니)"
                        r"\s*[.!~]*\s*$")
 _EN_QUESTION = re_compile(r"^(?:what|how|why|when|where|who|which|can|could|do|does|is|are|"

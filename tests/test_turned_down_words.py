@@ -1,0 +1,114 @@
+"""What a message turns down, passes on or only weighs is no request: a keyword set aside
+for another ("X 말고 Y", "X 대신", "not X"), a request in someone else's mouth ("하래",
+"하라던데"), a choice not made ("할지 모르겠어"), an amount naming a band of prices
+("10만원대"). And a value a step set from an action's result is no reading of the message.
+
+Every sentence here is new: none is in an eval set or a flow's tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+from engine.testing.evaluate import run_eval
+
+FLOWS = Path(__file__).resolve().parents[1] / "flows"
+SHOPPER = {"is_logged_in": True, "user_type": "consumer", "user_id": "u-77"}
+
+
+async def first(flow: str, message: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """(the reading, the flow, the stage) of ``message`` as a conversation's first."""
+    engine = Engine(compile_file(FLOWS / flow), store=MemoryStore(), settings=load_settings({}))
+    try:
+        context = SHOPPER if flow == "commerce.yaml" else None
+        done = await engine.reply("s", message, context=context)
+    finally:
+        await engine.aclose()
+    reading = done.trace.get("reading") or {}
+    return dict(reading), done.state_snapshot.get("flow"), done.state_snapshot.get("stage")
+
+
+@pytest.mark.parametrize(("flow", "message", "intent"), [
+    ("transfer.yaml", "송금 말고 남은 돈이 얼마인지 보여줘", "balance"),
+    ("transfer.yaml", "잔액 아니고 이체 내역 좀", "history"),
+    ("commerce.yaml", "환불이 아니라 교환이요", "exchange"),
+    ("commerce.yaml", "교환 대신 반품 처리해 주세요", "refund_request"),
+    ("commerce.yaml", "rather than a refund, I'd like an exchange", "exchange"),
+    ("commerce.yaml", "I don't need a refund, swap it please", "exchange"),
+    ("commerce.yaml", "반품은 원하지 않고 교환 원해요", "exchange"),
+])
+async def test_a_keyword_set_aside_for_another_names_the_other(flow: str, message: str,
+                                                                intent: str) -> None:
+    reading, _, _ = await first(flow, message)
+    assert reading["intent"] == intent
+
+
+async def test_a_recipient_turned_down_with_an_amount_is_no_task_of_its_own() -> None:
+    reading, flow, stage = await first("transfer.yaml", "아빠한테 2만원 보내지 말고 엄마한테 보내")
+    assert flow == "transfer"
+    assert reading["slots"].get("target") != "아빠"
+    assert stage != "READY" or reading["slots"].get("target") == "엄마"
+
+
+@pytest.mark.parametrize(("flow", "message"), [
+    ("transfer.yaml", "누나가 동생한테 3만원 보내래"),
+    ("transfer.yaml", "사장님이 거래처에 50만원 보내라던데요"),
+    ("commerce.yaml", "남편이 결제 취소하라던데요"),
+    ("commerce.yaml", "언니가 반품하래서요"),
+])
+async def test_a_request_in_someone_elses_mouth_gives_no_values(flow: str, message: str) -> None:
+    reading, _, stage = await first(flow, message)
+    assert reading["slots"] == {} and stage != "READY"
+
+
+@pytest.mark.parametrize(("flow", "message", "slots"), [
+    ("transfer.yaml", "동생한테 3만원 보낼래", {"target": "동생", "amount": 30000}),
+    ("commerce.yaml", "반품할래요", {"kind": "refund"}),
+])
+async def test_ones_own_wish_still_gives_them(flow: str, message: str,
+                                              slots: dict[str, Any]) -> None:
+    reading, _, _ = await first(flow, message)
+    assert reading["slots"] == slots
+
+
+@pytest.mark.parametrize(("flow", "message"), [
+    ("transfer.yaml", "지수한테 2만원 보내야 할지 모르겠네"),
+    ("commerce.yaml", "반품할지 교환할지 고민돼요"),
+    ("commerce.yaml", "취소하는 게 맞는지 모르겠어요"),
+])
+async def test_a_choice_not_made_gives_no_values(flow: str, message: str) -> None:
+    reading, _, _ = await first(flow, message)
+    assert reading["slots"] == {}
+
+
+@pytest.mark.parametrize(("flow", "message", "slot"), [
+    ("commerce.yaml", "5만원대 이어폰 추천해 주세요", "budget"),
+    ("commerce.yaml", "20만원대로 쓸 만한 모니터 골라줘", "budget"),
+    ("transfer.yaml", "엄마한테 3만원대로 보내줘", "amount"),
+])
+async def test_an_amount_naming_a_band_is_no_amount(flow: str, message: str, slot: str) -> None:
+    reading, _, _ = await first(flow, message)
+    assert slot not in reading["slots"]
+
+
+async def test_values_an_action_set_are_no_reading_of_the_message(tmp_path: Path) -> None:
+    evals = tmp_path / "after_sales.eval.yaml"
+    evals.write_text(f"""
+flow: {FLOWS / "commerce.yaml"}
+context: {{is_logged_in: true, user_type: consumer, user_id: u-9}}
+stubs:
+  get_order: {{result: {{order_id: ORD-70707, status: DELIVERED, amount: 52000}}}}
+cases:
+  - message: "ORD-70707 반품 신청합니다"
+    expect: {{intent: refund_request, slots: {{order_id: ORD-70707, kind: refund}}}}
+""", encoding="utf-8")
+    report = await run_eval(evals)
+    (result,) = report.results
+    assert result.reading["slots"] == {"order_id": "ORD-70707", "kind": "refund"}
+    assert result.right
