@@ -34,7 +34,6 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         "wait can I pay cash instead?",  # a request put as a question (plausible)
     },
     "commerce_filling.eval.yaml": {
-        "100만원대",  # a budget "in the millions" read as one million (plausible)
         "P105",  # not normalised to P-105
         "mx masetr 3s",  # a typo of a known title, kept as said
         "로지텍 MX Keys 블랙 색상",  # the closest known title (plausible)

@@ -112,3 +112,25 @@ cases:
     (result,) = report.results
     assert result.reading["slots"] == {"order_id": "ORD-70707", "kind": "refund"}
     assert result.right
+
+
+@pytest.mark.parametrize(("flow", "message", "intent", "slots"), [
+    ("transfer.yaml", "이체 말고 잔액 알려줘", "balance", {}),
+    ("commerce.yaml", "반품 말고 교환으로 할게요", "exchange", {"kind": "exchange"}),
+    ("commerce.yaml", "I don't want a refund, just exchange it", "exchange",
+     {"kind": "exchange"}),
+    ("transfer.yaml", "형이 보내래", "transfer", {}),
+    ("commerce.yaml", "사장님이 결제 취소하라던데요", "cancel_order", {}),
+    ("transfer.yaml", "엄마한테 보내는 게 나을지 모르겠어", "transfer", {}),
+    ("commerce.yaml", "반품할지 고민돼요", "refund_request", {}),
+    ("commerce.yaml", "10만원대 키보드 추천해줘", "get_recommendation", {"category": "keyboard"}),
+])
+async def test_the_examples_docs_understanding_gives(flow: str, message: str, intent: str,
+                                                     slots: dict[str, Any]) -> None:
+    reading, _, _ = await first(flow, message)
+    assert (reading["intent"], reading["slots"]) == (intent, slots)
+
+
+async def test_the_docs_turned_down_transfer_is_one_task() -> None:
+    reading, _, _ = await first("transfer.yaml", "엄마한테 만원 보내지 말고 아빠한테 보내줘")
+    assert reading["slots"].get("target") != "엄마"

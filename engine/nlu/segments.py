@@ -84,12 +84,13 @@ def task_parts(text: str, matches: Sequence[Sequence[Match]]) -> list[str]:
     return parts
 
 
-_TURNED_DOWN = re_compile(r"(?:말고|아니고|대신에?|빼고)[.,!~]*$")
+_TURNED_DOWN = re_compile(r"지\s?말고[.,!~]*$")
 
 
 def _turned_down_joined(pieces: list[str]) -> list[str]:
-    """A piece that ends turning its value down ("엄마한테 만원 보내지 말고", "민수 말고") is
-    no task: it stays with the piece after it, whose value replaces it."""
+    """A piece whose verb is turned down ("엄마한테 만원 보내지 말고") is no task: it stays
+    with the piece after it, which says what to do instead. (A value turned down alone,
+    "내일 말고 모레", stays a piece: its value is said away there.)"""
     joined: list[str] = []
     for piece in pieces:
         if joined and _TURNED_DOWN.search(joined[-1]):
