@@ -134,3 +134,15 @@ async def test_the_examples_docs_understanding_gives(flow: str, message: str, in
 async def test_the_docs_turned_down_transfer_is_one_task() -> None:
     reading, _, _ = await first("transfer.yaml", "엄마한테 만원 보내지 말고 아빠한테 보내줘")
     assert reading["slots"].get("target") != "엄마"
+
+
+@pytest.mark.parametrize(("message", "slots"), [
+    ("이모한테 7만원 말고 고모한테 4만원 보내줘", {"target": "고모", "amount": 40000}),
+    ("삼촌한테 2만원 아니고 숙모한테 3만원 이체해줘", {"target": "숙모", "amount": 30000}),
+    # only what the next part says again is replaced: the recipient stays
+    ("할머니한테 5만원 말고 6만원 보내드려", {"target": "할머니", "amount": 60000}),
+])
+async def test_a_recipient_and_amount_turned_down_together_are_no_task(
+        message: str, slots: dict[str, Any]) -> None:
+    reading, _, stage = await first("transfer.yaml", message)
+    assert reading["slots"] == slots and stage == "READY"

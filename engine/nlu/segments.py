@@ -85,6 +85,20 @@ def task_parts(text: str, matches: Sequence[Sequence[Match]]) -> list[str]:
 
 
 _TURNED_DOWN = re_compile(r"지\s?말고[.,!~]*$")
+_SAID_AWAY = re_compile(r"(?:말고|아니고|빼고|대신에?)[.,!~]*$")
+
+
+def without_turned_down(parts: Sequence[str],
+                        values: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each part's values, less those of a part that turns them down ("민수한테 3만원 말고")
+    for the slots the next part gives again: the next says what instead ("지수한테 5만원":
+    no 민수; "5만원 보내줘": 민수 stays)."""
+    kept = []
+    for i, found in enumerate(values):
+        instead = values[i + 1] if i + 1 < len(values) else {}
+        kept.append({k: v for k, v in found.items() if k not in instead}
+                    if _SAID_AWAY.search(parts[i]) else dict(found))
+    return kept
 
 
 def _turned_down_joined(pieces: list[str]) -> list[str]:

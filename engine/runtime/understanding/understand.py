@@ -40,7 +40,7 @@ from engine.nlu.certainty import (
 from engine.nlu.enums import misspelt
 from engine.nlu.phrases import thanked_off
 from engine.nlu.resets import named_resets
-from engine.nlu.segments import merge_tasks, task_parts
+from engine.nlu.segments import merge_tasks, task_parts, without_turned_down
 from engine.precompiled import re_compile
 from engine.runtime.understanding.finders import exact, find_all, usable, widened
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
@@ -94,7 +94,8 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     if early is not None:
         return early
     segments = _segments(text, found) if batching and confirming is None else []
-    tasks = merge_tasks([extract(seg, slots, today) for seg in segments]) if segments[1:] \
+    tasks = merge_tasks(without_turned_down(segments, [extract(seg, slots, today)
+                                                       for seg in segments])) if segments[1:] \
         else [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
                       started=started, confirming=confirming)]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
