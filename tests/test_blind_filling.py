@@ -68,7 +68,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         '이수진 과장님께요',
     },
 }
-RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 103, "commerce_filling.eval.yaml": 169,
+RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 103, "commerce_filling.eval.yaml": 171,
                   "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 128,
                   "transfer_filling.eval.yaml": 299, "transfer_filling_2.eval.yaml": 189}
 
