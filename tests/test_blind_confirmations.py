@@ -1,8 +1,8 @@
-"""Held-out replies at the money-moving confirmations (transfer's READY; commerce's checkout
-and refund; pizza's order and payment, in English), written blind — from the flows'
-descriptions and the docs, not the code — by someone asked to break them: questions holding
-a yes-word, hedges, conditions, negated and reported yeses, a yes with a change, irony,
-emoji, dialect, typos, clear yeses in many forms.
+"""Held-out replies at the money-moving confirmations (transfer's READY, two sets;
+commerce's checkout and refund; pizza's order and payment, in English), written blind — from
+the flows' descriptions and the docs, not the code — by someone asked to break them:
+questions holding a yes-word, hedges, conditions, negated and reported yeses, a yes with a
+change, irony, emoji, dialect, typos, clear yeses in many forms.
 
 No reading the rules settle may be harmful (a confirm that was no yes, a slot changed to a
 value the message did not give). The few non-harmful misreadings the rules still make are
@@ -26,6 +26,12 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "보내 아니 보내지 마",  # cancel (labelled unsure)
         "아까 보낸 거 아니었어?",  # read as the history request (plausible)
         "응 근데 내 잔액 얼마 남았어?",  # answers the balance, then asks the yes again
+    },
+    "transfer_ready_2.eval.yaml": {
+        "확인 전에 잔액 얼마예요?",  # answers the balance, then asks the yes again
+        "확인해 볼 게 있는데 내 카드 한도 얼마야?",  # the balance for the card's limit, then
+        # the yes asked again (plausible: the one account figure the service has)
+        "됐어요",  # cancel (labelled unsure)
     },
     "pizza_confirm.eval.yaml": {
         "ok how long till it gets here",  # starts the status question on top

@@ -146,3 +146,29 @@ async def test_a_recipient_and_amount_turned_down_together_are_no_task(
         message: str, slots: dict[str, Any]) -> None:
     reading, _, stage = await first("transfer.yaml", message)
     assert reading["slots"] == slots and stage == "READY"
+
+
+async def at_confirmation(first_message: str, message: str) -> tuple[dict[str, Any], str]:
+    """(the reading, the stage) of ``message`` answering the transfer's confirmation."""
+    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
+                    settings=load_settings({}))
+    try:
+        await engine.reply("c", first_message)
+        done = await engine.reply("c", message)
+    finally:
+        await engine.aclose()
+    return dict(done.trace.get("reading") or {}), str(done.state_snapshot.get("stage"))
+
+
+@pytest.mark.parametrize(("message", "slots"), [
+    ("이모 말고 고모께 빨리 보내드려요", {"target": "고모"}),
+    ("이모 아니고 큰삼촌한테로 이체해", {"target": "큰삼촌"}),
+    ("이모 말고 고모", {"target": "고모"}),
+    # no one put in its place: an amount, or a recipient turned down too
+    ("이모 말고 4만원", {}),
+    ("이모 말고 고모한테 보내지 마", {}),
+])
+async def test_a_recipient_put_in_place_at_the_confirmation_is_the_name_alone(
+        message: str, slots: dict[str, Any]) -> None:
+    reading, stage = await at_confirmation("이모께 6만원 보내줘", message)
+    assert reading["slots"] == slots and reading["decision"] is None and stage == "READY"

@@ -38,6 +38,8 @@ from engine.nlu.certainty import (
     taken_back,
 )
 from engine.nlu.enums import misspelt
+from engine.nlu.keywords import negates
+from engine.nlu.money import find_money
 from engine.nlu.phrases import thanked_off
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_turned_down
@@ -388,7 +390,8 @@ def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
 
 _NOT_BUT = re_compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*,?\s*(?:but\s+)?(?:to\s+)?"
                       r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
-_DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)$")
+_DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)(?:로)?(?:\s+\S+)*$")
+"""A recipient's particle, with what is said after it ("할아버지께 얼른 보내드려")."""
 
 
 def _instead(text: str, service: CompiledService, flow: CompiledFlow,
@@ -397,8 +400,8 @@ def _instead(text: str, service: CompiledService, flow: CompiledFlow,
     while the amount is asked, "not dad, mom"): the other, read as a bare answer, is the
     slot's new value."""
     found = _INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
-    if found is None or not values:
-        return []
+    if found is None or not values or negates(found["new"]) or find_money(found["new"]):
+        return []  # "…한테 보내지 마", "할머니 말고 3만원": no one to put in its place
     old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
     for name in flow.slots:
         slot = service.slots[name]
