@@ -22,6 +22,28 @@ from engine.testing.evaluate import run_eval
 
 BLIND = Path(__file__).parent / "fixtures" / "blind_fill"
 KNOWN_HARMFUL: dict[str, set[str]] = {
+    "transfer_filling_3.eval.yaml": {  # written last (2026-11-28) and not worked on yet:
+        # every one of these is asked for confirmation before any money moves, and each is a
+        # class to fix next
+        # the familiar -이, 님 and "울" kept with the name, an emoji left on it (conventions)
+        "민숙이한테", "지영이한테 보내줘", "은정이에게 보내", "보람이한테 보내줘", "김지현님",
+        "울 엄마", "엄마❤️",
+        # a self-correction inside a bare answer taken whole
+        "엄마 아니 아빠요",
+        # an either-or, a range in English, a share of an amount: the first value read
+        "3만원 할까 4만원 할까", "엄마한테 보낼까 아빠한테 보낼까", "between 20k and 30k",
+        "5만원의 반",
+        # an account number, a history request, a negated or a plural recipient read as one
+        "국민 123-456-789012", "저번달 송금 내역", "민수한테는 안 보내",
+        "형이랑 누나한테 각각", "엄마하고 이모한테 반반",
+        # in a long answer, an amount someone else gave or given last year read before the
+        # user's own
+        "누나가 이번에 이사해서 집들이 선물 대신 돈으로 주려고 하는데 다른 사람들은 5만원 "
+        "했다더라고. 나는 10만원 할게",
+        "장모님 생신인데 작년엔 30만원 드렸거든요 근데 올해는 좀 더 해서 50만원으로 할게요",
+        # a friend not named (labelled no name)
+        "친구한테",
+    },
     "transfer_english.eval.yaml": {
         "my sister wants 20k again, send it to her I guess",  # someone else's want
     },
@@ -70,7 +92,8 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
 }
 RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 103, "commerce_filling.eval.yaml": 171,
                   "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 128,
-                  "transfer_filling.eval.yaml": 299, "transfer_filling_2.eval.yaml": 189}
+                  "transfer_filling.eval.yaml": 299, "transfer_filling_2.eval.yaml": 189,
+                  "transfer_filling_3.eval.yaml": 196}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))
