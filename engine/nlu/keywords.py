@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from engine.precompiled import re_compile
 
+from .phrases import SET_ASIDE
 from .words import normalise
 
 _WORD_START = re_compile(r"[a-z0-9]")
@@ -73,7 +74,7 @@ def inflections(word: str) -> set[str]:
 
 
 _NEGATED_AFTER = re_compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)"
-                            r"|\S*?\s?(?:말고|대신에?|아니고|아니라|빼고)(?!\S)"
+                            rf"|\S*?\s?{SET_ASIDE}(?!\S)"
                             r"|\S*?\s(?:원하|바라)지\s?않|\S*?\s필요\s?없")
 _NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont"
                              r"|instead of|rather than"

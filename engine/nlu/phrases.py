@@ -376,6 +376,9 @@ def thanked_off(text: str) -> str:
     return answer if len(answer.split()) <= 3 else text
 
 
+SET_ASIDE = r"(?:말고|아니고|아니라|빼고|대신에?)"
+"""The words after a value or a request that set it aside for another ("반품 말고 교환",
+"민수한테 3만원 아니고", "환불 대신"): a pattern part."""
 CONTRAST = frozenset({"but", "instead", "rather", "though", "although", "however", "말고",
                       "대신", "그래도", "근데", "그런데", "하지만", "아니고"})
 """Words that turn what was said around ("취소 말고 보내줘", "cancel, but...")."""
@@ -389,5 +392,6 @@ def contrasted(text: str) -> bool:
 
 
 __all__ = ["BARE_NEGATIONS", "CONTRAST", "FILLERS", "GENERIC_ACT", "INTERROGATIVES", "LAUGHS",
-           "NEUTRAL", "SINGLE_ONLY", "Lexicon", "asks", "contrasted", "is_question", "is_social",
-           "is_statement", "negations", "not_knowing", "squash", "thanked_off"]
+           "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "Lexicon", "asks", "contrasted",
+           "is_question", "is_social", "is_statement", "negations", "not_knowing", "squash",
+           "thanked_off"]

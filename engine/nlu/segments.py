@@ -23,6 +23,7 @@ from typing import Any
 
 from engine.precompiled import re_compile
 
+from .phrases import SET_ASIDE
 from .spans import Match
 
 _TARGET_NEXT = r"(?=\S*(?:한테|에게|(?<!함)께))"
@@ -85,7 +86,7 @@ def task_parts(text: str, matches: Sequence[Sequence[Match]]) -> list[str]:
 
 
 _TURNED_DOWN = re_compile(r"지\s?말고[.,!~]*$")
-_SAID_AWAY = re_compile(r"(?:말고|아니고|빼고|대신에?)[.,!~]*$")
+_SAID_AWAY = re_compile(rf"{SET_ASIDE}[.,!~]*$")
 
 
 def without_turned_down(parts: Sequence[str],
