@@ -22,25 +22,10 @@ from engine.testing.evaluate import run_eval
 
 BLIND = Path(__file__).parent / "fixtures" / "blind_fill"
 KNOWN_HARMFUL: dict[str, set[str]] = {
-    "transfer_filling_3.eval.yaml": {  # written last (2026-11-28) and not worked on yet:
-        # every one of these is asked for confirmation before any money moves, and each is a
-        # class to fix next
-        # the familiar -이, 님 and "울" kept with the name, an emoji left on it (conventions)
-        "민숙이한테", "지영이한테 보내줘", "은정이에게 보내", "보람이한테 보내줘", "김지현님",
-        "울 엄마", "엄마❤️",
-        # a self-correction inside a bare answer taken whole
-        "엄마 아니 아빠요",
-        # an either-or, a range in English, a share of an amount: the first value read
-        "3만원 할까 4만원 할까", "엄마한테 보낼까 아빠한테 보낼까", "between 20k and 30k",
-        "5만원의 반",
-        # an account number, a history request, a negated or a plural recipient read as one
-        "국민 123-456-789012", "저번달 송금 내역", "민수한테는 안 보내",
-        "형이랑 누나한테 각각", "엄마하고 이모한테 반반",
-        # in a long answer, an amount someone else gave or given last year read before the
-        # user's own
-        "누나가 이번에 이사해서 집들이 선물 대신 돈으로 주려고 하는데 다른 사람들은 5만원 "
-        "했다더라고. 나는 10만원 할게",
-        "장모님 생신인데 작년엔 30만원 드렸거든요 근데 올해는 좀 더 해서 50만원으로 할게요",
+    "transfer_filling_3.eval.yaml": {
+        # the familiar -이 kept with the name: this set's writer drops it ("민숙이" -> 민숙),
+        # the two sets before keep it ("서연이한테" -> 서연이); the reading keeps what was said
+        "민숙이한테", "지영이한테 보내줘", "은정이에게 보내", "보람이한테 보내줘",
         # a friend not named (labelled no name)
         "친구한테",
     },
@@ -66,16 +51,12 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         '동생한테 부탁받은 건데',
         '동생한테도 2만원',
         '만',
-        '사실 이번 달에 동생 생일도 있고 엄마 병원비도 있고 해서 좀 정신이 없는데, 일단 오늘은 지난주에 밥값 대신 내준 회사 동기 정우한테 보내야 할 것 같아요',  # noqa: E501
         '삼촌한테 4만원',
         '아뺘',
         '안녕하세요 다름이 아니라 이번 주 토요일에 친구 결혼식이 있는데 제가 못 가게 돼서 축의금을 계좌로 보내려고 하거든요, 친구 이름은 박준형이고 축의금으로 10만원 보내주시면 돼요',  # noqa: E501
-        '얼마 보내야 할지 모르겠네 5만원? 10만원?',
-        '엄마한테 보낼까 아빠한테 보낼까 고민 중인데 아빠는 지난번에 받으셨고 엄마는 괜찮다고 하시고 누나는 달라고 하고 아 모르겠다',  # noqa: E501
         '엄망한테',
         '이모한테는 2만원',
         '커피 4500원 너무 비싸',
-        '형이 이번에 이사하면서 보증금이 모자라다고 해서 원래 200만원 빌려달라고 했는데 그건 좀 무리고 나도 카드값이 있으니까 일단 50만원만 보내고 나머지는 다음 달에 생각해볼게요',  # noqa: E501
     },
     "transfer_filling_2.eval.yaml": {
         '010-1234-5678로 3만원 보내줘',
@@ -90,10 +71,10 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         '이수진 과장님께요',
     },
 }
-RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 103, "commerce_filling.eval.yaml": 171,
+RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 103, "commerce_filling.eval.yaml": 172,
                   "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 128,
-                  "transfer_filling.eval.yaml": 299, "transfer_filling_2.eval.yaml": 189,
-                  "transfer_filling_3.eval.yaml": 196}
+                  "transfer_filling.eval.yaml": 301, "transfer_filling_2.eval.yaml": 189,
+                  "transfer_filling_3.eval.yaml": 211}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))

@@ -54,7 +54,6 @@ KNOWN_HARMFUL = {
     # two_transfers
     '엄마한테 3만원이랑 아빠한테 2만원 보내줘',
     'send 10k to mom and 20k to dad',
-    '민수랑 지수한테 각각 5만원씩 보내줘',
     '누나한테 5만원 보내고 형한테도 3만원 보내줘',
     'transfer 30k to Jisu and also 15k to Minho',
     '이모한테 10만원, 삼촌한테 10만원 이체',

@@ -30,7 +30,8 @@ _NEGATED_AFTER = re_compile(
     r"\s*(?:원|won|dollars?|달러)?\s*(?:한테|에게|께)?(?:은|는|이|가|을|를|도)?\s*"
     r"(?:(?:\S+\s*)?(?:거|건|게)\s*)?"
     r"(?:(?:아니고|아니라|아니야|아니에요|아니예요|아닙니다|아님|아니|말고|대신에?|빼고|안\s*돼|"
-    r"안\s*되)(?:\s|$|[,.!요세])|\S*지\s*(?:마|말))")
+    r"안\s*되)(?:\s|$|[,.!요세])|\S*지\s*(?:마|말)"
+    r"|(?:안|못)\s*(?:보내|보낼|보냄|줘|줄|주|드려|드릴|부쳐|이체|송금|넣|쏴))")
 _NEGATED_BEFORE = re_compile(r"(?:\bnot|\binstead of|\brather than)\s*\$?$", re.IGNORECASE)
 _NEGATED_CLAUSE = re_compile(
     r"\b(?:not|no|never|don'?t|do not|doesn'?t|won'?t|anything but|except|without|"
@@ -41,7 +42,8 @@ _NEGATED_CLAUSE = re_compile(
 one"); a yes/no value carries its own negation ("without extra cheese" is false)."""
 _RANGE_BEFORE = re_compile(
     r"(?:[0-9일이삼사오육칠팔구십백천만]|원|won|dollars?|달러)\s*"
-    r"(?:[~∼\-–]|에서|이나|아니면|또는|\bto\b|\bor\b)\s*$", re.IGNORECASE)
+    r"(?:[~∼\-–]|에서|이나|아니면|또는|\bto\b|\bor\b)\s*$"
+    r"|\bbetween\s+[$₩]?(?:\S+\s+and\s+[$₩]?)?$", re.IGNORECASE)
 _RANGE_AFTER = re_compile(
     r"\s*(?:원|won|dollars?|달러)?\s*(?:[~∼\-–]|에서|이나|나|아니면|또는|\bto\b|\bor\b)\s*"
     r"[$₩]?[0-9일이삼사오육칠팔구십백천만]", re.IGNORECASE)
@@ -59,7 +61,8 @@ _BAND = re_compile(r"(?:원|won)?대(?![가-힣]{2})")
 _SUM = re_compile(r"[+×*÷=]|\d\s*x\s*\d|\b(?:plus|minus|times|split|divided)\b|곱하기|나누기|"
                   r"더하기|더해|더한|빼기|곱해|나눠|나누어|나눈|합쳐|합해|짜리|만큼|인당|명분|각각|"
                   r"반띵|반반|절반|분의|(?:두|세|네|다섯|[2-9])\s*(?:번|배(?!송|달))|"
-                  r"\b(?:each|apiece|per person|per head)\b",
+                  r"(?:의|원|만)\s?반(?:만|값|으로|이요|요)?(?![가-힣])|"
+                  r"\b(?:each|apiece|per person|per head|half)\b",
                   re.IGNORECASE)
 PARTICLE = re_compile(
     r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요|만|정도|쯤|씩|"

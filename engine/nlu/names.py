@@ -50,6 +50,8 @@ _COUNT = re_compile(r"(?:^|\s)(?:[0-9]+|한|두|세|네|다섯|여섯|일곱|여
                     r"(?:명|분|사람|people)|(?:^|\s)(?:둘|셋|넷)(?:$|\s|이)")
 """A count of people ("3명"): nobody's name."""
 _NUMBER = re_compile(r"[0-9][0-9\s\-+().]{5,}$")
+_ACCOUNT = re_compile(r"[0-9]{2,}(?:[-.][0-9]{2,}){1,3}|[0-9]{7,}")
+"""An account or phone number said with a name ("국민 123-456-789012"): whose?"""
 """A phone or account number: no name where "~한테" looks for one ("010-1234-5678한테")."""
 
 
@@ -149,6 +151,48 @@ def without_ssi(value: str) -> str:
     return _SSI_AFTER.sub("", value)
 
 
+_SURNAMES = frozenset("김이박최정강조윤장임한오서신권황안송류유전홍고문양손배백허"
+                      "남심노하곽성차주우구민진지엄채원천방공현함변염여추도소석선설"
+                      "마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉부가복태목"
+                      "형피두감음빈동온호범좌팽승간상갈단견당화창라나계")
+_NOT_GIVEN = re_compile(r"[가-힣]*(?:어머|아버|할머|장모|장인|사모|부모|선생|박사|목사|의사|기사|"
+                        r"변호사|[가-힣]장|대리|차장|이사|상무|전무|대표|주임|교수|작가|감독)")
+"""Stems that are words, not given names: "어머님", "김박사님", "이사장님"."""
+_HANGUL_ONLY = re_compile(r"[가-힣]+")
+
+
+def called(name: str) -> str:
+    """A name as the person is known, without how it was said: 님 after a full name
+    ("김지현님": 김지현), 씨 attached ("박지영씨"). Words stay ("어머님", "김박사님",
+    "이사장님"), and so does the familiar -이 ("지영이": it may be part of the name).
+
+    >>> [called(n) for n in ("김지현님", "박지영씨", "어머님", "김박사님", "이사장님", "지영이")]
+    ['김지현', '박지영', '어머님', '김박사님', '이사장님', '지영이']
+    """
+    name = without_ssi(name)
+    stem = name[:-1]
+    full = len(name) == 4 and name.endswith("님") and stem[0] in _SURNAMES
+    return stem if full and _HANGUL_ONLY.fullmatch(name) and not _NOT_GIVEN.fullmatch(stem) \
+        else name
+
+
+_WITH = re_compile(r"[가-힣]{1,4}?(?:이랑|랑|하고|[와과])|[A-Za-z]+\s+(?:and|&)", re.IGNORECASE)
+_NOT_WITH = re_compile(r".*(?:[0-9원만천]|전화|연락|확인|정리|계산|생각|준비|결제|입금|"
+                       r"송금|이체|취소|얘기|말|인사|부탁|약속|통화|상의|의논)"
+                       r"(?:이랑|랑|하고|[와과])")
+
+
+def joined(before: str) -> bool:
+    """Whether ``before``, the word said right before a name, joins another person to it
+    ("형이랑 누나한테", "엄마하고 이모한테", "동생과 엄마에게"): two people, no one name. Not
+    an amount ("만원이랑 아빠한테") nor a thing done ("전화하고 엄마한테").
+
+    >>> [joined(w) for w in ("형이랑", "엄마하고", "동생과", "만원이랑", "전화하고", "우리")]
+    [True, True, True, False, False, False]
+    """
+    return bool(_WITH.fullmatch(before)) and not _NOT_WITH.fullmatch(before)
+
+
 def nobody(value: str) -> bool:
     """Whether a value found where a name goes ("~한테") names nobody: "걔", "아무", a count
     or a number ("3명한테", "010-1234-5678로").
@@ -165,7 +209,7 @@ _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했�
                        r"(?<=[가-힣])라(?:던데|더라|던|셨어|셨는데|시네|시더라|시던데|잖아|잖아서)|"
                        r"(?<=[하내주사])라네|"
                        r"(?:냈|쳤|(?<!말)했|줬|받았|됐|셨|드렸)(?:었)?(?:어|음|거든|는데|던데|지|다|네))"
-                       r"(?:요)?(?!\S)"
+                       r"(?:요)?(?!\S)|(?<=[가-힣])[다대](?:더라고|더라|던데|더니|네)(?:요)?[.,!~…]*(?!\S)"
                        r"|\b(?:said|says|told|asked)\b|\b(?:wants|wanted)\s+me\s+to\b"
                        r"|\blast time (?:i|we)\b"
                        r"|\b(?:i|we|he|she|they|you)\s+(?:already\s+|just\s+)?"
@@ -194,7 +238,8 @@ _UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not 
                         r"|(?:(?<=[가-힣])(?:낼|줄|칠|갈)|야 (?:할|될)) ?(?:것|거) "
                         r"같(?:은데|아|네|기도)"
                         r"|(?<=[가-힣])까 (?:생각|고민|싶)|(?:생각|고민) ?중|아닌가|려나\b"
-                        r"|(?<=[가-힣])지 ?모르겠|고민(?:돼|되네|이에요|이야)|망설여",
+                        r"|(?<=[가-힣])지 ?모르겠|고민(?:돼|되네|이에요|이야)|망설여"
+                        r"|(?<=[가-힣])까\??\s+(?:\S+\s+){0,2}?\S*(?<=[가-힣])까(?:요)?[?.!~]*$",
                         re.IGNORECASE)
 
 
@@ -226,7 +271,8 @@ def conditional(text: str) -> bool:
 def undecided(text: str) -> bool:
     """Whether ``text`` weighs doing it rather than asks for it ("maybe I should send dad
     30k", "민수한테 돈 보내야 하나", "보낼까 말까", "보내야 할 것 같은데", "보낼까 생각 중이야",
-    "3만원... 아닌가", "보내는 게 나을지 모르겠어", "고민돼요"): its values are no request yet.
+    "3만원... 아닌가", "보내는 게 나을지 모르겠어", "고민돼요", "3만원 할까 4만원 할까"): its
+    values are no request yet.
 
     >>> undecided("I'm thinking about sending Jisu 20k"), undecided("Jisu한테 2만원 보내줘")
     (True, False)
@@ -260,16 +306,18 @@ def reported(text: str) -> bool:
     [True, True, True]
     >>> [reported(t) for t in ("형이 보내래", "아빠가 취소하라던데", "그래요", "보낼래")]
     [True, True, False, False]
+    >>> [reported(t) for t in ("다들 5만원 했다더라고.", "3만원 냈대요", "작년엔 드렸거든요")]
+    [True, True, True]
     """
     return bool(_REPORTED.search(text))
 
 
 _COPULA = re_compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")
 _POLITE_COPULA = re_compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요)$")
-_MINE = re_compile(r"^(?:우리|저희|제|내)\s+(?=\S)")  # "우리 팀장님": 팀장님
+_MINE = re_compile(r"^(?:우리|울|저희|제|내)\s+(?=\S)")  # "우리 팀장님", "울 엄마"
 _SSI = re_compile(r"\s+씨(?:요|예요|이요|입니다)?$")
 _SAID_AROUND = re_compile(r"^(?:to\s+)?(?:my|our)\s+(?=\S)|^to\s+(?=\S)"
-                          r"|,?\s+(?:please|pls|plz|thanks|thank you|thx)$|(?<=\w)[.!~]+$",
+                          r"|,?\s+(?:please|pls|plz|thanks|thank you|thx)$|(?<=\w)[^\w\s?？]+$",
                           re.IGNORECASE)
 
 
@@ -300,10 +348,10 @@ def name_shaped_like_a_question(answer: str) -> bool:
 def plain_name(answer: str, single: bool) -> str:
     """A short answer as the name it says: "민지예요" is 민지, "박지영 씨요" 박지영."""
     if single:
-        said = _SAID_AROUND.sub("", answer) or answer  # "지수요.": the full stop first
-        return _COPULA.sub("", said) or said
+        said = _SAID_AROUND.sub("", answer) or answer  # "지수요.", "엄마❤️": the marks first
+        return called(_COPULA.sub("", said) or said)
     named = _SAID_AROUND.sub("", _MINE.sub("", _SSI.sub("", answer))) or answer
-    return _POLITE_COPULA.sub("", named) or named  # "김 대리요": 김 대리
+    return called(_POLITE_COPULA.sub("", named) or named)  # "김 대리요": 김 대리
 
 
 def no_name(answer: str, single: bool) -> bool:
@@ -373,16 +421,17 @@ def told(answer: str, own: Iterable[str]) -> str | None:
 
 
 def a_number(answer: str) -> bool:
-    """Whether a short answer is a phone or account number ("010-2345-6789"): no name, for a
-    slot whose values declare no ``pattern`` of their own.
+    """Whether a short answer is or holds a phone or account number ("010-2345-6789", "국민
+    123-456-789012"): no name, for a slot whose values declare no ``pattern`` of their own.
 
-    >>> a_number("010-2345-6789"), a_number("Tom")
-    (True, False)
+    >>> a_number("010-2345-6789"), a_number("국민 123-456-789012"), a_number("Tom")
+    (True, True, False)
     """
-    return bool(_NUMBER.match(answer.strip()))
+    return bool(_NUMBER.match(answer.strip()) or _ACCOUNT.search(answer))
 
 
 __all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "a_number",
-           "asks_if_possible", "conditional", "hedged", "name_shaped_like_a_question", "no_name",
+           "asks_if_possible", "called", "conditional", "hedged", "joined",
+           "name_shaped_like_a_question", "no_name",
            "nobody", "plain_name", "reported", "someones", "titled", "told", "undecided",
            "without_ssi"]

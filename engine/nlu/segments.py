@@ -9,10 +9,11 @@ Separators:
 - The word "그리고"; English " and ", " then ", " and then ".
 - The joining particles 하고, 랑/이랑, 과/와 - but only when whitespace follows and the next
   word names another target (it contains 한테, 에게 or 께, not 함께), because these
-  particles also join verbs ("송금하고 싶어") and companions ("엄마랑 얘기했어").
-  랑 splits after its 이 ("용걸이랑" keeps the name 용걸이) except right after 원
-  ("만원이랑" -> "만원"). 과 only counts after a final consonant and 와 after a vowel,
-  as Korean spells them, so "사과 엄마한테" is not split.
+  particles also join verbs ("송금하고 싶어") and companions ("엄마랑 얘기했어"); each
+  only after a task of its own (a recipient or an amount: "엄마한테 만원이랑"), never
+  after a name alone ("용걸이랑 엄마한테 만원씩": two people, one request). 랑 splits after
+  its 이 except right after 원 ("만원이랑" -> "만원"). 과 only counts after a final
+  consonant and 와 after a vowel, as Korean spells them, so "사과 엄마한테" is not split.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from engine.precompiled import re_compile
 
+from .names import reported
 from .phrases import SET_ASIDE
 from .spans import Match
 
@@ -31,10 +33,15 @@ _SEPARATOR = re_compile(
     r"(?<![0-9])[,，]|[,，](?![0-9])|[;；\n]"
     r"|(?<![가-힣])그리고(?![가-힣])"
     r"|(?<=\s)(?:and\s+then|and|then)(?=\s)"
-    rf"|(?<=[가-힣0-9])\s*(?:하고|(?<=원)이랑|랑)\s+{_TARGET_NEXT}"
+    rf"|(?<=[가-힣0-9])\s*(?P<joined>하고|(?<=원)이랑|랑)\s+{_TARGET_NEXT}"
     rf"|(?<=[가-힣])(?P<particle>[과와])\s+{_TARGET_NEXT}",
     re.IGNORECASE,
 )
+
+
+_A_TASK = re_compile(r"한테|헌테|에게|께|[0-9]|원")
+"""What the words before 하고 or 랑 hold when they are a task of their own ("엄마한테
+만원이랑"), not one more person for the next ("용걸이랑 엄마한테": both of them)."""
 
 
 def split_segments(text: str) -> list[Match]:
@@ -46,8 +53,10 @@ def split_segments(text: str) -> list[Match]:
     parts: list[Match] = []
     start = 0
     for separator in _SEPARATOR.finditer(text):
-        if separator["particle"] and not _particle_fits(text, separator.start()):
-            continue
+        joined = separator["joined"] or separator["particle"]
+        if separator["particle"] and not _particle_fits(text, separator.start()) or \
+                joined and not _A_TASK.search(text, start, separator.start()):
+            continue  # "형이랑 누나한테", "엄마하고 이모한테": two people, no task before
         parts += _part(text, start, separator.start())
         start = separator.end()
     parts += _part(text, start, len(text))
@@ -89,16 +98,17 @@ _TURNED_DOWN = re_compile(r"지\s?말고[.,!~]*$")
 _SAID_AWAY = re_compile(rf"{SET_ASIDE}[.,!~]*$")
 
 
-def without_turned_down(parts: Sequence[str],
-                        values: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each part's values, less those of a part that turns them down ("민수한테 3만원 말고")
-    for the slots the next part gives again: the next says what instead ("지수한테 5만원":
-    no 민수; "5만원 보내줘": 민수 stays)."""
+def without_told(parts: Sequence[str],
+                 values: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each part's values, less those the next part gives again when the part turns them
+    down ("민수한테 3만원 말고" before "지수한테 5만원": no 민수; before "5만원 보내줘": 민수
+    stays) or tells what someone else said or what was sent before ("다들 5만원 했대, 나는
+    7만원": 7만원; "민수가 냈거든요 민수한테 3만원": 민수 stays)."""
     kept = []
     for i, found in enumerate(values):
         instead = values[i + 1] if i + 1 < len(values) else {}
         kept.append({k: v for k, v in found.items() if k not in instead}
-                    if _SAID_AWAY.search(parts[i]) else dict(found))
+                    if _SAID_AWAY.search(parts[i]) or reported(parts[i]) else dict(found))
     return kept
 
 

@@ -294,8 +294,15 @@ class YesNoWords:
         >>> [words.known(w) for w in ("보낼게요", "보내고", "싶어", "보내기는", "보냐")]
         [True, True, True, True, False]
         """
-        return bool(self._grammar.kinds(word, True)) or word in _WANTING or \
-            any(word.startswith(form) for form in self._verb_forms)
+        return bool(self._grammar.kinds(word, True)) or word in _WANTING or self.acts(word)
+
+    def acts(self, word: str) -> bool:
+        """Whether ``word`` is a verb of the flow in any ending ("보내줘", "송금해요").
+
+        >>> YesNoWords(act=("보내",)).acts("보내주세요"), YesNoWords(act=("보내",)).acts("네")
+        (True, False)
+        """
+        return any(word.startswith(form) for form in self._verb_forms)
 
     def merge(self, other: YesNoWords) -> YesNoWords:
         """These words plus ``other``'s (author-supplied words added to the defaults)."""

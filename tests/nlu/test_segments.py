@@ -34,8 +34,8 @@ def _whole(text: str) -> list[Match]:
             ],
         ),
         (
-            "용걸이랑 엄마한테 만원씩",
-            [Match("용걸이", 0, 3, "용걸이"), Match("엄마한테 만원씩", 5, 13, "엄마한테 만원씩")],
+            "용걸이랑 엄마한테 만원씩",  # two people, one request: no part is a task alone
+            _whole("용걸이랑 엄마한테 만원씩"),
         ),
         (
             "엄마한테 만원과 아빠한테 2만원",

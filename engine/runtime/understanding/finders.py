@@ -71,12 +71,13 @@ def find_all(text: str, slots: Sequence[CompiledSlot],
 
 
 def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
-    """Not a filler, negated, one end of a range, nobody or someone's relation (for a name),
-    nor a rough amount where an exact one is wanted."""
+    """Not a filler, negated, one end of a range, nobody, one of two people or someone's
+    relation (for a name), nor a rough amount where an exact one is wanted."""
     if _empty(m) or negated(text, m) or ranged(text, m):
         return False
     before = text[:m.start].rstrip().rpartition(" ")[2]
-    if _holds_names(slot) and (names.nobody(str(m.value)) or names.someones(before, str(m.value))):
+    if _holds_names(slot) and (names.nobody(str(m.value)) or names.joined(before) or
+                               names.someones(before, str(m.value))):
         return False
     return not (exact(slot) and (inexact(text, m) or unsure(text, m)))
 
@@ -86,8 +87,8 @@ _TO_SOMEONE = re_compile(r"\s?(?:한테|헌테|헨테|한태|에게|에겨|께)"
 
 def widened(text: str, slot: CompiledSlot, m: Match) -> Match:
     """For a name said as whom something goes to, the title or 씨 found alone with the name
-    said before it ("박지훈 대리님께": 박지훈 대리님, "박지영 씨한테": 박지영), and 씨
-    attached dropped ("박지영씨한테"); anything else as found ("비타민씨")."""
+    said before it ("박지훈 대리님께": 박지훈 대리님, "박지영 씨한테": 박지영), the name as
+    it is known (``names.called``: "박지영씨한테", "민숙이한테"); anything else as found."""
     if not (_holds_names(slot) and isinstance(m.value, str) and _TO_SOMEONE.match(text, m.end)):
         return m
     head = text[:m.start].rstrip()
@@ -96,7 +97,7 @@ def widened(text: str, slot: CompiledSlot, m: Match) -> Match:
     if named is not None and head.endswith(before) and len(head) < m.start:
         start = len(head) - len(before)
         return Match(named, start, m.end, text[start:m.end])
-    plain = names.without_ssi(m.value)
+    plain = names.called(m.value)
     return m if plain == m.value else Match(plain, m.start, m.end, m.text)
 
 

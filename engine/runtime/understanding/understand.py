@@ -16,34 +16,29 @@ from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot, extraction_order
 from engine.nlu import (
-    FILLERS,
     Match,
     YesNoWords,
-    asks,
-    decision_text,
+    classify,
     is_question,
-    is_statement,
     names,
     normalise,
     yes_no,
 )
 from engine.nlu.certainty import (
-    bare_number,
     inexact,
     leftover,
     named_by,
-    negated,
     ranged,
     retracted_at,
     taken_back,
 )
-from engine.nlu.enums import misspelt
 from engine.nlu.keywords import negates
 from engine.nlu.money import find_money
 from engine.nlu.phrases import thanked_off
 from engine.nlu.resets import named_resets
-from engine.nlu.segments import merge_tasks, task_parts, without_turned_down
+from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
+from engine.runtime.understanding.bare import INSTEAD, bare_ok, bare_value, free_text
 from engine.runtime.understanding.finders import exact, find_all, usable, widened
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
 
@@ -85,7 +80,10 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     then; a boolean slot being asked takes a yes or a no as its value. At a confirmation,
     a yes that repeats the task's own ``values`` ("네 엄마한테 5만원 보내주세요") confirms.
     ``started``: the message started the flow, so its values are the request's own, a
-    question's too ("ORD-1001 어디쯤 왔어?"); later, rules are not sure of a question's."""
+    question's too ("ORD-1001 어디쯤 왔어?"); later, rules are not sure of a question's.
+    A value in a part of the message that tells what someone else said or what was already
+    sent gives way to the one said after it ("작년엔 30만원 드렸거든요 근데 올해는 50만원으로
+    할게요": 50만원)."""
     current = flow.stages[stage]
     words = current.words or service.words
     text = thanked_off(text) if asked is not None else text  # "Mina, thanks": the answer
@@ -96,20 +94,33 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     if early is not None:
         return early
     segments = _segments(text, found) if batching and confirming is None else []
-    tasks = merge_tasks(without_turned_down(segments, [extract(seg, slots, today)
-                                                       for seg in segments])) if segments[1:] \
+    tasks = merge_tasks(without_told(segments, [extract(seg, slots, today)
+                                                for seg in segments])) if segments[1:] \
         else [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
-                      started=started, confirming=confirming)]
+                      started=started, confirming=confirming, here=flow.name)]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
                            tasks=tasks if len(tasks) > 1 else [])
     result.ops += [SlotOp("clear", name, None) for name in _taken_back(text, service, flow,
                                                                           values, result.ops)]
-    timed = time_op(text, slots, asked, today, {o.slot for o in result.ops}, answer, tasks)
-    result.ops += [SlotOp(*timed)] if timed else []  # "다음 달 초에": asked for, never "now"
+    result.ops = _timed(text, service, flow, slots, asked, today, answer, tasks, result.ops)
     if not result.ops:
         result.ops = _instead(text, service, flow, values, words) if answer is None else []
         result.decision = None if result.ops else _decision(answer, confirming is not None)
     return result
+
+
+def _timed(text: str, service: CompiledService, flow: CompiledFlow,
+           slots: tuple[CompiledSlot, ...], asked: str | None, today: dt.date,
+           answer: str | None, tasks: Sequence[object], ops: list[SlotOp]) -> list[SlotOp]:
+    """``ops`` with what a time in ``text`` does to the flow's date slot: "다음 달 초에" is
+    asked for (never "now") and is no name as well; a time in another flow's request
+    ("이번달 이체 기록") does nothing here."""
+    timed = time_op(text, slots, asked, today, {o.slot for o in ops}, answer, tasks)
+    if timed is None or not ops and _elsewhere(text, service, flow.name):
+        return ops
+    said = timed[2].said if timed[2] is not None else None
+    return [*(o for o in ops if said is None or not (isinstance(o.value, str) and said in o.value)),
+            SlotOp(*timed)]
 
 
 def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[str]:
@@ -121,8 +132,10 @@ def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> l
 
 def _no_tasks(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> bool:
     """Whether the values found cannot be tasks of a batch: one end of a range ("만원에서
-    2만원 사이"), or an amount inside a sum ("1만원 + 1만원")."""
-    return bool(names.CONDITION.search(text)) or names.conditional(text) or any(
+    2만원 사이"), an amount inside a sum ("1만원 + 1만원"), a choice not made ("3만원 할까
+    4만원 할까") or a question."""
+    return bool(names.CONDITION.search(text)) or names.conditional(text) or \
+        names.undecided(text) or is_question(text) or any(
         ranged(text, m) or exact(s) and inexact(text, m) for s, ms in found for m in ms)
 
 
@@ -164,12 +177,12 @@ def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date
 def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...],
             found: list[tuple[CompiledSlot, list[Match]]], *, asked: str | None,
             answer: str | None, words: YesNoWords, started: bool,
-            confirming: Mapping[str, Any] | None) -> dict[str, Any]:
+            confirming: Mapping[str, Any] | None, here: str) -> dict[str, Any]:
     """One task's values in ``text``; none when the rules cannot be sure of them. At a
     confirmation (``confirming``: the values it asks about) a change is sure only when the
     rest of the message is accounted for ("아빠한테로 바꿔줘"), never in a sentence about
     something else ("엄마한테 물어보고 말씀드릴게요", "네 5천원만 더 얹어서요")."""
-    bare = _bare_slot(text, service, asked, answer, words)
+    bare = _bare_slot(text, service, asked, answer, words, here)
     picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
     if started:  # the request's own values, unless someone else's ("보내준대", "보내달래"),
         # weighed ("보낼까 말까") or on a condition not met yet ("월급 들어오면")
@@ -211,14 +224,23 @@ def _words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
 
 
 def _bare_slot(text: str, service: CompiledService, asked: str | None, answer: str | None,
-               words: YesNoWords) -> str | None:
+               words: YesNoWords, here: str) -> str | None:
     """The asked slot when the whole message may be its value (a free-text slot, unless the
-    message is a cancel or a lone yes/no: a lone "네" is no note)."""
+    message is a cancel or a lone yes/no: a lone "네" is no note); never a message that asks
+    for another flow's task ("저번달 송금 내역" while a name is asked)."""
     lone_answer = bool(answer) and len(normalise(text).split()) == 1
-    if _free_text(service, asked) and answer != "cancel" and not lone_answer or \
-            _bare_ok(text, answer, words):
+    if free_text(service, asked) and answer != "cancel" and not lone_answer:
         return asked
-    return None
+    return asked if bare_ok(text, answer, words) and not _elsewhere(text, service, here) \
+        else None
+
+
+def _elsewhere(text: str, service: CompiledService, here: str) -> bool:
+    """Whether ``text`` names an intent, over its threshold, that another flow than ``here``
+    takes."""
+    return any(service.routes.get(s.name) not in (None, here) and
+               s.confidence >= service.intent_thresholds.get(s.name, 0.5)
+               for s in classify(text, service.intents))
 
 
 _HANGUL = re_compile(r"[가-힣]")
@@ -317,65 +339,13 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
         elif fit:
             values[slot.name] = _value(slot, fit[0])
             claimed.append((fit[0].start, fit[0].end))
-    if not values and asked is not None:
-        bare = _bare(text, next((s for s in slots if s.name == asked), None), words)
+    refused = any(s.name == asked and s.spec.type == "string" and ms for s, ms in found)
+    if not values and asked is not None and not refused:  # "동생과 엄마에게": not a name
+        bare = bare_value(text, next((s for s in slots if s.name == asked), None), words)
         if bare is not None:
             values[asked], span = bare
             claimed.append(span)
     return values, claimed
-
-
-_INSTEAD = re_compile(r"^(?P<old>.+?)\s*(?:말고|아니고|아니라|대신에?)\s+(?P<new>\S.*)$")
-
-
-_LEAST_BARE = {"KRW": 1000, "JPY": 1000}
-"""The smallest plain number taken as an amount in a currency: no one sends 100원."""
-
-
-def _bare(text: str, slot: CompiledSlot | None,
-          words: YesNoWords | None) -> tuple[Any, tuple[int, int]] | None:
-    """The asked slot's value when the message is nothing but that value: a short answer
-    for a ``bare`` slot (the new one of "아빠 말고 형"), a plain number for an amount."""
-    if slot is None:
-        return None
-    if slot.spec.type == "money" and words is not None:
-        number = bare_number(text, words.known, _LEAST_BARE.get(slot.spec.currency or "", 100))
-        if number is None or exact(slot) and inexact(text, number):
-            return None
-        return number.value, (number.start, number.end)
-    if slot.spec.extract is not None and slot.spec.extract.free_text and text.strip():
-        start = len(text) - len(text.lstrip())
-        return text.strip(), (start, start + len(text.strip()))  # a reason, a note: all of it
-    if slot.spec.type == "enum" and _short_answer(text):
-        typo = misspelt(text, slot.synonyms)  # "lrage" for large, asked for a size
-        if typo is None or negated(text, typo):  # "not small"
-            return None
-        return typo.value, (typo.start, typo.end)
-    if slot.spec.extract is None or not slot.spec.extract.bare:
-        return None
-    return _bare_name(text, slot)
-
-
-def _bare_name(text: str, slot: CompiledSlot) -> tuple[Any, tuple[int, int]] | None:
-    """A short answer as the name it says (the new one of "아빠 말고 형"), or None."""
-    instead = _INSTEAD.match(text.strip())
-    said = instead.group("new") if instead else text.strip()
-    answer = names.told(said, slot.spec.names or [slot.name.replace("_", " ")])
-    if answer is None:  # "내 번호는 010-…야": something else of theirs, no name
-        return None
-    single = " " not in answer
-    if not _short_answer(answer) or names.no_name(answer, single) or \
-            slot.spec.pattern is None and names.a_number(answer):  # a phone number: whose?
-        return None
-    start = text.find(answer)
-    named = names.plain_name(answer, single)
-    return named, (start, start + len(answer))
-
-
-def _short_answer(text: str) -> bool:
-    """A bare answer: at most three words and not a question ("엄마", "my sister")."""
-    words = text.split()
-    return 0 < len(words) <= 3 and not text.rstrip().endswith(("?", "？"))
 
 
 def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
@@ -399,37 +369,17 @@ def _instead(text: str, service: CompiledService, flow: CompiledFlow,
     """A filled ``bare`` slot's value said away and another put in its place ("아빠 말고 형"
     while the amount is asked, "not dad, mom"): the other, read as a bare answer, is the
     slot's new value."""
-    found = _INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
+    found = INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
     if found is None or not values or negates(found["new"]) or find_money(found["new"]):
         return []  # "…한테 보내지 마", "할머니 말고 3만원": no one to put in its place
     old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
     for name in flow.slots:
         slot = service.slots[name]
         if str(values.get(name)) == old and slot.spec.type == "string" and \
-                _bare_ok(new, None, words) and (read := _bare(new, slot, words)) is not None \
+                bare_ok(new, None, words) and (read := bare_value(new, slot, words)) is not None \
                 and read[0] != old:
             return [SlotOp("set", name, read[0])]
     return []
-
-
-def _free_text(service: CompiledService, asked: str | None) -> bool:
-    """Whether the asked slot takes the whole message, however long (``extract.free_text``)."""
-    slot = service.slots.get(asked) if asked is not None else None
-    return slot is not None and slot.spec.extract is not None and slot.spec.extract.free_text
-
-
-def _bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
-    """Whether the whole message may be taken as the asked slot's value: not a decision,
-    not a question, a quote or a sentence ("배고프다", "I had a long day"), and no word of
-    it a question word ("누구", "what") or a filler ("음", "글쎄", "um"), nor opening with a
-    yes or a no ("아니 그게")."""
-    if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text):
-        return False
-    tokens = normalise(text).split(" ")
-    if answer == "confirm" and len(tokens) == 1:
-        return False  # "네" answers yes; "정말 좋아요" may be a review's text
-    return not any(asks(t) or t in FILLERS for t in tokens) and \
-        yes_no(tokens[0], words) is None
 
 
 def _value(slot: CompiledSlot, match: Match) -> Any:

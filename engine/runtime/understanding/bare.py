@@ -1,0 +1,116 @@
+"""A message that is nothing but the asked slot's value -> that value: a short answer as a
+name ("민지예요", "울 엄마"), a plain number as an amount ("30000"), a misspelt choice
+("lrage"), the whole message for a free-text slot; and whether a message may be read so at
+all (not a decision, a question, a sentence or a filler).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.compiler.compiled import CompiledService, CompiledSlot
+from engine.nlu import (
+    FILLERS,
+    YesNoWords,
+    asks,
+    decision_text,
+    is_statement,
+    names,
+    normalise,
+    yes_no,
+)
+from engine.nlu.certainty import bare_number, inexact, negated
+from engine.nlu.enums import misspelt
+from engine.nlu.keywords import negates
+from engine.nlu.phrases import SET_ASIDE
+from engine.precompiled import re_compile
+from engine.runtime.understanding.finders import exact
+
+INSTEAD = re_compile(rf"^(?P<old>.+?)(?:\s*{SET_ASIDE}|[,.]?\s+아니(?:다|야)?[,.]?)"
+                     r"\s+(?P<new>\S.*)$")
+"""A value said away and another put in its place: "아빠 말고 형", "엄마 아니 아빠요"."""
+_LEAST_BARE = {"KRW": 1000, "JPY": 1000}
+"""The smallest plain number taken as an amount in a currency: no one sends 100원."""
+
+
+def bare_value(text: str, slot: CompiledSlot | None,
+               words: YesNoWords | None) -> tuple[Any, tuple[int, int]] | None:
+    """The asked slot's value when the message is nothing but that value (and the span it
+    came from): a short answer for a ``bare`` slot (the new one of "아빠 말고 형"), a plain
+    number for an amount, a misspelt choice, all of it for a free-text slot; else None."""
+    if slot is None:
+        return None
+    if slot.spec.type == "money" and words is not None:
+        number = bare_number(text, words.known, _LEAST_BARE.get(slot.spec.currency or "", 100))
+        if number is None or exact(slot) and inexact(text, number):
+            return None
+        return number.value, (number.start, number.end)
+    if slot.spec.extract is not None and slot.spec.extract.free_text and text.strip():
+        start = len(text) - len(text.lstrip())
+        return text.strip(), (start, start + len(text.strip()))  # a reason, a note: all of it
+    if slot.spec.type == "enum" and short_answer(text):
+        typo = misspelt(text, slot.synonyms)  # "lrage" for large, asked for a size
+        if typo is None or negated(text, typo):  # "not small"
+            return None
+        return typo.value, (typo.start, typo.end)
+    if slot.spec.extract is None or not slot.spec.extract.bare:
+        return None
+    return _bare_name(text, slot, words)
+
+
+def _bare_name(text: str, slot: CompiledSlot,
+               words: YesNoWords | None) -> tuple[Any, tuple[int, int]] | None:
+    """A short answer as the name it says (the new one of "아빠 말고 형"; "엄마 보내줘" with
+    the flow's own verb after it), or None."""
+    instead = INSTEAD.match(text.strip())
+    said = _verbs_off(instead.group("new") if instead else text.strip(), words)
+    if negates(said):  # "엄마 보내지마", "민수는 안 보내": no one to send to
+        return None
+    answer = names.told(said, slot.spec.names or [slot.name.replace("_", " ")])
+    if answer is None:  # "내 번호는 010-…야": something else of theirs, no name
+        return None
+    single = " " not in answer
+    if not short_answer(answer) or names.no_name(answer, single) or \
+            slot.spec.pattern is None and names.a_number(answer):  # a phone number: whose?
+        return None
+    start = text.find(answer)
+    named = names.plain_name(answer, single)
+    return named, (start, start + len(answer))
+
+
+def _verbs_off(text: str, words: YesNoWords | None) -> str:
+    """``text`` without the flow's verbs said after it ("민수 송금", "엄마 보내줘"); as it
+    is when they are turned down ("엄마 보내지마")."""
+    said = text.split()
+    while words is not None and len(said) > 1 and words.acts(said[-1]) and not negates(text):
+        said.pop()
+    return text[:text.index(said[-1]) + len(said[-1])] if said else text
+
+
+def short_answer(text: str) -> bool:
+    """A bare answer: at most three words and not a question ("엄마", "my sister")."""
+    words = text.split()
+    return 0 < len(words) <= 3 and not text.rstrip().endswith(("?", "？"))
+
+
+def free_text(service: CompiledService, asked: str | None) -> bool:
+    """Whether the asked slot takes the whole message, however long (``extract.free_text``)."""
+    slot = service.slots.get(asked) if asked is not None else None
+    return slot is not None and slot.spec.extract is not None and slot.spec.extract.free_text
+
+
+def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
+    """Whether the whole message may be taken as the asked slot's value: not a decision,
+    not a question, a quote or a sentence ("배고프다", "I had a long day"), and no word of
+    it a question word ("누구", "what") or a filler ("음", "글쎄", "um"), nor opening with a
+    yes or a no ("아니 그게")."""
+    if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text):
+        return False
+    tokens = normalise(text).split(" ")
+    if answer == "confirm" and len(tokens) == 1:
+        return False  # "네" answers yes; "정말 좋아요" may be a review's text
+    return not any(asks(t) or t in FILLERS for t in tokens) and \
+        yes_no(tokens[0], words) is None
+
+
+__all__ = ["INSTEAD", "bare_ok", "bare_value", "free_text", "short_answer"]
