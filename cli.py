@@ -360,13 +360,13 @@ def build(flow: str, output: Path | None) -> None:
 
 
 def _keep_patterns() -> None:
-    """Keep the compiled form of the engine's own patterns beside its bytecode, as a first
-    `serve` does, even where bytecode is not written (an image built with
-    PYTHONDONTWRITEBYTECODE): every start from the build then skips compiling them."""
+    """Keep the compiled form of the engine's own patterns and dataclass methods beside its
+    bytecode, as a first `serve` does, even where bytecode is not written (an image built
+    with PYTHONDONTWRITEBYTECODE): every start from the build then skips compiling them."""
     import engine.transports.http  # noqa: F401 — the server's modules compile their patterns
     from engine import precompiled
 
-    if precompiled.keep() is None:
+    if precompiled.keep() is None or precompiled.keep_methods() is None:
         errors.print("warning: the engine's compiled patterns could not be kept beside its "
                      "bytecode (a directory this user cannot write): each start compiles them")
 

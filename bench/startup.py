@@ -13,9 +13,10 @@ intent model (which a server does in a thread beside the others).
 The checkout's modules are compiled to bytecode first, as installing flowctl does (pip
 compiles every module it installs): a checkout run under PYTHONDONTWRITEBYTECODE=1 would
 otherwise compile the engine's source again at every start (~0.11 s), which no installed
-server does. The engine's compiled patterns are kept beside that bytecode, as a first start
-(or ``flowctl build``) keeps them; "patterns anew" is a server that finds none kept and
-compiles them at start, as the very first start of an installation does.
+server does. The engine's compiled patterns and dataclass methods are kept beside that
+bytecode, as a first start (or ``flowctl build``) keeps them; "nothing kept" is a server that
+finds neither kept and compiles them at start, as the very first start of an installation
+does.
 
 Run: python bench/startup.py [--runs 5] [--flow flows/commerce.yaml]
 """
@@ -154,22 +155,23 @@ def first_answer(argv: list[str], port: int, cwd: str, env: dict[str, str],
             proc.wait(timeout=20)
 
 
-PATTERNS_COMPILED = "  patterns anew"
-"""flowctl serve from its build, its patterns compiled at start (none kept: a first start)."""
+NOTHING_KEPT = "  nothing kept"
+"""flowctl serve from its build, its patterns and dataclass methods compiled at start (none
+kept: a first start)."""
 
 
 @contextlib.contextmanager
-def set_aside(path: Path | None) -> Iterator[None]:
-    """``path`` moved away for the duration (the kept patterns, for PATTERNS_COMPILED)."""
-    if path is None or not path.exists():
-        yield
-        return
-    aside = path.with_name(path.name + ".aside")
-    path.rename(aside)
+def set_aside(*paths: Path | None) -> Iterator[None]:
+    """``paths`` moved away for the duration (the kept code, for NOTHING_KEPT)."""
+    moved = [(path, path.with_name(path.name + ".aside")) for path in paths
+             if path is not None and path.exists()]
+    for path, aside in moved:
+        path.rename(aside)
     try:
         yield
     finally:
-        aside.rename(path)
+        for path, aside in moved:
+            aside.rename(path)
 
 
 def servers(tmp: str, run: int) -> dict[str, tuple[list[str], dict[str, str]]]:
@@ -181,7 +183,7 @@ def servers(tmp: str, run: int) -> dict[str, tuple[list[str], dict[str, str]]]:
     return {"bare FastAPI": (["-c", _BARE], offline_env()),
             "flowctl serve": (serve, offline_env()),
             "  compiling": (serve, offline_env(FLOWCTL_BUILD_CACHE="off")),
-            PATTERNS_COMPILED: (serve, offline_env(PYTHONDONTWRITEBYTECODE="1"))}
+            NOTHING_KEPT: (serve, offline_env(PYTHONDONTWRITEBYTECODE="1"))}
 
 
 def main() -> None:
@@ -197,7 +199,8 @@ def main() -> None:
     from engine import precompiled
     from engine.compiler import artefact
 
-    kept = precompiled.keep()  # beside the bytecode, as a first start or `flowctl build` does
+    kept = [precompiled.keep(), precompiled.keep_methods()]  # as a first start or `flowctl
+    # build` keeps them, beside the bytecode
 
     artefact.load(Path(args.flow))  # kept under .flowctl/build/, as a first start does
     artefact.load(ROOT / "flows" / "transfer.yaml")
@@ -213,7 +216,7 @@ def main() -> None:
                                  tmp, env, stderr=log)
                     imported[name] = loaded(log)
                 else:
-                    with set_aside(kept if name == PATTERNS_COMPILED else None):
+                    with set_aside(*(kept if name == NOTHING_KEPT else [])):
                         results.setdefault(name, []).append(
                             first_answer([sys.executable, *tail, str(port)], port, tmp, env))
     phases = {how: [[float(x) for x in subprocess.run(

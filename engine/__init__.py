@@ -7,3 +7,7 @@ committed atomically), with ``nlu`` (offline understanding), ``providers`` (LLMs
 codes) beneath, and ``transports`` (HTTP/SSE, terminal), ``lint``, ``testing`` and
 ``authoring`` on top. ``cli.py`` is the thin edge. docs/architecture.md walks through it.
 """
+
+from engine.precompiled import keep_dataclass_methods
+
+keep_dataclass_methods()  # before any of the engine's dataclasses is made

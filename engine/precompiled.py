@@ -15,6 +15,13 @@ A kept pattern is only used when it compiled to the pattern ``re.compile`` gives
 when it is kept), for the same Python (the file is named after it), and as ``re`` itself
 checks every code it is given; anything else — no file, a damaged one, a pattern it lacks —
 compiles as ``re.compile`` does.
+
+The engine's dataclasses are kept the same way (``keep_dataclass_methods``): ``dataclasses``
+writes each class's ``__init__``, ``__repr__``, ``__eq__`` and the rest as Python source
+and compiles it (~0.5 ms a class, ~60 ms for the engine's ~100); the compiled code of the
+engine's own is kept beside too, by its source, and a later start runs it instead. The same
+source compiles to the same code, so a class built from kept code is the class
+``dataclasses`` builds.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import _sre
 import atexit
 import contextlib
+import dataclasses
 import importlib.util
 import marshal
 import os
@@ -33,6 +41,7 @@ from pathlib import Path
 
 # the pattern compiler's two halves, private to `re` but stable since Python 3.11
 from re import _compiler, _parser  # type: ignore[attr-defined]
+from types import CodeType
 from typing import Any
 
 Code = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
@@ -90,8 +99,7 @@ def re_compile(pattern: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
             pass  # code this Python does not accept: compile it anew below
         else:
             return _built_here[key]
-    if not _fresh:
-        atexit.register(_keep_at_exit)
+    _keep_later()
     _fresh[key] = re.compile(pattern, flags)
     return _fresh[key]
 
@@ -121,9 +129,23 @@ def _built(pattern: str, code: Code) -> re.Pattern[str]:
     return built
 
 
+_exit_registered: list[bool] = []
+
+
+def _keep_later() -> None:
+    """Keep what this process compiles when it exits (once registered)."""
+    if not _exit_registered:
+        _exit_registered.append(True)
+        atexit.register(_keep_at_exit)
+
+
 def _keep_at_exit() -> None:
-    if not sys.dont_write_bytecode:
+    if sys.dont_write_bytecode:
+        return
+    if _fresh:
         keep()
+    if _fresh_methods:
+        keep_methods()
 
 
 def keep() -> Path | None:
@@ -140,23 +162,101 @@ def keep() -> Path | None:
             kept[key] = code  # what `re` compiled, to the same code: keep it
     if len(kept) > MAX_KEPT:
         kept = {key: code for key, code in kept.items() if key in _fresh or key in _built_here}
+    return _write(PATH, kept)
+
+
+def _write(path: Path, kept: dict[Any, Any]) -> Path | None:
+    """``kept`` marshalled to ``path``, atomically; None when it cannot be written."""
     try:
-        PATH.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=PATH.parent, prefix=PATH.name, suffix=".tmp")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     except OSError:
         return None
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(marshal.dumps(kept))
         os.chmod(tmp, 0o644)  # as bytecode is: readable by whoever runs the engine
-        os.replace(tmp, PATH)
+        os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         return None
-    return PATH
+    return path
 
 
 def stats() -> dict[str, int]:
     """How this process came by its patterns: built from kept code, or compiled anew."""
     return {"kept": len(_built_here), "compiled": len(_fresh)}
+
+
+def _methods_path() -> Path | None:
+    """The file beside this module's bytecode, named for this Python's bytecode."""
+    try:
+        bytecode = importlib.util.cache_from_source(__file__)
+    except NotImplementedError:
+        return None
+    return Path(bytecode).with_suffix(f".methods-{importlib.util.MAGIC_NUMBER.hex()}")
+
+
+def _read_methods(path: Path | None) -> dict[str, CodeType]:
+    if path is None:
+        return {}
+    try:
+        kept = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(kept, dict):
+        return {}
+    return {k: v for k, v in kept.items() if isinstance(k, str) and isinstance(v, CodeType)}
+
+
+METHODS_PATH = _methods_path()
+_kept_methods: dict[str, CodeType] = {}
+_methods_here: set[str] = set()
+_fresh_methods: dict[str, CodeType] = {}
+
+
+def keep_dataclass_methods() -> None:
+    """From now on, build the methods of the engine's dataclasses (those of modules under
+    ``engine.``) from kept code where there is some: ``dataclasses`` runs each method's
+    source through the name ``exec``, which this module's ``_exec`` now answers."""
+    if getattr(dataclasses, "exec", None) is not None:
+        return  # already done
+    _kept_methods.update(_read_methods(METHODS_PATH))
+    dataclasses.exec = _exec  # type: ignore[attr-defined]  # a module global before the builtin
+
+
+def _exec(source: Any, globals: dict[str, Any] | None = None,
+          locals: dict[str, Any] | None = None) -> None:
+    """``exec(source, globals, locals)``; for an engine module's method source, by the code
+    kept for it, else by compiling it (with no ``__future__`` flags, as ``dataclasses``'
+    own ``exec`` does) and keeping that."""
+    if not isinstance(source, str):
+        exec(source, globals, locals)  # noqa: S102 — what dataclasses asked for, unchanged
+        return
+    if not str((globals or {}).get("__name__", "")).startswith("engine."):  # not kept
+        exec(compile(source, "<string>", "exec", dont_inherit=True), globals, locals)  # noqa: S102
+        return
+    code = _kept_methods.get(source)  # kept, not popped: classes share methods' sources
+    if code is not None:
+        _methods_here.add(source)
+    elif (code := _fresh_methods.get(source)) is None:
+        _keep_later()
+        code = _fresh_methods[source] = compile(source, "<string>", "exec", dont_inherit=True)
+    exec(code, globals, locals)  # noqa: S102
+
+
+def keep_methods() -> Path | None:
+    """Write the kept method code now: the file's, with what this process compiled (past
+    MAX_KEPT entries, only what this process used); the file, or None."""
+    if METHODS_PATH is None or not _fresh_methods:
+        return METHODS_PATH if METHODS_PATH is not None and METHODS_PATH.exists() else None
+    kept = {**_read_methods(METHODS_PATH), **_fresh_methods}
+    if len(kept) > MAX_KEPT:
+        kept = {k: v for k, v in kept.items() if k in _fresh_methods or k in _methods_here}
+    return _write(METHODS_PATH, kept)
+
+
+def method_stats() -> dict[str, int]:
+    """How this process came by its dataclasses' methods: from kept code, or compiled."""
+    return {"kept": len(_methods_here), "compiled": len(_fresh_methods)}

@@ -4,6 +4,7 @@ gives, kept by a first process and used by the next, and anything amiss with the
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import marshal
 import os
@@ -139,3 +140,120 @@ def test_flowctl_build_keeps_them_even_without_bytecode(tmp_path: Path) -> None:
     assert "warning" not in done.stderr
     result = probe(tmp_path / "pycache", PYTHONDONTWRITEBYTECODE="1")
     assert result["stats"]["compiled"] == 0
+
+
+# a class of every kind `dataclasses` writes methods for
+_CLASSES = '''
+import dataclasses
+from dataclasses import dataclass, field, KW_ONLY
+from typing import Any
+
+@dataclass(frozen=True, slots=True)
+class Frozen:
+    name: str
+    amount: int = 0
+    tags: tuple[str, ...] = ()
+
+@dataclass(order=True)
+class Ordered:
+    rank: int
+    items: list[Any] = field(default_factory=list)
+    seen: bool = field(default=False, compare=False, repr=False)
+
+@dataclass(kw_only=True, eq=False)
+class KwOnly:
+    a: int
+    b: "str" = "x"
+
+@dataclass
+class Later:
+    x: int
+    _: KW_ONLY
+    y: int = 2
+    z: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.z.setdefault("x", self.x)
+
+def describe() -> list[Any]:
+    f = Frozen("a", 3)
+    try:
+        f.amount = 4
+        frozen = False
+    except dataclasses.FrozenInstanceError:
+        frozen = True
+    k = KwOnly(a=1)
+    return [repr(f), hash(f) == hash(Frozen("a", 3)), frozen, Frozen.__slots__,
+            repr(Ordered(2, [1])), Ordered(1) < Ordered(2), Ordered(1, seen=True) == Ordered(1),
+            repr(k), k == KwOnly(a=1), repr(Later(1)), Later(1, y=3).z, Frozen.__match_args__,
+            Later.__match_args__, str(Frozen.__init__.__annotations__),
+            str(KwOnly.__init__.__annotations__), [f.name for f in dataclasses.fields(Later)]]
+'''
+
+
+def _described(module: str) -> list[Any]:
+    """The classes above made in a module called ``module``: what they do."""
+    import types
+    made = types.ModuleType(module)
+    sys.modules[module] = made
+    try:
+        exec(compile(_CLASSES, f"<{module}>", "exec", dont_inherit=True), made.__dict__)
+        described: list[Any] = made.describe()
+    finally:
+        del sys.modules[module]
+    return described
+
+
+def test_an_engine_dataclass_is_the_class_dataclasses_makes() -> None:
+    before = dict(precompiled.method_stats())
+    ours = _described("engine.probe_dataclasses")  # its methods' code kept (or compiled)
+    assert precompiled.method_stats() != before
+    elsewhere = _described("probe_dataclasses")  # not the engine's: compiled, not kept
+    hook = dataclasses.exec  # type: ignore[attr-defined]
+    del dataclasses.exec  # type: ignore[attr-defined]
+    try:
+        theirs = _described("engine.probe_dataclasses")  # what `dataclasses` does alone
+    finally:
+        dataclasses.exec = hook  # type: ignore[attr-defined]
+    assert ours == theirs == elsewhere
+    assert ours[1:4] == [True, True, ("name", "amount", "tags")]
+    assert "'amount': <class 'int'>" in ours[13]  # annotations as types, not as strings
+
+
+_PROBE_METHODS = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import engine.runtime.engine, engine.transports.http  # noqa: F401
+from engine import precompiled
+from engine.runtime.understanding.understand import SlotOp
+print(json.dumps({"stats": precompiled.method_stats(), "path": str(precompiled.METHODS_PATH),
+                  "op": repr(SlotOp("set", "amount", 3)),
+                  "eq": SlotOp("set", "a") == SlotOp("set", "a")}))
+"""
+
+
+def methods_probe(prefix: Path, **env: str) -> dict[str, Any]:
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environ.update(PYTHONPYCACHEPREFIX=str(prefix), **env)
+    done = subprocess.run([sys.executable, "-c", _PROBE_METHODS, str(ROOT)], env=environ,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_a_first_process_keeps_the_dataclass_methods_and_the_next_compiles_none(
+        tmp_path: Path) -> None:
+    first = methods_probe(tmp_path)
+    assert first["stats"]["compiled"] > 100 and Path(first["path"]).is_file()
+    second = methods_probe(tmp_path)
+    assert second["stats"] == {"kept": first["stats"]["compiled"], "compiled": 0}
+    assert (second["op"], second["eq"]) == (first["op"], first["eq"]) == (
+        "SlotOp(op='set', slot='amount', value=3)", True)
+    kept = Path(first["path"])
+    kept.write_bytes(b"\x00damaged")
+    assert methods_probe(tmp_path)["stats"]["kept"] == 0  # compiled anew, and written again
+    assert methods_probe(tmp_path)["stats"]["compiled"] == 0
+    no_bytecode = tmp_path / "none"
+    methods_probe(no_bytecode, PYTHONDONTWRITEBYTECODE="1")
+    assert not any(no_bytecode.rglob("*.methods-*"))
