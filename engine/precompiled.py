@@ -19,17 +19,19 @@ compiles as ``re.compile`` does.
 The engine's dataclasses are kept the same way (``keep_dataclass_methods``): ``dataclasses``
 writes each class's ``__init__``, ``__repr__``, ``__eq__`` and the rest as Python source
 and compiles it (~0.5 ms a class, ~60 ms for the engine's ~100); the compiled code of the
-engine's own is kept beside too, by its source, and a later start runs it instead. The same
-source compiles to the same code, so a class built from kept code is the class
-``dataclasses`` builds.
+engine's own is kept beside too, by a digest of its source, and a later start runs it
+instead. The same source compiles to the same code, so a class built from kept code is the
+class ``dataclasses`` builds.
 """
 
 from __future__ import annotations
 
 import _sre
 import atexit
+import collections
 import contextlib
 import dataclasses
+import hashlib
 import importlib.util
 import marshal
 import os
@@ -198,7 +200,9 @@ def _methods_path() -> Path | None:
     return Path(bytecode).with_suffix(f".methods-{importlib.util.MAGIC_NUMBER.hex()}")
 
 
-def _read_methods(path: Path | None) -> dict[str, CodeType]:
+def _read_methods(path: Path | None) -> dict[bytes, list[Any]]:
+    """The kept file: a source's digest -> [how many classes a process made with it, its
+    code marshalled]."""
     if path is None:
         return {}
     try:
@@ -207,13 +211,18 @@ def _read_methods(path: Path | None) -> dict[str, CodeType]:
         return {}
     if not isinstance(kept, dict):
         return {}
-    return {k: v for k, v in kept.items() if isinstance(k, str) and isinstance(v, CodeType)}
+    return {k: [v[0], v[1]] for k, v in kept.items() if isinstance(k, bytes) and
+            isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int) and
+            isinstance(v[1], bytes)}
 
 
 METHODS_PATH = _methods_path()
-_kept_methods: dict[str, CodeType] = {}
-_methods_here: set[str] = set()
-_fresh_methods: dict[str, CodeType] = {}
+_kept_methods: dict[bytes, list[Any]] = {}
+"""The kept code not used up yet: an entry goes once as many classes as the process that
+kept it made with it have been made (a server holds none of it once its modules are in)."""
+_uses: collections.Counter[bytes] = collections.Counter()
+_methods_here: set[bytes] = set()
+_fresh_methods: dict[bytes, bytes] = {}
 
 
 def keep_dataclass_methods() -> None:
@@ -237,13 +246,35 @@ def _exec(source: Any, globals: dict[str, Any] | None = None,
     if not str((globals or {}).get("__name__", "")).startswith("engine."):  # not kept
         exec(compile(source, "<string>", "exec", dont_inherit=True), globals, locals)  # noqa: S102
         return
-    code = _kept_methods.get(source)  # kept, not popped: classes share methods' sources
-    if code is not None:
-        _methods_here.add(source)
-    elif (code := _fresh_methods.get(source)) is None:
+    key = hashlib.blake2b(source.encode(), digest_size=16).digest()
+    _uses[key] += 1
+    code = _kept_code(key) or _loaded(_fresh_methods.get(key))  # classes share sources
+    if code is None:
         _keep_later()
-        code = _fresh_methods[source] = compile(source, "<string>", "exec", dont_inherit=True)
+        code = compile(source, "<string>", "exec", dont_inherit=True)
+        _fresh_methods[key] = marshal.dumps(code)
     exec(code, globals, locals)  # noqa: S102
+
+
+def _kept_code(key: bytes) -> CodeType | None:
+    entry = _kept_methods.get(key)
+    if entry is None:
+        return None
+    entry[0] -= 1
+    if entry[0] <= 0:
+        del _kept_methods[key]
+    code = _loaded(entry[1])
+    if code is not None:
+        _methods_here.add(key)
+    return code
+
+
+def _loaded(blob: bytes | None) -> CodeType | None:
+    try:
+        code = marshal.loads(blob) if blob is not None else None
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, CodeType) else None
 
 
 def keep_methods() -> Path | None:
@@ -251,9 +282,10 @@ def keep_methods() -> Path | None:
     MAX_KEPT entries, only what this process used); the file, or None."""
     if METHODS_PATH is None or not _fresh_methods:
         return METHODS_PATH if METHODS_PATH is not None and METHODS_PATH.exists() else None
-    kept = {**_read_methods(METHODS_PATH), **_fresh_methods}
+    kept = {key: tuple(entry) for key, entry in _read_methods(METHODS_PATH).items()}
+    kept.update({key: (_uses[key], blob) for key, blob in _fresh_methods.items()})
     if len(kept) > MAX_KEPT:
-        kept = {k: v for k, v in kept.items() if k in _fresh_methods or k in _methods_here}
+        kept = {k: v for k, v in kept.items() if k in _uses}
     return _write(METHODS_PATH, kept)
 
 

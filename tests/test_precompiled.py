@@ -227,7 +227,7 @@ import engine.runtime.engine, engine.transports.http  # noqa: F401
 from engine import precompiled
 from engine.runtime.understanding.understand import SlotOp
 print(json.dumps({"stats": precompiled.method_stats(), "path": str(precompiled.METHODS_PATH),
-                  "op": repr(SlotOp("set", "amount", 3)),
+                  "op": repr(SlotOp("set", "amount", 3)), "held": len(precompiled._kept_methods),
                   "eq": SlotOp("set", "a") == SlotOp("set", "a")}))
 """
 
@@ -248,6 +248,7 @@ def test_a_first_process_keeps_the_dataclass_methods_and_the_next_compiles_none(
     assert first["stats"]["compiled"] > 100 and Path(first["path"]).is_file()
     second = methods_probe(tmp_path)
     assert second["stats"] == {"kept": first["stats"]["compiled"], "compiled": 0}
+    assert second["held"] == 0  # each kept entry let go once its classes were made
     assert (second["op"], second["eq"]) == (first["op"], first["eq"]) == (
         "SlotOp(op='set', slot='amount', value=3)", True)
     kept = Path(first["path"])
