@@ -98,7 +98,7 @@ async def test_two_people_in_a_first_message_are_no_one_recipient() -> None:
         done = await engine.reply("t", "누나랑 형한테 2만원 보내줘")
     finally:
         await engine.aclose()
-    reading = done.trace.get("reading") or {}
+    reading: dict[str, Any] = dict(done.trace.get("reading") or {})
     assert reading["slots"] == {"amount": 20000}  # whom: asked
     assert done.state_snapshot.get("stage") == "FILLING"
 
@@ -131,3 +131,21 @@ async def test_a_name_with_the_flows_verb_after_it_is_the_name(reply: str, name:
 async def test_a_time_that_names_no_date_is_no_name_too(reply: str) -> None:
     reading, _, stage = await answer("5만원 보내줘", reply)
     assert "target" not in reading["slots"] and stage == "FILLING"
+
+
+@pytest.mark.parametrize(("reply", "decision", "name"), [
+    ("이모 아니 고모", None, "고모"), ("이모 아니야 고모한테", None, "고모"),
+    ("보내 아니 보내지마", "cancel", None), ("네 아니 잠깐만요", None, None)])
+async def test_a_correction_at_the_confirmation_changes_or_stops_never_confirms(
+        reply: str, decision: str | None, name: str | None) -> None:
+    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
+                    settings=load_settings({}))
+    try:
+        assert (await engine.reply("t", "이모한테 4만원 보내줘")).state_snapshot["stage"] == "READY"
+        done = await engine.reply("t", reply)
+    finally:
+        await engine.aclose()
+    reading: dict[str, Any] = dict(done.trace.get("reading") or {})
+    assert reading["decision"] == decision
+    assert reading["slots"] == ({"target": name} if name else {})
+    assert done.state_snapshot.get("stage") != "EXECUTED"
