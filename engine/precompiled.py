@@ -59,14 +59,21 @@ def _kept_path() -> Path | None:
     """The file beside this module's bytecode, named for this Python's pattern code."""
     if array("I").itemsize != _sre.CODESIZE:  # code words this module cannot write
         return None
+    return _beside_bytecode(f".sre{_sre.MAGIC}-{_sre.CODESIZE}")
+
+
+def _beside_bytecode(suffix: str) -> Path | None:
+    """This module's bytecode file with ``suffix`` for its own (None: an interpreter without
+    bytecode caching)."""
     try:
         bytecode = importlib.util.cache_from_source(__file__)
-    except NotImplementedError:  # an interpreter without bytecode caching
+    except NotImplementedError:
         return None
-    return Path(bytecode).with_suffix(f".sre{_sre.MAGIC}-{_sre.CODESIZE}")
+    return Path(bytecode).with_suffix(suffix)
 
 
-def _read(path: Path | None) -> dict[tuple[str, int], Code]:
+def _read(path: Path | None) -> dict[Any, Any]:
+    """A kept file's dict, or an empty one (no file, a damaged one)."""
     if path is None:
         return {}
     try:
@@ -193,25 +200,13 @@ def stats() -> dict[str, int]:
 
 def _methods_path() -> Path | None:
     """The file beside this module's bytecode, named for this Python's bytecode."""
-    try:
-        bytecode = importlib.util.cache_from_source(__file__)
-    except NotImplementedError:
-        return None
-    return Path(bytecode).with_suffix(f".methods-{importlib.util.MAGIC_NUMBER.hex()}")
+    return _beside_bytecode(f".methods-{importlib.util.MAGIC_NUMBER.hex()}")
 
 
 def _read_methods(path: Path | None) -> dict[bytes, list[Any]]:
     """The kept file: a source's digest -> [how many classes a process made with it, its
     code marshalled]."""
-    if path is None:
-        return {}
-    try:
-        kept = marshal.loads(path.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(kept, dict):
-        return {}
-    return {k: [v[0], v[1]] for k, v in kept.items() if isinstance(k, bytes) and
+    return {k: [v[0], v[1]] for k, v in _read(path).items() if isinstance(k, bytes) and
             isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int) and
             isinstance(v[1], bytes)}
 
