@@ -1,5 +1,6 @@
-"""Held-out replies at the money-moving confirmations (transfer's READY, two sets;
-commerce's checkout and refund; pizza's order and payment, in English), written blind — from
+"""Held-out replies at the confirmations before an irreversible action (transfer's READY,
+two sets; commerce's checkout and refund; pizza's order and payment and cards' replacement,
+in English), written blind — from
 the flows' descriptions and the docs, not the code — by someone asked to break them:
 questions holding a yes-word, hedges, conditions, negated and reported yeses, a yes with a
 change, irony, emoji, dialect, typos, clear yeses in many forms.
@@ -41,6 +42,14 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "don't place it yet",  # cancel (labelled unsure: "not yet")
         "don't charge me yet",  # cancel at the payment question (labelled unsure)
     },
+    "cards_confirm.eval.yaml": {  # another flow's request at the replacement's question
+        # is answered and the question asked again, where the labels want nothing read
+        "what's my balance?", "how much money do I have left", "yes, and what's my balance?",
+        "sure but first tell me my balance",  # the balance
+        "where is my last card order?",  # the card order's status (plausible)
+        "you idiots lost my last card, how about that",  # the status: "card" is its keyword
+        "do it if my old card gets blocked first",  # the status; the condition is no yes
+    },
     "commerce_confirm.eval.yaml": {
         "네? 환불되면 쓴 적립금은 어떻게 돼요?",  # starts the points lookup on top
         "nope",  # deny, labelled cancel: the task ends either way
@@ -54,7 +63,7 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
 @pytest.mark.parametrize("name", sorted(KNOWN_WRONG))
 async def test_no_blind_reply_at_a_money_confirmation_is_settled_harmfully(name: str) -> None:
     report = await run_eval(BLIND / name)
-    assert len(report.results) >= 250
+    assert len(report.results) >= 180
     assert not [r.where for r in report.results if any(p.startswith("scene:")
                                                        for p in r.problems)], \
         "every case's scene reaches its confirmation"
