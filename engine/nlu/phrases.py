@@ -67,7 +67,9 @@ NEUTRAL = {
            "them", "the money", "the transfer", "the payment", "the order", "mate", "buddy",
            "sir", "maam", "lol", "haha", "ah", "oh", "asap", "already", "again", "and",
            "everything", "all", "all of it", "the whole thing", "whole thing", "cool",
-           "right away"),
+           "right away", "thanks so much", "thank you so much", "thanks a lot", "cheers",
+           "thanks for your help", "thank you for your help", "much appreciated",
+           "that would be great", "thatd be great"),
 }
 """Politeness and fillers: words a decision may carry without changing what it is."""
 

@@ -338,7 +338,7 @@ _EN = YesNoWords(
              "sounds good", "sounds great", "looks good", "looks right", "perfect", "great",
              "agreed", "i agree", "approve", "approved", "i approve", "yes sir", "yess",
              "yesss", "affirmative", "all good", "okie", "okie dokie", "y",
-             "okey dokey", "yes yes"),
+             "okey dokey", "yes yes", "please do"),
     cancel=("cancel", "cancel it", "cancel that", "stop", "abort", "never mind", "nevermind",
             "forget it", "forget about it", "call it off", "scrap it", "scrap that",
             "i dont want it", "i dont want it anymore", "dont want it anymore",

@@ -154,3 +154,15 @@ def test_putting_it_off_or_calling_it_off_cancels(text: str) -> None:
 @pytest.mark.parametrize("text", ["진행 상황 알려줘", "다음에는 어떻게 해요?", "확인하지 마요?"])
 def test_not_a_cancel_when_the_words_only_start_one(text: str) -> None:
     assert yes_no(text, KO.merge(EN)) != "cancel"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Yes, thank you so much", "confirm"), ("sure thing, thanks a lot!", "confirm"),
+    ("ok, much appreciated", "confirm"), ("please do, cheers", "confirm"),
+    ("yep, that'd be great", "confirm"), ("no, thank you so much", "deny"),
+    ("please don't", "cancel"), ("please do it later", None),
+    ("that would be great if it's free", None),
+])
+def test_thanks_and_please_do_carry_the_answer_they_come_with(text: str,
+                                                              expected: str | None) -> None:
+    assert yes_no(text, EN) == expected
