@@ -356,10 +356,10 @@ def build(flow: str, output: Path | None) -> None:
         errors.print(f"error: cannot write the build: {err.strerror or err}")
         raise Exit(2) from None
     console.print(f"built {flow} -> {written} ({written.stat().st_size:,} bytes)")
-    _keep_patterns()
+    _keep_compiled()
 
 
-def _keep_patterns() -> None:
+def _keep_compiled() -> None:
     """Keep the compiled form of the engine's own patterns and dataclass methods beside its
     bytecode, as a first `serve` does, even where bytecode is not written (an image built
     with PYTHONDONTWRITEBYTECODE): every start from the build then skips compiling them."""
@@ -367,8 +367,9 @@ def _keep_patterns() -> None:
     from engine import precompiled
 
     if precompiled.keep() is None or precompiled.keep_methods() is None:
-        errors.print("warning: the engine's compiled patterns could not be kept beside its "
-                     "bytecode (a directory this user cannot write): each start compiles them")
+        errors.print("warning: the engine's compiled patterns and methods could not be kept "
+                     "beside its bytecode (a directory this user cannot write): each start "
+                     "compiles them")
 
 
 @app.command()

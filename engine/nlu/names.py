@@ -50,9 +50,9 @@ _COUNT = re_compile(r"(?:^|\s)(?:[0-9]+|한|두|세|네|다섯|여섯|일곱|여
                     r"(?:명|분|사람|people)|(?:^|\s)(?:둘|셋|넷)(?:$|\s|이)")
 """A count of people ("3명"): nobody's name."""
 _NUMBER = re_compile(r"[0-9][0-9\s\-+().]{5,}$")
+"""A phone or account number: no name where "~한테" looks for one ("010-1234-5678한테")."""
 _ACCOUNT = re_compile(r"[0-9]{2,}(?:[-.][0-9]{2,}){1,3}|[0-9]{7,}")
 """An account or phone number said with a name ("국민 123-456-789012"): whose?"""
-"""A phone or account number: no name where "~한테" looks for one ("010-1234-5678한테")."""
 
 
 _RELATION = re_compile(r"(?:남자\s?친구|여자\s?친구|남친|여친|친구분?|남편분?|아내분?|와이프|"

@@ -63,9 +63,10 @@ def _bare_name(text: str, slot: CompiledSlot,
     """A short answer as the name it says (the new one of "아빠 말고 형"; "엄마 보내줘" with
     the flow's own verb after it), or None."""
     instead = INSTEAD.match(text.strip())
-    said = _verbs_off(instead.group("new") if instead else text.strip(), words)
+    said = instead.group("new") if instead else text.strip()
     if negates(said):  # "엄마 보내지마", "민수는 안 보내": no one to send to
         return None
+    said = _verbs_off(said, words)
     answer = names.told(said, slot.spec.names or [slot.name.replace("_", " ")])
     if answer is None:  # "내 번호는 010-…야": something else of theirs, no name
         return None
@@ -79,12 +80,12 @@ def _bare_name(text: str, slot: CompiledSlot,
 
 
 def _verbs_off(text: str, words: YesNoWords | None) -> str:
-    """``text`` without the flow's verbs said after it ("민수 송금", "엄마 보내줘"); as it
-    is when they are turned down ("엄마 보내지마")."""
-    said = text.split()
-    while words is not None and len(said) > 1 and words.acts(said[-1]) and not negates(text):
-        said.pop()
-    return text[:text.index(said[-1]) + len(said[-1])] if said else text
+    """``text`` without the flow's verbs said after it ("민수 송금", "엄마 보내줘")."""
+    head, _, last = text.rpartition(" ")
+    while words is not None and head.strip() and words.acts(last):
+        text = head.rstrip()
+        head, _, last = text.rpartition(" ")
+    return text
 
 
 def short_answer(text: str) -> bool:

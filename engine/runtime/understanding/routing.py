@@ -21,7 +21,12 @@ from engine.nlu.phrases import contrasted, is_question, thanked_off
 from engine.nlu.words import decision_text, normalise
 from engine.precompiled import re_compile
 from engine.runtime.understanding.llm import LlmUnderstanding
-from engine.runtime.understanding.understand import Intent, Understanding, understand
+from engine.runtime.understanding.understand import (
+    Intent,
+    Understanding,
+    routed_intents,
+    understand,
+)
 
 _PARTS = re_compile(r"\s*(?:,|그리고|그 다음에?|다음에|\band then\b|\bthen\b|\band\b)\s*"
                     r"|(?<=[가-힣])(?<!말)(?<!빼)(?<!아니)(?:하고|고)\s+", re.IGNORECASE)
@@ -35,12 +40,7 @@ _EN_QUESTION = re_compile(r"^(?:what|how|why|when|where|who|which|can|could|do|d
 
 def ranked(message: str, service: CompiledService) -> list[Intent]:
     """The routed intents whose rules match ``message`` over their threshold, best first."""
-    out = []
-    for score in classify(message, service.intents):
-        if score.name in service.routes and \
-                score.confidence >= service.intent_thresholds.get(score.name, 0.5):
-            out.append(Intent(score.name, score.confidence, score.reason))
-    return by_rank(out, service)
+    return by_rank(routed_intents(message, service), service)
 
 
 def guess(message: str, service: CompiledService, today: dt.date) -> Intent | None:

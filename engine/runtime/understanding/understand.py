@@ -235,12 +235,18 @@ def _bare_slot(text: str, service: CompiledService, asked: str | None, answer: s
         else None
 
 
+def routed_intents(text: str, service: CompiledService) -> list[Intent]:
+    """The routed intents whose rules match ``text`` over their threshold (unranked)."""
+    return [Intent(score.name, score.confidence, score.reason)
+            for score in classify(text, service.intents)
+            if score.name in service.routes and
+            score.confidence >= service.intent_thresholds.get(score.name, 0.5)]
+
+
 def _elsewhere(text: str, service: CompiledService, here: str) -> bool:
     """Whether ``text`` names an intent, over its threshold, that another flow than ``here``
     takes."""
-    return any(service.routes.get(s.name) not in (None, here) and
-               s.confidence >= service.intent_thresholds.get(s.name, 0.5)
-               for s in classify(text, service.intents))
+    return any(service.routes[i.name or ""] != here for i in routed_intents(text, service))
 
 
 _HANGUL = re_compile(r"[가-힣]")
