@@ -215,28 +215,28 @@ def _clear(scores: list[IntentScore | None]) -> list[IntentScore | None]:
 
 
 def _nearest(grams: Counter[str], rule: IntentRule) -> tuple[float, str]:
-    """The rule's example most like the message, and how alike (Dice; 0.0 with none)."""
-    if not rule._example_grams:
+    """The rule's example most like the message, and how alike (Dice; 0.0 with none).
+    Only the examples that share a bigram with the message are looked at."""
+    examples = rule._example_grams
+    if not examples:
         return 0.0, ""
     total = grams.total()
-    if max(grams.values(), default=1) > 1:  # a bigram said twice: count multisets
-        shared = {i for gram in grams for i in rule._by_gram.get(gram, ())}
-        if not shared:  # every example 0.0: the greatest text, as max() of the pairs is
-            return 0.0, max(e for e, _ in rule._example_grams)
-        return max((dice(grams, g), e) for e, g in (rule._example_grams[i] for i in shared))
-    # no bigram of the message repeats: the multiset overlap is the set overlap, counted
-    # only for the examples that share a bigram with it
-    common: dict[int, int] = {}
-    for gram in grams:
+    common: dict[int, int] = {}  # example -> bigrams shared, counting repeats
+    for gram, count in grams.items():
         for index in rule._by_gram.get(gram, ()):
-            common[index] = common.get(index, 0) + 1
+            shared = count if count == 1 else min(count, examples[index][1][gram])
+            common[index] = common.get(index, 0) + shared
     sets = rule._example_sets
+    if max(grams.values(), default=1) > 1:  # a bigram said twice: the best, the greatest text
+        if not common:  # of a tie (every example 0.0: the greatest text, as max() finds)
+            return 0.0, max(e for e, _ in examples)
+        return max((2 * common[i] / (total + sets[i][1]), examples[i][0]) for i in common)
     best, found = 0.0, 0  # nothing shared: 0.0, and the first example (as a scan finds)
     for index in sorted(common):
         alike = 2 * common[index] / (total + sets[index][1])
         if alike > best:
             best, found = alike, index
-    return best, rule._example_grams[found][0]
+    return best, examples[found][0]
 
 
 LEARNED_SURE = 0.6

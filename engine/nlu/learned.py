@@ -43,12 +43,13 @@ def features(text: str) -> dict[str, float]:
     >>> sorted(features("Cards!"))[:4]
     [' c', ' ca', ' car', 'ar']
     """
-    counts: Counter[str] = Counter()
+    said = []
     for word in normalise(text).split():
-        counts["w:" + _stem(word)] += 1
+        said.append("w:" + _stem(word))
         padded = f" {word} "
         for n in (2, 3, 4):
-            counts.update(padded[i : i + n] for i in range(len(padded) - n + 1))
+            said.extend(padded[i : i + n] for i in range(len(padded) - n + 1))
+    counts = Counter(said)
     weighted = {f: 1.0 + math.log(c) for f, c in counts.items()}
     norm = math.sqrt(sum(v * v for v in weighted.values())) or 1.0
     return {f: v / norm for f, v in weighted.items()}
@@ -83,8 +84,7 @@ def _softmax(weights: Mapping[str, Sequence[float]], bias: Sequence[float],
     for feature, value in x.items():
         row = weights.get(feature)
         if row is not None:
-            for k, w in enumerate(row):
-                z[k] += w * value
+            z = [a + w * value for a, w in zip(z, row, strict=True)]
     top = max(z)
     exp = [math.exp(v - top) for v in z]
     total = sum(exp)

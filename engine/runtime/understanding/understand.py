@@ -182,8 +182,9 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     confirmation (``confirming``: the values it asks about) a change is sure only when the
     rest of the message is accounted for ("아빠한테로 바꿔줘"), never in a sentence about
     something else ("엄마한테 물어보고 말씀드릴게요", "네 5천원만 더 얹어서요")."""
-    bare = _bare_slot(text, service, asked, answer, words, here)
-    picked, spans = _pick_spans(text, slots, found, asked=bare, words=words)
+    picked, spans = _pick_spans(text, slots, found, asked=asked, words=words,
+                                may_be_bare=lambda: _bare_ok(text, service, asked, answer, words,
+                                                             here))
     if started:  # the request's own values, unless someone else's ("보내준대", "보내달래"),
         # weighed ("보낼까 말까") or on a condition not met yet ("월급 들어오면")
         return {} if names.reported(text) or names.asks_if_possible(text) or \
@@ -223,16 +224,15 @@ def _words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
     return spans
 
 
-def _bare_slot(text: str, service: CompiledService, asked: str | None, answer: str | None,
-               words: YesNoWords, here: str) -> str | None:
-    """The asked slot when the whole message may be its value (a free-text slot, unless the
+def _bare_ok(text: str, service: CompiledService, asked: str | None, answer: str | None,
+             words: YesNoWords, here: str) -> bool:
+    """Whether the whole message may be the asked slot's value (a free-text slot, unless the
     message is a cancel or a lone yes/no: a lone "네" is no note); never a message that asks
     for another flow's task ("저번달 송금 내역" while a name is asked)."""
     lone_answer = bool(answer) and len(normalise(text).split()) == 1
     if free_text(service, asked) and answer != "cancel" and not lone_answer:
-        return asked
-    return asked if bare_ok(text, answer, words) and not _elsewhere(text, service, here) \
-        else None
+        return True
+    return bare_ok(text, answer, words) and not _elsewhere(text, service, here)
 
 
 def routed_intents(text: str, service: CompiledService) -> list[Intent]:
@@ -330,11 +330,14 @@ def _pick(text: str, slots: Sequence[CompiledSlot],
 
 def _pick_spans(text: str, slots: Sequence[CompiledSlot],
                 found: Sequence[tuple[CompiledSlot, list[Match]]], *,
-                asked: str | None, words: YesNoWords | None = None
+                asked: str | None, words: YesNoWords | None = None,
+                may_be_bare: Callable[[], bool] = lambda: True
                 ) -> tuple[dict[str, Any], list[tuple[int, int]]]:
     """The values found (and the spans of text they came from): a value corrected away
     ("5만원 말고"), one end of a range ("3~4만원"), a question word or a filler is none, and
-    a slot given two different values ("모니터랑 키보드 둘 다") takes neither."""
+    a slot given two different values ("모니터랑 키보드 둘 다") takes neither. With none
+    found, the whole message as the ``asked`` slot's value when ``may_be_bare()`` (asked
+    last: it may classify the message)."""
     claimed: list[tuple[int, int]] = []
     values: dict[str, Any] = {}
     for slot, matches in found:
@@ -346,7 +349,7 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
             values[slot.name] = _value(slot, fit[0])
             claimed.append((fit[0].start, fit[0].end))
     refused = any(s.name == asked and s.spec.type == "string" and ms for s, ms in found)
-    if not values and asked is not None and not refused:  # "동생과 엄마에게": not a name
+    if not values and asked is not None and not refused and may_be_bare():  # "동생과 엄마에게"
         bare = bare_value(text, next((s for s in slots if s.name == asked), None), words)
         if bare is not None:
             values[asked], span = bare
