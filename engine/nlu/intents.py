@@ -98,6 +98,9 @@ class IntentRule:
     nothing with are never looked at."""
     _unless_word: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
     """One of its ``unless`` words, a particle after it allowed, as a whole word."""
+    _any_keyword: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+    """Any of its keywords (None: it has none): a message without one is not scanned for
+    each."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "keywords", tuple(self.keywords))
@@ -121,6 +124,9 @@ class IntentRule:
                 by_gram.setdefault(gram, []).append(index)
         object.__setattr__(self, "_by_gram", {k: tuple(v) for k, v in by_gram.items()})
         object.__setattr__(self, "_unless_word", words_pattern(self.unless))
+        sources = [f"(?:{pattern.pattern})" for _, word, pattern in matchers if word]
+        object.__setattr__(self, "_any_keyword", re.compile("|".join(sources)) if sources
+                           else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +171,8 @@ Hit = tuple[str, int, int]
 
 
 def _hits(normalised: str, rule: IntentRule) -> list[Hit]:
+    if rule._any_keyword is None or rule._any_keyword.search(normalised) is None:
+        return []
     found = []
     for keyword, word, pattern in rule._keyword_matchers:
         if not word:
