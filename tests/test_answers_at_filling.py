@@ -2,7 +2,9 @@
 their own: a name said with 님, "울" or a mark; a self-correction inside a bare answer; a
 choice not made between two; a share, a range in English; an account number; another
 flow's request; a recipient turned down or one of two people; an amount given last year or
-by someone else beside the user's own; the flow's verb after a name.
+by someone else beside the user's own; the flow's verb after a name; an amount said with
+the user's own giving verb ("드릴게요"); a promise misspelt with 께 ("보낼께"), which is no
+name; the flow's verbs written in their -아/-어 form ("쏴") in their other forms ("쏠게").
 
 Every sentence here is new: none is in an eval set or a flow's tests."""
 
@@ -149,3 +151,56 @@ async def test_a_correction_at_the_confirmation_changes_or_stops_never_confirms(
     assert reading["decision"] == decision
     assert reading["slots"] == ({"target": name} if name else {})
     assert done.state_snapshot.get("stage") != "EXECUTED"
+
+
+@pytest.mark.parametrize(("reply", "amount"), [
+    ("7만원 드릴게요", 70000), ("4만원 줄게요", 40000), ("2만5천원 줄래요", 25000),
+    ("15만원 드립니다", 150000), ("6만원 드리려고요", 60000), ("만오천원 줄께요", 15000),
+    ("12만원 드릴께", 120000),
+])
+async def test_an_amount_with_the_users_own_giving_verb_is_the_amount(reply: str,
+                                                                      amount: int) -> None:
+    reading, _, stage = await answer("아빠한테 보내줘", reply)
+    assert reading["slots"] == {"amount": amount} and stage == "READY"
+
+
+@pytest.mark.parametrize("reply", ["8만원 주던데", "아빠가 8만원 줬어", "6만원 드렸어요",
+                                   "5만원 주더라"])
+async def test_someone_elses_giving_is_no_amount(reply: str) -> None:
+    reading, _, stage = await answer("아빠한테 보내줘", reply)
+    assert reading["slots"] == {} and stage == "FILLING"
+
+
+@pytest.mark.parametrize("reply", ["보낼께", "할께요", "이체할께", "드릴께요", "알았어 해줄께",
+                                   "금방 부칠께요"])
+async def test_a_promise_spelt_with_kke_is_no_name(reply: str) -> None:
+    reading, _, _ = await answer("5만원 보내줘", reply)
+    assert "target" not in reading["slots"]
+
+
+@pytest.mark.parametrize(("reply", "name"), [("고모부께", "고모부"), ("사장님께요", "사장님"),
+                                             ("할아버지께 보내줘", "할아버지")])
+async def test_someone_honoured_with_kke_is_still_the_name(reply: str, name: str) -> None:
+    reading, _, _ = await answer("5만원 보내줘", reply)
+    assert reading["slots"] == {"target": name}
+
+
+@pytest.mark.parametrize("reply", ["4만원 쏠게요", "9만원 부칠게", "3만원만 쏠래"])
+async def test_a_flow_verb_written_in_its_a_eo_form_is_known_in_its_other_forms(
+        reply: str) -> None:
+    """The transfer's keywords include "쏴" and "부쳐": "쏠게", "부칠게" are those verbs."""
+    reading, _, stage = await answer("형한테 보내줘", reply)
+    assert set(reading["slots"]) == {"amount"} and stage == "READY"
+
+
+@pytest.mark.parametrize("reply", ["쏘지 마세요", "부치지 마", "안 쏠래요"])
+async def test_its_negated_stem_at_the_confirmation_cancels(reply: str) -> None:
+    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
+                    settings=load_settings({}))
+    try:
+        assert (await engine.reply("t", "형한테 2만원 보내줘")).state_snapshot["stage"] == "READY"
+        done = await engine.reply("t", reply)
+    finally:
+        await engine.aclose()
+    assert dict(done.trace.get("reading") or {})["decision"] == "cancel"
+    assert done.state_snapshot.get("stage") == "CANCELLED"

@@ -203,6 +203,16 @@ def nobody(value: str) -> bool:
     return bool(NOBODY.fullmatch(value) or _NUMBER.match(value) or _COUNT.match(value))
 
 
+_PROMISED = re_compile(r"[가-힣]*(?:할|줄|릴|낼|볼|갈|올|될|칠|킬|길|쏠|을|를|일)")
+_PROMISED_AFTER = re_compile(r"\s?께(?:요)?(?![가-힣])")
+
+
+def promised(value: str, after: str) -> bool:
+    """Whether a name found before 께 is a verb's promise spelt with 께 ("할께요", "보낼께",
+    "드릴께요"), not someone honoured ("할머니께")."""
+    return bool(_PROMISED.fullmatch(value) and _PROMISED_AFTER.match(after))
+
+
 _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
                        r"달라(?:시네|시는데|는데|던데|네|셔서|셔)|"
                        r"(?<=[하내주사받쓰두])(?:래|랬어|랬는데|랬잖아)|"
@@ -431,7 +441,7 @@ def a_number(answer: str) -> bool:
 
 
 __all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "a_number",
-           "asks_if_possible", "called", "conditional", "hedged", "joined",
+           "asks_if_possible", "called", "promised", "conditional", "hedged", "joined",
            "name_shaped_like_a_question", "no_name",
            "nobody", "plain_name", "reported", "someones", "titled", "told", "undecided",
            "without_ssi"]

@@ -39,6 +39,7 @@ from engine.nlu.phrases import (
     negations,
     squash,
 )
+from engine.nlu.stems import stem_of, verb_forms
 from engine.precompiled import re_compile
 
 Answer = Literal["confirm", "cancel", "deny"]
@@ -232,7 +233,8 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
     doers = tuple(v for v in verbs if any(squash(o) in squash(v) for o in own))
     yes, no, stop = Lexicon.of((*confirm, *(v for v in verbs if v not in doers))), \
         Lexicon.of(deny, plain=True), Lexicon.of(c for c in cancel if c not in own)
-    negated = negations((*verbs, *own, *_GOING_ON))  # "진행하지 마": a cancel
+    stems = (stem for stem in map(stem_of, act) if stem)  # "쏘지 마" of 쏴
+    negated = negations((*verbs, *stems, *own, *_GOING_ON))  # "진행하지 마": a cancel
     longest = max(yes.longest, no.longest, stop.longest, _NEUTRAL.longest,
                   max(map(len, negated), default=0)) + _LONGEST_PHRASE
     doing_words = Lexicon.of((*own, *doers))
@@ -243,18 +245,6 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
 
 _WANTING = frozenset({"싶어", "싶어요", "싶다", "싶은데", "싶습니다", "싶네요", "want", "wanna"})
 """Wanting to do the flow's doing ("보내고 싶어"): a verb's auxiliary, nothing more."""
-
-
-def _forms(stems: tuple[str, ...]) -> list[str]:
-    """What a form of each Korean verb stem starts with: the stem ("보내고"), and the stem
-    with its last syllable closed by ㄹ or ㅂ ("보낼래", "보냅니다")."""
-    forms = []
-    for stem in stems:
-        forms.append(stem)
-        code = ord(stem[-1]) - 0xAC00
-        if 0 <= code < 11172 and code % 28 == 0:  # a Hangul syllable with no final
-            forms += [stem[:-1] + chr(ord(stem[-1]) + final) for final in (8, 17)]
-    return forms
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +273,7 @@ class YesNoWords:
         for name, words in zip(names, lists, strict=True):
             object.__setattr__(self, name, words)
         object.__setattr__(self, "_grammar", _grammar(*lists))
-        object.__setattr__(self, "_verb_forms", tuple(_forms(self.act)))
+        object.__setattr__(self, "_verb_forms", tuple(verb_forms(self.act)))
 
     def known(self, word: str) -> bool:
         """Whether ``word`` is one of these words, politeness, a filler or a verb of the

@@ -77,7 +77,8 @@ def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
         return False
     before = text[:m.start].rstrip().rpartition(" ")[2]
     if _holds_names(slot) and (names.nobody(str(m.value)) or names.joined(before) or
-                               names.someones(before, str(m.value))):
+                               names.someones(before, str(m.value)) or
+                               names.promised(str(m.value), text[m.end:])):
         return False
     return not (exact(slot) and (inexact(text, m) or unsure(text, m)))
 

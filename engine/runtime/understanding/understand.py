@@ -211,7 +211,8 @@ def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
 
 def _accounted(words: YesNoWords) -> Callable[[str], bool]:
     """Words said with a value that add nothing: yes/no words, verbs, "말고", "잘못 말했어"."""
-    return lambda w: words.known(w) or w in _ASIDE or w in names.MISSPOKE or w.startswith(_CHANGING)
+    return lambda w: words.known(w) or w in _ASIDE or w in names.MISSPOKE or \
+        w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None
 
 
 def _words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
@@ -255,6 +256,10 @@ _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNOR
 _ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
                     "주실래요", "부탁해요", "부탁드려요", "부탁드립니다"})
 """Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요")."""
+_GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|(?:줘|드려)요?"
+                     r"|(?:줄|드릴)(?:[게께]|래)요?|(?:줍|드립)니다|(?:준|드린)다")
+"""A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
+"20만원 드릴게요"): said with an amount, it says nothing else ("주던데" is someone else's)."""
 _CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여")
 _PARTICLE = re_compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
 
