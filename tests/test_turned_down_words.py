@@ -61,13 +61,18 @@ async def reply_to_first(message: str) -> tuple[dict[str, Any], str, str]:
         done.message
 
 
-@pytest.mark.parametrize("message", ["아빠한테 2만원 보내지 말고 엄마한테 보내",
-                                     "엄마한테 만원 보내지 말고 아빠한테 보내줘"])
+@pytest.mark.parametrize(("message", "instead"), [
+    ("아빠한테 2만원 보내지 말고 엄마한테 보내", "엄마"),
+    ("엄마한테 만원 보내지 말고 아빠한테 보내줘", "아빠"),
+    ("동생한테 3만원 이체하지 말고 형한테 이체해", "형"),
+    ("이모한테 5만원 송금하지 말고 고모한테 송금해줘", "고모"),
+])
 async def test_a_recipient_turned_down_with_an_amount_is_no_task_of_its_own(
-        message: str) -> None:
-    # one transfer, not a batch of two; who gets it is asked, never the one turned down
+        message: str, instead: str) -> None:
+    # one transfer, not a batch of two, to the one said instead, never the one turned
+    # down; the amount said with the one turned down is asked again
     reading, stage, reply = await reply_to_first(message)
-    assert reading["intent"] == "transfer" and reading["slots"] == {}
+    assert reading["intent"] == "transfer" and reading["slots"] == {"target": instead}
     assert stage == "FILLING" and "(1/2)" not in reply
 
 

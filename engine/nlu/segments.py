@@ -89,12 +89,10 @@ def task_parts(text: str, matches: Sequence[Sequence[Match]]) -> list[str]:
     for found in matches:
         if len(found) > 1:
             cuts = [0, *(m.start for m in found[1:]), len(text)]
-            pieces = [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
-            return _turned_down_joined(pieces)
+            return [text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False)]
     return parts
 
 
-_TURNED_DOWN = re_compile(r"지\s?말고[.,!~]*$")
 _SAID_AWAY = re_compile(rf"{SET_ASIDE}[.,!~]*$")
 
 
@@ -102,27 +100,15 @@ def without_told(parts: Sequence[str],
                  values: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each part's values, less those the next part gives again when the part turns them
     down ("민수한테 3만원 말고" before "지수한테 5만원": no 민수; before "5만원 보내줘": 민수
-    stays) or tells what someone else said or what was sent before ("다들 5만원 했대, 나는
-    7만원": 7만원; "민수가 냈거든요 민수한테 3만원": 민수 stays)."""
+    stays; "엄마한테 만원 보내지 말고" before "아빠한테 보내줘": no 엄마) or tells what
+    someone else said or what was sent before ("다들 5만원 했대, 나는 7만원": 7만원;
+    "민수가 냈거든요 민수한테 3만원": 민수 stays)."""
     kept = []
     for i, found in enumerate(values):
         instead = values[i + 1] if i + 1 < len(values) else {}
         kept.append({k: v for k, v in found.items() if k not in instead}
                     if _SAID_AWAY.search(parts[i]) or reported(parts[i]) else dict(found))
     return kept
-
-
-def _turned_down_joined(pieces: list[str]) -> list[str]:
-    """A piece whose verb is turned down ("엄마한테 만원 보내지 말고") is no task: it stays
-    with the piece after it, which says what to do instead. (A value turned down alone,
-    "내일 말고 모레", stays a piece: its value is said away there.)"""
-    joined: list[str] = []
-    for piece in pieces:
-        if joined and _TURNED_DOWN.search(joined[-1]):
-            joined[-1] = f"{joined[-1]} {piece}"
-        else:
-            joined.append(piece)
-    return joined
 
 
 def merge_tasks(per_part: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
