@@ -34,10 +34,8 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
     },
     "cards_filling.eval.yaml": {
         "123",  # three digits: the flow's PIN slot takes 0-9999 (its data, not a misreading)
-        "I'm not working today so I've got time to sort this",  # "not working": a synonym
     },
     "pizza_filling.eval.yaml": {
-        "my boss usually gets large but idk what I want",  # someone else's habit
         "wait can I pay cash instead?",  # a request put as a question (plausible)
     },
     "commerce_filling.eval.yaml": {
@@ -71,9 +69,9 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         '이수진 과장님께요',
     },
 }
-RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 103, "commerce_filling.eval.yaml": 172,
-                  "cards_filling.eval.yaml": 124, "transfer_english.eval.yaml": 128,
-                  "transfer_filling.eval.yaml": 301, "transfer_filling_2.eval.yaml": 189,
+RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 104, "commerce_filling.eval.yaml": 172,
+                  "cards_filling.eval.yaml": 125, "transfer_english.eval.yaml": 128,
+                  "transfer_filling.eval.yaml": 302, "transfer_filling_2.eval.yaml": 189,
                   "transfer_filling_3.eval.yaml": 211}
 
 

@@ -123,6 +123,18 @@ _UNSURE_AFTER = re_compile(r"\s*(?:-\s*)?(?:or\s+)?something\b|\s*(?:or so|or si
 _YEAR_BEFORE = re_compile(r"\b(?:since|in|from|until|till|back in|by|year)\s+$", re.IGNORECASE)
 
 
+_SPEAKER_BEFORE = re_compile(r"\b(?:i'?m|i\s+am|i\s+was|i'?ve\s+been|i\s+feel|i\s+got)\s+"
+                             r"(?:(?:a\s+bit|a\s+little|kind\s+of|sort\s+of|kinda|so|really|"
+                             r"totally|completely|just|pretty|very|getting|feeling)\s+)*$",
+                             re.IGNORECASE)
+
+
+def of_the_speaker(text: str, match: Match) -> bool:
+    """Whether a state is said of the speaker, not of the thing asked about ("I'm not
+    working today": the card's "not working" is not meant)."""
+    return _SPEAKER_BEFORE.search(text, 0, match.start) is not None
+
+
 def unsure(text: str, match: Match) -> bool:
     """Whether ``match`` is said as a guess or only in part: no code to act on ("something
     like u48", "u48-something", "starts with 48", "555-201-33 something", "1234였나"), or a
@@ -293,4 +305,4 @@ def _hangul_amount(text: str) -> list[Match]:
 
 
 __all__ = ["PARTICLE", "bare_number", "inexact", "leftover", "malformed_amount", "named_by",
-           "negated", "ranged", "retracted_at", "taken_back"]
+           "negated", "of_the_speaker", "ranged", "retracted_at", "taken_back", "unsure"]

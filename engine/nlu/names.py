@@ -243,7 +243,9 @@ _THEIRS = re_compile(
 """Someone else's details in English ("her id is u8120", "my son's pin is 1010")."""
 
 
-_UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not sure)\b"
+_UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not sure|idk|"
+                        r"dunno|i don'?t know (?:what|which|how much|if))\b"
+                        r"|(?:^|\s)아마(?:도)?\s|(?:일|할|될|줄|낼)걸(?:요)?(?!\S)"
                         r"|(?:야|나) 하나|까 말까|할지 말지|볼까 (?:해|싶)"
                         r"|(?:(?<=[가-힣])(?:낼|줄|칠|갈)|야 (?:할|될)) ?(?:것|거) "
                         r"같(?:은데|아|네|기도)"

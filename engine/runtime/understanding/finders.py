@@ -26,7 +26,14 @@ from engine.nlu import (
     names,
     normalise,
 )
-from engine.nlu.certainty import inexact, malformed_amount, negated, ranged, unsure
+from engine.nlu.certainty import (
+    inexact,
+    malformed_amount,
+    negated,
+    of_the_speaker,
+    ranged,
+    unsure,
+)
 from engine.nlu.flags import find_flag, flag_words
 from engine.nlu.known import find_known
 from engine.precompiled import re_compile
@@ -73,7 +80,8 @@ def find_all(text: str, slots: Sequence[CompiledSlot],
 def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
     """Not a filler, negated, one end of a range, nobody, one of two people or someone's
     relation (for a name), nor a rough amount where an exact one is wanted."""
-    if _empty(m) or negated(text, m) or ranged(text, m):
+    if _empty(m) or negated(text, m) or ranged(text, m) or \
+            (slot.spec.type == "enum" and of_the_speaker(text, m)):
         return False
     before = text[:m.start].rstrip().rpartition(" ")[2]
     if _holds_names(slot) and (names.nobody(str(m.value)) or names.joined(before) or
