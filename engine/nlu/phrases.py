@@ -317,7 +317,8 @@ class Lexicon:
                 kind = _ending_class(word)
                 own = _ENDINGS["plain" if plain and kind != "latin" else kind] if conjugated \
                     else _ENDINGS["latin"]
-                endings[key] = endings.get(key, frozenset()) | own
+                had = endings.get(key)  # a word's first endings are shared, not copied
+                endings[key] = own if had is None else had | own
         stems: dict[str, list[tuple[str, frozenset[str]]]] = {}
         for key in sorted(endings, key=len, reverse=True):
             stems.setdefault(key[0], []).append((key, endings[key]))
