@@ -59,6 +59,7 @@ from engine.transports.http.schemas import (
     LoginResponse,
     SessionCreated,
     SessionId,
+    error_doc,
 )
 from engine.transports.http.turns import Turns, sse_frames
 from engine.transports.sse import parse_event_id, wire_frame
@@ -146,6 +147,7 @@ def create_app(engine: TurnEngine, *, settings: Settings, ping_seconds: float = 
     if auth.enabled:
         document_security(app)
     document_context(app, engine.about.context_schema)
+    document_errors(app)
     return app
 
 
@@ -285,7 +287,7 @@ def debug_route(app: FastAPI, engine: TurnEngine) -> None:
 
     @app.get(f"{PREFIX}/debug/{{session_id}}", response_model=DebugResponse,
              tags=["debug (FLOWCTL_DEV_MODE only)"],
-             responses={404: {"model": ErrorBody}, **AUTH_ERRORS})
+             responses={404: error_doc(), **AUTH_ERRORS})
     async def debug(request: Request, session_id: str) -> Response:
         """The stored session (state, memory) and its completed tasks."""
         who = principal(request.scope)
@@ -305,7 +307,7 @@ def debug_route(app: FastAPI, engine: TurnEngine) -> None:
 
 def delete_route(app: FastAPI, engine: TurnEngine) -> None:
     @app.delete(f"{PREFIX}/sessions/{{session_id}}", status_code=204, tags=["agent"],
-                responses={404: {"model": ErrorBody}, **AUTH_ERRORS})
+                responses={404: error_doc(), **AUTH_ERRORS})
     async def delete_session(request: Request, session_id: str) -> Response:
         """Forget a session of the caller's and its completed tasks (404 for any other)."""
         who = principal(request.scope)
@@ -326,9 +328,8 @@ def session_routes(app: FastAPI, auth: Auth) -> None:
               responses={200: {"description": "Logged in: the cookie is set. A server "
                                     "without keys has nothing to log in to: 200 with "
                                     "principal and expires_in null, whatever was sent."},
-                         401: {"model": ErrorBody, "description": "Not a valid key."},
-                         422: {"model": ErrorBody, "description": "A server with keys got "
-                                                                  "no key."},
+                         401: error_doc("Not a valid key."),
+                         422: error_doc("A server with keys got no key."),
                          403: AUTH_ERRORS[403], 429: AUTH_ERRORS[429]},
               openapi_extra={"requestBody": {"required": False, "content": {
                   "application/json": {"schema": {
@@ -393,6 +394,21 @@ def document_context(app: FastAPI, declared: Mapping[str, Any] | None) -> None:
                 else [{"type": "null"}]
             if declared is None:
                 field["description"] = "This service declares no request context: none or null."
+        assert app.openapi_schema is not None
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def document_errors(app: FastAPI) -> None:
+    """OpenAPI: the ``ErrorBody`` the error responses refer to (``schemas.error_doc``)."""
+    make = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = make()
+            schema.setdefault("components", {}).setdefault("schemas", {}).setdefault(
+                "ErrorBody", ErrorBody.model_json_schema(mode="serialization"))
         assert app.openapi_schema is not None
         return app.openapi_schema
 

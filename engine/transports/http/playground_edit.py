@@ -35,7 +35,7 @@ from engine.runtime.values.session import owned_key
 from engine.store.base import JSON
 from engine.transports.http.edge import PREFIX, principal
 from engine.transports.http.errors import error
-from engine.transports.http.schemas import AUTH_ERRORS, ErrorBody, SessionId
+from engine.transports.http.schemas import AUTH_ERRORS, SessionId, error_doc
 
 EDIT = f"{PREFIX}/playground/edit"
 
@@ -66,7 +66,7 @@ def install(app: FastAPI, engine: TurnEngine) -> None:
 
     @app.post(EDIT, status_code=201, response_model=Forked,
               tags=["playground (FLOWCTL_DEV_MODE only)"],
-              responses={409: {"model": ErrorBody}, 422: {"model": ErrorBody},
+              responses={409: error_doc(), 422: error_doc(),
                          **AUTH_ERRORS})
     async def edit(request: Request, body: EditRequest) -> Response:
         """Fork the session with one slot changed, the change waiting for the user's yes."""

@@ -30,7 +30,7 @@ from engine.runtime.serving import TurnEngine
 from engine.runtime.values.session import owned_key
 from engine.transports.http.edge import principal
 from engine.transports.http.errors import error
-from engine.transports.http.schemas import AUTH_ERRORS, ErrorBody, SessionId
+from engine.transports.http.schemas import AUTH_ERRORS, SessionId, error_doc
 from engine.transports.sse import RETRY_MS, dumps
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class RunList(BaseModel):
 
 
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorBody, "description": "No such run (or not the caller's)."}}
+    404: error_doc("No such run (or not the caller's).")}
 SSE: dict[int | str, dict[str, Any]] = {200: {"content": {"text/event-stream": {}},
              "description": "The run's events: the turn's events (AGENT_START, AGENT_DONE, "
                             "TASK_PROGRESS, ..., DONE) between RUN_STATUS events; `id:` is "
@@ -139,7 +139,7 @@ def install(app: FastAPI, runs: Runs, *, ping_seconds: float = 15.0) -> None:
         return run if run is not None and run.owner == principal(request.scope) else None
 
     @app.get(RUNS, response_model=RunList, tags=["runs"],
-             responses={404: {"model": ErrorBody}, **AUTH_ERRORS})
+             responses={404: error_doc(), **AUTH_ERRORS})
     async def recent(request: Request, session_id: Annotated[SessionId, Query()]) -> Response:
         """The session's recent background runs, newest first."""
         who = principal(request.scope)

@@ -30,7 +30,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from engine.dsl.spec import NextAction
 from engine.runtime.values.events import Hook, SelectedAgent, StateSnapshot, Trace, UiHint
 
-__all__ = ["AUTH_ERRORS", "ERRORS", "SSE_DOC", "ChatRequest", "ChatResponse",
+__all__ = ["AUTH_ERRORS", "ERRORS", "SSE_DOC", "error_doc", "ChatRequest", "ChatResponse",
            "CompletedResponse", "DebugResponse", "ErrorBody", "Health", "Interaction",
            "LoginResponse", "SessionCreated", "SessionId", "model_of", "unicode_text"]
 
@@ -242,18 +242,28 @@ class LoginResponse(BaseModel):
 
 ResponsesDoc = dict[int | str, dict[str, Any]]
 
+
+def error_doc(description: str | None = None) -> dict[str, Any]:
+    """An error response as the OpenAPI document shows it: an ``ErrorBody``. Named by
+    reference rather than as a ``model``, so that no route builds a validator for a body it
+    never validates (``document_errors`` puts the schema in the document)."""
+    doc: dict[str, Any] = {"content": {"application/json": {"schema": {
+        "$ref": "#/components/schemas/ErrorBody"}}}}
+    return {**doc, "description": description} if description else doc
+
+
 ERRORS: ResponsesDoc = {
-    413: {"model": ErrorBody, "description": "The message is longer than max_message_chars."},
-    422: {"model": ErrorBody, "description": "Malformed JSON or a missing/empty field."},
-    503: {"model": ErrorBody, "description": "The server failed; nothing was saved."},
+    413: error_doc("The message is longer than max_message_chars."),
+    422: error_doc("Malformed JSON or a missing/empty field."),
+    503: error_doc("The server failed; nothing was saved."),
 }
 
 AUTH_ERRORS: ResponsesDoc = {
-    401: {"model": ErrorBody, "description": "No valid API key (or login cookie) was sent."},
-    403: {"model": ErrorBody, "description": "A cross-site request, or a client the server "
-                                             "does not answer (no keys: loopback only)."},
-    404: {"model": ErrorBody, "description": "No such session, or another principal's."},
-    429: {"model": ErrorBody, "description": "Over the rate limit; see Retry-After."},
+    401: error_doc("No valid API key (or login cookie) was sent."),
+    403: error_doc("A cross-site request, or a client the server does not answer (no keys: "
+                   "loopback only)."),
+    404: error_doc("No such session, or another principal's."),
+    429: error_doc("Over the rate limit; see Retry-After."),
 }
 
 SSE_DOC: ResponsesDoc = {

@@ -39,7 +39,7 @@ from engine.runtime.calls.probe import probe
 from engine.runtime.serving import TurnEngine
 from engine.transports.http.errors import error
 from engine.transports.http.runs import hosted
-from engine.transports.http.schemas import AUTH_ERRORS, ErrorBody, ResponsesDoc
+from engine.transports.http.schemas import AUTH_ERRORS, ResponsesDoc, error_doc
 from engine.workspace import CommandPolicy, CommandRefused, run_command
 
 API = "/api"
@@ -149,13 +149,13 @@ class CommandReply(BaseModel):
     seconds: float
 
 
-PROVIDER_ERROR: ResponsesDoc = {502: {"model": ErrorBody, "description": (
+PROVIDER_ERROR: ResponsesDoc = {502: error_doc(
     "The provider failed (`provider_error`): `message` says why, `kind` is connection, "
-    "timeout, rate_limit, server, client or malformed.")}}
-REFUSED: ResponsesDoc = {403: {"model": ErrorBody, "description": (
+    "timeout, rate_limit, server, client or malformed.")}
+REFUSED: ResponsesDoc = {403: error_doc(
     "`command_refused`: not an allowed command, or a shell operator (; & | > < ` $); no "
-    "process started. (Also a cross-site request or a client the server does not answer.)")}}
-INVALID: ResponsesDoc = {422: {"model": ErrorBody, "description": "Malformed request."}}
+    "process started. (Also a cross-site request or a client the server does not answer.)")}
+INVALID: ResponsesDoc = {422: error_doc("Malformed request.")}
 
 
 # -- the routes -------------------------------------------------------------------------------
