@@ -2,7 +2,8 @@
 
 Serving one flow needs neither the app's models (an app file's loader), nor the knowledge
 bases' index code for a flow without knowledge, nor the background runs' host for a flow
-without a background stage, nor ctypes (only ``--workers`` needs it): each is imported
+without a background stage, nor the supervisor's routes for a flow without local actions,
+nor ctypes (only ``--workers`` needs it): each is imported
 where it is used, which keeps the server's start-up and idle memory down
 (bench/startup.py). The server's own import log (``PYTHONPROFILEIMPORTTIME``) says what it
 loaded; a flow that has knowledge bases or a background stage still gets what they need.
@@ -19,7 +20,7 @@ from tests.server.conftest import ROOT, TRANSFER
 from tests.server.processes import Serve
 
 LEFT_OUT = ("engine.app.load", "engine.app.spec", "engine.retrieval", "engine.runs", "ctypes",
-            "jsonschema", "tenacity", "rich")
+            "jsonschema", "tenacity", "rich", "engine.transports.http.supervisor")
 
 
 def served_imports(flow: Path, tmp_path: Path, message: str,
@@ -48,6 +49,7 @@ def test_serving_a_flow_file_leaves_what_it_does_not_use_unimported(tmp_path: Pa
 @pytest.mark.parametrize("flow, context, needed", [
     ("flows/commerce.yaml", {"is_logged_in": True}, "engine.retrieval.index"),  # knowledge
     ("tests/runs/flows/build.yaml", None, "engine.runs.host"),  # a background stage
+    ("flows/devloop.yaml", None, "engine.transports.http.supervisor"),  # local actions
 ])
 def test_a_flow_that_uses_them_still_imports_them(tmp_path: Path, flow: str,
                                                   context: dict[str, object] | None,

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from engine.compiler.compiled import CompiledAction
+from engine.compiler.compiled import CompiledAction, CompiledService
 from engine.config import Settings
 from engine.runtime.calls.actions import ActionFailed
 from engine.workspace import (
@@ -25,6 +25,11 @@ from engine.workspace import (
 )
 
 LOCAL_KINDS = frozenset({"read", "apply", "command"})
+
+
+def supervised(service: CompiledService) -> bool:
+    """Whether ``service`` supervises local work: it has a workspace or command action."""
+    return any(action.kind in LOCAL_KINDS for action in service.actions.values())
 
 
 async def run_local(action: CompiledAction, args: Mapping[str, Any],
@@ -85,4 +90,4 @@ def _chosen(paths: Any, allowed: Sequence[str]) -> list[str]:
     return list(paths)
 
 
-__all__ = ["LOCAL_KINDS", "run_local"]
+__all__ = ["LOCAL_KINDS", "run_local", "supervised"]

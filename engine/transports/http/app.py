@@ -37,10 +37,11 @@ from engine.config import Settings
 from engine.nlu.intents import warm
 from engine.observe.hub import Observers
 from engine.observe.metrics import TurnMetrics
+from engine.runtime.calls.local import supervised
 from engine.runtime.serving import TurnEngine
 from engine.runtime.values.session import owned_key
 from engine.transports.fastjson import FastJSONResponse
-from engine.transports.http import a2a_routes, edge, errors, lane, playground_api, supervisor
+from engine.transports.http import a2a_routes, edge, errors, lane, playground_api
 from engine.transports.http import runs as runs_api
 from engine.transports.http.auth import COOKIE_SECONDS, Auth, bearer, clear_cookie
 from engine.transports.http.edge import LOGIN, LOGOUT, PREFIX, principal
@@ -142,7 +143,10 @@ def create_app(engine: TurnEngine, *, settings: Settings, ping_seconds: float = 
     a2a_routes.mount(app, engine, principal=principal)  # A2A card + JSON-RPC
     playground_api.install(app, engine.service, engine=engine)
     runs_api.serve(app, engine, settings, ping_seconds, SHUTDOWN_GRACE_SECONDS)  # engine/runs
-    supervisor.install(app, engine)  # /api/health, /api/tools/*: a service with local actions
+    if supervised(engine.service):  # /api/health, /api/tools/*: a service with local actions
+        from engine.transports.http import supervisor  # its models: only where it serves
+
+        supervisor.install(app, engine)
     app.mount("/playground", StaticFiles(directory=PLAYGROUND), name="playground")
     if auth.enabled:
         document_security(app)

@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 from engine.compiler.compiled import Argv, CompiledAction, CompiledService
 from engine.config import Settings
 from engine.dsl import spec as s
-from engine.runtime.calls.local import LOCAL_KINDS
+from engine.runtime.calls.local import LOCAL_KINDS, supervised
 from engine.runtime.calls.probe import probe
 from engine.runtime.serving import TurnEngine
 from engine.transports.http.errors import error
@@ -159,11 +159,6 @@ INVALID: ResponsesDoc = {422: error_doc("Malformed request.")}
 
 
 # -- the routes -------------------------------------------------------------------------------
-
-def supervised(service: CompiledService) -> bool:
-    """Whether ``service`` supervises local work: it has a workspace or command action."""
-    return any(action.kind in LOCAL_KINDS for action in service.actions.values())
-
 
 def install(app: FastAPI, engine: TurnEngine) -> None:
     """Add the supervisor routes for ``engine``'s service, if it supervises local work; the
