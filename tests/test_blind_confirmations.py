@@ -1,6 +1,7 @@
 """Held-out replies at the confirmations before an irreversible action (transfer's READY,
-two sets; commerce's checkout and refund; pizza's order and payment and cards' replacement,
-in English), written blind — from
+two sets, and a third at its later decision points: a batch's second confirmation and the
+question whether to go on after another request; commerce's checkout and refund; pizza's
+order and payment and cards' replacement, in English), written blind — from
 the flows' descriptions and the docs, not the code — by someone asked to break them:
 questions holding a yes-word, hedges, conditions, negated and reported yeses, a yes with a
 change, irony, emoji, dialect, typos, clear yeses in many forms.
@@ -50,6 +51,7 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "you idiots lost my last card, how about that",  # the status: "card" is its keyword
         "do it if my old card gets blocked first",  # the status; the condition is no yes
     },
+    "transfer_decisions_3.eval.yaml": set(),
     "commerce_confirm.eval.yaml": {
         "네? 환불되면 쓴 적립금은 어떻게 돼요?",  # starts the points lookup on top
         "nope",  # deny, labelled cancel: the task ends either way
@@ -63,7 +65,7 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
 @pytest.mark.parametrize("name", sorted(KNOWN_WRONG))
 async def test_no_blind_reply_at_a_money_confirmation_is_settled_harmfully(name: str) -> None:
     report = await run_eval(BLIND / name)
-    assert len(report.results) >= 180
+    assert len(report.results) >= (160 if name == "transfer_decisions_3.eval.yaml" else 180)
     assert not [r.where for r in report.results if any(p.startswith("scene:")
                                                        for p in r.problems)], \
         "every case's scene reaches its confirmation"

@@ -159,16 +159,21 @@ class _Grammar:
         return frozenset(found)
 
     def _run(self, text: str) -> bool:
-        """Yes words run together, perhaps with a laugh: 그래그래, 네넵, 네ㅎㅎ (not 엉엉)."""
+        """Yes words run together, perhaps with a laugh or a vowel held: 그래그래, 네넵,
+        네ㅎㅎ, 네ㅔ (not 엉엉)."""
         if any(w * 2 in text for w in SINGLE_ONLY):
             return False
         return _run(text, self.yes, len(text))
 
 
+_HELD = re_compile(r"ㅔ+")
+"""The vowel of 네 held on the keyboard ("네ㅔ", "네네ㅔㅔ")."""
+
+
 def _run(text: str, yes: Lexicon, budget: int) -> bool:
     for cut in range(1, len(text)):
         head, tail = text[:cut], text[cut:]
-        if head in yes and (tail in yes or LAUGHS.fullmatch(tail) or
+        if head in yes and (tail in yes or LAUGHS.fullmatch(tail) or _HELD.fullmatch(tail) or
                             (budget > 0 and _run(tail, yes, budget - 1))):
             return True
     return False
@@ -312,11 +317,12 @@ _KO = YesNoWords(
              "오키", "오케", "당연하지", "당연하죠", "당연히", "물론", "물론이죠", "물론이지",
              "알겠어", "알겠어요", "알겠습니다", "알았어", "알았어요", "그렇습니다", "확인했어",
              "확인했어요", "확인했습니다", "엉", "고고싱", "네엡", "넵넵", "부탁해", "부탁해요",
-             "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요"),
+             "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요", "계속"),
     cancel=("취소", "그만", "중단", "중지", "멈춰", "스톱", "됐어", "됐어요", "됐습니다", "관둘래",
             "관둬", "그만둘래", "그만 둘게요", "됐다", "필요 없어", "필요없어", "필요 없어요",
             "필요없어요", "없던 걸로", "없던 걸로 해", "없던 걸로 해줘", "없던 걸로 해주세요",
-            "다음에 할게", "다음에 할게요", "나중에 할게", "나중에 할게요"),
+            "다음에 할게", "다음에 할게요", "나중에 할게", "나중에 할게요", "다 취소", "전부 취소",
+            "모두 취소"),
     deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아니에요", "싫어", "싫어요", "노", "노노",
           "ㄴㄴ"),
 )  # fmt: skip

@@ -222,6 +222,8 @@ async def _awaited(run: Turn, awaiting: str) -> bool | None:
     words = run.service.patterns.resume if awaiting == "continue" else \
         (state.stage.words or run.service.words)
     answer = yes_no(state.message, words)
+    if answer is None and awaiting == "continue":  # "네 이체해주세요": a yes to going on, which
+        answer = yes_no(state.message, state.stage.words or run.service.words)  # asks again
     if answer is None:
         return None
     run.reading["decision"] = answer

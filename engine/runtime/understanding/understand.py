@@ -146,9 +146,9 @@ def _answered(text: str, service: CompiledService, asked: str | None, answer: st
     if answer in ("confirm", "deny") and asked is not None and \
             service.slots[asked].spec.type == "boolean":
         return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
-    if answer is None and confirming and _restated_yes(text, found, confirming, words):
-        return Understanding(decision="confirm")
-    return None
+    restated = _restated(text, found, confirming, words) if answer is None and confirming \
+        else None
+    return Understanding(decision=restated) if restated is not None else None
 
 
 def _decision(answer: str | None, deciding: bool) -> Decision | None:
@@ -261,7 +261,8 @@ _GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)
 """A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
 "20만원 드릴게요"): said with an amount, it says nothing else ("주던데" is someone else's)."""
 _CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여")
-_PARTICLE = re_compile(r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
+_PARTICLE = re_compile(r"^(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는|으로|로|을|를"
+                      r"|이|가|은|는|이요|요)(?!\S)")
 
 
 def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
@@ -280,20 +281,33 @@ def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]]
     return not (weak and leftover(text, spans, words.known))
 
 
-def _restated_yes(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
-                  values: Mapping[str, Any], words: YesNoWords) -> bool:
-    """The message is a yes once the values it names, each equal to the task's own, are
-    taken out ("맞아 엄마한테 보내줘" at "엄마에게 5만원을 이체할까요?")."""
+def _restated(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
+              values: Mapping[str, Any], words: YesNoWords) -> Decision | None:
+    """The message's decision once the values it names, each equal to the task's own, are
+    taken out: a yes ("맞아 엄마한테 보내줘" at "엄마에게 5만원을 이체할까요?"), or a cancel of
+    the task it names ("엄마한테는 보내지 마": the name is turned down with its task; a choice
+    turned down may be the choice of another, "결제는 하지 마", and cancels nothing)."""
     picked, spans = _pick_spans(text, [s for s, _ in found], found, asked=None)
-    if not picked or any(values.get(name) != value for name, value in picked.items()):
-        return False
+    named = [(m.start, m.end) for slot, ms in found for m in ms
+             if values.get(slot.name) not in (None, "")]
+    if not named or any(values.get(slot.name) != m.value for slot, ms in found for m in ms):
+        return None  # nothing of the task's, or a value of another's
+    chosen = any(ms and slot.spec.type == "enum" for slot, ms in found)
+    if not chosen and yes_no(_without(text, named), words) == "cancel":
+        return "cancel"
+    same = bool(picked) and all(values.get(name) == value for name, value in picked.items())
+    return "confirm" if same and yes_no(_without(text, spans), words) == "confirm" else None
+
+
+def _without(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` less ``spans`` and the particles right after them."""
     rest, last = [], 0
     for start, end in sorted(spans):
         rest.append(text[last:start])
         particle = _PARTICLE.match(text[end:])
         last = end + (particle.end() if particle else 0)
     rest.append(text[last:])
-    return yes_no(" ".join(rest), words) == "confirm"
+    return " ".join(rest)
 
 
 def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
