@@ -140,17 +140,22 @@ async def test_a_time_that_names_no_date_is_no_name_too(reply: str) -> None:
     ("보내 아니 보내지마", "cancel", None), ("네 아니 잠깐만요", None, None)])
 async def test_a_correction_at_the_confirmation_changes_or_stops_never_confirms(
         reply: str, decision: str | None, name: str | None) -> None:
+    reading, stage = await confirming("이모한테 4만원 보내줘", reply)
+    assert reading["decision"] == decision
+    assert reading["slots"] == ({"target": name} if name else {})
+    assert stage != "EXECUTED"
+
+
+async def confirming(first: str, reply: str) -> tuple[dict[str, Any], str | None]:
+    """(the reading, the stage) of ``reply`` said at the confirmation ``first`` led to."""
     engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
                     settings=load_settings({}))
     try:
-        assert (await engine.reply("t", "이모한테 4만원 보내줘")).state_snapshot["stage"] == "READY"
+        assert (await engine.reply("t", first)).state_snapshot["stage"] == "READY"
         done = await engine.reply("t", reply)
     finally:
         await engine.aclose()
-    reading: dict[str, Any] = dict(done.trace.get("reading") or {})
-    assert reading["decision"] == decision
-    assert reading["slots"] == ({"target": name} if name else {})
-    assert done.state_snapshot.get("stage") != "EXECUTED"
+    return dict(done.trace.get("reading") or {}), done.state_snapshot.get("stage")
 
 
 @pytest.mark.parametrize(("reply", "amount"), [
@@ -195,12 +200,5 @@ async def test_a_flow_verb_written_in_its_a_eo_form_is_known_in_its_other_forms(
 
 @pytest.mark.parametrize("reply", ["쏘지 마세요", "부치지 마", "안 쏠래요"])
 async def test_its_negated_stem_at_the_confirmation_cancels(reply: str) -> None:
-    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
-                    settings=load_settings({}))
-    try:
-        assert (await engine.reply("t", "형한테 2만원 보내줘")).state_snapshot["stage"] == "READY"
-        done = await engine.reply("t", reply)
-    finally:
-        await engine.aclose()
-    assert dict(done.trace.get("reading") or {})["decision"] == "cancel"
-    assert done.state_snapshot.get("stage") == "CANCELLED"
+    reading, stage = await confirming("형한테 2만원 보내줘", reply)
+    assert reading["decision"] == "cancel" and stage == "CANCELLED"
