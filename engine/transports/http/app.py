@@ -55,11 +55,11 @@ from engine.transports.http.schemas import (
     ChatResponse,
     CompletedResponse,
     DebugResponse,
-    ErrorBody,
     Health,
     LoginResponse,
     SessionCreated,
     SessionId,
+    document_errors,
     error_doc,
 )
 from engine.transports.http.turns import Turns, sse_frames
@@ -398,21 +398,6 @@ def document_context(app: FastAPI, declared: Mapping[str, Any] | None) -> None:
                 else [{"type": "null"}]
             if declared is None:
                 field["description"] = "This service declares no request context: none or null."
-        assert app.openapi_schema is not None
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]
-
-
-def document_errors(app: FastAPI) -> None:
-    """OpenAPI: the ``ErrorBody`` the error responses refer to (``schemas.error_doc``)."""
-    make = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            schema = make()
-            schema.setdefault("components", {}).setdefault("schemas", {}).setdefault(
-                "ErrorBody", ErrorBody.model_json_schema(mode="serialization"))
         assert app.openapi_schema is not None
         return app.openapi_schema
 

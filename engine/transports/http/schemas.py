@@ -25,14 +25,16 @@ from typing import (
     is_typeddict,
 )
 
+from fastapi import FastAPI
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from engine.dsl.spec import NextAction
 from engine.runtime.values.events import Hook, SelectedAgent, StateSnapshot, Trace, UiHint
 
-__all__ = ["AUTH_ERRORS", "ERRORS", "SSE_DOC", "error_doc", "ChatRequest", "ChatResponse",
+__all__ = ["AUTH_ERRORS", "ERRORS", "SSE_DOC", "ChatRequest", "ChatResponse",
            "CompletedResponse", "DebugResponse", "ErrorBody", "Health", "Interaction",
-           "LoginResponse", "SessionCreated", "SessionId", "model_of", "unicode_text"]
+           "LoginResponse", "SessionCreated", "SessionId", "document_errors", "error_doc",
+           "model_of", "unicode_text"]
 
 
 # -- models derived from the runtime's TypedDicts ------------------------------------------
@@ -250,6 +252,21 @@ def error_doc(description: str | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = {"content": {"application/json": {"schema": {
         "$ref": "#/components/schemas/ErrorBody"}}}}
     return {**doc, "description": description} if description else doc
+
+
+def document_errors(app: FastAPI) -> None:
+    """OpenAPI: the ``ErrorBody`` the error responses refer to (``schemas.error_doc``)."""
+    make = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = make()
+            schema.setdefault("components", {}).setdefault("schemas", {}).setdefault(
+                "ErrorBody", ErrorBody.model_json_schema(mode="serialization"))
+        assert app.openapi_schema is not None
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 ERRORS: ResponsesDoc = {
