@@ -288,12 +288,11 @@ def _restated(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
     the task it names ("엄마한테는 보내지 마": the name is turned down with its task; a choice
     turned down may be the choice of another, "결제는 하지 마", and cancels nothing)."""
     picked, spans = _pick_spans(text, [s for s, _ in found], found, asked=None)
-    named = [(m.start, m.end) for slot, ms in found for m in ms
-             if values.get(slot.name) not in (None, "")]
-    if not named or any(values.get(slot.name) != m.value for slot, ms in found for m in ms):
-        return None  # nothing of the task's, or a value of another's
+    said = [(m.start, m.end) for _, ms in found for m in ms]
+    if not said or any(values.get(slot.name) != m.value for slot, ms in found for m in ms):
+        return None  # no value, or one not the task's
     chosen = any(ms and slot.spec.type == "enum" for slot, ms in found)
-    if not chosen and yes_no(_without(text, named), words) == "cancel":
+    if not chosen and yes_no(_without(text, said), words) == "cancel":
         return "cancel"
     same = bool(picked) and all(values.get(name) == value for name, value in picked.items())
     return "confirm" if same and yes_no(_without(text, spans), words) == "confirm" else None
