@@ -100,3 +100,50 @@ def test_a_pickled_expression_evaluates_as_the_one_compiled(source: str) -> None
     loaded = pickle.loads(pickle.dumps(compiled))
     assert loaded.render is not compiled.render and loaded.expression
     assert loaded.render(VIEW) == compiled.render(VIEW)
+
+
+# what a plan reads that only jinja2 can decide, in a context built before jinja2 was
+# imported (without its globals): it goes to jinja2, and gives what jinja2 gives
+NO_GLOBALS = {k: v for k, v in VIEW.items() if k not in base_context()}
+
+
+@pytest.mark.parametrize("source", [
+    "{{ range }}", "{{ dict }}",  # jinja2's globals, which such a context lacks
+    "{{ slots.items }}", "{{ slots.get }}",  # a dict's own attribute before its item
+    "{{ turn.message | lower }} {{ missing | length }}",  # jinja2's own filters
+    "{{ slots.recipient.upper }}", "{{ progress.strip }}",  # attributes of a non-dict
+])
+def test_what_only_jinja2_decides_is_decided_by_jinja2(source: str) -> None:
+    compiled = compile_template(source)
+    assert compiled.plan is not None
+    assert compiled.render(NO_GLOBALS) == jinja(source, VIEW)
+
+
+def test_a_server_of_plans_only_never_imports_jinja2(tmp_path: Any) -> None:
+    """Loaded from a build, templates that all have plans render in a process that never
+    imports jinja2; the first that needs it (a missing name) imports it then and fails as
+    jinja2 fails."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ours = [s for s in SOURCES[:-2] if "upper" not in s]  # the engine's filters only
+    plans = [compile_template(s) for s in ours] + [compile_template("{{ nothing }}")]
+    (tmp_path / "plans.pickle").write_bytes(pickle.dumps(plans))
+    child = f"""
+import pickle, sys
+from engine.compiler.rendering import GLOBALS
+view = {NO_GLOBALS!r}
+*plans, missing = pickle.loads(open({str(tmp_path / "plans.pickle")!r}, "rb").read())
+print([p.render(view) for p in plans])
+assert "jinja2" not in sys.modules and not GLOBALS, sorted(sys.modules)
+try:
+    missing.render(view)
+except Exception as err:
+    print(type(err).__name__, err, "jinja2" in sys.modules, bool(GLOBALS))
+"""
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", child], cwd=root, capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert out[0] == repr([p.render(VIEW) for p in plans[:-1]])
+    assert out[1] == "UndefinedError 'nothing' is undefined True True"

@@ -24,7 +24,7 @@ from engine.app.checks import service_keywords
 from engine.app.loaded import LoadedApp
 from engine.app.router import Reason
 from engine.compiler.compiled import CompiledService
-from engine.compiler.templates import Compiled, base_context, compile_template
+from engine.compiler.rendering import GLOBALS, Compiled
 from engine.errors import ProviderError
 from engine.providers.base import ChatMessage, ChatRequest
 from engine.runtime.calls.agent import JsonCheck, ModelCall
@@ -63,6 +63,8 @@ class Choice:
 
 @lru_cache(maxsize=1)
 def _prompt() -> Compiled:
+    from engine.compiler.templates import compile_template  # jinja2: its loops need it
+
     path = Path(__file__).resolve().parents[1] / "data" / "app_router.j2"
     return compile_template(path.read_text(encoding="utf-8"))
 
@@ -115,7 +117,8 @@ class LlmRouter:
         if not self.live.breaker.allow():
             return None
         call = ModelCall(self.live, "router", Tracer(redact=self.redact))
-        request = ChatRequest(system=_prompt().render({**base_context(), **self.view,
+        prompt = _prompt()
+        request = ChatRequest(system=prompt.render({**GLOBALS, **self.view,
                                                        "today": today.isoformat()}),
                               messages=(ChatMessage(role="user", content=message),),
                               json_output=True)

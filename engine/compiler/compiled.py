@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.compiler.machine import StageMachine
-from engine.compiler.templates import Compiled
+from engine.compiler.rendering import Compiled
 from engine.compiler.validators import SlotValidator
 from engine.dsl.spec import MemorySpec, ModelSpec, ServiceSpec, SlotSpec
 from engine.nlu import IntentRule, YesNoWords

@@ -10,9 +10,7 @@ misspelt variable fails loudly at render time and is caught at compile time by
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from types import CodeType
 from typing import Any, cast
@@ -22,7 +20,15 @@ from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from engine.compiler import fast
-from engine.compiler.josa import josa
+from engine.compiler.rendering import (
+    FILTERS,
+    GLOBALS,
+    Compiled,
+    money,
+    reader,
+    template_reader,
+    won,
+)
 from engine.registry import CONTEXT_FIELDS
 
 # Names every message, condition and step expression may use (the turn context).
@@ -33,73 +39,14 @@ CONTEXT_NAMES = frozenset({
 })
 
 
-def won(amount: Any) -> str:
-    """10000 -> '1만원', 35000 -> '3만 5,000원', 1500 -> '1,500원' (Korean won, spoken style)."""
-    if not isinstance(amount, int | float) or isinstance(amount, bool):
-        return str(amount)
-    sign, n = ("-" if amount < 0 else ""), abs(int(amount))
-    if n < 10000:
-        return f"{sign}{n:,}원"
-    man, rest = divmod(n, 10000)
-    return f"{sign}{man:,}만" + (f" {rest:,}원" if rest else "원")
-
-
-def money(amount: Any, currency: str = "KRW") -> str:
-    """Format an amount for its currency: KRW spoken style, others with a symbol or code."""
-    if currency == "KRW":
-        return won(amount)
-    if not isinstance(amount, int | float) or isinstance(amount, bool):
-        return str(amount)
-    symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
-    text = f"{abs(amount):,.2f}".removesuffix(".00")
-    sign = "-" if amount < 0 else ""
-    return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {currency}"
-
-
 @lru_cache(maxsize=1)
 def environment() -> ImmutableSandboxedEnvironment:
     """The one environment every template and expression is compiled in."""
     env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
                                keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
-    env.filters["won"] = won
-    env.filters["money"] = money
-    env.filters["josa"] = josa
+    env.filters.update(FILTERS)
+    GLOBALS.update(env.globals)
     return env
-
-
-@dataclass(frozen=True, slots=True)
-class Compiled:
-    """A compiled template or expression: its source, the names and slots it reads."""
-
-    source: str
-    names: frozenset[str]
-    render: Callable[[Mapping[str, Any]], Any]
-    slot_refs: frozenset[str] = frozenset()
-    """Names read from ``slots`` (``slots.amount``, ``slots['amount']``)."""
-    field_refs: frozenset[tuple[str, str]] = frozenset()
-    """Fields read from the context's fixed-shape values (``turn.intent``, ``batch.total``)."""
-    agent_refs: frozenset[str] = frozenset()
-    """Agents whose output is read (``agents.recommend.items``)."""
-    retrieved_refs: frozenset[str] = frozenset()
-    """Retrievals whose hits are read (``retrieved.catalogue``)."""
-    agent_field_refs: frozenset[tuple[str, str]] = frozenset()
-    """(agent, field) of each field read from an agent's result (``agents.reco.price``)."""
-    expression: bool = False
-    """Compiled by ``compile_expression`` (else by ``compile_template``)."""
-    plan: Any = None
-    """What ``engine.compiler.fast`` reads it by (None: it runs as a jinja2 template)."""
-
-    def __call__(self, ctx: Mapping[str, Any]) -> Any:
-        return self.render(ctx)
-
-    def __reduce__(self) -> tuple[Callable[..., Compiled], tuple[Any, ...]]:
-        """Pickled as what it reads, and its plan or its template's code (marshalled): a
-        build loads it without parsing or compiling anything."""
-        code = None if self.plan is not None else marshal.dumps(_code(self.source,
-                                                                     self.expression))
-        return _restored, (self.source, self.names, self.slot_refs, self.field_refs,
-                           self.agent_refs, self.retrieved_refs, self.agent_field_refs,
-                           self.expression, self.plan, code)
 
 
 def base_context() -> dict[str, Any]:
@@ -122,21 +69,21 @@ def compile_template(source: str) -> Compiled:
     tree = env.parse(source)
     plan = fast.template_plan(env, tree)
     if plan is not None:  # text and simple `{{ }}` only: no jinja2 template run per render
-        return Compiled(source, *_with_reads(tree, fast.template_reader(env, plan)), plan=plan)
-    return Compiled(source, *_with_reads(tree, _renders(env.compile(tree))))
+        return Compiled(source, *_with_reads(tree, template_reader(plan)), plan=plan)
+    return Compiled(source, *_with_reads(tree, renders(env.compile(tree))))
 
 
 @lru_cache(maxsize=4096)
 def compile_expression(source: str) -> Compiled:
     """Compile a jinja2 expression (conditions, `set`, `args`); raises TemplateSyntaxError."""
     env = environment()
-    code = _code(source, expression=True)
+    code = template_code(source, expression=True)
     tree = env.parse("{{ (" + source + ") }}")
     plan = fast.expression_plan(env, tree)
     if plan is not None:  # simple names, paths, comparisons: no template run per call
-        return Compiled(source, *_with_reads(tree, fast.reader(env, plan)), expression=True,
+        return Compiled(source, *_with_reads(tree, reader(plan)), expression=True,
                         plan=plan)
-    return Compiled(source, *_with_reads(tree, _evaluates(code)), expression=True)
+    return Compiled(source, *_with_reads(tree, evaluates(code)), expression=True)
 
 
 def _with_reads(tree: nodes.Template, render: Callable[[Mapping[str, Any]], Any]) -> tuple[
@@ -146,7 +93,7 @@ def _with_reads(tree: nodes.Template, render: Callable[[Mapping[str, Any]], Any]
     return names, render, slots, fields, agents, found, agent_fields
 
 
-def _code(source: str, expression: bool) -> CodeType:
+def template_code(source: str, expression: bool) -> CodeType:
     """The Python code jinja2 compiles ``source`` to: a template's, or for an expression
     a template that assigns it to ``result`` (as ``Environment.compile_expression``)."""
     env = environment()
@@ -170,7 +117,7 @@ def _template(code: CodeType) -> Template:
     return env.template_class.from_code(env, code, env.make_globals(None), None)
 
 
-def _renders(code: CodeType) -> Callable[[Mapping[str, Any]], str]:
+def renders(code: CodeType) -> Callable[[Mapping[str, Any]], str]:
     env, template = environment(), _template(code)
 
     def render(ctx: Mapping[str, Any]) -> str:
@@ -180,7 +127,7 @@ def _renders(code: CodeType) -> Callable[[Mapping[str, Any]], str]:
     return render
 
 
-def _evaluates(code: CodeType) -> Callable[[Mapping[str, Any]], Any]:
+def evaluates(code: CodeType) -> Callable[[Mapping[str, Any]], Any]:
     env, template = environment(), _template(code)
 
     def evaluate(ctx: Mapping[str, Any]) -> Any:
@@ -190,21 +137,6 @@ def _evaluates(code: CodeType) -> Callable[[Mapping[str, Any]], Any]:
         return context.vars["result"]
 
     return evaluate
-
-
-def _restored(source: str, names: frozenset[str], slot_refs: frozenset[str],
-              field_refs: frozenset[tuple[str, str]], agent_refs: frozenset[str],
-              retrieved_refs: frozenset[str], agent_field_refs: frozenset[tuple[str, str]],
-              expression: bool, plan: Any, code: bytes | None) -> Compiled:
-    """A pickled Compiled, loaded (see ``Compiled.__reduce__``)."""
-    env = environment()
-    if plan is not None:
-        render = fast.reader(env, plan) if expression else fast.template_reader(env, plan)
-    else:
-        compiled = cast(CodeType, marshal.loads(code or b""))  # noqa: S302 - our own build
-        render = _evaluates(compiled) if expression else _renders(compiled)
-    return Compiled(source, names, render, slot_refs, field_refs, agent_refs, retrieved_refs,
-                    agent_field_refs, expression, plan)
 
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],
@@ -263,4 +195,5 @@ def undeclared(names: Iterable[str], allowed: Iterable[str] = CONTEXT_NAMES) -> 
 
 
 __all__ = ["CONTEXT_NAMES", "Compiled", "TemplateSyntaxError", "base_context", "compile_expression",
-           "compile_template", "environment", "money", "undeclared", "won"]
+           "compile_template", "environment", "evaluates", "money", "renders", "template_code",
+           "undeclared", "won"]

@@ -17,10 +17,12 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path as FilePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.compiler.resolve import Resolver
 from engine.source import Path
+
+if TYPE_CHECKING:
+    from engine.compiler.resolve import Resolver  # the compiler's; a server loads none
 
 
 class BadVerdict(TypeError):

@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any, Protocol, cast
 
 from engine.compiler.compiled import CompiledService
-from engine.compiler.templates import base_context
+from engine.compiler.rendering import GLOBALS
 from engine.config import Settings
 from engine.runtime.calls.actions import ActionStub
 from engine.runtime.calls.failures import failure_kind
@@ -49,7 +49,6 @@ from engine.store.base import SessionStore, has_pending
 from engine.texts import text
 
 log = logging.getLogger("flowctl.turn")
-_GLOBALS = base_context()
 Clock = Callable[[], dt.datetime]
 
 
@@ -351,7 +350,7 @@ class Engine:
         custom = self.service.messages.get(key)
         if custom is not None:
             try:
-                return str(custom.render({**_GLOBALS, **values}))
+                return str(custom.render({**GLOBALS, **values}))
             except Exception as err:  # an author's template must never break the turn
                 log.warning("message %s failed to render (%s); using the built-in text", key,
                             err)

@@ -16,8 +16,7 @@ import sysconfig
 from pathlib import Path
 from types import TracebackType
 
-from jinja2 import TemplateError
-
+from engine.compiler.rendering import template_failed
 from engine.compiler.validators import BadVerdict
 from engine.runtime.calls.actions import ActionFailed
 
@@ -27,7 +26,7 @@ _INSTALLED = tuple(Path(sysconfig.get_paths()[k]).resolve()
                    for k in ("stdlib", "platstdlib", "purelib", "platlib"))
 _BY_MODULE = (
     ("store/", "store"),
-    ("compiler/templates.py", "template"),
+    ("compiler/templates.py", "template"), ("compiler/rendering.py", "template"),
     ("runtime/calls/actions.py", "action"), ("runtime/calls/local.py", "action"),
     ("workspace/", "action"), ("runtime/steps/dispatch.py", "action"),
     ("runtime/calls/toolbox.py", "tool"), ("runtime/calls/mcp.py", "tool"),
@@ -42,7 +41,7 @@ _BY_MODULE = (
 
 def failure_kind(err: BaseException) -> str:
     """One of ``KINDS`` for the exception that failed a turn."""
-    if isinstance(err, TemplateError):
+    if template_failed(err):
         return "template"
     if isinstance(err, ActionFailed):
         return "action"

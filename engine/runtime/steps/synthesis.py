@@ -12,24 +12,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from jinja2 import TemplateError
-
 from engine.compiler.compiled import RespondStep, ResponseLine
+from engine.compiler.rendering import template_failed
 
 if TYPE_CHECKING:
     from engine.runtime.turn.run import Turn
 
-RENDER_ERRORS = (TemplateError, TypeError, ValueError, LookupError, AttributeError,
-                 ArithmeticError)
-"""What a template over the turn's data can raise (jinja2's own, and Python's from filters
-and operators on data of an unexpected shape)."""
+_DATA_ERRORS = (TypeError, ValueError, LookupError, AttributeError, ArithmeticError)
+"""What Python raises from filters and operators on data of an unexpected shape."""
+
+
+def render_failed(err: Exception) -> bool:
+    """Whether a template over the turn's data failed on it: jinja2's own errors, and
+    Python's ``_DATA_ERRORS``."""
+    return isinstance(err, _DATA_ERRORS) or template_failed(err)
 
 
 def respond(run: Turn, step: RespondStep) -> None:
     """Say the synthesised response, or the fallback with its failure tag."""
     try:
         text, confirm, suggested = _render(run, step)
-    except RENDER_ERRORS:
+    except Exception as err:
+        if not render_failed(err):
+            raise
         run.tracer.tag("RESPONSE_SYNTHESIS_FAILED")
         run.reply.parts.append(_fallback(run, step))
         return
@@ -78,9 +83,10 @@ def _fallback(run: Turn, step: RespondStep) -> str:
     if step.fallback is not None:
         try:
             return run.reply.render(step.fallback)
-        except RENDER_ERRORS:
-            pass
+        except Exception as err:
+            if not render_failed(err):
+                raise
     return run.engine.text("synthesis_failed")
 
 
-__all__ = ["RENDER_ERRORS", "respond"]
+__all__ = ["render_failed", "respond"]

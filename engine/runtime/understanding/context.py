@@ -13,11 +13,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage, secrets_of
-from engine.compiler.templates import base_context
+from engine.compiler.rendering import GLOBALS
 from engine.runtime.understanding.understand import Intent
 from engine.runtime.values.session import Meta, QueuedTask, SessionState
-
-_GLOBALS = base_context()
 
 
 def missing(state: SessionState, flow: CompiledFlow | None) -> list[str]:
@@ -312,7 +310,7 @@ class View:
         if self._constants_key != key:
             self._constants_key = key
             self._constants = {
-                **_GLOBALS, "max_fill_turns": self._fill_turns(turn.flow.max_fill_turns),
+                **GLOBALS, "max_fill_turns": self._fill_turns(turn.flow.max_fill_turns),
                 "turn": {"message": turn.message, "intent": turn.intent.name,
                          "confidence": turn.intent.confidence},
                 "flow": turn.flow.name, "completed": turn.session.done,

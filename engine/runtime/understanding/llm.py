@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.compiler.compiled import CompiledFlow, CompiledService
-from engine.compiler.templates import Compiled, base_context, compile_template
+from engine.compiler.rendering import GLOBALS, Compiled
 from engine.providers.base import ChatMessage, ChatRequest
 from engine.runtime.understanding.echo import fence
 from engine.runtime.understanding.understand import SlotOp
@@ -98,6 +98,8 @@ class LlmUnderstanding:
 
 @lru_cache(maxsize=1)
 def _builtin_prompt() -> Compiled:
+    from engine.compiler.templates import compile_template  # jinja2: its loops need it
+
     path = Path(__file__).resolve().parents[2] / "data" / "understand.j2"
     return compile_template(path.read_text(encoding="utf-8"))
 
@@ -115,13 +117,14 @@ def understanding_request(service: CompiledService, flows: Sequence[CompiledFlow
                           prompt: Compiled | None = None) -> ChatRequest:
     intents = {name: service.spec.intents[name] for name in service.intent_names}
     by_flow = {flow: intent for intent, flow in service.routes.items()}
-    ctx = {**base_context(), "service": service.name, "description": service.description,
+    template = prompt or _builtin_prompt()
+    ctx = {**GLOBALS, "service": service.name, "description": service.description,
            "today": today, "intents": intents if current is None or len(flows) > 1 else {},
            "current": current.name if current else None, "stage": stage,
            "current_intent": by_flow.get(current.name) if current else None,
            "flows": [_flow_view(service, f, by_flow.get(f.name), slots if f is current else {})
                      for f in flows]}
-    system = (prompt or _builtin_prompt()).render({**ctx, "turn_starts": TURN_STARTS})
+    system = template.render({**ctx, "turn_starts": TURN_STARTS})
     head, found, tail = system.partition(TURN_STARTS)
     messages = (*history_messages(raw_history), ChatMessage(role="user", content=message))
     return ChatRequest(system=head + tail if found else system, messages=messages,
