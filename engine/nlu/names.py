@@ -43,7 +43,6 @@ _DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예�
 CONDITION = re_compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer."""
 
-
 _AND = re_compile(r"[가-힣A-Za-z0-9](?:이랑|랑|하고)\s|\band\b|&")
 """Two of them ("엄마랑 아빠", "P-101이랑 P-102"): no one name."""
 _COUNT = re_compile(r"(?:^|\s)(?:[0-9]+|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*"
@@ -54,7 +53,6 @@ _NUMBER = re_compile(r"[0-9][0-9\s\-+().]{5,}$")
 _ACCOUNT = re_compile(r"[0-9]{2,}(?:[-.][0-9]{2,}){1,3}|[0-9]{7,}")
 """An account or phone number said with a name ("국민 123-456-789012"): whose?"""
 
-
 _RELATION = re_compile(r"(?:남자\s?친구|여자\s?친구|남친|여친|친구분?|남편분?|아내분?|와이프|"
                        r"아들|딸|동생|어머님|아버님|부모님|동료|선배|후배|상사|사촌|조카|애인)"
                        r"(?:한테|헌테|에게|께|요|이요|이에요|예요)?")
@@ -63,11 +61,9 @@ _NO_OWNER = frozenset({"우리", "제", "내", "저희", "울", "나의", "저�
                        "오늘", "내일", "먼저", "다시", "좀", "일단", "그럼", "네", "응", "아",
                        "음", "이번엔", "꼭", "바로"})
 
-
 _NOT_A_NOUN = ("는", "던", "한", "로", "게", "히", "서", "에", "도", "만", "를", "을", "가")
 """Endings of a word that modifies or is a case of its own ("일하는", "그대로", "형이랑"):
 no owner."""
-
 
 _THEIR_RELATION = re_compile(
     r"\b[a-z]+'s\s+(?:boy\s?friend|girl\s?friend|husband|wife|partner|friend|son|daughter|"
@@ -101,6 +97,8 @@ def someones(owner: str, value: str) -> bool:
     >>> someones("일하는", "사촌")  # "백화점에서 일하는 사촌": who, not whose
     False
     """
+    if owner in _KIN:
+        return False  # "사촌 형", "큰 이모": one relation of mine
     if value in _ADDRESS and _RELATION.fullmatch(owner):
         return True  # "친구 형": a friend's brother
     return bool(_RELATION.fullmatch(value) and _OWNER.fullmatch(owner)
@@ -111,6 +109,9 @@ _TITLE = re_compile(r"(?:대리|과장|차장|부장|팀장|실장|사장|이사
                     r"소장|국장|주임|선생|교수|기사|작가|감독)님?")
 # How one calls an older friend or sibling by name ("철수 형", "영희 언니"): kept with the name
 _ADDRESS = frozenset({"형", "형님", "오빠", "언니", "누나", "누님"})
+_KIN = frozenset({"사촌", "외사촌", "이종사촌", "고종사촌", "육촌", "친척", "큰", "작은", "막내"})
+"""Words that make one relation with the relation after them ("사촌 동생", "큰 이모")."""
+_ELDERS = frozenset("엄마 아빠 어머니 아버지 이모 고모 삼촌 외삼촌 숙모 할머니 할아버지".split())
 # Words said before a title that join, correct or time what follows: no name ("근데 형한테",
 # "아니 누나한테", "내일모레 형한테")
 _NO_NAME_BEFORE = frozenset({
@@ -133,7 +134,11 @@ def titled(before: str, value: str) -> str | None:
     ('이지은', '철수 형', '지수 언니')
     >>> titled("우리", "팀장님"), titled("친한", "과장님"), titled("우리", "언니")
     (None, None, None)
+    >>> titled("사촌", "누나"), titled("큰", "이모"), titled("큰", "민수")  # one relation
+    ('사촌 누나', '큰 이모', None)
     """
+    if before in _KIN and (value in _ADDRESS or value in _ELDERS or _RELATION.fullmatch(value)):
+        return f"{before} {value}"
     if value not in ("씨", "님") and value not in _ADDRESS and not _TITLE.fullmatch(value):
         return None
     if not _NAMED.fullmatch(before) or before in _NO_OWNER or before in _NO_NAME_BEFORE \
@@ -226,7 +231,6 @@ _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했�
                        r"(?:sent|transferred|paid|gave|wired)\b|\balready\s+(?:sent|paid)\b",
                        re.IGNORECASE)
 
-
 _HEDGED = re_compile(r"(?<=[가-힣])면\s(?!돼|되|충분|괜찮)|\bif\b|보다|는 대로|[\"“”‘]"
                      r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
                      r"|\b(?:or|either)\b")
@@ -234,14 +238,12 @@ _HEDGED = re_compile(r"(?<=[가-힣])면\s(?!돼|되|충분|괜찮)|\bif\b|보�
 MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
                       "잠깐", "잠깐만", "정정", "정정할게", "정정할게요", "정정합니다"})
 
-
 _DETAIL = r"(?:\w+\s+)?(?:id|pin|code|number|phone|card|account|password|address)\b"
 _THEIRS = re_compile(
     rf"\b(?:her|his|their)\s+(?:own\s+)?{_DETAIL}|\bmy\s+(?:mom|mother|mum|dad|father|son|"
     r"daughter|wife|husband|brother|sister|friend|boss|kid|child|grandma|grandpa|partner|"
     rf"girlfriend|boyfriend)'s\s+{_DETAIL}", re.IGNORECASE)
 """Someone else's details in English ("her id is u8120", "my son's pin is 1010")."""
-
 
 _UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not sure|idk|"
                         r"dunno|i don'?t know (?:what|which|how much|if))\b"
@@ -253,7 +255,6 @@ _UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not 
                         r"|(?<=[가-힣])지 ?모르겠|고민(?:돼|되네|이에요|이야)|망설여"
                         r"|(?<=[가-힣])까\??\s+(?:\S+\s+){0,2}?\S*(?<=[가-힣])까(?:요)?[?.!~]*$",
                         re.IGNORECASE)
-
 
 _CONDITIONAL = re_compile(
     r"(?<=[가-힣])(?<!가능하)(?<!괜찮으)(?<!괜찮다)(?<!좋으)(?<!좋다)(?<!된다)(?<!원하)"

@@ -1,16 +1,20 @@
 """A message that is nothing but the asked slot's value -> that value: a short answer as a
 name ("민지예요", "울 엄마"), a plain number as an amount ("30000"), a misspelt choice
 ("lrage"), the whole message for a free-text slot; and whether a message may be read so at
-all (not a decision, a question, a sentence or a filler).
+all (not a decision, a question, a sentence or a filler); and a name said right after the
+slot's own name ("받는 사람 오빠로").
 """
 
 from __future__ import annotations
 
+import re
+from functools import lru_cache
 from typing import Any
 
 from engine.compiler.compiled import CompiledService, CompiledSlot
 from engine.nlu import (
     FILLERS,
+    Match,
     YesNoWords,
     asks,
     decision_text,
@@ -26,9 +30,13 @@ from engine.nlu.phrases import SET_ASIDE
 from engine.precompiled import re_compile
 from engine.runtime.understanding.finders import exact
 
-INSTEAD = re_compile(rf"^(?P<old>.+?)(?:\s*{SET_ASIDE}|[,.]?\s+아니(?:다|야)?[,.]?)"
-                     r"\s+(?P<new>\S.*)$")
-"""A value said away and another put in its place: "아빠 말고 형", "엄마 아니 아빠요"."""
+_OPENERS = "|".join(sorted(FILLERS | {"그럼", "그러면", "참", "아참", "앗", "맞다", "아맞다",
+                                       "그리고", "아니면", "그냥", "헐", "아이고", "아니"},
+                             key=lambda w: (-len(w), w)))  # the same pattern every process
+INSTEAD = re_compile(rf"^(?:(?:{_OPENERS})[,.…~]*\s+)*(?P<old>.+?)"
+                     rf"(?:\s*{SET_ASIDE}|[,.]?\s+아니(?:다|야)?[,.]?)\s+(?P<new>\S.*)$")
+"""A value said away and another put in its place: "아빠 말고 형", "엄마 아니 아빠요", "근데
+아빠 말고 오빠한테" (what opens the message is neither)."""
 _LEAST_BARE = {"KRW": 1000, "JPY": 1000}
 """The smallest plain number taken as an amount in a currency: no one sends 100원."""
 
@@ -79,6 +87,33 @@ def _bare_name(text: str, slot: CompiledSlot,
     return named, (start, start + len(answer))
 
 
+def named_values(text: str, slot: CompiledSlot) -> list[Match]:
+    """A ``bare`` slot's value said right after one of the slot's names, as what it is to be
+    ("받는 사람 오빠로", "받는 분은 민수로 해 주세요") or is ("recipient: Minsu"): a name, as a
+    short answer would be."""
+    if slot.spec.extract is None or not slot.spec.extract.bare or not slot.spec.names:
+        return []
+    found = []
+    for at in _naming(tuple(slot.spec.names)).finditer(text):
+        group = "to" if at["to"] else "is"
+        first, _, then = at[group].partition(" ")  # two words: a name with its title only
+        read = _bare_name(at[group], slot, None)
+        if read is not None and read[0] == at[group] and \
+                (not then or names.titled(first, then) == read[0]):
+            found.append(Match(value=read[0], start=at.start(group), end=at.end(group),
+                               text=at[group]))
+    return found
+
+
+@lru_cache(maxsize=64)
+def _naming(names: tuple[str, ...]) -> re.Pattern[str]:
+    said = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    value = r"[가-힣A-Za-z0-9]+?(?:\s[가-힣A-Za-z0-9]+?)??(?<!한테)(?<!에게)(?<!께)"
+    end = r"(?=$|\s|[.,!?~])"
+    return re.compile(rf"(?<![\w])(?:{said})(?:(?:은|는|을|를|이|가)?\s*(?P<to>{value})(?:으로|로)"
+                      rf"|\s*[:：]\s*(?P<is>{value})){end}", re.IGNORECASE)
+
+
 def _verbs_off(text: str, words: YesNoWords | None) -> str:
     """``text`` without the flow's verbs said after it ("민수 송금", "엄마 보내줘")."""
     head, _, last = text.rpartition(" ")
@@ -114,4 +149,4 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
         yes_no(tokens[0], words) is None
 
 
-__all__ = ["INSTEAD", "bare_ok", "bare_value", "free_text", "short_answer"]
+__all__ = ["INSTEAD", "bare_ok", "bare_value", "free_text", "named_values", "short_answer"]

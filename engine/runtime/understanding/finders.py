@@ -103,7 +103,8 @@ def widened(text: str, slot: CompiledSlot, m: Match) -> Match:
     head = text[:m.start].rstrip()
     before = head.rpartition(" ")[2]
     named = names.titled(before, m.value)
-    if named is not None and head.endswith(before) and len(head) < m.start:
+    own = any(head.endswith(name) for name in slot.spec.names)  # "받는 사람 오빠한테": no 사람
+    if named is not None and not own and head.endswith(before) and len(head) < m.start:
         start = len(head) - len(before)
         return Match(named, start, m.end, text[start:m.end])
     plain = names.called(m.value)

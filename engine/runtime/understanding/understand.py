@@ -34,11 +34,17 @@ from engine.nlu.certainty import (
 )
 from engine.nlu.keywords import negates
 from engine.nlu.money import find_money
-from engine.nlu.phrases import thanked_off
+from engine.nlu.phrases import SET_ASIDE, thanked_off
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
-from engine.runtime.understanding.bare import INSTEAD, bare_ok, bare_value, free_text
+from engine.runtime.understanding.bare import (
+    INSTEAD,
+    bare_ok,
+    bare_value,
+    free_text,
+    named_values,
+)
 from engine.runtime.understanding.finders import exact, find_all, usable, widened
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
 
@@ -167,7 +173,7 @@ def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date
     named = _named_ahead(text, flow.extraction, asked)
     slots += tuple(s for s in flow.extraction if s.name in named)
     cut = retracted_at(text) or 0
-    found = [(s, [m for m in ms if m.start >= named.get(s.name, 0)])
+    found = [(s, [*(m for m in ms if m.start >= named.get(s.name, 0)), *named_values(text, s)])
              for s, ms in find_all(text, slots, today)]
     if cut and taken_back(text, cut) and not any(m.start >= cut for _, ms in found for m in ms):
         return slots, [(s, []) for s, _ in found]  # "5만원 보내줘 아니다 잠깐만": all taken back
@@ -192,7 +198,8 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
     if confirming and any(confirming.get(k) not in (None, "", v) for k, v in picked.items()):
-        spans = [*spans, *_words_of(text, [m for _, ms in found for m in ms])]  # "5만원 말고 7만원"
+        spans = [*spans, *_words_of(text, [m for _, ms in found for m in ms]),  # "5만원 말고 7만원"
+                 *_set_aside(text, confirming)]  # "근데 아빠 말고 오빠한테 보내줘"
         if _not_a_change(text, spans, lambda w: words.known(w) or named(w) or w in _ASIDE or
                          w.startswith(_CHANGING)):
             return {}
@@ -207,6 +214,14 @@ def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
     return bool(names.CONDITION.search(text) or _ANOTHER.search(text)
                 or any(_ALSO.search(text[a:b]) for a, b in spans)
                 or any(_HANGUL.search(w) for w in leftover(text, spans, accounted)))
+
+
+def _set_aside(text: str, values: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """Where ``text`` says one of the task's own values away ("아빠 말고", "엄마한테 말고")."""
+    said = "|".join(re.escape(str(v)) for v in values.values() if v not in (None, ""))
+    if not said:
+        return []
+    return [m.span() for m in re.finditer(rf"(?<!\S)(?:{said})\S*\s*{SET_ASIDE}", text)]
 
 
 def _accounted(words: YesNoWords) -> Callable[[str], bool]:
@@ -254,8 +269,9 @@ _HANGUL = re_compile(r"[가-힣]")
 _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
 _ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
-                    "주실래요", "부탁해요", "부탁드려요", "부탁드립니다"})
-"""Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요")."""
+                    "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로"})
+"""Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
+"오빠한테 보내는 걸로")."""
 _GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|(?:줘|드려)요?"
                      r"|(?:줄|드릴)(?:[게께]|래)요?|(?:줍|드립)니다|(?:준|드린)다")
 """A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",

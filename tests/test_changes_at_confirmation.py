@@ -1,0 +1,118 @@
+"""A change asked for at the transfer's confirmation, said with more than the new value: the
+old value said away after an opening word ("근데 아빠 말고 오빠한테"), the change said as
+the one to do ("오빠한테 보내는 걸로 해줘"), the new value said after the slot's own name
+("받는 사람은 이모로 해 주세요"). Each changes the value and asks again — never a yes — in
+a single transfer and in one of a batch; a message that names the slot but gives no new
+value changes nothing.
+
+Every sentence here is new: none is in an eval set or a flow's tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+
+FLOWS = Path(__file__).resolve().parents[1] / "flows"
+SINGLE = ["할머니한테 6만원 보내줘"]
+BATCH = ["엄마한테 만원, 할머니한테 6만원 보내줘", "네"]  # the second of two is asked
+
+
+async def confirming(before: list[str], reply: str) -> tuple[dict[str, Any], str | None, str]:
+    """(the reading, the stage, the reply) of ``reply`` said at the confirmation ``before``
+    led to."""
+    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
+                    settings=load_settings({}))
+    try:
+        for message in before:
+            done = await engine.reply("t", message)
+        assert done.state_snapshot["stage"] == "READY" and "할머니" in done.message
+        done = await engine.reply("t", reply)
+    finally:
+        await engine.aclose()
+    return dict(done.trace.get("reading") or {}), done.state_snapshot.get("stage"), done.message
+
+
+def changed(reading: dict[str, Any], stage: str | None, said: str, **slots: Any) -> None:
+    assert reading["decision"] is None and reading["slots"] == slots
+    assert stage == "READY" and all(str(v) in said for v in slots.values())
+
+
+@pytest.mark.parametrize("before", [SINGLE, BATCH], ids=["single", "batch"])
+@pytest.mark.parametrize(("reply", "name"), [
+    ("그러면 할머니 말고 큰아빠한테", "큰아빠"),
+    ("아 맞다 할머니 말고 외삼촌한테 보내 주세요", "외삼촌"),
+    ("음 할머니 아니고 사촌 형", "사촌 형"),
+    ("참 할머니 말고 막내이모한테로 해줘", "막내이모"),
+    ("네 근데 할머니 말고 큰엄마한테 보내줘", "큰엄마"),
+])
+async def test_the_old_value_said_away_after_an_opening_word_is_replaced(
+        before: list[str], reply: str, name: str) -> None:
+    reading, stage, said = await confirming(before, reply)
+    changed(reading, stage, said, target=name)
+
+
+@pytest.mark.parametrize("before", [SINGLE, BATCH], ids=["single", "batch"])
+@pytest.mark.parametrize(("reply", "slots"), [
+    ("큰아빠한테 보내는 걸로 할게요", {"target": "큰아빠"}),
+    ("외삼촌한테 보내는 거로 해 주세요", {"target": "외삼촌"}),
+    ("사촌동생한테 보내는 걸로 바꿔줘", {"target": "사촌동생"}),
+    ("4만원 보내는 걸로 해 주세요", {"amount": 40000}),
+])
+async def test_a_change_said_as_the_one_to_do_is_the_change(
+        before: list[str], reply: str, slots: dict[str, Any]) -> None:
+    reading, stage, said = await confirming(before, reply)
+    changed(reading, stage, said.replace("4만원", "40000"), **slots)
+
+
+@pytest.mark.parametrize("before", [SINGLE, BATCH], ids=["single", "batch"])
+@pytest.mark.parametrize(("reply", "name"), [
+    ("받는 사람은 큰아빠로 해 주세요", "큰아빠"),
+    ("받는 분을 외삼촌으로 바꿔 주세요", "외삼촌"),
+    ("받는사람 막내이모로", "막내이모"),
+    ("받는 사람 큰엄마한테로 바꿔줘", "큰엄마"),
+    ("recipient: Dana", "Dana"),
+])
+async def test_a_value_said_after_the_slots_own_name_is_the_new_value(
+        before: list[str], reply: str, name: str) -> None:
+    reading, stage, said = await confirming(before, reply)
+    changed(reading, stage, said, target=name)
+
+
+@pytest.mark.parametrize("reply", ["받는 분 맞아요", "받는 사람은 할머니 맞아", "할머니 말고요",
+                                   "받는 사람이요?"])
+async def test_the_slots_name_without_a_new_value_changes_nothing(reply: str) -> None:
+    reading, stage, said = await confirming(SINGLE, reply)
+    assert reading.get("slots") in ({}, None) and stage == "READY" and "할머니" in said
+
+
+async def test_a_value_after_the_slots_own_name_fills_a_first_message_too() -> None:
+    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
+                    settings=load_settings({}))
+    try:
+        done = await engine.reply("t", "받는 사람은 사촌 누나로 하고 7만원 보내줘")
+    finally:
+        await engine.aclose()
+    assert done.trace["reading"]["slots"] == {"target": "사촌 누나", "amount": 70000}
+
+
+@pytest.mark.parametrize(("message", "name"), [
+    ("사촌 동생한테 4만원 보내줘", "사촌 동생"), ("큰 고모께 10만원 송금해 주세요", "큰 고모"),
+    ("작은 삼촌한테 2만원 이체해줘", "작은 삼촌"), ("외사촌 누나에게 5만원 보내 주세요", "외사촌 누나"),
+    ("친구 형한테 3만원 보내줘", None),  # a friend's brother: whose name?
+])
+async def test_a_relation_said_in_two_words_is_one_recipient(message: str,
+                                                             name: str | None) -> None:
+    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
+                    settings=load_settings({}))
+    try:
+        done = await engine.reply("t", message)
+    finally:
+        await engine.aclose()
+    assert done.trace["reading"]["slots"].get("target") == name
