@@ -3,7 +3,8 @@ old value said away after an opening word ("근데 아빠 말고 오빠한테"),
 the one to do ("오빠한테 보내는 걸로 해줘"), the new value said after the slot's own name
 ("받는 사람은 이모로 해 주세요"). Each changes the value and asks again — never a yes — in
 a single transfer and in one of a batch; a message that names the slot but gives no new
-value changes nothing.
+value changes nothing. And a yes said as going with what was proposed ("그걸로 할게요"),
+which a question, a doubt or a "but wait" is not.
 
 Every sentence here is new: none is in an eval set or a flow's tests."""
 
@@ -104,7 +105,8 @@ async def test_a_value_after_the_slots_own_name_fills_a_first_message_too() -> N
 
 @pytest.mark.parametrize(("message", "name"), [
     ("사촌 동생한테 4만원 보내줘", "사촌 동생"), ("큰 고모께 10만원 송금해 주세요", "큰 고모"),
-    ("작은 삼촌한테 2만원 이체해줘", "작은 삼촌"), ("외사촌 누나에게 5만원 보내 주세요", "외사촌 누나"),
+    ("작은 삼촌한테 2만원 이체해줘", "작은 삼촌"),
+    ("외사촌 누나에게 5만원 보내 주세요", "외사촌 누나"),
     ("친구 형한테 3만원 보내줘", None),  # a friend's brother: whose name?
 ])
 async def test_a_relation_said_in_two_words_is_one_recipient(message: str,
@@ -116,3 +118,18 @@ async def test_a_relation_said_in_two_words_is_one_recipient(message: str,
     finally:
         await engine.aclose()
     assert done.trace["reading"]["slots"].get("target") == name
+
+
+@pytest.mark.parametrize("reply", ["네 그걸로 할게요", "이걸로 해 주세요", "그거로 해줘", "예스요",
+                                   "그렇게 할게요 감사합니다", "그대로 할게요!"])
+async def test_going_with_what_was_proposed_is_a_yes(reply: str) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+
+
+@pytest.mark.parametrize("reply", ["그걸로 할지 말지 모르겠어", "이걸로 하면 언제 들어가요?",
+                                   "그렇게 할게요 근데 잠깐만", "그걸로 할게요?",
+                                   "이걸로는 안 할래요"])
+async def test_going_with_it_asked_weighed_or_held_is_no_yes(reply: str) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert reading.get("decision") != "confirm" and stage != "EXECUTED"
