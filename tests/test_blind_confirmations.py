@@ -1,7 +1,8 @@
 """Held-out replies at the confirmations before an irreversible action (transfer's READY,
-two sets, and a third at its later decision points: a batch's second confirmation and the
-question whether to go on after another request; commerce's checkout and refund; pizza's
-order and payment and cards' replacement, in English), written blind — from
+two sets, a third at its later decision points: a batch's second confirmation and the
+question whether to go on after another request, and a fourth of changes asked for at
+READY; commerce's checkout and refund; pizza's order and payment and cards' replacement,
+in English), written blind — from
 the flows' descriptions and the docs, not the code — by someone asked to break them:
 questions holding a yes-word, hedges, conditions, negated and reported yeses, a yes with a
 change, irony, emoji, dialect, typos, clear yeses in many forms.
@@ -52,6 +53,7 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "do it if my old card gets blocked first",  # the status; the condition is no yes
     },
     "transfer_decisions_3.eval.yaml": set(),
+    "transfer_changes.eval.yaml": set(),
     "commerce_confirm.eval.yaml": {
         "네? 환불되면 쓴 적립금은 어떻게 돼요?",  # starts the points lookup on top
         "nope",  # deny, labelled cancel: the task ends either way
@@ -62,10 +64,14 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
 }
 
 
+SMALLER = {"transfer_decisions_3.eval.yaml": 160, "transfer_changes.eval.yaml": 160}
+"""Sets of fewer than 180 replies (the smallest any set may be)."""
+
+
 @pytest.mark.parametrize("name", sorted(KNOWN_WRONG))
 async def test_no_blind_reply_at_a_money_confirmation_is_settled_harmfully(name: str) -> None:
     report = await run_eval(BLIND / name)
-    assert len(report.results) >= (160 if name == "transfer_decisions_3.eval.yaml" else 180)
+    assert len(report.results) >= SMALLER.get(name, 180)
     assert not [r.where for r in report.results if any(p.startswith("scene:")
                                                        for p in r.problems)], \
         "every case's scene reaches its confirmation"
@@ -78,3 +84,10 @@ async def test_no_blind_reply_at_a_money_confirmation_is_settled_harmfully(name:
     assert wrong == known, f"fixed, take them off the list: {sorted(known - wrong)}"
     yeses = [r for r in report.results if r.case.expect.decision == "confirm"]
     assert sum(r.right for r in yeses) >= len(yeses) // 3  # the rest go to the model
+
+
+async def test_most_changes_at_the_transfers_confirmation_are_read() -> None:
+    """The set of changes asked for at the confirmation (and of replies that look like one):
+    written blind at 101 of 163 read right; this is where it stands, and it may only rise."""
+    report = await run_eval(BLIND / "transfer_changes.eval.yaml")
+    assert sum(r.right for r in report.results) >= 123

@@ -239,8 +239,11 @@ def taken_back(text: str, cut: int) -> bool:
 
     >>> taken_back("5만원 보내줘 아니다 잠깐만", 10), taken_back("no, card actually", 9)
     (True, False)
+    >>> taken_back("make it 30k... actually no, leave it", 15)  # "actually" with a no: it is
+    True
     """
-    return not re.match(r"(?:actually|sorry|i mean)\b", text[cut:], re.IGNORECASE)
+    return not re.match(r"(?:actually|sorry|i mean)\b(?![,.\s]+(?:no|nope|leave it|keep it|"
+                        r"forget (?:it|that)|never ?mind)\b)", text[cut:], re.IGNORECASE)
 
 
 def named_by(names: Iterable[str]) -> Callable[[str], bool]:

@@ -12,6 +12,7 @@ import itertools
 import re
 from collections.abc import Iterable
 
+from engine.nlu.persons import called, someones
 from engine.nlu.phrases import is_question, is_social
 from engine.precompiled import re_compile
 
@@ -23,7 +24,7 @@ NOBODY = re_compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|�
                     r"그 ?사람|그분|저분|이분|걔|쟤|얘|나|저|누구|모두|다들|전부|각각|사람|명|분|"
                     r"잠시만|잠깐만|잠시|잠깐|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ㅜㅜ+|"
                     r"someone|anyone|idk|whoever|nobody|me|myself|everyone|everybody|all|"
-                    r"my|him|her|them|us|you|it|this|that|lol|lmao|haha+|hmm+|ok|okay|"
+                    r"my|him|her|them|us|you|it|this|that|the|a|an|lol|lmao|haha+|hmm+|ok|okay|"
                     r"yesterday|today|tomorrow|tonight|account|bank|card|kakao|toss|venmo|"
                     r"paypal|zelle|wise)"
                     r"(?:한테|에게|께)?(?:나|도)?(?:요)?[.!~ ]*", re.IGNORECASE)
@@ -40,7 +41,7 @@ _DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예�
                         r"그|저|이|이런|그런|저런|다른|보낸|받은|친한|아는|말한|했던|만난|빌려준|"
                         r"빌린)(?=\s)")
 """A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구")."""
-CONDITION = re_compile(r"(?<=[가-힣])면\s|\bif\b", re.IGNORECASE)
+CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)면\s|\bif\b", re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer."""
 
 _AND = re_compile(r"[가-힣A-Za-z0-9](?:이랑|랑|하고)\s|\band\b|&")
@@ -53,17 +54,6 @@ _NUMBER = re_compile(r"[0-9][0-9\s\-+().]{5,}$")
 _ACCOUNT = re_compile(r"[0-9]{2,}(?:[-.][0-9]{2,}){1,3}|[0-9]{7,}")
 """An account or phone number said with a name ("국민 123-456-789012"): whose?"""
 
-_RELATION = re_compile(r"(?:남자\s?친구|여자\s?친구|남친|여친|친구분?|남편분?|아내분?|와이프|"
-                       r"아들|딸|동생|어머님|아버님|부모님|동료|선배|후배|상사|사촌|조카|애인)"
-                       r"(?:한테|헌테|에게|께|요|이요|이에요|예요)?")
-_OWNER = re_compile(r"[가-힣]{1,4}")
-_NO_OWNER = frozenset({"우리", "제", "내", "저희", "울", "나의", "저의", "빨리", "그냥", "지금",
-                       "오늘", "내일", "먼저", "다시", "좀", "일단", "그럼", "네", "응", "아",
-                       "음", "이번엔", "꼭", "바로"})
-
-_NOT_A_NOUN = ("는", "던", "한", "로", "게", "히", "서", "에", "도", "만", "를", "을", "가")
-"""Endings of a word that modifies or is a case of its own ("일하는", "그대로", "형이랑"):
-no owner."""
 
 _THEIR_RELATION = re_compile(
     r"\b[a-z]+'s\s+(?:boy\s?friend|girl\s?friend|husband|wife|partner|friend|son|daughter|"
@@ -86,99 +76,6 @@ def asks_if_possible(text: str) -> bool:
     return bool(_CAN_I.match(text))
 
 
-def someones(owner: str, value: str) -> bool:
-    """Whether ``value`` is someone's relation, not a name ("누나 남자친구", "지수 남편",
-    "팀장님 아내분"): ``owner`` is the word said right before it ("우리 동생" is mine).
-
-    >>> someones("누나", "남자친구"), someones("우리", "동생"), someones("친구", "지수")
-    (True, False, False)
-    >>> someones("친구", "형"), someones("철수", "형")
-    (True, False)
-    >>> someones("일하는", "사촌")  # "백화점에서 일하는 사촌": who, not whose
-    False
-    """
-    if owner in _KIN:
-        return False  # "사촌 형", "큰 이모": one relation of mine
-    if value in _ADDRESS and _RELATION.fullmatch(owner):
-        return True  # "친구 형": a friend's brother
-    return bool(_RELATION.fullmatch(value) and _OWNER.fullmatch(owner)
-                and owner not in _NO_OWNER and not owner.endswith(_NOT_A_NOUN))
-
-
-_TITLE = re_compile(r"(?:대리|과장|차장|부장|팀장|실장|사장|이사|상무|전무|대표|회장|원장|"
-                    r"소장|국장|주임|선생|교수|기사|작가|감독)님?")
-# How one calls an older friend or sibling by name ("철수 형", "영희 언니"): kept with the name
-_ADDRESS = frozenset({"형", "형님", "오빠", "언니", "누나", "누님"})
-_KIN = frozenset({"사촌", "외사촌", "이종사촌", "고종사촌", "육촌", "친척", "큰", "작은", "막내"})
-"""Words that make one relation with the relation after them ("사촌 동생", "큰 이모")."""
-_ELDERS = frozenset("엄마 아빠 어머니 아버지 이모 고모 삼촌 외삼촌 숙모 할머니 할아버지".split())
-# Words said before a title that join, correct or time what follows: no name ("근데 형한테",
-# "아니 누나한테", "내일모레 형한테")
-_NO_NAME_BEFORE = frozenset({
-    "근데", "그런데", "그리고", "그래서", "그럼", "그러면", "아니", "아니고", "아니라", "아니면",
-    "아님", "말고", "혹시", "차라리", "대신", "또", "이번엔", "이번에는", "다음엔", "어제",
-    "모레", "내일모레", "글피", "이따", "이따가", "나중에", "아까", "방금", "좋아", "그래"})
-_NAMED = re_compile(r"[가-힣]{1,4}|[A-Z][A-Za-z'-]*")
-_SSI_AFTER = re_compile(r"(?<=[가-힣]{2})씨$")
-
-
-def titled(before: str, value: str) -> str | None:
-    """The name a title, a way of calling someone by name, 씨 or 님 found alone belongs to,
-    from ``before`` (the word said right before it): "박지훈 대리님" and "철수 형" keep theirs,
-    "박지영 씨" and "이지은 님" are 박지영 and 이지은; None when ``value`` is none of them, or
-    ``before`` is no name ("우리 팀장님", "일하는 과장님", "우리 언니").
-
-    >>> titled("박지훈", "대리님"), titled("김", "대리"), titled("박지영", "씨")
-    ('박지훈 대리님', '김 대리', '박지영')
-    >>> titled("이지은", "님"), titled("철수", "형"), titled("지수", "언니")
-    ('이지은', '철수 형', '지수 언니')
-    >>> titled("우리", "팀장님"), titled("친한", "과장님"), titled("우리", "언니")
-    (None, None, None)
-    >>> titled("사촌", "누나"), titled("큰", "이모"), titled("큰", "민수")  # one relation
-    ('사촌 누나', '큰 이모', None)
-    """
-    if before in _KIN and (value in _ADDRESS or value in _ELDERS or _RELATION.fullmatch(value)):
-        return f"{before} {value}"
-    if value not in ("씨", "님") and value not in _ADDRESS and not _TITLE.fullmatch(value):
-        return None
-    if not _NAMED.fullmatch(before) or before in _NO_OWNER or before in _NO_NAME_BEFORE \
-            or before.endswith(_NOT_A_NOUN) or (value in _ADDRESS and _RELATION.fullmatch(before)):
-        return None
-    return before if value in ("씨", "님") else f"{before} {value}"
-
-
-def without_ssi(value: str) -> str:
-    """A name said with 씨 attached ("박지영씨") as the name; "김씨" stays (the surname).
-
-    >>> without_ssi("박지영씨"), without_ssi("김씨"), without_ssi("민수")
-    ('박지영', '김씨', '민수')
-    """
-    return _SSI_AFTER.sub("", value)
-
-
-_SURNAMES = frozenset("김이박최정강조윤장임한오서신권황안송류유전홍고문양손배백허"
-                      "남심노하곽성차주우구민진지엄채원천방공현함변염여추도소석선설"
-                      "마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉부가복태목"
-                      "형피두감음빈동온호범좌팽승간상갈단견당화창라나계")
-_NOT_GIVEN = re_compile(r"[가-힣]*(?:어머|아버|할머|장모|장인|사모|부모|선생|박사|목사|의사|기사|"
-                        r"변호사|[가-힣]장|대리|차장|이사|상무|전무|대표|주임|교수|작가|감독)")
-"""Stems that are words, not given names: "어머님", "김박사님", "이사장님"."""
-_HANGUL_ONLY = re_compile(r"[가-힣]+")
-
-
-def called(name: str) -> str:
-    """A name as the person is known, without how it was said: 님 after a full name
-    ("김지현님": 김지현), 씨 attached ("박지영씨"). Words stay ("어머님", "김박사님",
-    "이사장님"), and so does the familiar -이 ("지영이": it may be part of the name).
-
-    >>> [called(n) for n in ("김지현님", "박지영씨", "어머님", "김박사님", "이사장님", "지영이")]
-    ['김지현', '박지영', '어머님', '김박사님', '이사장님', '지영이']
-    """
-    name = without_ssi(name)
-    stem = name[:-1]
-    full = len(name) == 4 and name.endswith("님") and stem[0] in _SURNAMES
-    return stem if full and _HANGUL_ONLY.fullmatch(name) and not _NOT_GIVEN.fullmatch(stem) \
-        else name
 
 
 _WITH = re_compile(r"[가-힣]{1,4}?(?:이랑|랑|하고|[와과])|[A-Za-z]+\s+(?:and|&)", re.IGNORECASE)
@@ -231,7 +128,7 @@ _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했�
                        r"(?:sent|transferred|paid|gave|wired)\b|\balready\s+(?:sent|paid)\b",
                        re.IGNORECASE)
 
-_HEDGED = re_compile(r"(?<=[가-힣])면\s(?!돼|되|충분|괜찮)|\bif\b|보다|는 대로|[\"“”‘]"
+_HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)면\s(?!돼|되|충분|괜찮)|\bif\b|보다|는 대로|[\"“”‘]"
                      r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
                      r"|\b(?:or|either)\b")
 """A value in a condition, a comparison or a quote is none ("X면 돼요" is no condition)."""
@@ -258,7 +155,7 @@ _UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not 
 
 _CONDITIONAL = re_compile(
     r"(?<=[가-힣])(?<!가능하)(?<!괜찮으)(?<!괜찮다)(?<!좋으)(?<!좋다)(?<!된다)(?<!원하)"
-    r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)면\s(?!돼|되|충분|괜찮)"
+    r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)(?<!그러)면\s(?!돼|되|충분|괜찮)"
     r"|(?<!wondering )(?<!wonder )(?<!see )(?<!know )(?<!ask )(?<!asking )(?<!check )"
     r"\b(?:only\s+)?if\b(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|want)|"
     r"that'?s\s+(?:ok|okay|alright|fine)|it'?s\s+(?:ok|okay|not\s+too\s+much)))"
@@ -443,8 +340,6 @@ def a_number(answer: str) -> bool:
     return bool(_NUMBER.match(answer.strip()) or _ACCOUNT.search(answer))
 
 
-__all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "a_number",
-           "asks_if_possible", "called", "promised", "conditional", "hedged", "joined",
-           "name_shaped_like_a_question", "no_name",
-           "nobody", "plain_name", "reported", "someones", "titled", "told", "undecided",
-           "without_ssi"]
+__all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "a_number", "asks_if_possible",
+           "conditional", "hedged", "joined", "name_shaped_like_a_question", "no_name", "nobody",
+           "plain_name", "promised", "reported", "told", "undecided"]

@@ -21,6 +21,7 @@ from engine.nlu import (
     is_statement,
     names,
     normalise,
+    persons,
     yes_no,
 )
 from engine.nlu.certainty import bare_number, inexact, negated
@@ -88,30 +89,37 @@ def _bare_name(text: str, slot: CompiledSlot,
 
 
 def named_values(text: str, slot: CompiledSlot) -> list[Match]:
-    """A ``bare`` slot's value said right after one of the slot's names, as what it is to be
-    ("받는 사람 오빠로", "받는 분은 민수로 해 주세요") or is ("recipient: Minsu"): a name, as a
-    short answer would be."""
+    """A ``bare`` slot's value said as what it is to be, right after one of the slot's names
+    ("받는 사람 오빠로", "받는 분은 민수로 해 주세요", "recipient: Minsu") or before a word of
+    changing it ("사촌 동생으로 바꿔줘", "엄마로 변경해 주세요"; without the slot's name only a
+    relation or a name with its title: "카드로 바꿔줘" is no one): a name, as a short answer
+    would be."""
     if slot.spec.extract is None or not slot.spec.extract.bare or not slot.spec.names:
         return []
     found = []
     for at in _naming(tuple(slot.spec.names)).finditer(text):
-        group = "to" if at["to"] else "is"
-        first, _, then = at[group].partition(" ")  # two words: a name with its title only
+        group = next(g for g in ("to", "is", "into") if at[g])
+        first, _, then = at[group].partition(" ")
+        titled = persons.titled(first, then) if then else None
         read = _bare_name(at[group], slot, None)
-        if read is not None and read[0] == at[group] and \
-                (not then or names.titled(first, then) == read[0]):
-            found.append(Match(value=read[0], start=at.start(group), end=at.end(group),
-                               text=at[group]))
+        if read is None or then and titled is None:
+            continue  # two words: a name with its title, or one relation, only
+        if group == "into" and not (titled or persons.relation(first)):
+            continue
+        found.append(Match(value=titled or read[0], start=at.start(group), end=at.end(group),
+                           text=at[group]))
     return found
 
 
 @lru_cache(maxsize=64)
-def _naming(names: tuple[str, ...]) -> re.Pattern[str]:
-    said = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+def _naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
+    said = "|".join(re.escape(n) for n in sorted(slot_names, key=len, reverse=True))
     value = r"[가-힣A-Za-z0-9]+?(?:\s[가-힣A-Za-z0-9]+?)??(?<!한테)(?<!에게)(?<!께)"
     end = r"(?=$|\s|[.,!?~])"
     return re.compile(rf"(?<![\w])(?:{said})(?:(?:은|는|을|를|이|가)?\s*(?P<to>{value})(?:으로|로)"
-                      rf"|\s*[:：]\s*(?P<is>{value})){end}", re.IGNORECASE)
+                      rf"|\s*[:：]\s*(?P<is>{value})){end}|(?<!\S)(?P<into>{value})(?:으로|로)"
+                      r"(?=\s+(?:바꿔|바꾸|변경|수정|고쳐|해\s*(?:줘|주세요|주실래요)))",
+                      re.IGNORECASE)
 
 
 def _verbs_off(text: str, words: YesNoWords | None) -> str:

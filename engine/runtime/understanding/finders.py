@@ -25,6 +25,7 @@ from engine.nlu import (
     find_times,
     names,
     normalise,
+    persons,
 )
 from engine.nlu.certainty import (
     inexact,
@@ -85,7 +86,7 @@ def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
         return False
     before = text[:m.start].rstrip().rpartition(" ")[2]
     if _holds_names(slot) and (names.nobody(str(m.value)) or names.joined(before) or
-                               names.someones(before, str(m.value)) or
+                               persons.someones(before, str(m.value)) or
                                names.promised(str(m.value), text[m.end:])):
         return False
     return not (exact(slot) and (inexact(text, m) or unsure(text, m)))
@@ -97,17 +98,17 @@ _TO_SOMEONE = re_compile(r"\s?(?:한테|헌테|헨테|한태|에게|에겨|께)"
 def widened(text: str, slot: CompiledSlot, m: Match) -> Match:
     """For a name said as whom something goes to, the title or 씨 found alone with the name
     said before it ("박지훈 대리님께": 박지훈 대리님, "박지영 씨한테": 박지영), the name as
-    it is known (``names.called``: "박지영씨한테", "민숙이한테"); anything else as found."""
+    it is known (``persons.called``: "박지영씨한테", "민숙이한테"); anything else as found."""
     if not (_holds_names(slot) and isinstance(m.value, str) and _TO_SOMEONE.match(text, m.end)):
         return m
     head = text[:m.start].rstrip()
     before = head.rpartition(" ")[2]
-    named = names.titled(before, m.value)
+    named = persons.titled(before, m.value)
     own = any(head.endswith(name) for name in slot.spec.names)  # "받는 사람 오빠한테": no 사람
     if named is not None and not own and head.endswith(before) and len(head) < m.start:
         start = len(head) - len(before)
         return Match(named, start, m.end, text[start:m.end])
-    plain = names.called(m.value)
+    plain = persons.called(m.value)
     return m if plain == m.value else Match(plain, m.start, m.end, m.text)
 
 

@@ -38,13 +38,7 @@ from engine.nlu.phrases import SET_ASIDE, thanked_off
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
-from engine.runtime.understanding.bare import (
-    INSTEAD,
-    bare_ok,
-    bare_value,
-    free_text,
-    named_values,
-)
+from engine.runtime.understanding.bare import INSTEAD, bare_ok, bare_value, free_text, named_values
 from engine.runtime.understanding.finders import exact, find_all, usable, widened
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
 
@@ -197,13 +191,18 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
             names.undecided(text) or names.conditional(text) else picked
     named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
-    if confirming and any(confirming.get(k) not in (None, "", v) for k, v in picked.items()):
+    def changing(w: str) -> bool:  # what a change says besides its values ("날짜를 …로 바꿔줘")
+        return words.known(w) or named(w) or w in _ASIDE or w.startswith(_CHANGING) or \
+            _GIVING.fullmatch(w) is not None
+
+    known: Callable[[str], bool] = words.known
+    if confirming and any(confirming.get(k) not in ("", v) for k, v in picked.items()):
         spans = [*spans, *_words_of(text, [m for _, ms in found for m in ms]),  # "5만원 말고 7만원"
-                 *_set_aside(text, confirming)]  # "근데 아빠 말고 오빠한테 보내줘"
-        if _not_a_change(text, spans, lambda w: words.known(w) or named(w) or w in _ASIDE or
-                         w.startswith(_CHANGING)):
+                 *_set_aside(text, {k: confirming.get(k) for k in picked})]  # "아빠 말고 오빠한테"
+        if _not_a_change(text, spans, changing):
             return {}
-    return picked if _sure(text, picked, spans, service, asked, words) else {}
+        known = changing
+    return picked if _sure(text, picked, spans, service, asked, words, known) else {}
 
 
 def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
@@ -217,7 +216,8 @@ def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
 
 
 def _set_aside(text: str, values: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """Where ``text`` says one of the task's own values away ("아빠 말고", "엄마한테 말고")."""
+    """Where ``text`` says one of ``values`` away ("아빠 말고", "엄마한테 말고"): the old ones
+    of what it changes ("이모 말고 4만원" puts no one in 이모's place)."""
     said = "|".join(re.escape(str(v)) for v in values.values() if v not in (None, ""))
     if not said:
         return []
@@ -269,23 +269,26 @@ _HANGUL = re_compile(r"[가-힣]")
 _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
 _ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
-                    "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로"})
+                    "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로",
+                    "이거", "이건", "이번엔", "이번에는", "맞다"})
 """Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
 "오빠한테 보내는 걸로")."""
-_GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|(?:줘|드려)요?"
+_GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|드리는|(?:줘|드려)요?"
                      r"|(?:줄|드릴)(?:[게께]|래)요?|(?:줍|드립)니다|(?:준|드린)다")
 """A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
 "20만원 드릴게요"): said with an amount, it says nothing else ("주던데" is someone else's)."""
-_CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여")
+_CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여", "올려", "내려", "미뤄",
+             "미루", "당겨", "예약")
 _PARTICLE = re_compile(r"^(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는|으로|로|을|를"
                       r"|이|가|은|는|이요|요)(?!\S)")
 
 
 def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
-          service: CompiledService, asked: str | None, words: YesNoWords) -> bool:
+          service: CompiledService, asked: str | None, words: YesNoWords,
+          known: Callable[[str], bool]) -> bool:
     """Whether the rules can be sure of the values they found in the middle of a flow: never
     in a question ("3만원?", "오늘 날씨 어때?"), and values only of optional slots nobody
-    asked for need the rest of the message accounted for ("오늘 날씨 좋다" gives no date)."""
+    asked for need the rest of the message ``known`` ("오늘 날씨 좋다" gives no date)."""
     if not picked:
         return True
     asking = is_question(text) and not (asked and names.name_shaped_like_a_question(text))
@@ -294,7 +297,7 @@ def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]]
     if any(names.OTHER_PREDICATE.search(w) for w in leftover(text, spans, _accounted(words))):
         return False
     weak = all(name != asked and not service.slots[name].spec.required for name in picked)
-    return not (weak and leftover(text, spans, words.known))
+    return not (weak and leftover(text, spans, known))
 
 
 def _restated(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
@@ -413,8 +416,9 @@ def _instead(text: str, service: CompiledService, flow: CompiledFlow,
     while the amount is asked, "not dad, mom"): the other, read as a bare answer, is the
     slot's new value."""
     found = INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
-    if found is None or not values or negates(found["new"]) or find_money(found["new"]):
-        return []  # "…한테 보내지 마", "할머니 말고 3만원": no one to put in its place
+    if found is None or not values or negates(found["new"]) or find_money(found["new"]) or \
+            names.undecided(text) or names.hedged(text) or is_question(text):
+        return []  # "…한테 보내지 마", "할머니 말고 3만원", "…누나한테 보낼까 고민되네"
     old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
     for name in flow.slots:
         slot = service.slots[name]
