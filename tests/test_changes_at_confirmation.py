@@ -1,15 +1,19 @@
 """A change asked for at the transfer's confirmation, said with more than the new value: the
 old value said away after an opening word ("근데 아빠 말고 오빠한테"), the change said as
 the one to do ("오빠한테 보내는 걸로 해줘"), the new value said after the slot's own name
-("받는 사람은 이모로 해 주세요"). Each changes the value and asks again — never a yes — in
-a single transfer and in one of a batch; a message that names the slot but gives no new
-value changes nothing. And a yes said as going with what was proposed ("그걸로 할게요"),
-which a question, a doubt or a "but wait" is not.
+("받는 사람은 이모로 해 주세요") or, for a relation or a name with its title, before a word
+of changing it ("사촌 동생으로 변경해 주세요"), a date given with the task's own words
+("수요일에 보내자"). Each changes the value and asks again — never a yes — in a single
+transfer and in one of a batch; a message that names the slot but gives no new value
+changes nothing, nor does a change taken back ("…actually no, keep it"). And a yes said as
+going with what was proposed ("그걸로 할게요"), which a question, a doubt or a "but wait"
+is not.
 
 Every sentence here is new: none is in an eval set or a flow's tests."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +137,36 @@ async def test_going_with_what_was_proposed_is_a_yes(reply: str) -> None:
 async def test_going_with_it_asked_weighed_or_held_is_no_yes(reply: str) -> None:
     reading, stage, _ = await confirming(SINGLE, reply)
     assert reading.get("decision") != "confirm" and stage != "EXECUTED"
+
+
+@pytest.mark.parametrize(("reply", "day"), [
+    ("날짜를 목요일로 바꿔 주세요", 3), ("토요일에 보내자", 5), ("일요일로 예약해 줘", 6)])
+async def test_a_date_given_at_the_confirmation_with_the_tasks_words_is_its_date(
+        reply: str, day: int) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    when = reading["slots"].get("when")
+    assert reading["decision"] is None and stage == "READY"
+    assert when is not None and dt.date.fromisoformat(when).weekday() == day
+
+
+@pytest.mark.parametrize("reply", ["목요일에 월급 들어와", "모레 시간 돼?", "토요일은 바빠요",
+                                   "그러면 일요일에 보낼까 고민이네"])
+async def test_a_date_in_a_sentence_about_something_else_is_none(reply: str) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert not reading.get("slots") and stage == "READY"
+
+
+@pytest.mark.parametrize(("reply", "slots"), [
+    ("외삼촌으로 바꿔주세요", {"target": "외삼촌"}),
+    ("민지 언니로 변경해 줘", {"target": "민지 언니"}),
+    ("계좌로 바꿔줘", {}), ("현금으로 해 주세요", {}), ("지수로 바꿔줘", {}),  # whose? a way to pay
+])
+async def test_a_relation_or_titled_name_before_a_word_of_changing_is_the_recipient(
+        reply: str, slots: dict[str, Any]) -> None:
+    reading, stage, said = await confirming(SINGLE, reply)
+    assert reading.get("slots", {}) == slots and stage == "READY"
+
+
+async def test_a_change_taken_back_with_actually_no_changes_nothing() -> None:
+    reading, stage, said = await confirming(SINGLE, "change it to 20k... actually no, keep it")
+    assert not reading.get("slots") and stage == "READY" and "6만원" in said
