@@ -170,3 +170,21 @@ async def test_a_relation_or_titled_name_before_a_word_of_changing_is_the_recipi
 async def test_a_change_taken_back_with_actually_no_changes_nothing() -> None:
     reading, stage, said = await confirming(SINGLE, "change it to 20k... actually no, keep it")
     assert not reading.get("slots") and stage == "READY" and "6만원" in said
+
+
+@pytest.mark.parametrize(("reply", "slots"), [
+    ("할머니는 4만원만", {"amount": 40000}), ("할머니는 8만원 보내 드려", {"amount": 80000}),
+    ("큰엄마는 4만원만", {}),  # someone else: whose amount?
+    ("금액 9만으로 해 주세요", {"amount": 90000}), ("액수를 5만으로 내려줘", {"amount": 50000}),
+])
+async def test_an_amount_said_of_the_tasks_own_recipient_or_in_man_alone_is_the_amount(
+        reply: str, slots: dict[str, Any]) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert reading.get("slots", {}) == slots and stage == "READY"
+
+
+@pytest.mark.parametrize("reply", ["이체 날짜 21일로 해줘", "날짜는 다음 달 3일로 바꿔 주세요"])
+async def test_a_day_of_the_month_said_as_what_the_date_is_to_be_is_the_date(reply: str) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    when = reading["slots"].get("when")
+    assert when is not None and dt.date.fromisoformat(when).day in (21, 3) and stage == "READY"

@@ -18,10 +18,10 @@ Resolution rules:
   day in next week; "이번주 금요일"/"this friday" is that day in this week, even if it has
   already passed; "지난주/저번주 X"/"last X" is that day in last week; a bare "금요일",
   "friday" or "coming friday" is the next occurrence on or after today.
-- A day of the month alone ("25일에", "1일까지"): the next such day on or after today (this
-  month's, else the next month's that has it); "다음 달 10일", "이번 달 30일": that month's. Not
-  a count of days ("3일 후", "2일 동안", "3일간"). "크리스마스", "Christmas (day)": the next
-  25 December ("크리스마스 전에" is no date: vague_times.py).
+- A day of the month alone ("25일에", "1일까지", "15일로"): the next such day on or after
+  today (this month's, else the next month's that has it); "다음 달 10일", "이번 달 30일":
+  that month's. Not a count of days ("3일 후", "2일 동안", "3일간"). "크리스마스",
+  "Christmas (day)": the next 25 December ("크리스마스 전에" is no date: vague_times.py).
 - Impossible dates ("2026-02-30", "13/45") are skipped, never raised.
 """
 
@@ -196,7 +196,7 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (re_compile(r"(?<![0-9/.\-])(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![0-9/])"), _month_day),
     (  # a day of the month alone: "25일에", "다음 달 10일" (not "3일 후", "2일 동안", "1일치")
         re_compile(r"(?:(?P<rel>이번|다음|담)\s?달\s*)?(?<![0-9월.\-/])(?<!월\s)"
-                   r"(?P<d>[1-9]|[12][0-9]|3[01])\s?일(?=에|날|까지|쯤|경|[\s,.!?~]|$)"
+                   r"(?P<d>[1-9]|[12][0-9]|3[01])\s?일(?=에|날|까지|쯤|경|로|[\s,.!?~]|$)"
                    r"(?!\s*(?:후|뒤|전|있다가|간|동안|째|마다|이내|내|만에|[0-9]))"),
         _day_of_month,
     ),

@@ -47,11 +47,12 @@ _KO_MONEY = re_compile(
 )
 
 # Ten thousands or hundred millions without 원 as money is given ("5만 보내줘", "1억 송금",
-# "3만 이체해 주세요", "5만이요"): only before a verb of giving money or a copula, so "5만
-# 명", "10만 포인트" or "1억" alone is no amount.
+# "3만 이체해 주세요", "5만이요", "7만으로 올려줘"): only before a verb of giving money, a
+# copula or a change to it, so "5만 명", "10만 포인트" or "1억" alone is no amount.
 _KO_BIG_BARE = re_compile(
     r"(?<![가-힣0-9.,])(?P<neg>)(?P<body>[0-9]{1,4}(?:\.[0-9])?\s?(?:만|억)(?:\s?[0-9]{1,4}\s?천)?)"
-    r"(?=\s?(?:만|씩)?\s*(?:보내|이체|송금|부쳐|부치|넣어|입금|쏴|줘|주세요|드려|빌려|갚아|이요|요))")
+    r"(?=\s?(?:만|씩)?\s*(?:보내|이체|송금|부쳐|부치|넣어|입금|쏴|줘|주세요|드려|빌려|갚아|이요|요"
+    r"|(?:으로|로)\s*(?:해|바꿔|변경|올려|내려|줄여|늘려|수정|고쳐)))")
 _EN_NUM = rf"(?:{DIGITS}|\.[0-9]+)"
 _EN_GROUPED = rf"(?:{_GROUPED}|{DIGITS}|\.[0-9]+)"  # before a unit said after it
 _EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"

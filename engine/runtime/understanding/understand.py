@@ -191,9 +191,12 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
             names.undecided(text) or names.conditional(text) else picked
     named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
+    own = {f"{v}{topic}" for v in (confirming or {}).values() if v not in (None, "")  # "아빠는
+           for topic in ("은", "는", "한테는", "에게는", "께는", "한텐", "에겐")}  # 2만원만"
+
     def changing(w: str) -> bool:  # what a change says besides its values ("날짜를 …로 바꿔줘")
-        return words.known(w) or named(w) or w in _ASIDE or w.startswith(_CHANGING) or \
-            _GIVING.fullmatch(w) is not None
+        return words.known(w) or named(w) or w in own or w in _ASIDE or \
+            w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None
 
     known: Callable[[str], bool] = words.known
     if confirming and any(confirming.get(k) not in ("", v) for k, v in picked.items()):
