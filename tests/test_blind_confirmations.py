@@ -25,7 +25,6 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
     "transfer_ready.eval.yaml": {
         "계좌 먼저 확인해 주세요",  # read as the balance request (plausible)
         "확인 안 할래",  # cancel (labelled unsure)
-        "취소... 아니다 그냥 보내",  # cancel: the retraction of the cancel is not read
         "보내 아니 보내지 마",  # cancel (labelled unsure)
         "아까 보낸 거 아니었어?",  # read as the history request (plausible)
         "응 근데 내 잔액 얼마 남았어?",  # answers the balance, then asks the yes again
@@ -90,4 +89,4 @@ async def test_most_changes_at_the_transfers_confirmation_are_read() -> None:
     """The set of changes asked for at the confirmation (and of replies that look like one):
     written blind at 101 of 163 read right; this is where it stands, and it may only rise."""
     report = await run_eval(BLIND / "transfer_changes.eval.yaml")
-    assert sum(r.right for r in report.results) >= 129
+    assert sum(r.right for r in report.results) >= 132

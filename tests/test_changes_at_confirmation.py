@@ -188,3 +188,28 @@ async def test_a_day_of_the_month_said_as_what_the_date_is_to_be_is_the_date(rep
     reading, stage, _ = await confirming(SINGLE, reply)
     when = reading["slots"].get("when")
     assert when is not None and dt.date.fromisoformat(when).day in (21, 3) and stage == "READY"
+
+
+@pytest.mark.parametrize(("reply", "slots"), [
+    ("할머니헌테 말고 고모헌테", {"target": "고모"}),  # 헌테, a common slip for 한테
+    ("할머니 말고 조카한테 3만원으로", {"target": "조카", "amount": 30000}),
+    ("할머니 말고 손녀한테 보내줘", {"target": "손녀"}),  # 말고 is no one's owner
+])
+async def test_the_old_recipient_said_away_however_spelt_is_replaced(
+        reply: str, slots: dict[str, Any]) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert reading["slots"] == slots and stage == "READY"
+
+
+@pytest.mark.parametrize(("reply", "decision"), [
+    ("2만원으로 바꿔줘 아 잠깐만 그냥 취소할게요", "cancel"),
+    ("이모한테로 해줘.. 아 아니다 그냥 취소해 주세요", "cancel"),
+    ("취소해줘 아니다 그냥 보내줘", None),  # a cancel taken back by a yes
+    ("yes please, oh wait, never mind", None),  # a yes taken back: by what?
+    ("7만원으로 해줘 아니다 그냥 그대로 보내줘", None),  # a yes to what? asked again
+])
+async def test_what_is_said_after_taking_a_change_back_decides_only_a_cancel(
+        reply: str, decision: str | None) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert reading.get("decision") == decision and not reading.get("slots")
+    assert stage == ("CANCELLED" if decision else "READY")

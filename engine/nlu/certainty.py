@@ -27,7 +27,7 @@ from .phrases import FILLERS
 from .spans import Match
 
 _NEGATED_AFTER = re_compile(
-    r"\s*(?:원|won|dollars?|달러)?\s*(?:한텐|에겐|한테|에게|께)?(?:은|는|이|가|을|를|도)?\s*"
+    r"\s*(?:원|won|dollars?|달러)?\s*(?:한텐|에겐|한테|헌테|헨테|한태|에게|께)?(?:은|는|이|가|을|를|도)?\s*"
     r"(?:(?:\S+\s*)?(?:거|건|게)\s*)?"
     r"(?:(?:아니고|아니라|아니야|아니에요|아니예요|아닙니다|아님|아니|말고|대신에?|빼고|안\s*돼|"
     r"안\s*되)(?:\s|$|[,.!요세])|\S*지\s*(?:마|말)"
@@ -230,6 +230,16 @@ def retracted_at(text: str) -> int | None:
     """
     marks = [m.start() for m in _RETRACT.finditer(text)]
     return marks[-1] if marks else None
+
+
+def after_retraction(text: str) -> str | None:
+    """What is said after the last self-correction's own words, or None without one.
+
+    >>> after_retraction("3만원으로 바꿔줘 아 잠깐만 그냥 취소할래"), after_retraction("네")
+    ('그냥 취소할래', None)
+    """
+    marks = list(_RETRACT.finditer(text))
+    return text[marks[-1].end():].lstrip(" ,.…~!") if marks else None
 
 
 def taken_back(text: str, cut: int) -> bool:

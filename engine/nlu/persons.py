@@ -35,7 +35,8 @@ def someones(owner: str, value: str) -> bool:
     if value in _ADDRESS and _RELATION.fullmatch(owner):
         return True  # "친구 형": a friend's brother
     return bool(_RELATION.fullmatch(value) and _OWNER.fullmatch(owner)
-                and owner not in _NO_OWNER and not owner.endswith(_NOT_A_NOUN))
+                and owner not in _NO_OWNER and owner not in _NO_NAME_BEFORE
+                and not owner.endswith(_NOT_A_NOUN))  # "엄마 말고 동생한테": no one's
 
 
 _TITLE = re_compile(r"(?:대리|과장|차장|부장|팀장|실장|사장|이사|상무|전무|대표|회장|원장|"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from engine.compiler.compiled import CompiledFlow
 from engine.nlu import cancel_first, names, only_reason, yes_no
+from engine.nlu.certainty import after_retraction
 from engine.nlu.keywords import negates
 from engine.nlu.money import names_a_share
 from engine.nlu.phrases import is_question, is_social
@@ -116,8 +117,8 @@ async def _cancelled(run: Turn) -> bool:
     state = run.state
     words = state.stage.words or run.service.words
     rest = cancel_first(state.message, words)
-    if rest is None:
-        return False
+    if rest is None or after_retraction(rest) is not None:
+        return False  # "취소... 아니다 그냥 보내": the cancel taken back
     other = routing.other_intent(rest, run.service, state.flow)
     if other is not None:
         await run.settle(run.fire("cancel"))

@@ -2,22 +2,24 @@
 name ("민지예요", "울 엄마"), a plain number as an amount ("30000"), a misspelt choice
 ("lrage"), the whole message for a free-text slot; and whether a message may be read so at
 all (not a decision, a question, a sentence or a filler); and a name said right after the
-slot's own name ("받는 사람 오빠로").
+slot's own name ("받는 사람 오빠로"), or put in the place of one said away ("아빠 말고 형").
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from engine.compiler.compiled import CompiledService, CompiledSlot
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot
 from engine.nlu import (
     FILLERS,
     Match,
     YesNoWords,
     asks,
     decision_text,
+    is_question,
     is_statement,
     names,
     normalise,
@@ -27,6 +29,7 @@ from engine.nlu import (
 from engine.nlu.certainty import bare_number, inexact, negated
 from engine.nlu.enums import misspelt
 from engine.nlu.keywords import negates
+from engine.nlu.money import find_money
 from engine.nlu.phrases import SET_ASIDE
 from engine.precompiled import re_compile
 from engine.runtime.understanding.finders import exact
@@ -122,6 +125,31 @@ def _naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
+_NOT_BUT = re_compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*,?\s*(?:but\s+)?(?:to\s+)?"
+                      r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
+_DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)(?:로)?(?:\s+\S+)*$")
+"""A recipient's particle, with what is said after it ("할아버지께 얼른 보내드려")."""
+
+
+def instead(text: str, service: CompiledService, flow: CompiledFlow,
+            values: Mapping[str, Any] | None, words: YesNoWords) -> tuple[str, Any] | None:
+    """A filled ``bare`` slot's value said away and another put in its place ("아빠 말고 형"
+    while the amount is asked, "not dad, mom"): the other, read as a bare answer, is the
+    slot's new value: (slot, value), or None."""
+    found = INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
+    if found is None or not values or negates(found["new"]) or find_money(found["new"]) or \
+            names.undecided(text) or names.hedged(text) or is_question(text):
+        return None  # "…한테 보내지 마", "할머니 말고 3만원", "…누나한테 보낼까 고민되네"
+    old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
+    for name in flow.slots:
+        slot = service.slots[name]
+        if str(values.get(name)) == old and slot.spec.type == "string" and \
+                bare_ok(new, None, words) and (read := bare_value(new, slot, words)) is not None \
+                and read[0] != old:
+            return name, read[0]
+    return None
+
+
 def _verbs_off(text: str, words: YesNoWords | None) -> str:
     """``text`` without the flow's verbs said after it ("민수 송금", "엄마 보내줘")."""
     head, _, last = text.rpartition(" ")
@@ -157,4 +185,5 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
         yes_no(tokens[0], words) is None
 
 
-__all__ = ["INSTEAD", "bare_ok", "bare_value", "free_text", "named_values", "short_answer"]
+__all__ = ["INSTEAD", "bare_ok", "bare_value", "free_text", "instead", "named_values",
+           "short_answer"]

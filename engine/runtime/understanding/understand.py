@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot, extraction_order
 from engine.nlu import (
+    Answer,
     Match,
     YesNoWords,
     classify,
@@ -25,6 +26,7 @@ from engine.nlu import (
     yes_no,
 )
 from engine.nlu.certainty import (
+    after_retraction,
     inexact,
     leftover,
     named_by,
@@ -32,13 +34,11 @@ from engine.nlu.certainty import (
     retracted_at,
     taken_back,
 )
-from engine.nlu.keywords import negates
-from engine.nlu.money import find_money
 from engine.nlu.phrases import SET_ASIDE, thanked_off
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
-from engine.runtime.understanding.bare import INSTEAD, bare_ok, bare_value, free_text, named_values
+from engine.runtime.understanding.bare import bare_ok, bare_value, free_text, instead, named_values
 from engine.runtime.understanding.finders import exact, find_all, usable, widened
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
 
@@ -87,7 +87,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     current = flow.stages[stage]
     words = current.words or service.words
     text = thanked_off(text) if asked is not None else text  # "Mina, thanks": the answer
-    answer = yes_no(text, words)
+    answer = _answer(text, words)
     confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
     slots, found = _found(text, flow, asked, today)
     early = _answered(text, service, asked, answer, found, confirming, words)
@@ -104,7 +104,8 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
                                                                           values, result.ops)]
     result.ops = _timed(text, service, flow, slots, asked, today, answer, tasks, result.ops)
     if not result.ops:
-        result.ops = _instead(text, service, flow, values, words) if answer is None else []
+        put = instead(text, service, flow, values, words) if answer is None else None
+        result.ops = [SlotOp("set", *put)] if put else []
         result.decision = None if result.ops else _decision(answer, confirming is not None)
     return result
 
@@ -149,6 +150,19 @@ def _answered(text: str, service: CompiledService, asked: str | None, answer: st
     restated = _restated(text, found, confirming, words) if answer is None and confirming \
         else None
     return Understanding(decision=restated) if restated is not None else None
+
+
+def _answer(text: str, words: YesNoWords) -> Answer | None:
+    """The message's yes or no, with its last self-correction's say: a cancel said after
+    taking back a change cancels ("3만원으로 바꿔줘 아 잠깐만 그냥 취소할래"); a cancel taken
+    back by a yes, or a yes by a cancel, is neither ("취소... 아니다 그냥 보내": the model, or
+    the question again), and a yes after a change taken back is left to them too."""
+    answer, tail = yes_no(text, words), after_retraction(text)
+    said = yes_no(tail, words) if tail else None
+    if said == "cancel" and answer is None:  # a yes taken back by a cancel ("sure, oh wait,
+        said_first = yes_no(text[:retracted_at(text) or 0], words)  # never mind") is neither
+        return None if said_first == "confirm" else "cancel"
+    return None if answer == "cancel" and said == "confirm" else answer
 
 
 def _decision(answer: str | None, deciding: bool) -> Decision | None:
@@ -407,29 +421,6 @@ def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
     return named_resets(text, filled) if filled else []
 
 
-_NOT_BUT = re_compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*,?\s*(?:but\s+)?(?:to\s+)?"
-                      r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
-_DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)(?:로)?(?:\s+\S+)*$")
-"""A recipient's particle, with what is said after it ("할아버지께 얼른 보내드려")."""
-
-
-def _instead(text: str, service: CompiledService, flow: CompiledFlow,
-             values: Mapping[str, Any] | None, words: YesNoWords) -> list[SlotOp]:
-    """A filled ``bare`` slot's value said away and another put in its place ("아빠 말고 형"
-    while the amount is asked, "not dad, mom"): the other, read as a bare answer, is the
-    slot's new value."""
-    found = INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
-    if found is None or not values or negates(found["new"]) or find_money(found["new"]) or \
-            names.undecided(text) or names.hedged(text) or is_question(text):
-        return []  # "…한테 보내지 마", "할머니 말고 3만원", "…누나한테 보낼까 고민되네"
-    old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
-    for name in flow.slots:
-        slot = service.slots[name]
-        if str(values.get(name)) == old and slot.spec.type == "string" and \
-                bare_ok(new, None, words) and (read := bare_value(new, slot, words)) is not None \
-                and read[0] != old:
-            return [SlotOp("set", name, read[0])]
-    return []
 
 
 def _value(slot: CompiledSlot, match: Match) -> Any:
