@@ -27,6 +27,7 @@ from engine.store import MemoryStore
 FLOWS = Path(__file__).resolve().parents[1] / "flows"
 SINGLE = ["할머니한테 6만원 보내줘"]
 BATCH = ["엄마한테 만원, 할머니한테 6만원 보내줘", "네"]  # the second of two is asked
+SINGLE_EN = ["send 60000 won to grandma"]
 
 
 async def confirming(before: list[str], reply: str) -> tuple[dict[str, Any], str | None, str]:
@@ -37,7 +38,8 @@ async def confirming(before: list[str], reply: str) -> tuple[dict[str, Any], str
     try:
         for message in before:
             done = await engine.reply("t", message)
-        assert done.state_snapshot["stage"] == "READY" and "할머니" in done.message
+        assert done.state_snapshot["stage"] == "READY" and \
+            ("할머니" in done.message or "grandma" in done.message)
         done = await engine.reply("t", reply)
     finally:
         await engine.aclose()
@@ -213,3 +215,11 @@ async def test_what_is_said_after_taking_a_change_back_decides_only_a_cancel(
     reading, stage, _ = await confirming(SINGLE, reply)
     assert reading.get("decision") == decision and not reading.get("slots")
     assert stage == ("CANCELLED" if decision else "READY")
+
+
+@pytest.mark.parametrize(("reply", "name"), [("not grandma — auntie", "auntie"),
+                                             ("not grandma - my cousin", None)])
+async def test_not_one_then_another_after_a_dash_is_the_other(reply: str,
+                                                               name: str | None) -> None:
+    reading, stage, _ = await confirming(SINGLE_EN, reply)
+    assert reading.get("slots", {}).get("target") == name and stage == "READY"

@@ -125,7 +125,7 @@ def _naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
-_NOT_BUT = re_compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*,?\s*(?:but\s+)?(?:to\s+)?"
+_NOT_BUT = re_compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*[,—–-]?\s*(?:but\s+)?(?:to\s+)?"
                       r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
 _DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)(?:로)?(?:\s+\S+)*$")
 """A recipient's particle, with what is said after it ("할아버지께 얼른 보내드려")."""
