@@ -17,6 +17,7 @@ These checks say when a value found in a message is not the user's value after a
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
@@ -228,8 +229,18 @@ def retracted_at(text: str) -> int | None:
     >>> retracted_at("20 sorry I mean 30")
     9
     """
-    marks = [m.start() for m in _RETRACT.finditer(text)]
-    return marks[-1] if marks else None
+    last = _last_retraction(text)
+    return last[0] if last else None
+
+
+@functools.lru_cache(maxsize=256)
+def _last_retraction(text: str) -> tuple[int, int] | None:
+    """The span of ``text``'s last self-correction mark (read once per message: several
+    readings ask)."""
+    last = None
+    for last in _RETRACT.finditer(text):  # noqa: B007 - the last one is wanted
+        pass
+    return last.span() if last else None
 
 
 def after_retraction(text: str) -> str | None:
@@ -238,8 +249,8 @@ def after_retraction(text: str) -> str | None:
     >>> after_retraction("3만원으로 바꿔줘 아 잠깐만 그냥 취소할래"), after_retraction("네")
     ('그냥 취소할래', None)
     """
-    marks = list(_RETRACT.finditer(text))
-    return text[marks[-1].end():].lstrip(" ,.…~!") if marks else None
+    last = _last_retraction(text)
+    return text[last[1]:].lstrip(" ,.…~!") if last else None
 
 
 def taken_back(text: str, cut: int) -> bool:

@@ -97,7 +97,8 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
     changing it ("사촌 동생으로 바꿔줘", "엄마로 변경해 주세요"; without the slot's name only a
     relation or a name with its title: "카드로 바꿔줘" is no one): a name, as a short answer
     would be."""
-    if slot.spec.extract is None or not slot.spec.extract.bare or not slot.spec.names:
+    if slot.spec.extract is None or not slot.spec.extract.bare or not slot.spec.names or \
+            not any(mark in text for mark in _NAMING_MARKS):
         return []
     found = []
     for at in _naming(tuple(slot.spec.names)).finditer(text):
@@ -112,6 +113,10 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
         found.append(Match(value=titled or read[0], start=at.start(group), end=at.end(group),
                            text=at[group]))
     return found
+
+
+_NAMING_MARKS = ("로", ":", "：")
+"""What every value ``_naming`` reads has beside it: none, no search."""
 
 
 @lru_cache(maxsize=64)
