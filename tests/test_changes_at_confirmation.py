@@ -23,6 +23,7 @@ from engine.compiler import compile_file
 from engine.config import load_settings
 from engine.runtime.engine import Engine
 from engine.store import MemoryStore
+from tests.test_turned_down_words import reply_to_first
 
 FLOWS = Path(__file__).resolve().parents[1] / "flows"
 SINGLE = ["할머니한테 6만원 보내줘"]
@@ -100,13 +101,8 @@ async def test_the_slots_name_without_a_new_value_changes_nothing(reply: str) ->
 
 
 async def test_a_value_after_the_slots_own_name_fills_a_first_message_too() -> None:
-    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
-                    settings=load_settings({}))
-    try:
-        done = await engine.reply("t", "받는 사람은 사촌 누나로 하고 7만원 보내줘")
-    finally:
-        await engine.aclose()
-    assert done.trace["reading"]["slots"] == {"target": "사촌 누나", "amount": 70000}
+    reading, _, _ = await reply_to_first("받는 사람은 사촌 누나로 하고 7만원 보내줘")
+    assert reading["slots"] == {"target": "사촌 누나", "amount": 70000}
 
 
 @pytest.mark.parametrize(("message", "name"), [
@@ -117,13 +113,8 @@ async def test_a_value_after_the_slots_own_name_fills_a_first_message_too() -> N
 ])
 async def test_a_relation_said_in_two_words_is_one_recipient(message: str,
                                                              name: str | None) -> None:
-    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
-                    settings=load_settings({}))
-    try:
-        done = await engine.reply("t", message)
-    finally:
-        await engine.aclose()
-    assert done.trace["reading"]["slots"].get("target") == name
+    reading, _, _ = await reply_to_first(message)
+    assert reading["slots"].get("target") == name
 
 
 @pytest.mark.parametrize("reply", ["네 그걸로 할게요", "이걸로 해 주세요", "그거로 해줘", "예스요",
