@@ -214,3 +214,13 @@ async def test_not_one_then_another_after_a_dash_is_the_other(reply: str,
                                                                name: str | None) -> None:
     reading, stage, _ = await confirming(SINGLE_EN, reply)
     assert reading.get("slots", {}).get("target") == name and stage == "READY"
+
+
+@pytest.mark.parametrize(("reply", "slots"), [
+    ("5만원 아니 7만원으로 해 주세요", {"amount": 70000}),
+    ("큰엄마한테 아니 외삼촌한테로 바꿔줘", {"target": "외삼촌"}),
+])
+async def test_a_value_taken_back_inside_a_change_leaves_the_change(
+        reply: str, slots: dict[str, Any]) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert reading["slots"] == slots and stage == "READY"

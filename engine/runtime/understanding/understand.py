@@ -215,7 +215,8 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     known: Callable[[str], bool] = words.known
     if confirming and any(confirming.get(k) not in ("", v) for k, v in picked.items()):
         spans = [*spans, *_words_of(text, [m for _, ms in found for m in ms]),  # "5만원 말고 7만원"
-                 *_set_aside(text, {k: confirming.get(k) for k in picked})]  # "아빠 말고 오빠한테"
+                 *_set_aside(text, {k: confirming.get(k) for k in picked}),  # "아빠 말고 오빠한테"
+                 (0, retracted_at(text) or 0)]  # taken back: "4만원 아니 3만원으로 해줘"
         if _not_a_change(text, spans, changing):
             return {}
         known = changing
