@@ -1,8 +1,8 @@
 """Held-out replies at the confirmations before an irreversible action (transfer's READY,
 two sets, a third at its later decision points: a batch's second confirmation and the
 question whether to go on after another request, and a fourth of changes asked for at
-READY; commerce's checkout and refund; pizza's order and payment and cards' replacement,
-in English), written blind — from
+READY; commerce's checkout and refund; pizza's order and payment, two sets, the second of
+changes, and cards' replacement, in English), written blind — from
 the flows' descriptions and the docs, not the code — by someone asked to break them:
 questions holding a yes-word, hedges, conditions, negated and reported yeses, a yes with a
 change, irony, emoji, dialect, typos, clear yeses in many forms.
@@ -53,6 +53,7 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
     },
     "transfer_decisions_3.eval.yaml": set(),
     "transfer_changes.eval.yaml": set(),
+    "pizza_changes.eval.yaml": set(),
     "commerce_confirm.eval.yaml": {
         "네? 환불되면 쓴 적립금은 어떻게 돼요?",  # starts the points lookup on top
         "nope",  # deny, labelled cancel: the task ends either way
@@ -63,7 +64,8 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
 }
 
 
-SMALLER = {"transfer_decisions_3.eval.yaml": 160, "transfer_changes.eval.yaml": 160}
+SMALLER = {"transfer_decisions_3.eval.yaml": 160, "transfer_changes.eval.yaml": 160,
+           "pizza_changes.eval.yaml": 155}
 """Sets of fewer than 180 replies (the smallest any set may be)."""
 
 
