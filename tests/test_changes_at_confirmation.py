@@ -176,11 +176,14 @@ async def test_an_amount_said_of_the_tasks_own_recipient_or_in_man_alone_is_the_
     assert reading.get("slots", {}) == slots and stage == "READY"
 
 
-@pytest.mark.parametrize("reply", ["이체 날짜 21일로 해줘", "날짜는 다음 달 3일로 바꿔 주세요"])
-async def test_a_day_of_the_month_said_as_what_the_date_is_to_be_is_the_date(reply: str) -> None:
+@pytest.mark.parametrize(("reply", "day", "next_month"), [
+    ("이체 날짜 21일로 해줘", 21, False), ("날짜는 다음 달 3일로 바꿔 주세요", 3, True)])
+async def test_a_day_of_the_month_said_as_what_the_date_is_to_be_is_the_date(
+        reply: str, day: int, next_month: bool) -> None:
     reading, stage, _ = await confirming(SINGLE, reply)
-    when = reading["slots"].get("when")
-    assert when is not None and dt.date.fromisoformat(when).day in (21, 3) and stage == "READY"
+    when = dt.date.fromisoformat(reading["slots"]["when"])
+    assert when.day == day and stage == "READY"
+    assert not next_month or (when.month - dt.date.today().month) % 12 == 1
 
 
 @pytest.mark.parametrize(("reply", "slots"), [

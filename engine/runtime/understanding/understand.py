@@ -208,9 +208,10 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     own = {f"{v}{topic}" for v in (confirming or {}).values() if v not in (None, "")  # "아빠는
            for topic in ("은", "는", "한테는", "에게는", "께는", "한텐", "에겐")}  # 2만원만"
 
+    accounted = _accounted(words)
+
     def changing(w: str) -> bool:  # what a change says besides its values ("날짜를 …로 바꿔줘")
-        return words.known(w) or named(w) or w in own or w in _ASIDE or \
-            w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None
+        return accounted(w) or named(w) or w in own
 
     known: Callable[[str], bool] = words.known
     if confirming and any(confirming.get(k) not in ("", v) for k, v in picked.items()):
