@@ -1,5 +1,6 @@
-"""Messages of text and simple `{{ }}` outputs render without a jinja2 template run
-(engine/compiler/fast.py, their plans): exactly as jinja2 renders them."""
+"""Messages and expressions render from their plans (engine/compiler/fast.py, readers.py,
+rendering.py) without a jinja2 template run: exactly as jinja2 renders them — the same text,
+or the same kind of failure — on every construct plans cover, and jinja2 runs the rest."""
 
 from __future__ import annotations
 
@@ -23,7 +24,10 @@ VIEW: dict[str, Any] = {
     "turn": {"message": "{{ 7 * 7 }} 보내줘", "intent": "transfer", "confidence": 0.9},
     "batch": {"index": 2, "total": 3}, "progress": " (2/3)", "missing": ["date"],
     "agents": {"tester": {"summary": "1 passed."}, "dev": None}, "result": {"ok": False},
-    "value": 1.5, "errors": {},
+    "value": 1.5, "errors": {"amount": "too much", "date": "past"},
+    "items": [{"n": 1, "ok": True, "tags": ["a", "b"]}, {"n": 2, "ok": False, "tags": []},
+              {"n": 3, "ok": True, "tags": ["c"]}],
+    "ask": lambda name: f"What {name}?",
 }
 
 SOURCES = [
@@ -37,11 +41,34 @@ SOURCES = [
     "{{ agents.dev.summary if agents.dev else '(none)' }}",
     "{{ 'yes' if slots.amount > 10000 and not result.ok else 'no' }}",
     "{{ slots.recipient | upper }}{{ missing }}",
-    "{{ slots['recipient'] }}",  # not on the fast path: jinja2 renders it
+    "{{ slots['recipient'] }}{{ missing[0] }}{{ missing[-1] }}{{ turn.message[:4] }}",
     "{% if slots.ok %}yes{% endif %}",
+    "{% if slots.memo %}a{% elif batch.total > 2 %}b{{ batch.index }}{% else %}c{% endif %}",
+    "{% if slots.memo is none and slots.amount is not none %}both{% endif %}",
+    "{% for name in missing %}{{ name }}{% if not loop.last %}, {% endif %}{% endfor %}",
+    "{% for k, v in slots.items() %}{{ loop.index }}/{{ loop.length }} {{ k }}={{ v }};"
+    "{% endfor %}",
+    "{% for x in [] %}{{ x }}{% else %}nothing{% endfor %}",
+    "{% for x in [1, 2, 3, 4] if x is even %}{{ x * 10 }}{% endfor %}",
+    "{% set total = batch.index + batch.total %}{{ total }} {{ total // 2 }} {{ -total }}",
+    "{% if slots.ok %}{% set who = slots.recipient %}{% endif %}{{ who | default('?') }}",
+    "{{ errors.values() | join(' ') }}|{{ missing | join(', ') }}|{{ missing | length }}",
+    "{{ ask(missing[0]) }} {{ 'x' ~ batch.index ~ slots.recipient }}",
+    "{{ [1, 2, 3] | sum }} {{ items | sum(attribute='n') }} {{ items | join('-', "
+    "attribute='n') }}",
+    "{{ items | selectattr('n', 'gt', 1) | list | length }} "
+    "{{ items | rejectattr('n', 'odd') | map(attribute='n') | list }}",
+    "{{ items | selectattr('ok') | list }} {{ [0, 1, 2] | select | list }}",
+    "{{ {'a': 1, 'b': slots.amount}['b'] }} {{ (1, 2)[1] }} {{ 7 / 2 }} {{ 7 % 3 }} "
+    "{{ 2 ** 3 }}",
+    "{{ slots.recipient | lower }}{{ slots.recipient | upper }}{{ 'AbC' | lower }}",
+    "{{ range(3) | list }} {{ dict(a=1) }}",
+    "{% for t in items %}{% for c in t.tags %}{{ c }}{% endfor %}{% endfor %}",
+    "{% for t in items %}{{ loop.cycle('a', 'b') }}{% endfor %}",  # jinja2's loop helpers
+    "{% macro m(x) %}{{ x }}{% endmacro %}{{ m(1) }}",  # macros: jinja2's code
 ]
 
-
+NOT_PLANNED = SOURCES[-2:]
 def jinja(source: str, view: dict[str, Any]) -> str:
     return environment().from_string(source).render(view).strip()
 
@@ -70,12 +97,14 @@ def test_the_sandbox_still_guards_attribute_reads() -> None:
         compile_template(source).render(VIEW)
 
 
-def test_text_and_simple_outputs_take_the_fast_path_and_the_rest_jinja2() -> None:
+def test_what_plans_cover_has_a_plan_and_the_rest_jinja2s_code() -> None:
     def fast(source: str) -> bool:
         return compile_template(source).plan is not None
-    assert all(fast(s) for s in SOURCES[:-2])
-    assert not fast("{{ slots['recipient'] }}") and not fast("{% if slots.ok %}y{% endif %}")
-    assert not fast("{{ ask('amount') }}") and not fast("{{ missing | join(', ') }}")
+    assert all(fast(s) for s in SOURCES if s not in NOT_PLANNED)
+    assert not any(fast(s) for s in NOT_PLANNED)
+    assert not fast("{% set ns = namespace(a=1) %}{% set ns.a = 2 %}{{ ns.a }}")
+    assert not fast("{% for x in missing %}{% set y = x %}{{ y }}{% endfor %}")
+    assert not fast("{{ self }}") and not fast("{% for x in loop %}{{ x }}{% endfor %}")
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -110,7 +139,8 @@ NO_GLOBALS = {k: v for k, v in VIEW.items() if k not in base_context()}
 @pytest.mark.parametrize("source", [
     "{{ range }}", "{{ dict }}",  # jinja2's globals, which such a context lacks
     "{{ slots.items }}", "{{ slots.get }}",  # a dict's own attribute before its item
-    "{{ turn.message | lower }} {{ missing | length }}",  # jinja2's own filters
+    "{{ missing | first }} {{ items | map(attribute='n') | list }}",  # jinja2's filters
+    "{{ items | selectattr('n', 'callable') | list }}",  # one of its tests
     "{{ slots.recipient.upper }}", "{{ progress.strip }}",  # attributes of a non-dict
 ])
 def test_what_only_jinja2_decides_is_decided_by_jinja2(source: str) -> None:
@@ -127,14 +157,15 @@ def test_a_server_of_plans_only_never_imports_jinja2(tmp_path: Any) -> None:
     import sys
     from pathlib import Path
 
-    ours = [s for s in SOURCES[:-2] if "upper" not in s]  # the engine's filters only
+    jinja_only = ("ask(", "range(", "map(", "default(", "cycle", "macro")
+    ours = [s for s in SOURCES if not any(part in s for part in jinja_only)]
     plans = [compile_template(s) for s in ours] + [compile_template("{{ nothing }}")]
-    (tmp_path / "plans.pickle").write_bytes(pickle.dumps(plans))
+    view = {k: v for k, v in NO_GLOBALS.items() if k != "ask"}
+    (tmp_path / "plans.pickle").write_bytes(pickle.dumps((view, plans)))
     child = f"""
 import pickle, sys
-from engine.compiler.rendering import GLOBALS
-view = {NO_GLOBALS!r}
-*plans, missing = pickle.loads(open({str(tmp_path / "plans.pickle")!r}, "rb").read())
+from engine.compiler.readers import GLOBALS
+view, (*plans, missing) = pickle.loads(open({str(tmp_path / "plans.pickle")!r}, "rb").read())
 print([p.render(view) for p in plans])
 assert "jinja2" not in sys.modules and not GLOBALS, sorted(sys.modules)
 try:
@@ -145,5 +176,56 @@ except Exception as err:
     root = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", child], cwd=root, capture_output=True,
                          text=True, check=True).stdout.splitlines()
-    assert out[0] == repr([p.render(VIEW) for p in plans[:-1]])
+    assert len(ours) > 15 and out[0] == repr([p.render(VIEW) for p in plans[:-1]])
     assert out[1] == "UndefinedError 'nothing' is undefined True True"
+
+
+# the same templates on contexts they were not written for: empty, missing and ill-shaped
+# values give what jinja2 gives, text or failure
+SPARSE: dict[str, Any] = {
+    **VIEW, "missing": [], "errors": {}, "items": [], "turn": {"message": ""},
+    "slots": {"recipient": "", "amount": None, "memo": "m", "ok": False},
+    "batch": {"index": 1, "total": 1},
+}
+ILL_SHAPED: dict[str, Any] = {
+    **VIEW, "missing": "ab", "errors": [], "items": [{"n": "x", "tags": 5}, 7],
+    "slots": {}, "batch": {"index": None, "total": "3"},
+}
+
+
+def outcome(render: Any, view: dict[str, Any]) -> tuple[str, Any]:
+    try:
+        return ("text", render(view))
+    except Exception as err:  # the kind of failure: jinja2's errors keep their class
+        return ("failed", type(err).__name__)
+
+
+@pytest.mark.parametrize("view", [VIEW, SPARSE, ILL_SHAPED], ids=["full", "sparse", "ill"])
+@pytest.mark.parametrize("source", SOURCES)
+def test_a_plan_gives_what_jinja2_gives_on_any_context(source: str,
+                                                       view: dict[str, Any]) -> None:
+    template = environment().from_string(source)
+    expected = outcome(lambda v: template.render(v).strip(), view)
+    assert outcome(compile_template(source).render, view) == expected
+    loaded = pickle.loads(pickle.dumps(compile_template(source)))
+    assert outcome(loaded.render, view) == expected
+
+
+EXPRESSIONS = [
+    "slots.amount is none or result.ok", "slots.amount > 10000 and not result.ok",
+    "missing[0] if missing else none", "batch.index + 1 == batch.total",
+    "slots.recipient in ['엄마', '아빠']", "items | selectattr('ok') | list | length",
+    "errors.get('amount', 'fine')", "slots.amount is number and slots.amount is even",
+    "(slots.memo ~ '') | length > 0", "items | sum(attribute='n') >= 5",
+    "turn.message[:2]", "{'a': batch.total}.a", "slots.nothing is defined",
+]
+
+
+@pytest.mark.parametrize("view", [VIEW, SPARSE, ILL_SHAPED], ids=["full", "sparse", "ill"])
+@pytest.mark.parametrize("source", EXPRESSIONS)
+def test_an_expression_plan_gives_what_jinja2_gives(source: str, view: dict[str, Any]) -> None:
+    compiled = compile_expression(source)
+    assert compiled.plan is not None
+    expected = outcome(environment().compile_expression(source, undefined_to_none=False),
+                       view)
+    assert outcome(compiled.render, view) == expected

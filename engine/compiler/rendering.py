@@ -1,78 +1,34 @@
 """A compiled template or expression, and how it renders — without importing jinja2 when
 it need not.
 
-A message of text and simple ``{{ }}`` outputs, and an expression of names, paths,
-comparisons and the engine's own filters, has a *plan* (``engine.compiler.fast`` makes it
-at compile time); its closures here evaluate it exactly as jinja2's sandbox does. What
-only jinja2 can decide — a name the context lacks (one of jinja2's globals, else
-StrictUndefined), a path into anything but a plain dict, one of jinja2's own filters, a
-template with tags or calls — goes to the jinja2 environment, imported then. So a server
-loaded from a build whose templates all have plans never imports jinja2.
+A message of text, ``{{ }}`` outputs and ``{% if %}`` / ``{% for %}`` / ``{% set %}``
+blocks, and an expression of names, paths, items, calls, operators, filters and tests, has
+a *plan* (``engine.compiler.fast`` makes it at compile time); the closures here and in
+``engine.compiler.readers`` run it exactly as jinja2's sandbox does, importing jinja2 only
+for what only it decides. A template without a plan (macros, ``loop``, ...) keeps the code
+jinja2 compiled it to, and a build loads that code only when it first renders. So a server
+whose templates have plans imports jinja2 only if one of them needs it.
 """
 
 from __future__ import annotations
 
 import marshal
-import operator
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import CodeType
 from typing import Any, cast
 
-from engine.compiler.josa import josa
+from engine.compiler.readers import Reader, reader
 
-Plan = tuple[Any, ...]
-Reader = Callable[[Mapping[str, Any]], Any]
-Parts = tuple[str | Plan, ...]
-"""A message's plan: its text and the plans of its outputs, in order."""
+Parts = tuple[Any, ...]
+"""A message's plan: its text, the plans of its outputs, and its blocks (``("if", test,
+then, otherwise)``, ``("for", target, items, body, otherwise)``, ``("set", name, value)``),
+in order."""
 
-
-def won(amount: Any) -> str:
-    """10000 -> '1만원', 35000 -> '3만 5,000원', 1500 -> '1,500원' (Korean won, spoken style)."""
-    if not isinstance(amount, int | float) or isinstance(amount, bool):
-        return str(amount)
-    sign, n = ("-" if amount < 0 else ""), abs(int(amount))
-    if n < 10000:
-        return f"{sign}{n:,}원"
-    man, rest = divmod(n, 10000)
-    return f"{sign}{man:,}만" + (f" {rest:,}원" if rest else "원")
-
-
-def money(amount: Any, currency: str = "KRW") -> str:
-    """Format an amount for its currency: KRW spoken style, others with a symbol or code."""
-    if currency == "KRW":
-        return won(amount)
-    if not isinstance(amount, int | float) or isinstance(amount, bool):
-        return str(amount)
-    symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
-    text = f"{abs(amount):,.2f}".removesuffix(".00")
-    sign = "-" if amount < 0 else ""
-    return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {currency}"
-
-
-FILTERS: dict[str, Callable[..., Any]] = {"won": won, "money": money, "josa": josa}
-"""The engine's own filters (jinja2's environment has them too)."""
-
-GLOBALS: dict[str, Any] = {}
-"""jinja2's globals (range, dict, ...), once its environment exists (empty before): a turn
-context starts from them, so a full template renders its context as is."""
-
-_DICT_NAMES = frozenset(dir(dict))
-"""What ``getattr`` finds on any dict: the sandbox returns these before the dict's items."""
-
-COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
-    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "lteq": operator.le,
-    "gt": operator.gt, "gteq": operator.ge,
-    "in": lambda a, b: a in b, "notin": lambda a, b: a not in b,
-}
-
-
-def _jinja() -> Any:
-    """The one jinja2 environment (``engine.compiler.templates``), imported on first use."""
-    from engine.compiler.templates import environment
-
-    return environment()
+Block = Callable[[Mapping[str, Any], list[str]], Mapping[str, Any]]
+"""Renders a run of parts into ``out``; returns the context the parts after it see (a
+``set`` changes it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,12 +77,25 @@ def restored(source: str, names: frozenset[str], slot_refs: frozenset[str],
     if plan is not None:
         render = reader(plan) if expression else template_reader(plan)
     else:
-        from engine.compiler.templates import evaluates, renders
-
-        compiled = cast(CodeType, marshal.loads(code or b""))  # noqa: S302 - our own build
-        render = evaluates(compiled) if expression else renders(compiled)
+        render = _on_first_use(code or b"", expression)
     return Compiled(source, names, render, slot_refs, field_refs, agent_refs, retrieved_refs,
                     agent_field_refs, expression, plan)
+
+
+def _on_first_use(code: bytes, expression: bool) -> Callable[[Mapping[str, Any]], Any]:
+    """A template's marshalled jinja2 code as a render function that loads it (and jinja2)
+    when it is first called: a server imports jinja2 for the templates it renders."""
+    built: list[Callable[[Mapping[str, Any]], Any]] = []
+
+    def render(ctx: Mapping[str, Any]) -> Any:
+        if not built:
+            from engine.compiler.templates import evaluates, renders
+
+            compiled = cast(CodeType, marshal.loads(code))  # noqa: S302 - our own build
+            built.append(evaluates(compiled) if expression else renders(compiled))
+        return built[0](ctx)
+
+    return render
 
 
 def template_reader(parts: Parts) -> Callable[[Mapping[str, Any]], str]:
@@ -134,6 +103,15 @@ def template_reader(parts: Parts) -> Callable[[Mapping[str, Any]], str]:
     if all(isinstance(part, str) for part in parts):
         text = "".join(str(part) for part in parts).strip()
         return lambda ctx: text
+    if any(not isinstance(part, str) and part[0] in _BLOCKS for part in parts):
+        block = _block(parts)
+
+        def render_blocks(ctx: Mapping[str, Any]) -> str:
+            out: list[str] = []
+            block(ctx, out)
+            return "".join(out).strip()
+
+        return render_blocks
     pieces = [part if isinstance(part, str) else reader(part) for part in parts]
 
     def render(ctx: Mapping[str, Any]) -> str:
@@ -142,61 +120,87 @@ def template_reader(parts: Parts) -> Callable[[Mapping[str, Any]], str]:
     return render
 
 
-def reader(plan: Plan) -> Reader:
-    """An expression's plan -> a closure evaluating it. Each closure binds the names it
-    reads once (a closure keeps the narrowing of a name only if nothing re-binds it)."""
-    kind = plan[0]
-    if kind == "const":
-        value = plan[1]
-        return lambda ctx: value
-    if kind == "name":
-        return _name(plan[1])
-    if kind in ("getattr", "filter", "compare"):
-        return _with(kind, plan[1], [reader(p) for p in plan[2:]])
-    read = [reader(p) for p in plan[1:]]
-    if kind == "not":
-        inner = read[0]
-        return lambda ctx: not inner(ctx)
-    if kind == "cond":
-        test, yes, no = read
-        return lambda ctx: yes(ctx) if test(ctx) else no(ctx)
-    lhs, rhs = read
-    if kind == "and":
-        return lambda ctx: lhs(ctx) and rhs(ctx)
-    return lambda ctx: lhs(ctx) or rhs(ctx)  # "or"
+def _block(parts: Parts) -> Block:
+    steps = [_step(part) for part in parts]
+
+    def run(ctx: Mapping[str, Any], out: list[str]) -> Mapping[str, Any]:
+        for step in steps:
+            ctx = step(ctx, out)
+        return ctx
+
+    return run
 
 
-def _name(name: str) -> Reader:
-    """``name`` -> its value in the context; else one of jinja2's globals (a context built
-    before jinja2 was imported lacks them), else StrictUndefined (fails when used)."""
+def _step(part: Any) -> Block:
+    """One part as jinja2 runs it: text and outputs are written, an ``if`` runs one of its
+    branches (a ``set`` in it is seen after it, as in jinja2), a ``for`` its body per item
+    in a scope of its own (or its ``else`` when there is none), a ``set`` binds a name for
+    the parts after it."""
+    if isinstance(part, str):
+        def text(ctx: Mapping[str, Any], out: list[str]) -> Mapping[str, Any]:
+            out.append(part)
+            return ctx
+        return text
+    kind = part[0]
+    if kind == "if":
+        test, then, otherwise = reader(part[1]), _block(part[2]), _block(part[3])
+        return lambda ctx, out: then(ctx, out) if test(ctx) else otherwise(ctx, out)
+    if kind == "set":
+        name, value = part[1], reader(part[2])
+        return lambda ctx, out: {**ctx, name: value(ctx)}
+    if kind == "for":
+        target, items, body, otherwise, test, counted = part[1:]
+        return _loop(target, reader(items), _block(body), _block(otherwise),
+                     None if test is None else reader(test), counted)
+    value = reader(part)
 
-    def missing() -> Any:
-        env = _jinja()
-        return env.globals[name] if name in env.globals else env.undefined(name=name)
+    def output(ctx: Mapping[str, Any], out: list[str]) -> Mapping[str, Any]:
+        out.append(str(value(ctx)))
+        return ctx
 
-    return lambda ctx: ctx[name] if name in ctx else missing()
-
-
-def _getattr(obj: Any, attr: str) -> Any:
-    """``obj.attr`` as the sandbox reads it: a plain dict's item here (what the sandbox
-    returns for a name no dict has as an attribute), anything else by the sandbox."""
-    if type(obj) is dict and attr in obj and attr not in _DICT_NAMES:
-        return obj[attr]
-    return _jinja().getattr(obj, attr)
+    return output
 
 
-def _with(kind: str, what: str, read: list[Reader]) -> Reader:
-    """The operations with a name of their own: ``x.attr``, ``x | filter(args)``,
-    ``a <op> b``."""
-    if kind == "getattr":
-        obj = read[0]
-        return lambda ctx: _getattr(obj(ctx), what)
-    if kind == "filter":
-        func = FILTERS.get(what) or _jinja().filters[what]
-        value, args = read[0], read[1:]
-        return lambda ctx: func(value(ctx), *(arg(ctx) for arg in args))
-    compare, left, right = COMPARISONS[what], read[0], read[1]
-    return lambda ctx: compare(left(ctx), right(ctx))
+def _loop(target: str | tuple[str, ...], items: Reader, body: Block, otherwise: Block,
+          test: Reader | None, counted: bool) -> Block:
+    """A ``for`` block: its body once per item (that passes its test), in a scope of its
+    own with the target bound (and ``loop``'s fields when the body reads them); its
+    ``else`` when no item did."""
+
+    def scopes(ctx: Mapping[str, Any]) -> list[dict[str, Any]] | Iterator[dict[str, Any]]:
+        each = ({**ctx, **_bound(target, item)} for item in items(ctx))
+        kept = each if test is None else (scope for scope in each if test(scope))
+        if not counted:
+            return kept
+        scopes = list(kept)
+        size = len(scopes)
+        for i, scope in enumerate(scopes):
+            scope["loop"] = {"index": i + 1, "index0": i, "revindex": size - i,
+                             "revindex0": size - i - 1, "first": i == 0,
+                             "last": i == size - 1, "length": size}
+        return scopes
+
+    def loop(ctx: Mapping[str, Any], out: list[str]) -> Mapping[str, Any]:
+        empty = True
+        for scope in scopes(ctx):
+            empty = False
+            body(scope, out)
+        return otherwise(ctx, out) if empty else ctx
+
+    return loop
+
+
+def _bound(target: str | tuple[str, ...], item: Any) -> dict[str, Any]:
+    """The names a loop's target binds to one item (``k, v`` unpacks it, as Python does)."""
+    if isinstance(target, str):
+        return {target: item}
+    values = tuple(item)
+    if len(values) != len(target):
+        raise ValueError(f"cannot unpack {len(values)} values into {len(target)} names")
+    return dict(zip(target, values, strict=True))
+
+
+_BLOCKS = frozenset({"if", "for", "set"})
 
 
 def template_failed(err: BaseException) -> bool:
@@ -206,5 +210,4 @@ def template_failed(err: BaseException) -> bool:
     return jinja2 is not None and isinstance(err, jinja2.TemplateError)
 
 
-__all__ = ["COMPARISONS", "FILTERS", "GLOBALS", "Compiled", "Parts", "Plan", "Reader", "money",
-           "reader", "restored", "template_failed", "template_reader", "won"]
+__all__ = ["Compiled", "Parts", "restored", "template_failed", "template_reader"]

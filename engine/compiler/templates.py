@@ -20,15 +20,8 @@ from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from engine.compiler import fast
-from engine.compiler.rendering import (
-    FILTERS,
-    GLOBALS,
-    Compiled,
-    money,
-    reader,
-    template_reader,
-    won,
-)
+from engine.compiler.readers import FILTERS, GLOBALS, money, reader, won
+from engine.compiler.rendering import Compiled, template_reader
 from engine.registry import CONTEXT_FIELDS
 
 # Names every message, condition and step expression may use (the turn context).
@@ -67,10 +60,11 @@ def compile_template(source: str) -> Compiled:
     """
     env = environment()
     tree = env.parse(source)
+    code = env.compile(tree)  # jinja2's own checks (an unknown filter, ...), plan or not
     plan = fast.template_plan(env, tree)
-    if plan is not None:  # text and simple `{{ }}` only: no jinja2 template run per render
+    if plan is not None:  # no jinja2 template run per render
         return Compiled(source, *_with_reads(tree, template_reader(plan)), plan=plan)
-    return Compiled(source, *_with_reads(tree, renders(env.compile(tree))))
+    return Compiled(source, *_with_reads(tree, renders(code)))
 
 
 @lru_cache(maxsize=4096)

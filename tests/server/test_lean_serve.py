@@ -63,7 +63,8 @@ FRONT_END = ("yaml", "engine.compiler.entry", "engine.compiler.build", "engine.c
 
 def test_a_server_started_from_its_kept_build_imports_no_front_end(tmp_path: Path) -> None:
     """The first start compiles the flow (reading YAML, running the checks) and keeps the
-    build; the next loads it: no YAML, no schema, no compiler checks."""
+    build; the next loads it: no YAML, no schema, no compiler checks — and, the flow's
+    templates all having plans, no jinja2 to answer a turn."""
     (tmp_path / "flows").mkdir()
     flow = tmp_path / "flows" / "transfer.yaml"
     flow.write_text(TRANSFER.read_text(encoding="utf-8"), encoding="utf-8")
@@ -77,4 +78,4 @@ def test_a_server_started_from_its_kept_build_imports_no_front_end(tmp_path: Pat
     again = served_imports(flow, tmp_path, "엄마한테 1만원 보내줘")
     assert {"engine.compiler.compiled", "engine.runtime.engine"} <= again
     assert [m for m in again if any(m == name or m.startswith(name + ".")
-                                    for name in FRONT_END)] == []
+                                    for name in (*FRONT_END, "jinja2"))] == []
