@@ -22,12 +22,14 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from engine.dsl.spec import MemorySpec
 from engine.errors import FlowRuntimeError
 from engine.precompiled import re_compile
+
+if TYPE_CHECKING:
+    from engine.dsl.spec import MemorySpec
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})

@@ -9,7 +9,14 @@ checked against them by the test suite.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from engine.texts import OVERRIDABLE_TEXTS
+
+NextAction = Literal["ASK", "CONFIRM", "ASK_CONTINUE", "DONE"]
+"""What a turn asks of the client next (DONE's ``next_action``)."""
+MAX_LOOP_ATTEMPTS = 50
+"""The most attempts a `loop` step makes, whatever its `max_attempts` says."""
 
 # tools an agent step may offer the model (engine/providers/tools.py implements them)
 AGENT_TOOLS: tuple[str, ...] = ("calculator",)

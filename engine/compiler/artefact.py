@@ -17,6 +17,7 @@ An artefact is code, as a flow's validators are: load only the ones you built.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
@@ -27,8 +28,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
 
 from engine.compiler.compiled import CompiledService
+from engine.dsl.records import reduce_model
 from engine.errors import FlowRuntimeError
 from engine.nlu.intents import given, model_of
 
@@ -105,11 +110,24 @@ def _tree(root: Path) -> Iterator[Path]:
                 yield path
 
 
+class _BuildPickler(pickle.Pickler):
+    """Pickles the flow language's models as records (``engine.dsl.records``): a server
+    loading the build never creates their pydantic classes."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, BaseModel) and type(obj).__module__.startswith("engine.dsl."):
+            return reduce_model(obj)
+        return NotImplemented
+
+
 def write(service: CompiledService, out: Path, flow: Path, key: str) -> None:
     """Write the artefact of ``service`` to ``out`` at once (aside, then renamed)."""
     header = json.dumps({"flow": str(flow.resolve()), "key": key,
                          "engine": engine_fingerprint()}).encode()
-    body = pickle.dumps((service, model_of(service.intents)), protocol=pickle.HIGHEST_PROTOCOL)
+    buffer = io.BytesIO()
+    _BuildPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(
+        (service, model_of(service.intents)))
+    body = buffer.getvalue()
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, aside = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
     try:

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 from engine.compiler.machine import StageMachine
 from engine.compiler.rendering import Compiled
 from engine.compiler.validators import SlotValidator
-from engine.dsl.spec import MemorySpec, ModelSpec, ServiceSpec, SlotSpec
 from engine.nlu import IntentRule, YesNoWords
 from engine.source import SourceMap
 
 if TYPE_CHECKING:
+    # a build holds these as records (engine.dsl.records): a server never imports them
+    from engine.dsl.spec import MemorySpec, ModelSpec, ServiceSpec, SlotSpec
     from engine.retrieval import KnowledgeIndex  # imported by a flow with knowledge bases
 
 
@@ -331,6 +332,13 @@ class CompiledFlow:
             and not self.stages[stage].terminal
 
 
+def _memory_defaults() -> MemorySpec:
+    """The memory settings of a service that names none (made when compiling)."""
+    from engine.dsl.spec import MemorySpec
+
+    return MemorySpec()
+
+
 @dataclass(frozen=True, slots=True)
 class CompiledService:
     spec: ServiceSpec
@@ -352,7 +360,7 @@ class CompiledService:
     description: str = ""
     settings: Mapping[str, int] = field(default_factory=dict)
     """The file's defaults for FLOW_SETTINGS (``config.Settings.with_flow_defaults``)."""
-    memory: MemorySpec = field(default_factory=MemorySpec)
+    memory: MemorySpec = field(default_factory=_memory_defaults)
     sensitive: frozenset[str] = frozenset()
     """Slots shown masked outside templates and actions (``mask``)."""
     intent_names: tuple[str, ...] = ()
@@ -416,4 +424,3 @@ class Patterns:
     """``confidence.unmatched: clarify``: a request no intent matches is asked to say more."""
     by_priority: bool = False
     """``patterns.ranking: priority``: intents over their thresholds go by priority first."""
-

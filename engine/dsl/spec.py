@@ -23,14 +23,10 @@ from engine.dsl.base import Expression, Name, SourceName, Spec, StageName
 from engine.dsl.hooks import HookSpec
 from engine.dsl.tools_spec import GatewayRule as ToolRule
 from engine.dsl.tools_spec import ToolSpec
-from engine.registry import FAILURE_TAGS
+from engine.registry import FAILURE_TAGS, MAX_LOOP_ATTEMPTS, NextAction
 from engine.workspace.command import MAX_TAIL_CHARS, MAX_TIMEOUT_SEC
 from engine.workspace.files import MAX_FILE_BYTES, MAX_FILES
 
-MAX_LOOP_ATTEMPTS = 50
-"""The most attempts a `loop` step makes, whatever its `max_attempts` says."""
-
-NextAction = Literal["ASK", "CONFIRM", "ASK_CONTINUE", "DONE"]
 FailureTag = Literal[FAILURE_TAGS]  # type: ignore[valid-type]
 SlotType = Literal["string", "integer", "number", "money", "date", "time", "enum", "boolean", "list"]
 

@@ -4,9 +4,12 @@ runs offline and what would make it live."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from engine.dsl.spec import ModelSpec
 from engine.providers.registry import available_providers
+
+if TYPE_CHECKING:
+    from engine.dsl.spec import ModelSpec
 
 _KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 

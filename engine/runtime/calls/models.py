@@ -14,16 +14,19 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.compiler.compiled import CompiledService
 from engine.config import SettingsError
-from engine.dsl.spec import ModelSpec
 from engine.errors import FlowRuntimeError
 from engine.providers.base import ModelConfig, Provider
 from engine.providers.explain import live_line, offline_line
 from engine.providers.registry import build_provider
 from engine.providers.reliability import CircuitBreaker
 from engine.registry import is_provider, provider_names
+
+if TYPE_CHECKING:  # a build holds the flow's models as records (engine.dsl.records)
+    from engine.dsl.spec import ModelSpec
 
 log = logging.getLogger("flowctl.models")
 
@@ -93,6 +96,8 @@ class ModelPool:
 def vendor_model(name: str) -> ModelSpec:
     """``provider:model`` or a bare vendor model name (``claude-*`` is Anthropic's, any
     other OpenAI's or an OpenAI-compatible server's) as a model spec."""
+    from engine.dsl.spec import ModelSpec  # only when the operator names a vendor model
+
     provider, sep, model = name.partition(":")
     if sep and is_provider(provider):
         return ModelSpec(provider=provider, model=model)

@@ -17,8 +17,8 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, assert_never
 
 from engine.compiler.compiled import LoopStep, Step, shown
-from engine.dsl.spec import MAX_LOOP_ATTEMPTS
 from engine.errors import FlowRuntimeError
+from engine.registry import MAX_LOOP_ATTEMPTS
 from engine.runtime.values.control import (
     AttemptFailed,
     CallFlow,

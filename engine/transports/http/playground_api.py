@@ -36,13 +36,14 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from engine.compiler.compiled import CompiledService
-from engine.dsl import spec as s
+from engine.dsl.records import spec_of
 from engine.transports.http import playground_edit, reload_status
 from engine.transports.http.edge import PREFIX
 from engine.transports.http.reload_status import ReloadState
 from engine.transports.http.schemas import AUTH_ERRORS
 
 if TYPE_CHECKING:
+    from engine.dsl import spec as s
     from engine.runtime.serving import TurnEngine
 
 ASSETS = Path(fastapi_offline.__file__).parent / "static"
@@ -112,7 +113,7 @@ def service_view(service: CompiledService) -> ServiceView:
     return ServiceView(service=spec.service, description=spec.description,
                        locale=spec.locale, default_flow=spec.default_flow,
                        examples=_examples(intents), intents=intents,
-                       flows=[graph(name, spec) for name in spec.flows],
+                       flows=[graph(name, spec_of(spec)) for name in spec.flows],
                        runs=any(stage.background for flow in service.flows.values()
                                 for stage in flow.stages.values()),
                        irreversible=[name for name, action in spec.actions.items()

@@ -28,7 +28,7 @@ from typing import (
 from fastapi import FastAPI
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
-from engine.dsl.spec import NextAction
+from engine.registry import NextAction
 from engine.runtime.values.events import Hook, SelectedAgent, StateSnapshot, Trace, UiHint
 
 __all__ = ["AUTH_ERRORS", "ERRORS", "SSE_DOC", "ChatRequest", "ChatResponse",

@@ -34,6 +34,7 @@ from pydantic import BaseModel, Field
 from engine.compiler.compiled import Argv, CompiledAction, CompiledService
 from engine.config import Settings
 from engine.dsl import spec as s
+from engine.dsl.records import spec_of
 from engine.runtime.calls.local import LOCAL_KINDS, supervised
 from engine.runtime.calls.probe import probe
 from engine.runtime.serving import TurnEngine
@@ -291,5 +292,5 @@ def action_view(action: CompiledAction) -> ActionView:
 def loops(service: CompiledService) -> list[LoopView]:
     return [LoopView(flow=flow, stage=stage, max_attempts=step.loop.max_attempts,
                      background=service.flows[flow].stages[stage].background)
-            for flow, stage, _, step in s.service_steps(service.spec)
+            for flow, stage, _, step in s.service_steps(spec_of(service.spec))
             if isinstance(step, s.LoopStep)]
