@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from jinja2 import UndefinedError
-from jinja2.exceptions import SecurityError
 
 from engine.compiler.templates import (
     base_context,
