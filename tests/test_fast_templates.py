@@ -173,7 +173,7 @@ def test_a_server_of_plans_only_never_imports_jinja2(tmp_path: Any) -> None:
     (tmp_path / "plans.pickle").write_bytes(pickle.dumps((view, plans)))
     child = f"""
 import pickle, sys
-from engine.compiler.readers import GLOBALS
+from engine.compiler.filters import GLOBALS
 view, (*plans, missing) = pickle.loads(open({str(tmp_path / "plans.pickle")!r}, "rb").read())
 print([p.render(view) for p in plans])
 assert "jinja2" not in sys.modules and not GLOBALS, sorted(sys.modules)
@@ -238,3 +238,30 @@ def test_an_expression_plan_gives_what_jinja2_gives(source: str, view: dict[str,
     expected = outcome(environment().compile_expression(source, undefined_to_none=False),
                        view)
     assert outcome(compiled.render, view) == expected
+
+
+@pytest.mark.parametrize("source", [
+    "{{ slots.amount + 'won' }}", "{{ slots.recipient / 2 }}", "{{ (missing | first)[9] }}",
+    "{% for x in slots.amount %}{{ x }}{% endfor %}", "{{ items | sum(attribute='tags') }}",
+])
+def test_a_plan_that_fails_is_told_as_a_template_failure(source: str) -> None:
+    """A turn's error kind names the template, whether jinja2 or a plan raised."""
+    from engine.runtime.calls.failures import failure_kind
+
+    compiled = compile_template(source)
+    assert compiled.plan is not None
+    with pytest.raises(Exception) as failed:
+        compiled.render(VIEW)
+    assert failure_kind(failed.value) == "template"
+
+
+@pytest.mark.parametrize("source", ["slots.amount > 'x'", "batch.index // 0",
+                                    "slots.recipient + 1 == 2"])
+def test_an_expression_plan_that_fails_is_told_as_a_template_failure(source: str) -> None:
+    from engine.runtime.calls.failures import failure_kind
+
+    compiled = compile_expression(source)
+    assert compiled.plan is not None
+    with pytest.raises(Exception) as failed:
+        compiled.render(VIEW)
+    assert failure_kind(failed.value) == "template"

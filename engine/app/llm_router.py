@@ -24,7 +24,7 @@ from engine.app.checks import service_keywords
 from engine.app.loaded import LoadedApp
 from engine.app.router import Reason
 from engine.compiler.compiled import CompiledService
-from engine.compiler.readers import GLOBALS
+from engine.compiler.filters import GLOBALS
 from engine.compiler.rendering import Compiled
 from engine.errors import ProviderError
 from engine.providers.base import ChatMessage, ChatRequest

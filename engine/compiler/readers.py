@@ -21,41 +21,11 @@ from numbers import Number
 from types import BuiltinFunctionType, FunctionType, MethodType
 from typing import Any
 
-from engine.compiler.josa import josa
+from engine.compiler.filters import FILTERS
 
 Plan = tuple[Any, ...]
 Reader = Callable[[Mapping[str, Any]], Any]
 
-
-def won(amount: Any) -> str:
-    """10000 -> '1만원', 35000 -> '3만 5,000원', 1500 -> '1,500원' (Korean won, spoken style)."""
-    if not isinstance(amount, int | float) or isinstance(amount, bool):
-        return str(amount)
-    sign, n = ("-" if amount < 0 else ""), abs(int(amount))
-    if n < 10000:
-        return f"{sign}{n:,}원"
-    man, rest = divmod(n, 10000)
-    return f"{sign}{man:,}만" + (f" {rest:,}원" if rest else "원")
-
-
-def money(amount: Any, currency: str = "KRW") -> str:
-    """Format an amount for its currency: KRW spoken style, others with a symbol or code."""
-    if currency == "KRW":
-        return won(amount)
-    if not isinstance(amount, int | float) or isinstance(amount, bool):
-        return str(amount)
-    symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency)
-    text = f"{abs(amount):,.2f}".removesuffix(".00")
-    sign = "-" if amount < 0 else ""
-    return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {currency}"
-
-
-FILTERS: dict[str, Callable[..., Any]] = {"won": won, "money": money, "josa": josa}
-"""The engine's own filters (jinja2's environment has them too)."""
-
-GLOBALS: dict[str, Any] = {}
-"""jinja2's globals (range, dict, ...), once its environment exists (empty before): a turn
-context starts from them, so a full template renders its context as is."""
 
 COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "lteq": operator.le,
@@ -185,8 +155,8 @@ _PLAIN_CALLABLES = (FunctionType, MethodType, BuiltinFunctionType)
 
 
 def _jinja() -> Any:
-    """The one jinja2 environment (``engine.compiler.templates``), imported on first use."""
-    from engine.compiler.templates import environment
+    """The one jinja2 environment (``engine.compiler.sandbox``), imported on first use."""
+    from engine.compiler.sandbox import environment
 
     return environment()
 
@@ -370,5 +340,5 @@ _COLLECTIONS: dict[str, Callable[[list[Reader]], Reader]] = {
 """Operations over their operands alone."""
 
 
-__all__ = ["COMPARISONS", "FILTERS", "GLOBALS", "OPERATORS", "PURE_FILTERS", "TESTS", "UNARY",
-           "Plan", "Reader", "money", "reader", "won"]
+__all__ = ["COMPARISONS", "OPERATORS", "PURE_FILTERS", "TESTS", "UNARY", "Plan", "Reader",
+           "reader"]

@@ -61,7 +61,7 @@ class Compiled:
         build loads it without parsing or compiling anything."""
         code = None
         if self.plan is None:
-            from engine.compiler.templates import template_code
+            from engine.compiler.sandbox import template_code
 
             code = marshal.dumps(template_code(self.source, self.expression))
         return restored, (self.source, self.names, self.slot_refs, self.field_refs,
@@ -89,7 +89,7 @@ def _on_first_use(code: bytes, expression: bool) -> Callable[[Mapping[str, Any]]
 
     def render(ctx: Mapping[str, Any]) -> Any:
         if not built:
-            from engine.compiler.templates import evaluates, renders
+            from engine.compiler.sandbox import evaluates, renders
 
             compiled = cast(CodeType, marshal.loads(code))  # noqa: S302 - our own build
             built.append(evaluates(compiled) if expression else renders(compiled))

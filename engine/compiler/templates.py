@@ -1,27 +1,24 @@
-"""Message/prompt/expression source -> compiled jinja2 objects in one sandboxed environment.
+"""Message/prompt/expression source -> a compiled template: its plan (or jinja2's code) and
+the names, slots and fields it reads.
 
-User text only ever reaches templates as data (a context value), never as template
-source. The environment is an ``ImmutableSandboxedEnvironment`` (a template can neither reach
-Python internals nor change the session through ``dict.update`` and the like) with
-``StrictUndefined`` so a
-misspelt variable fails loudly at render time and is caught at compile time by
-``undeclared()``.
+Compiled in the one sandboxed environment (``engine.compiler.sandbox``): user text only
+ever reaches templates as data, and a misspelt variable is caught at compile time by
+``undeclared()`` (and fails loudly at render time, StrictUndefined).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
-from types import CodeType
-from typing import Any, cast
+from typing import Any
 
-from jinja2 import StrictUndefined, Template, TemplateSyntaxError, meta, nodes
-from jinja2.parser import Parser
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2 import TemplateSyntaxError, meta, nodes
 
 from engine.compiler import fast
-from engine.compiler.readers import FILTERS, GLOBALS, money, reader, won
+from engine.compiler.filters import money, won
+from engine.compiler.readers import reader
 from engine.compiler.rendering import Compiled, template_reader
+from engine.compiler.sandbox import base_context, environment, evaluates, renders, template_code
 from engine.registry import CONTEXT_FIELDS
 
 # Names every message, condition and step expression may use (the turn context).
@@ -30,25 +27,6 @@ CONTEXT_NAMES = frozenset({
     "progress", "turn", "stage", "flow", "completed", "summary", "result", "ask", "value",
     "today", "now", "context", "agents", "retrieved", "loop",
 })
-
-
-@lru_cache(maxsize=1)
-def environment() -> ImmutableSandboxedEnvironment:
-    """The one environment every template and expression is compiled in."""
-    env = ImmutableSandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
-                               keep_trailing_newline=False, trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(FILTERS)
-    GLOBALS.update(env.globals)
-    return env
-
-
-def base_context() -> dict[str, Any]:
-    """The environment's globals (range, dict, ...) as a plain dict.
-
-    A turn context starts from a copy of it, so every render can hand jinja2 its context
-    as is (``shared=True``) instead of jinja2 re-merging its globals ChainMap per render.
-    """
-    return dict(environment().globals)
 
 
 @lru_cache(maxsize=4096)
@@ -85,52 +63,6 @@ def _with_reads(tree: nodes.Template, render: Callable[[Mapping[str, Any]], Any]
         frozenset[tuple[str, str]], frozenset[str], frozenset[str], frozenset[tuple[str, str]]]:
     names, slots, fields, agents, found, agent_fields = _reads(tree)
     return names, render, slots, fields, agents, found, agent_fields
-
-
-def template_code(source: str, expression: bool) -> CodeType:
-    """The Python code jinja2 compiles ``source`` to: a template's, or for an expression
-    a template that assigns it to ``result`` (as ``Environment.compile_expression``)."""
-    env = environment()
-    if not expression:
-        return cast(CodeType, env.compile(env.parse(source)))
-    parser = Parser(env, source, state="variable")
-    try:
-        expr = parser.parse_expression()
-        if not parser.stream.eos:
-            raise TemplateSyntaxError("chunk after expression", parser.stream.current.lineno,
-                                      None, None)
-        expr.set_environment(env)
-    except TemplateSyntaxError:
-        env.handle_exception(source=source)  # raises it, with the source, as jinja2 does
-    body = [nodes.Assign(nodes.Name("result", "store"), expr, lineno=1)]
-    return cast(CodeType, env.compile(nodes.Template(body, lineno=1)))
-
-
-def _template(code: CodeType) -> Template:
-    env = environment()
-    return env.template_class.from_code(env, code, env.make_globals(None), None)
-
-
-def renders(code: CodeType) -> Callable[[Mapping[str, Any]], str]:
-    env, template = environment(), _template(code)
-
-    def render(ctx: Mapping[str, Any]) -> str:
-        context = _context(env, template, ctx)
-        return env.concat(template.root_render_func(context)).strip()
-
-    return render
-
-
-def evaluates(code: CodeType) -> Callable[[Mapping[str, Any]], Any]:
-    env, template = environment(), _template(code)
-
-    def evaluate(ctx: Mapping[str, Any]) -> Any:
-        context = _context(env, template, ctx)
-        for _ in template.root_render_func(context):
-            pass
-        return context.vars["result"]
-
-    return evaluate
 
 
 def _reads(tree: nodes.Template) -> tuple[frozenset[str], frozenset[str],
@@ -173,13 +105,6 @@ def _attr(node: nodes.Getattr | nodes.Getitem) -> str | None:
     if isinstance(node.arg, nodes.Const) and isinstance(node.arg.value, str):
         return node.arg.value
     return None
-
-
-def _context(env: ImmutableSandboxedEnvironment, template: Template, ctx: Mapping[str, Any]) -> Any:
-    """A jinja2 Context over ``ctx`` as is: the globals are already in it (``base_context``),
-    so jinja2 need not copy them (``new_context``) nor list them (``Context(globals=...)``)."""
-    parent = ctx if isinstance(ctx, dict) else dict(ctx)
-    return env.context_class(env, parent, template.name, template.blocks)
 
 
 def undeclared(names: Iterable[str], allowed: Iterable[str] = CONTEXT_NAMES) -> list[str]:

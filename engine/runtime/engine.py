@@ -19,7 +19,7 @@ from functools import partial
 from typing import Any, Protocol, cast
 
 from engine.compiler.compiled import CompiledService
-from engine.compiler.readers import GLOBALS
+from engine.compiler.filters import GLOBALS
 from engine.config import Settings
 from engine.runtime.calls.actions import ActionStub
 from engine.runtime.calls.failures import failure_kind

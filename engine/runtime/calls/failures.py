@@ -27,6 +27,8 @@ _INSTALLED = tuple(Path(sysconfig.get_paths()[k]).resolve()
 _BY_MODULE = (
     ("store/", "store"),
     ("compiler/templates.py", "template"), ("compiler/rendering.py", "template"),
+    ("compiler/readers.py", "template"), ("compiler/sandbox.py", "template"),
+    ("compiler/filters.py", "template"),
     ("runtime/calls/actions.py", "action"), ("runtime/calls/local.py", "action"),
     ("workspace/", "action"), ("runtime/steps/dispatch.py", "action"),
     ("runtime/calls/toolbox.py", "tool"), ("runtime/calls/mcp.py", "tool"),

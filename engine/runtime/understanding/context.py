@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage, secrets_of
-from engine.compiler.readers import GLOBALS
+from engine.compiler.filters import GLOBALS
 from engine.runtime.understanding.understand import Intent
 from engine.runtime.values.session import Meta, QueuedTask, SessionState
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.compiler.compiled import CompiledFlow, CompiledService
-from engine.compiler.readers import GLOBALS
+from engine.compiler.filters import GLOBALS
 from engine.compiler.rendering import Compiled
 from engine.providers.base import ChatMessage, ChatRequest
 from engine.runtime.understanding.echo import fence
