@@ -35,7 +35,26 @@ def template_plan(env: ImmutableSandboxedEnvironment, tree: nodes.Template) -> P
     """The plan of a template of text, outputs and ``if``/``for``/``set`` blocks; None for
     other tags (macros, ``with``, ...), a loop that reads ``loop`` or sets a name, a
     ``set`` of more than a name, expressions plans do not cover."""
-    return _parts(env, tree.body, in_loop=False)
+    return _parts(env, tree.body, in_loop=False) if _scoped_as_plans(tree) else None
+
+
+def _scoped_as_plans(tree: nodes.Template) -> bool:
+    """Whether every name a loop reads that the template also sets was set before the
+    loop, at the top level: jinja2 gives a loop an undefined name for one set only later,
+    where a plan would read the context's."""
+    assigned = {n.name for node in tree.find_all(nodes.Assign)
+                for n in [node.target, *node.target.find_all(nodes.Name)]
+                if isinstance(n, nodes.Name)}
+    set_before: set[str] = set()
+    for node in tree.body:
+        loops = [node] if isinstance(node, nodes.For) else list(node.find_all(nodes.For))
+        for loop in loops:
+            read = {n.name for n in loop.find_all(nodes.Name) if n.ctx == "load"}
+            if (read & assigned) - set_before:
+                return False
+        if isinstance(node, nodes.Assign) and isinstance(node.target, nodes.Name):
+            set_before.add(node.target.name)
+    return True
 
 
 def _parts(env: ImmutableSandboxedEnvironment, body: Sequence[nodes.Node],
