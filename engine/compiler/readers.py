@@ -334,7 +334,8 @@ _COLLECTIONS: dict[str, Callable[[list[Reader]], Reader]] = {
     "getitem": _item, "dict": _dict,
     "tuple": lambda read: lambda ctx: tuple(r(ctx) for r in read),
     "list": lambda read: lambda ctx: [r(ctx) for r in read],
-    "concat": lambda read: lambda ctx: "".join(str(r(ctx)) for r in read),
+    # every operand first, then their text: which failure comes first is jinja2's
+    "concat": lambda read: lambda ctx: "".join([str(v) for v in [r(ctx) for r in read]]),
     "slice": lambda read: lambda ctx: slice(*(r(ctx) for r in read)),
 }
 """Operations over their operands alone."""
