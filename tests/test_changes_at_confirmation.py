@@ -7,7 +7,8 @@ of changing it ("사촌 동생으로 변경해 주세요"), a date given with th
 transfer and in one of a batch; a message that names the slot but gives no new value
 changes nothing, nor does a change taken back ("…actually no, keep it"). And a yes said as
 going with what was proposed ("그걸로 할게요"), which a question, a doubt or a "but wait"
-is not.
+is not. And an amount said as a change by it ("만원 더", "5천원만 덜", "add 10k"): added to or
+taken off the one asked about, asked again.
 
 Every sentence here is new: none is in an eval set or a flow's tests."""
 
@@ -227,3 +228,49 @@ async def test_a_value_taken_back_inside_a_change_leaves_the_change(
         reply: str, slots: dict[str, Any]) -> None:
     reading, stage, _ = await confirming(SINGLE, reply)
     assert reading["slots"] == slots and stage == "READY"
+
+
+@pytest.mark.parametrize("before", [SINGLE, BATCH], ids=["single", "batch"])
+@pytest.mark.parametrize(("reply", "amount"), [
+    ("만원 더 보내줘", 70000), ("2만원 더 얹어 주세요", 80000), ("3천원 추가해 주세요", 63000),
+    ("5천원만 덜 보내줘", 55000), ("만원 빼고 보내 줘", 50000), ("add 10k", 70000),
+    ("make it 10k less", 50000), ("천원만 올려서 보내줘", 61000),
+])
+async def test_an_amount_said_as_a_change_by_it_is_added_or_taken_off(
+        before: list[str], reply: str, amount: int) -> None:
+    reading, stage, _ = await confirming(before, reply)
+    assert reading["decision"] is None and reading["slots"] == {"amount": amount}
+    assert stage == "READY"  # asked again: nothing moves until a yes to the new amount
+
+
+@pytest.mark.parametrize("before", [SINGLE, BATCH], ids=["single", "batch"])
+@pytest.mark.parametrize("reply", [
+    "6만원 줄여줘", "7만원 빼줘",  # nothing left to send
+    "할아버지한테 만원 더 보내줘",  # someone else: another transfer, perhaps
+    "만원 더 보낼까?", "만원 더 보내야 하나",  # asked, weighed
+])
+async def test_a_change_by_an_amount_that_cannot_be_this_ones_changes_nothing(
+        before: list[str], reply: str) -> None:
+    reading, stage, _ = await confirming(before, reply)
+    assert reading.get("decision") is None and not reading.get("slots") and stage == "READY"
+
+
+DOCS_BASE = ["아빠한테 1만원 보내줘"]
+
+
+@pytest.mark.parametrize(("reply", "amount"), [  # docs/understanding.md's examples
+    ("5천원 더 보내줘", 15000), ("네 5천원만 더 얹어서요", 15000), ("천원 올려줘", 11000),
+    ("add 5k", 15000), ("make it 5k more", 15000), ("3천원 줄여줘", 7000),
+    ("2천원 깎아 주세요", 8000), ("5천원 덜", 5000), ("3k less", 7000), ("7만으로 올려줘", 70000),
+    ("2만원 줄여줘", None), ("이거 보내고 엄마한테 5만원 더 보내줘", None),
+])
+async def test_the_documented_changes_by_an_amount(reply: str, amount: int | None) -> None:
+    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
+                    settings=load_settings({}))
+    try:
+        assert (await engine.reply("d", DOCS_BASE[0])).state_snapshot["stage"] == "READY"
+        done = await engine.reply("d", reply)
+    finally:
+        await engine.aclose()
+    assert done.state_snapshot["stage"] == "READY"
+    assert done.state_snapshot["slots"]["amount"] == (amount or 10000)

@@ -141,3 +141,33 @@ def names_a_share(text: str) -> bool:
     (False, False)
     """
     return _SHARE.search(text) is not None
+
+
+_BY = re_compile(
+    r"\s*(?:만\s*)?(?:을|를)?\s*(?:"
+    r"(?P<less>더\s*적게|덜|적게|(?:빼|줄여|줄이|내려|낮춰|깎)\S*|less\b|fewer\b)"
+    r"|(?P<more>(?:더(?!\s*(?:적게|덜))\s*)?(?:추가|늘려|늘리|올려|높여|얹|보태|붙여)\S*|더"
+    r"|more\b|extra\b))",
+    re.IGNORECASE)
+
+
+_ADD = re_compile(r"\badd\s+$", re.IGNORECASE)
+
+
+def changed_by(text: str, match: Match) -> tuple[int, tuple[int, int]] | None:
+    """Whether the amount ``match`` found is said as a change *by* it ("5천원 더", "3천원
+    줄여줘", "5k more", "add 5k"): +1 or -1, and where the words saying so are; None for an
+    amount said as itself ("7만으로 올려줘" raises it *to* 7만).
+
+    >>> text = "5천원 더 보내줘"
+    >>> changed_by(text, find_money(text)[0])
+    (1, (3, 5))
+    >>> [changed_by(t, find_money(t)[0]) is not None for t in ("3천원 줄여줘", "7만으로 올려줘")]
+    [True, False]
+    """
+    said = _BY.match(text, match.end)
+    if said is not None:
+        return (-1 if said["less"] else 1), said.span()
+    added = _ADD.search(text, 0, match.start)  # "add 5k"
+    return None if added is None else (1, added.span())
+

@@ -10,7 +10,8 @@ no part of it is read.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from engine.compiler.compiled import CompiledSlot
 from engine.nlu import (
@@ -37,6 +38,7 @@ from engine.nlu.certainty import (
 )
 from engine.nlu.flags import find_flag, flag_words
 from engine.nlu.known import find_known
+from engine.nlu.money import changed_by
 from engine.precompiled import re_compile
 
 Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
@@ -133,4 +135,34 @@ def _empty(match: Match) -> bool:
     return isinstance(value, str) and (asks(value) or normalise(value) in FILLERS)
 
 
-__all__ = ["Finder", "exact", "find_all", "usable", "widened"]
+
+def changes_by(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
+               picked: Mapping[str, Any], confirming: Mapping[str, Any] | None
+               ) -> tuple[dict[str, Any], list[tuple[int, int]]] | None:
+    """Amounts a confirmation changes *by* what is said ("5천원 더 보내줘", "3천원 줄여줘",
+    "make it 5k more"): each money slot's new value from the one confirmed, and where the
+    words saying so are; None when such a change leaves nothing to send, there is no amount
+    to change, or the message names another value ("엄마한테 5만원 더": another transfer,
+    perhaps, not this one's amount). Nothing outside a confirmation."""
+    changed: dict[str, Any] = {}
+    spans: list[tuple[int, int]] = []
+    if not confirming:
+        return changed, spans
+    for slot, matches in found:
+        old = confirming.get(slot.name)
+        for match in matches if slot.spec.type == "money" else ():
+            by = changed_by(text, match)
+            if by is None:
+                continue
+            step = match.value
+            if not isinstance(old, int | float) or isinstance(old, bool) or \
+                    not isinstance(step, int | float) or old + by[0] * step <= 0:
+                return None
+            changed[slot.name] = old + by[0] * step
+            spans.append(by[1])
+    if changed and any(confirming.get(k) != v for k, v in picked.items() if k not in changed):
+        return None
+    return changed, spans
+
+
+__all__ = ["Finder", "changes_by", "exact", "find_all", "usable", "widened"]

@@ -39,7 +39,7 @@ from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
 from engine.runtime.understanding.bare import bare_ok, bare_value, free_text, instead, named_values
-from engine.runtime.understanding.finders import exact, find_all, usable, widened
+from engine.runtime.understanding.finders import changes_by, exact, find_all, usable, widened
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
 
 Decision = Literal["confirm", "cancel", "deny"]
@@ -214,6 +214,10 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
         return accounted(w) or named(w) or w in own
 
     known: Callable[[str], bool] = words.known
+    by = changes_by(text, found, picked, confirming)
+    if by is None:  # "2만원 줄여줘" of 1만원: no amount left to send
+        return {}
+    picked, spans = {**picked, **by[0]}, [*spans, *by[1]]  # "5천원 더": the amount plus 5천원
     if confirming and any(confirming.get(k) not in ("", v) for k, v in picked.items()):
         spans = [*spans, *_words_of(text, [m for _, ms in found for m in ms]),  # "5만원 말고 7만원"
                  *_set_aside(text, {k: confirming.get(k) for k in picked}),  # "아빠 말고 오빠한테"
