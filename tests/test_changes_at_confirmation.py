@@ -8,7 +8,8 @@ transfer and in one of a batch; a message that names the slot but gives no new v
 changes nothing, nor does a change taken back ("…actually no, keep it"). And a yes said as
 going with what was proposed ("그걸로 할게요"), which a question, a doubt or a "but wait"
 is not. And an amount said as a change by it ("만원 더", "5천원만 덜", "add 10k"): added to or
-taken off the one asked about, asked again.
+taken off the one asked about, asked again; and one said as a multiple of it ("두 배로",
+"반만", "double it").
 
 Every sentence here is new: none is in an eval set or a flow's tests."""
 
@@ -255,6 +256,25 @@ async def test_a_change_by_an_amount_that_cannot_be_this_ones_changes_nothing(
     assert reading.get("decision") is None and not reading.get("slots") and stage == "READY"
 
 
+@pytest.mark.parametrize("before", [SINGLE, BATCH], ids=["single", "batch"])
+@pytest.mark.parametrize(("reply", "amount"), [
+    ("두 배로 보내 주세요", 120000), ("3배로 해줘", 180000), ("반만 보내 주세요", 30000),
+    ("절반으로 해줘", 30000), ("double it please", 120000), ("only half", 30000),
+])
+async def test_an_amount_said_as_a_multiple_of_the_one_asked_about_is_it(
+        before: list[str], reply: str, amount: int) -> None:
+    reading, stage, _ = await confirming(before, reply)
+    assert reading["decision"] is None and reading["slots"] == {"amount": amount}
+    assert stage == "READY"
+
+
+@pytest.mark.parametrize("reply", ["반대로 해줘", "반반 나눠서 보내줘", "두 배로 보내도 돼?",
+                                   "반만 보내라던데", "반가워요"])
+async def test_words_like_a_multiple_that_are_none_change_nothing(reply: str) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert not reading.get("slots") and stage == "READY"
+
+
 DOCS_BASE = ["아빠한테 1만원 보내줘"]
 
 
@@ -263,6 +283,7 @@ DOCS_BASE = ["아빠한테 1만원 보내줘"]
     ("add 5k", 15000), ("make it 5k more", 15000), ("3천원 줄여줘", 7000),
     ("2천원 깎아 주세요", 8000), ("5천원 덜", 5000), ("3k less", 7000), ("7만으로 올려줘", 70000),
     ("2만원 줄여줘", None), ("이거 보내고 엄마한테 5만원 더 보내줘", None),
+    ("두 배로 해줘", 20000), ("반만 보낼게", 5000), ("double it", 20000),
 ])
 async def test_the_documented_changes_by_an_amount(reply: str, amount: int | None) -> None:
     engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),

@@ -171,3 +171,26 @@ def changed_by(text: str, match: Match) -> tuple[int, tuple[int, int]] | None:
     added = _ADD.search(text, 0, match.start)  # "add 5k"
     return None if added is None else (1, added.span())
 
+
+_SCALE = re_compile(
+    r"(?<!\S)(?:(?P<times>두|세|네|[2-4])\s*배(?:로|만큼)?|(?P<half>절반|반)(?:만|으로|로)?)(?:요)?"
+    r"(?!\S)|\b(?:(?P<double>double|twice)|(?P<en_half>half))\b", re.IGNORECASE)
+_TIMES = {"두": 2, "세": 3, "네": 4, "2": 2, "3": 3, "4": 4}
+
+
+def scaled_by(text: str) -> tuple[float, tuple[int, int]] | None:
+    """Whether ``text`` says an amount as a multiple of another ("두 배로", "반만", "double
+    it", "half"): the factor, and where it is said.
+
+    >>> scaled_by("두 배로 해줘"), scaled_by("응 반만 보내"), scaled_by("make it half")
+    ((2, (0, 4)), (0.5, (2, 4)), (0.5, (8, 12)))
+    >>> scaled_by("반갑습니다"), scaled_by("반대로 해줘")
+    (None, None)
+    """
+    said = _SCALE.search(text)
+    if said is None:
+        return None
+    if said["times"]:
+        return _TIMES[said["times"]], said.span()
+    return (2 if said["double"] else 0.5), said.span()
+

@@ -38,7 +38,7 @@ from engine.nlu.certainty import (
 )
 from engine.nlu.flags import find_flag, flag_words
 from engine.nlu.known import find_known
-from engine.nlu.money import changed_by
+from engine.nlu.money import changed_by, scaled_by
 from engine.precompiled import re_compile
 
 Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
@@ -160,6 +160,14 @@ def changes_by(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
                 return None
             changed[slot.name] = old + by[0] * step
             spans.append(by[1])
+    if not changed:  # "두 배로 해줘", "반만 보낼게": the one amount asked about, scaled
+        money = [s.name for s, _ in found if s.spec.type == "money" and s.name in confirming]
+        scaled = scaled_by(text) if len(money) == 1 else None
+        if scaled is not None:
+            old = confirming[money[0]]
+            if not isinstance(old, int) or isinstance(old, bool) or old * scaled[0] % 1:
+                return None
+            changed[money[0]], spans = int(old * scaled[0]), [scaled[1]]
     if changed and any(confirming.get(k) != v for k, v in picked.items() if k not in changed):
         return None
     return changed, spans
