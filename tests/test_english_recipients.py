@@ -90,3 +90,24 @@ async def test_a_name_answered_with_thanks_is_the_name(
 @pytest.mark.parametrize("answer", ["thanks", "고마워", "thank you so much", "감사합니다"])
 async def test_thanks_alone_is_no_recipient(transfer: CompiledService, answer: str) -> None:
     assert (await slots(transfer, ASK_TARGET, answer))["target"] is None
+
+
+AT_READY = "send 20000 won to Mina"
+
+
+@pytest.mark.parametrize("reply", [
+    "change the date to friday", "move it to monday", "push it to next week",
+    "switch it to the weekend please", "can you move it to Thursday?", "to tuesday then",
+])
+async def test_a_day_after_to_at_the_confirmation_is_no_recipient(
+        transfer: CompiledService, reply: str) -> None:
+    assert (await slots(transfer, AT_READY))["stage"] == "READY"
+    assert (await slots(transfer, AT_READY, reply))["target"] == "Mina"
+
+
+@pytest.mark.parametrize(("reply", "name"), [
+    ("send it to June instead", "June"), ("no, to Sunny", "Sunny"), ("to May then", "May"),
+])
+async def test_a_name_like_a_month_or_the_weather_is_still_a_name(
+        transfer: CompiledService, reply: str, name: str) -> None:
+    assert (await slots(transfer, AT_READY, reply))["target"] == name
