@@ -110,8 +110,7 @@ def _loop_reads(node: nodes.For) -> set[str] | None:
     reads = [n.attr for part in node.body for n in part.find_all(nodes.Getattr)
              if isinstance(n.node, nodes.Name) and n.node.name == "loop"]
     named = sum(1 for n in node.find_all(nodes.Name) if n.name == "loop")
-    nested = any(True for part in node.body for _ in part.find_all(nodes.For)) or \
-        any(isinstance(part, nodes.For) for part in node.body)
+    nested = next(node.find_all(nodes.For), None) is not None
     if named != len(reads) or not LOOP_FIELDS.issuperset(reads) or (reads and nested):
         return None
     return set(reads)

@@ -93,10 +93,6 @@ def _selecting(keep: bool, by_attribute: bool) -> Callable[..., Any]:
     def select(ctx: Mapping[str, Any], value: Any, *args: Any) -> Any:
         if not value:
             return
-        if by_attribute and not args:
-            yield from _jinja().call_filter("selectattr" if keep else "rejectattr", value,
-                                            [], {}, context=_context(ctx))  # its error
-            return
         get = _attribute_of(args[0]) if by_attribute else (lambda item: item)
         rest = args[1:] if by_attribute else args
         name, test_args = (rest[0], rest[1:]) if rest else (None, ())
@@ -259,7 +255,8 @@ def _filter(spec: tuple[str, tuple[str, ...]], read: list[Reader]) -> Reader:
             return lambda ctx: func(value(ctx), *(arg(ctx) for arg in args))
         return lambda ctx: func(value(ctx), *(arg(ctx) for arg in args),
                                 **{k: r(ctx) for k, r in zip(kwnames, kws, strict=True)})
-    if name in CONTEXT_FILTERS and not kwnames:
+    if name in CONTEXT_FILTERS and not kwnames and (args or not name.endswith("attr")):
+        # (selectattr without an attribute name: jinja2's own error, below)
         select = CONTEXT_FILTERS[name]
         return lambda ctx: select(ctx, value(ctx), *(arg(ctx) for arg in args))
 
