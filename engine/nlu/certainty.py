@@ -73,7 +73,8 @@ _CHANGE = frozenset({
     "바꿔", "바꿔줘", "바꿔요", "바꿔주세요", "바꿀게", "변경", "변경해", "변경해줘",
     "변경해주세요", "수정", "수정해", "수정해줘", "수정해주세요", "고쳐", "고쳐줘", "해줘",
     "해주세요", "해", "할게", "할게요", "로", "으로",
-    "change", "make", "it", "instead", "to", "switch", "please",
+    "change", "make", "it", "instead", "to", "switch", "please", "the", "on", "for", "do",
+    "set", "move", "update", "rather", "go", "with",
     "정도", "쯤", "한", "약", "대충", "about", "around",
 })
 """Words that say "use this value" (or only round it), and so add nothing to a value."""

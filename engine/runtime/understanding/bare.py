@@ -1,8 +1,9 @@
 """A message that is nothing but the asked slot's value -> that value: a short answer as a
 name ("민지예요", "울 엄마"), a plain number as an amount ("30000"), a misspelt choice
 ("lrage"), the whole message for a free-text slot; and whether a message may be read so at
-all (not a decision, a question, a sentence or a filler); and a name said right after the
-slot's own name ("받는 사람 오빠로"), or put in the place of one said away ("아빠 말고 형").
+all (not a decision, a question, a sentence or a filler); and a name or a plain amount said
+right after the slot's own name ("받는 사람 오빠로", "금액 30000으로"), or a name put in the
+place of one said away ("아빠 말고 형").
 """
 
 from __future__ import annotations
@@ -97,6 +98,8 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
     changing it ("사촌 동생으로 바꿔줘", "엄마로 변경해 주세요"; without the slot's name only a
     relation or a name with its title: "카드로 바꿔줘" is no one): a name, as a short answer
     would be."""
+    if slot.spec.type == "money" and slot.spec.names:
+        return _named_amounts(text, slot)
     if slot.spec.extract is None or not slot.spec.extract.bare or not slot.spec.names or \
             not any(mark in text for mark in _NAMING_MARKS):
         return []
@@ -113,6 +116,34 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
         found.append(Match(value=titled or read[0], start=at.start(group), end=at.end(group),
                            text=at[group]))
     return found
+
+
+def _named_amounts(text: str, slot: CompiledSlot) -> list[Match]:
+    """A plain number said right after a money slot's name, as its value: "금액 30000으로",
+    "액수는 2만5천이요", "amount to 30000", "make the amount 25,000" (with its unit it is an
+    amount anywhere). Only before the end, a particle of what it is to be or a word of
+    changing or sending; never under the currency's least plain amount."""
+    least = _LEAST_BARE.get(slot.spec.currency or "", 100)
+    found = []
+    for at in _amount_naming(tuple(slot.spec.names)).finditer(text):
+        number = bare_number(at["n"], lambda w: False, least)
+        if number is not None:
+            start = at.start("n") + number.start
+            found.append(Match(value=number.value, start=start, end=start + len(number.text),
+                               text=number.text))
+    return found
+
+
+@lru_cache(maxsize=64)
+def _amount_naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
+    said = "|".join(re.escape(n) for n in sorted(slot_names, key=len, reverse=True))
+    number = r"[0-9일이삼사오육칠팔구십백천만억][0-9,.일이삼사오육칠팔구십백천만억 ]*?"
+    then = (r"(?=\s*(?:$|[.,!~](?![0-9]))|\s*(?:바꿔|바꾸|변경|수정|고쳐|해|보내|이체|송금|부탁)"
+            r"|\s+(?:please|instead|thanks|won)\b)")
+    return re.compile(rf"(?<![\w])(?:{said})(?:은|는|을|를|이|가)?\s*"
+                      r"(?:(?:is|to|of|at|should\s+be|=|:|：)\s*)?"
+                      rf"(?P<n>{number})(?:으로|로|이요|요|입니다|이에요|예요|이야|야)?{then}",
+                      re.IGNORECASE)
 
 
 _NAMING_MARKS = ("로", ":", "：")
