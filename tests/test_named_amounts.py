@@ -3,7 +3,8 @@
 first message; never a number in a question, a condition, a negation or under the least
 plain amount (100원? 100만원?), nor a number of something else. And a date change said in
 English with its preposition or verb ("send it on friday", "set it for monday"), which a
-sentence about something else is not.
+sentence about something else is not. A slot's name is its name spaced or not ("받는분",
+"보낼돈" for "받는 분", "보낼 돈").
 
 Every sentence here is new: none is in an eval set, a flow's tests or another test."""
 
@@ -100,3 +101,20 @@ async def test_the_documented_named_amounts_and_english_dates(reply: str,
         assert dt.date.fromisoformat(said["when"]).strftime("%A").lower() == slots["when"]
         said["when"] = slots["when"]
     assert said == slots and reading.get("decision") is None and stage == "READY"
+
+
+@pytest.mark.parametrize(("reply", "slots"), [
+    ("받는분은 외숙모로 해줘", {"target": "외숙모"}),  # the flow names "받는 분"
+    ("보낼돈 35000으로 바꿔줘", {"amount": 35000}),  # "보낼 돈"
+])
+async def test_a_slots_name_said_without_its_space_names_it(reply: str,
+                                                            slots: dict[str, object]) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert reading["slots"] == slots and reading["decision"] is None and stage == "READY"
+
+
+@pytest.mark.parametrize("reply", ["받는분 다시 할래", "이체날짜 빼줘"])
+async def test_a_slot_taken_back_by_its_name_without_its_space_is_taken_back(reply: str
+                                                                            ) -> None:
+    reading, _, _ = await confirming(["할머니한테 6만원 내일 보내줘"], reply)
+    assert list(reading["slots"].values()) == [None]

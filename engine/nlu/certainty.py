@@ -12,7 +12,8 @@ These checks say when a value found in a message is not the user's value after a
 - ``inexact``: the value is said only roughly, as a bound, or as part of a sum ("5만원
   정도", "최소 5만원", "2만원 이상", "2만원 + 5천원"): no amount to move;
 - ``bare_number``: a plain number answering an amount question ("50000", "2만5천",
-  "5만웜"), which is the amount though no currency is written.
+  "5만웜"), which is the amount though no currency is written;
+- ``named_by``, ``names_pattern``: the words that name a slot, spaced or not.
 """
 
 from __future__ import annotations
@@ -268,15 +269,27 @@ def taken_back(text: str, cut: int) -> bool:
                         r"forget (?:it|that)|never ?mind)\b)", text[cut:], re.IGNORECASE)
 
 
+def names_pattern(names: Iterable[str]) -> str:
+    """A slot's ``names`` as one regex alternative, longest first, each spaced or not
+    ("받는분" says "받는 사람"'s sibling "받는 분" as well as it spaced).
+
+    >>> re.fullmatch(names_pattern(["받는 분", "금액"]), "받는분") is not None
+    True
+    """
+    return "|".join(r"\s?".join(map(re.escape, n.split()))
+                    for n in sorted(names, key=len, reverse=True))
+
+
 def named_by(names: Iterable[str]) -> Callable[[str], bool]:
-    """Whether a word names one of ``names`` ("받는 사람" names by its words), a particle
-    allowed after it ("금액을").
+    """Whether a word names one of ``names`` ("받는 사람" names by its words, or as one:
+    "받는사람"), a particle allowed after it ("금액을").
 
     >>> named = named_by(["금액", "받는 사람"])
-    >>> named("금액을"), named("사람"), named("금액이랑")
-    (True, True, False)
+    >>> named("금액을"), named("사람"), named("받는사람은"), named("금액이랑")
+    (True, True, True, False)
     """
-    parts = {part for name in names for part in name.casefold().split()}
+    parts = {part for name in names for part in (*name.casefold().split(),
+                                                  "".join(name.casefold().split()))}
     return lambda word: any(word.startswith(p) and (
         word == p or PARTICLE.match(word[len(p):]) is not None) for p in parts)
 
@@ -330,4 +343,5 @@ def _hangul_amount(text: str) -> list[Match]:
 
 
 __all__ = ["PARTICLE", "bare_number", "inexact", "leftover", "malformed_amount", "named_by",
-           "negated", "of_the_speaker", "ranged", "retracted_at", "taken_back", "unsure"]
+           "names_pattern", "negated", "of_the_speaker", "ranged", "retracted_at", "taken_back",
+           "unsure"]

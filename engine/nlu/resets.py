@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
+from .certainty import names_pattern
+
 __all__ = ["named_resets"]
 
 _EN_VERBS = r"(?:change|reset|remove|clear|redo|drop|undo|forget)"
@@ -26,7 +28,7 @@ _POLITE = r"(?:\s*(?:please|좀|그냥|음|아))*"
 
 @lru_cache(maxsize=256)
 def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    alternatives = names_pattern(names)
     english = rf"{_POLITE}\s*{_EN_VERBS}\s+(?:the\s+|my\s+)?(?:{alternatives})\s*(?:please)?"
     korean = rf"{_POLITE}\s*(?:{alternatives}){_PARTICLES}{_POLITE}\s*{_KO_VERBS}"
     return re.compile(rf"^(?:{english}|{korean})\s*[.!]*$", re.IGNORECASE)

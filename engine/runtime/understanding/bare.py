@@ -27,7 +27,7 @@ from engine.nlu import (
     persons,
     yes_no,
 )
-from engine.nlu.certainty import bare_number, inexact, negated
+from engine.nlu.certainty import bare_number, inexact, names_pattern, negated
 from engine.nlu.enums import misspelt
 from engine.nlu.keywords import negates
 from engine.nlu.money import find_money
@@ -136,7 +136,7 @@ def _named_amounts(text: str, slot: CompiledSlot) -> list[Match]:
 
 @lru_cache(maxsize=64)
 def _amount_naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
-    said = "|".join(re.escape(n) for n in sorted(slot_names, key=len, reverse=True))
+    said = names_pattern(slot_names)
     number = r"[0-9일이삼사오육칠팔구십백천만억][0-9,.일이삼사오육칠팔구십백천만억 ]*?"
     then = (r"(?=\s*(?:$|[.,!~](?![0-9]))|\s*(?:바꿔|바꾸|변경|수정|고쳐|해|보내|이체|송금|부탁)"
             r"|\s+(?:please|instead|thanks|won)\b)")
@@ -152,7 +152,7 @@ _NAMING_MARKS = ("로", ":", "：")
 
 @lru_cache(maxsize=64)
 def _naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
-    said = "|".join(re.escape(n) for n in sorted(slot_names, key=len, reverse=True))
+    said = names_pattern(slot_names)
     value = r"[가-힣A-Za-z0-9]+?(?:\s[가-힣A-Za-z0-9]+?)??(?<!한테)(?<!에게)(?<!께)"
     end = r"(?=$|\s|[.,!?~])"
     return re.compile(rf"(?<![\w])(?:{said})(?:(?:은|는|을|를|이|가)?\s*(?P<to>{value})(?:으로|로)"

@@ -30,6 +30,7 @@ from engine.nlu.certainty import (
     inexact,
     leftover,
     named_by,
+    names_pattern,
     ranged,
     retracted_at,
     taken_back,
@@ -368,11 +369,10 @@ def _named_ahead(text: str, slots: Sequence[CompiledSlot], asked: str | None
     for slot in slots:
         if slot.name == asked or slot.spec.extract is None or not slot.spec.extract.asked_only:
             continue
-        for name in slot.spec.names or [slot.name.replace("_", " ")]:
-            at = re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", text, re.I)
-            if at is not None:
-                found[slot.name] = at.end()
-                break
+        said = names_pattern(slot.spec.names or [slot.name.replace("_", " ")])
+        at = re.search(rf"(?<![A-Za-z0-9_])(?:{said})(?![A-Za-z0-9_])", text, re.I)
+        if at is not None:
+            found[slot.name] = at.end()
     return found
 
 
