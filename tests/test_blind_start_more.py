@@ -57,12 +57,12 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         "my wallet got stolen with my card in it", "u482 card stolen", "stolen",
         "no I didn't lose it, it was stolen", "MY CARD WAS STOLEN!!!",
         "I lost my card and I also want to know my balance",
-        # a loss said of someone else's card, in the past, or in a question about the service
-        # starts the lost report
+        # a loss said of someone else's card, in the past, or in a question of how to report
+        # it starts the lost report
         "my husband's card was stolen, he needs a replacement",
         "I reported my card stolen last week, it's all sorted now, thanks",
         "I lost my card last year but found it again, anyway how much money do I have",
-        "what happens if my card gets stolen?", "how do I report a lost card?",
+        "how do I report a lost card?",
         # two requests: the first flow starts with the other's value
         "check my balance, also my card is cracked and I need a new one",
         "where is my replacement? and also my other card got stolen",
@@ -87,7 +87,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
     },
 }
 RIGHT_AT_LEAST = {"transfer_start_2.eval.yaml": 177, "pizza_start.eval.yaml": 123,
-                  "cards_start.eval.yaml": 95, "commerce_start.eval.yaml": 146}
+                  "cards_start.eval.yaml": 97, "commerce_start.eval.yaml": 146}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))

@@ -13,8 +13,9 @@ Both the message and the rules are normalised the same way (see words.normalise)
   (its flow confirms, then does something) and whose examples are all requests scores
   under any threshold on one (``QUESTION_SCORE``), so the model, or a question back,
   decides; a request put as a question ("보내줄래?") is a request. A "why" asks for a
-  reason ("why do you need my id to see my balance?"), never for an intent: no intent
-  settles it.
+  reason ("why do you need my id to see my balance?"), and a "what if" about what would
+  happen ("what happens if my card gets stolen?", "카드 잃어버리면 어떻게 돼요?", "만약 …"),
+  never for an intent: no intent settles either.
 - Otherwise, example similarity: the best Dice coefficient over character bigrams of
   the normalised texts with spaces removed,
       dice(a, b) = 2 * |bigrams(a) & bigrams(b)| / (|bigrams(a)| + |bigrams(b)|)
@@ -53,7 +54,9 @@ from .phrases import is_question
 from .words import normalise
 
 MIN_EXAMPLE_SIMILARITY = 0.35
-_WHY = re_compile(r"(?<![a-z])(?:why|how come)(?![a-z])|왜|어째서")
+_WHY = re_compile(
+    r"(?<![a-z])(?:why|how come|what (?:happens|would happen|will happen) (?:if|when)|what if"
+    r"|^in case)(?![a-z])|왜|어째서|만약|만일|(?:면|으면)\s?어떻게")
 QUESTION_SCORE = 0.45
 """What an acting intent learned only from requests scores on a question (under 0.5)."""
 _KEYWORD_BASE, _KEYWORD_STEP, _KEYWORD_CAP = 0.9, 0.05, 0.99

@@ -89,3 +89,31 @@ def test_a_keyword_of_several_words_is_found_written_without_its_spaces(
 
     rules = compile_file(ROOT / "flows" / "transfer.yaml").intents
     assert classify(message, rules)[0].name == intent
+
+
+LOST = IntentRule("lost", keywords=("lost", "stolen", "잃어버"), examples=("I lost my card",))
+
+
+@pytest.mark.parametrize("text", [
+    "what would happen if my wallet was stolen",
+    "what if I lost my card abroad?",
+    "in case it gets stolen while travelling, what do I do",
+    "카드 잃어버리면 어떻게 되나요",
+    "만약에 카드를 잃어버렸다면요?",
+    "송금 잘못 보내면 어떻게 해요",
+])
+def test_a_what_if_about_what_would_happen_settles_no_intent(text: str) -> None:
+    """A hypothetical asks how things would go, not for a task: every score stays under
+    what settles (the model, or a question back, decides)."""
+    assert all(s.confidence < 0.5 for s in classify(text, [LOST, TRANSFER]))
+
+
+@pytest.mark.parametrize(("text", "intent"), [
+    ("I lost my card, what happens now?", "lost"),  # the loss is told; no "if"
+    ("엄마한테 만원 보내줘 혹시 모르니까", "transfer"),
+    ("my card is lost, block it just in case", "lost"),  # "in case" not opening the message
+])
+def test_a_request_with_the_words_of_a_what_if_elsewhere_is_still_a_request(
+        text: str, intent: str | None) -> None:
+    scores = classify(text, [LOST, TRANSFER])
+    assert (scores[0].name if scores and scores[0].confidence >= 0.5 else None) == intent
