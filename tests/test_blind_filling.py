@@ -70,9 +70,9 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
     },
 }
 RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 104, "commerce_filling.eval.yaml": 172,
-                  "cards_filling.eval.yaml": 125, "transfer_english.eval.yaml": 128,
-                  "transfer_filling.eval.yaml": 302, "transfer_filling_2.eval.yaml": 189,
-                  "transfer_filling_3.eval.yaml": 211}
+                  "cards_filling.eval.yaml": 125, "transfer_english.eval.yaml": 135,
+                  "transfer_filling.eval.yaml": 303, "transfer_filling_2.eval.yaml": 191,
+                  "transfer_filling_3.eval.yaml": 213}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))

@@ -72,7 +72,7 @@ KNOWN_HARMFUL = {
     'early December, transfer 100k to dad',
     '이따가 동생한테 만원 쏴줘',
 }
-RIGHT_AT_LEAST = 177
+RIGHT_AT_LEAST = 178
 
 
 async def test_no_new_harmful_reading_of_a_first_message() -> None:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from engine.precompiled import re_compile
 
-from .numbers import find_numbers, parse_numeral, to_number
+from .numbers import EN_NUMERAL, english_numeral, find_numbers, parse_numeral, to_number
 from .phrases import FILLERS
 from .spans import Match
 
@@ -303,13 +303,15 @@ def bare_number(text: str, known: Callable[[str], bool], least: int = 100) -> Ma
     (25000, 50000)
     >>> bare_number("3명이요", lambda w: False) is None, bare_number("5", lambda w: False)
     (True, None)
+    >>> bare_number("twenty-five thousand", lambda w: False).value
+    25000
     """
-    numbers = find_numbers(text) or _hangul_amount(text)
+    numbers = _english_amount(text) or find_numbers(text) or _hangul_amount(text)
     if len(numbers) != 1:
         return None
     number = numbers[0]
-    if number.text.isdigit() and isinstance(number.value, int) and number.value < least:
-        return None  # "5", "10": 5만원? 10만원?
+    if number.text.isascii() and isinstance(number.value, int) and number.value < least:
+        return None  # "5", "10", "ten": 5만원? 10만원?
     rest = text[number.end:].strip()
     unit = re.match(r"^\S*", rest)
     if unit is not None and unit.group(0) and _UNIT_TYPOS.match(unit.group(0)):
@@ -317,6 +319,18 @@ def bare_number(text: str, known: Callable[[str], bool], least: int = 100) -> Ma
     if leftover(text[:number.start] + " " + rest, [], known):
         return None
     return number
+
+
+_EN_NUMERAL = re_compile(EN_NUMERAL, re.IGNORECASE)
+
+
+def _english_amount(text: str) -> list[Match]:
+    """The numbers said in English words of more than one word ("thirty thousand", "a
+    hundred and fifty"); one word ("ten") is ``find_numbers``'."""
+    return [Match(value=value, start=m.start(), end=m.end(), text=m.group())
+            for m in _EN_NUMERAL.finditer(text)
+            if (" " in m.group() or "-" in m.group()) and
+            (value := english_numeral(m.group())) is not None]
 
 
 _HANGUL_ONLY = re_compile(

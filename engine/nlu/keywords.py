@@ -20,17 +20,18 @@ _PARTICLES = frozenset({"", "을", "를", "이", "가", "은", "는", "로", "�
 
 def words_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
     """A whole word (``fullmatch`` a token) that is one of ``words`` with one of
-    ``_PARTICLES`` after it, or none ("사진을" is 사진; "택배비" is not 택배).
+    ``_PARTICLES`` after it, or none ("사진을" is 사진; "택배비" is not 택배); a Latin one
+    in its plural too ("photos", "messages").
 
-    >>> said = words_pattern(["사진", "택배"])
-    >>> [bool(said.fullmatch(t)) for t in ("사진을", "택배", "택배비")]  # type: ignore[union-attr]
-    [True, True, False]
+    >>> said = words_pattern(["사진", "택배", "photo"])
+    >>> [bool(said.fullmatch(t)) for t in ("사진을", "택배", "택배비", "photos", "photon")]
+    [True, True, False, True, False]
     """
     if not words:
         return None
     forms = "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
     endings = "|".join(re.escape(p) for p in sorted(_PARTICLES - {""}, key=len, reverse=True))
-    return re.compile(rf"(?:{forms})(?:{endings})?")
+    return re.compile(rf"(?:{forms})(?:{endings}|(?<=[a-z])e?s)?")
 
 
 def keyword_pattern(word: str) -> re.Pattern[str]:

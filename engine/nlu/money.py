@@ -14,7 +14,8 @@ not money:
   "만약", "천천히", "이 원하는" and "엄마한테만원" (no space) are not read; "이만원" is 20000.
 - English: a currency prefix ($, US$, USD, KRW, ₩, €, £, EUR) or suffix (dollar(s), buck(s),
   usd, won, krw, euro(s), eur), optionally with k/m/bn or thousand/million/billion; a bare
-  "10k" is money too.
+  "10k" is money too; a number said in words before a suffix ("thirty thousand won",
+  "twenty-five dollars").
 - Negative: "-", "−", "마이너스" or "minus" right before the amount (or before "$").
 """
 
@@ -25,7 +26,16 @@ from decimal import Decimal
 
 from engine.precompiled import re_compile
 
-from .numbers import DIGITS, KO_BIG_CHARS, KO_DIGIT_CHARS, KO_SMALL_CHARS, parse_numeral, to_number
+from .numbers import (
+    DIGITS,
+    EN_NUMERAL,
+    KO_BIG_CHARS,
+    KO_DIGIT_CHARS,
+    KO_SMALL_CHARS,
+    english_numeral,
+    parse_numeral,
+    to_number,
+)
 from .spans import Match, non_overlapping
 
 _HANGUL_NUM = KO_DIGIT_CHARS + KO_SMALL_CHARS + KO_BIG_CHARS
@@ -72,6 +82,8 @@ _EN_MONEY = (
     # A bare "10k" reads as money in chat; "10m" or "10b" could be metres or bytes.
     re_compile(rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_NUM})(?P<mag>k)(?![a-z0-9])", re.IGNORECASE),
 )
+_EN_WORD_MONEY = re_compile(rf"{_EN_SIGN}(?P<words>{EN_NUMERAL}){_EN_UNIT}", re.IGNORECASE)
+"""An amount said in words before its unit ("thirty thousand won", "fifty dollars")."""
 # Every English form needs a currency symbol or a Latin letter; most Korean turns have
 # neither, and this one search is cheaper than the three patterns.
 _EN_HINT = re_compile(r"[$₩€£A-Za-z]")
@@ -96,6 +108,8 @@ def find_money(text: str) -> list[Match]:
         found += [m for m in map(_korean, _KO_BIG_BARE.finditer(text)) if m is not None]
     if _EN_HINT.search(text):
         found += [_english(m) for pattern in _EN_MONEY for m in pattern.finditer(text)]
+        found += [_signed(m, Decimal(value)) for m in _EN_WORD_MONEY.finditer(text)
+                  if (value := english_numeral(m["words"])) is not None]
     return non_overlapping(found)
 
 

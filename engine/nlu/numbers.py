@@ -38,6 +38,15 @@ _EN_WORDS = (
     "fourteen fifteen sixteen seventeen eighteen nineteen twenty"
 ).split()
 EN_NUMBER_WORDS = {word: value for value, word in enumerate(_EN_WORDS)}
+_EN_TENS = {w: 10 * i for i, w in enumerate(
+    "twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_EN_SCALES = {"hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9}
+_EN_NUMERAL_WORD = "|".join(sorted([*_EN_WORDS[1:], *_EN_TENS, *_EN_SCALES],
+                                   key=lambda w: (-len(w), w)))
+EN_NUMERAL = (rf"\b(?:an?\s+(?=(?:hundred|thousand|million|billion)\b))?(?:{_EN_NUMERAL_WORD})"
+              rf"(?:(?:\s+and\s+|[\s-]+)(?:{_EN_NUMERAL_WORD}))*\b")
+"""A number said in English words ("thirty thousand", "a hundred and fifty", "twenty-five"),
+as a pattern (case-insensitive use); ``english_numeral`` gives its value."""
 
 _SIGN = r"(?P<neg>(?<![\w.\-−])[-−]|(?<![가-힣])마이너스\s*|\bminus\s+)?"
 _NUMBER = re_compile(
@@ -60,6 +69,40 @@ _PRONOUN_ONE = re_compile(r"\b(?:the|an?|that|this|which|another|other|each|ever
                           r"no|my|your|his|her|their|our|its|same)\s+(?:[a-z'-]+\s+){0,2}$",
                           re.IGNORECASE)
 """What makes "one" a pronoun, not a number: "the old one", "a large one", "another one"."""
+
+
+def english_numeral(said: str) -> int | None:
+    """The value of a number said in English words, or None for words that make no number
+    ("five twenty", "thousand million").
+
+    >>> [english_numeral(s) for s in ("thirty thousand", "a hundred and fifty", "twenty-five",
+    ...                                "one hundred twenty thousand", "five twenty")]
+    [30000, 150, 25, 120000, None]
+    """
+    total, current, last_scale = 0, 0, 10**12
+    for word in re.split(r"[\s-]+", said.lower().strip()):
+        small, tens = EN_NUMBER_WORDS.get(word), _EN_TENS.get(word)
+        if word in ("a", "an") and total == current == 0:
+            current = 1
+        elif word == "and":
+            continue
+        elif small is not None and word != "zero":
+            if current % 10 or (small >= 10 and current % 100):
+                return None  # "five six", "twenty twelve"
+            current += small
+        elif tens is not None:
+            if current % 100:
+                return None  # "five twenty"
+            current += tens
+        elif word == "hundred":
+            if not 0 < current < 10:
+                return None
+            current *= 100
+        elif word in _EN_SCALES and current and _EN_SCALES[word] < last_scale:
+            total, current, last_scale = total + current * _EN_SCALES[word], 0, _EN_SCALES[word]
+        else:
+            return None
+    return (total + current or None) if said.strip().lower() not in ("a", "an") else None
 
 
 def to_number(value: Decimal) -> int | float:

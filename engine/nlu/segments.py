@@ -44,8 +44,9 @@ _A_TASK = re_compile(r"한테|헌테|에게|께|[0-9]|원")
 만원이랑"), not one more person for the next ("용걸이랑 엄마한테": both of them)."""
 
 
-def split_segments(text: str) -> list[Match]:
-    """Split ``text`` at the separators above.
+def split_segments(text: str, whole: Sequence[tuple[int, int]] = ()) -> list[Match]:
+    """Split ``text`` at the separators above, never inside one of the spans ``whole`` (a
+    value said in words: "a hundred and twenty thousand won").
 
     >>> [m.value for m in split_segments("엄마한테 만원, 용걸이한테 5만원 보내줘")]
     ['엄마한테 만원', '용걸이한테 5만원 보내줘']
@@ -54,7 +55,8 @@ def split_segments(text: str) -> list[Match]:
     start = 0
     for separator in _SEPARATOR.finditer(text):
         joined = separator["joined"] or separator["particle"]
-        if separator["particle"] and not _particle_fits(text, separator.start()) or \
+        if any(a < separator.start() < b for a, b in whole) or \
+                separator["particle"] and not _particle_fits(text, separator.start()) or \
                 joined and not _A_TASK.search(text, start, separator.start()):
             continue  # "형이랑 누나한테", "엄마하고 이모한테": two people, no task before
         parts += _part(text, start, separator.start())
@@ -83,7 +85,8 @@ def task_parts(text: str, matches: Sequence[Sequence[Match]]) -> list[str]:
     """The parts of a multi-task message: at separators, else where one slot's value
     repeats (``matches``: each slot's matches in ``text``; "엄마한테 만원 용걸이한테 5만원"
     has two recipients, so it is two parts)."""
-    parts = [str(m.value) for m in split_segments(text)]
+    parts = [str(m.value) for m in split_segments(text, [(m.start, m.end) for found in matches
+                                                          for m in found])]
     if len(parts) > 1:
         return parts
     for found in matches:
