@@ -39,6 +39,8 @@ async def test_an_amount_said_roughly_or_as_a_bound_is_no_amount_to_send(
 @pytest.mark.parametrize("message", [
     "3만원 곱하기 2", "5만원 빼기 3천원", "6만원을 둘이 나눠서", "만원짜리 다섯 장",
     "1만원 + 1만원", "2만원씩 세 번", "15000 plus 5000",
+    "오만원권 세 장", "천원권 여덟 장이요", "5만원권 2장으로",  # notes counted: "권" as "짜리"
+    "만원짜리 세 장", "오만원권 두 장",  # docs/dsl.md, extract.exact
 ])
 async def test_an_amount_inside_a_sum_is_no_amount_to_send(transfer: CompiledService,
                                                           message: str) -> None:

@@ -61,7 +61,7 @@ _ROUGH_AFTER = re_compile(
 _BAND = re_compile(r"(?:원|won)?대(?![가-힣]{2})")
 """An amount naming a band, not a sum: "10만원대" (100,000 to 199,999), "만원대로"."""
 _SUM = re_compile(r"[+×*÷=]|\d\s*x\s*\d|\b(?:plus|minus|times|split|divided)\b|곱하기|나누기|"
-                  r"더하기|더해|더한|빼기|곱해|나눠|나누어|나눈|합쳐|합해|짜리|만큼|인당|명분|각각|"
+                  r"더하기|더해|더한|빼기|곱해|나눠|나누어|나눈|합쳐|합해|짜리|원권|만큼|인당|명분|각각|"
                   r"반띵|반반|절반|분의|(?:두|세|네|다섯|[2-9])\s*(?:번|배(?!송|달))|"
                   r"(?:의|원|만)\s?반(?:만|값|으로|이요|요)?(?![가-힣])|"
                   r"\b(?:each|apiece|per person|per head|half)\b",
@@ -176,7 +176,8 @@ def ranged(text: str, match: Match) -> bool:
 
 def inexact(text: str, match: Match) -> bool:
     """Whether ``match`` is said only roughly, as a bound, or inside a sum to work out: no
-    amount to move ("5만원 정도", "최소 5만원", "2만원 이상", "3만원씩 두 번").
+    amount to move ("5만원 정도", "최소 5만원", "2만원 이상", "3만원씩 두 번", "오만원권 두
+    장": notes counted).
 
     >>> from engine.nlu import find_money
     >>> said = ("5만원 정도", "적어도 3만원", "2만원 이상", "2만원 + 5천원", "5만원 보내줘")
