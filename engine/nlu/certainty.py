@@ -191,6 +191,28 @@ def inexact(text: str, match: Match) -> bool:
                 _ROUGH_AFTER.match(text, match.end) or _SUM.search(text))
 
 
+_GIVEN_AFTER = re_compile(
+    r"\s*(?:에|에는|엔|에도|날)?\s*(?:(?:\S+(?:한테|에게|께)|못|안|이미|벌써|다|잘못|같이|그|\S*원)"
+    r"\s+){0,3}(?:보낸|보냈|이체한|이체했|송금한|송금했|입금한|입금했|부친|부쳤|쏜|쐈|준|줬|드린|"
+    r"드렸|낸|냈)")
+_GIVEN_BEFORE = re_compile(
+    r"(?:\b(?:i|we)\s+(?:already\s+|just\s+)?(?:sent|paid|transferred|wired|gave|did)\b[^,.;!?]*"
+    r"|\b(?:same as|as|like)\s+(?:on\s+|last\s+)?)$", re.IGNORECASE)
+
+
+def given_then(text: str, match: Match) -> bool:
+    """Whether a date is when money was given before, not when to give it ("어제 보낸 3만원
+    다시 보내줘", "어제 못 보낸 거", "the 30k I sent mom yesterday", "same as last week").
+
+    >>> from engine.nlu.dates import find_dates
+    >>> import datetime as dt
+    >>> said = ("엄마한테 어제 보낸 거 다시 보내줘", "the 30k I sent mom yesterday", "내일 보내줘")
+    >>> [given_then(t, find_dates(t, dt.date(2026, 11, 29))[0]) for t in said]
+    [True, True, False]
+    """
+    return bool(_GIVEN_AFTER.match(text, match.end) or _GIVEN_BEFORE.search(text, 0, match.start))
+
+
 def leftover(text: str, spans: Sequence[tuple[int, int]],
              known: Callable[[str], bool]) -> list[str]:
     """The words of ``text`` outside ``spans`` that nothing accounts for: not a particle,
@@ -357,6 +379,6 @@ def _hangul_amount(text: str) -> list[Match]:
               text=found["n"])]
 
 
-__all__ = ["PARTICLE", "bare_number", "inexact", "leftover", "malformed_amount", "named_by",
-           "names_pattern", "negated", "of_the_speaker", "ranged", "retracted_at", "taken_back",
-           "unsure"]
+__all__ = ["PARTICLE", "bare_number", "given_then", "inexact", "leftover", "malformed_amount",
+           "named_by", "names_pattern", "negated", "of_the_speaker", "ranged", "retracted_at",
+           "taken_back", "unsure"]

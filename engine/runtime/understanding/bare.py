@@ -9,7 +9,7 @@ place of one said away ("아빠 말고 형").
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -146,6 +146,21 @@ def _amount_naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
+def named_ahead(text: str, slots: Sequence[CompiledSlot], asked: str | None
+                 ) -> dict[str, int]:
+    """``asked_only`` slots the message names before their value ("pin 1234", "my pin is
+    9876", "비밀번호는 1234" while the id is asked): slot -> where its value may start."""
+    found = {}
+    for slot in slots:
+        if slot.name == asked or slot.spec.extract is None or not slot.spec.extract.asked_only:
+            continue
+        said = names_pattern(slot.spec.names or [slot.name.replace("_", " ")])
+        at = re.search(rf"(?<![A-Za-z0-9_])(?:{said})(?![A-Za-z0-9_])", text, re.I)
+        if at is not None:
+            found[slot.name] = at.end()
+    return found
+
+
 _NAMING_MARKS = ("로", ":", "：")
 """What every value ``_naming`` reads has beside it: none, no search."""
 
@@ -221,5 +236,5 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
         yes_no(tokens[0], words) is None
 
 
-__all__ = ["INSTEAD", "bare_ok", "bare_value", "free_text", "instead", "named_values",
-           "short_answer"]
+__all__ = ["INSTEAD", "bare_ok", "bare_value", "free_text", "instead", "named_ahead",
+           "named_values", "short_answer"]

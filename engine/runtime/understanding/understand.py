@@ -30,7 +30,6 @@ from engine.nlu.certainty import (
     inexact,
     leftover,
     named_by,
-    names_pattern,
     ranged,
     retracted_at,
     taken_back,
@@ -39,8 +38,22 @@ from engine.nlu.phrases import SET_ASIDE, thanked_off
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
-from engine.runtime.understanding.bare import bare_ok, bare_value, free_text, instead, named_values
-from engine.runtime.understanding.finders import changes_by, exact, find_all, usable, widened
+from engine.runtime.understanding.bare import (
+    bare_ok,
+    bare_value,
+    free_text,
+    instead,
+    named_ahead,
+    named_values,
+)
+from engine.runtime.understanding.finders import (
+    changes_by,
+    exact,
+    find_all,
+    somebody_matches,
+    usable,
+    widened,
+)
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
 
 Decision = Literal["confirm", "cancel", "deny"]
@@ -129,7 +142,7 @@ def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> l
     """The message's parts, one per task (a batch), or [] where it holds no tasks."""
     if retracted_at(text) is not None or _no_tasks(text, found):
         return []
-    return task_parts(text, [m for _, m in found])
+    return task_parts(text, somebody_matches(found))
 
 
 def _no_tasks(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> bool:
@@ -179,7 +192,7 @@ def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date
     ahead of their value) and each one's matches in ``text``; a value taken back is none
     ("2만원, 아니 3만원": the amount is 3만원)."""
     slots = _asked_first(flow.extraction, asked)
-    named = _named_ahead(text, flow.extraction, asked)
+    named = named_ahead(text, flow.extraction, asked)
     slots += tuple(s for s in flow.extraction if s.name in named)
     cut = retracted_at(text) or 0
     found = [(s, [*(m for m in ms if m.start >= named.get(s.name, 0)), *named_values(text, s)])
@@ -361,21 +374,6 @@ def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
         s.spec.extract is not None and s.spec.extract.asked_only))
 
 
-def _named_ahead(text: str, slots: Sequence[CompiledSlot], asked: str | None
-                 ) -> dict[str, int]:
-    """``asked_only`` slots the message names before their value ("pin 1234", "my pin is
-    9876", "비밀번호는 1234" while the id is asked): slot -> where its value may start."""
-    found = {}
-    for slot in slots:
-        if slot.name == asked or slot.spec.extract is None or not slot.spec.extract.asked_only:
-            continue
-        said = names_pattern(slot.spec.names or [slot.name.replace("_", " ")])
-        at = re.search(rf"(?<![A-Za-z0-9_])(?:{said})(?![A-Za-z0-9_])", text, re.I)
-        if at is not None:
-            found[slot.name] = at.end()
-    return found
-
-
 def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,
             asked: str | None = None) -> dict[str, Any]:
     """Values for ``slots`` found in ``text``; each span of text feeds at most one slot."""
@@ -425,8 +423,6 @@ def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
               for name in flow.slots
               if name not in setting and (values or {}).get(name) not in (None, "")}
     return named_resets(text, filled) if filled else []
-
-
 
 
 def _value(slot: CompiledSlot, match: Match) -> Any:
