@@ -116,3 +116,14 @@ async def test_the_documented_first_message_and_money_type_example(
     found = await state(transfer, "send mom thirty thousand won")
     assert (found["target"], found["amount"]) == ("mom", 30000)
     assert [m.value for m in find_money("thirty thousand won")] == [30000]  # docs/dsl.md
+
+
+@pytest.mark.parametrize("message", ["cancel my transfer to grandma",
+                                     "refund the transfer I made to Hana",
+                                     "할머니한테 송금한 거 취소해 주세요"])
+async def test_undoing_a_transfer_starts_no_transfer(transfer: CompiledService,
+                                                     message: str) -> None:
+    engine = Engine(transfer, store=MemoryStore())
+    done = await engine.reply("u", message)
+    assert (done.trace.get("reading") or {}).get("intent") != "transfer"
+    assert done.state_snapshot["stage"] not in ("FILLING", "READY")

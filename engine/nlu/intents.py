@@ -48,7 +48,14 @@ from dataclasses import dataclass, field
 
 from engine.precompiled import re_compile
 
-from .keywords import inflections, keyword_pattern, negated, negates_normalised, words_pattern
+from .keywords import (
+    inflections,
+    keyword_pattern,
+    negated,
+    negates_normalised,
+    undone,
+    words_pattern,
+)
 from .learned import IntentModel, train
 from .phrases import is_question
 from .words import normalise
@@ -181,7 +188,8 @@ def _hits(normalised: str, rule: IntentRule) -> list[Hit]:
         if not word:
             continue  # a blank keyword never matches
         for match in pattern.finditer(normalised):
-            if not negated(normalised, match.start(), match.end()):
+            if not negated(normalised, match.start(), match.end()) and \
+                    not undone(normalised, match.start(), match.end()):
                 found.append((keyword, match.start(), match.end()))
                 break
     return found

@@ -83,6 +83,32 @@ _NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|do
                              r"(?:\s(?:a|an|the|my))?\s?$")
 
 
+_UNDO = r"(?:취소|철회|되돌|환불|돌려\s?받|반환|무르|물러)"
+_UNDONE_AFTER = re_compile(rf"\S*(?:\s\S+)?\s?{_UNDO}")
+_UNDOING = re_compile(rf"{_UNDO}|cancel|undo|refund|revers|revok|recall|stop", re.IGNORECASE)
+_UNDONE_BEFORE = re_compile(r"(?:^|\s)(?:cancel|undo|refund|reverse|revoke|recall|stop|back from)"
+                            r"(?:\s(?:a|an|the|my|that|this|our))?"
+                            r"(?:\s(?:last|previous|recent|latest|earlier|wrong))?\s?$")
+
+
+def undone(normalised: str, start: int, end: int) -> bool:
+    """Whether the word at ``start:end`` names what the message asks to undo: "이체 취소",
+    "송금한 거 되돌려줘", "cancel my transfer", "refund the payment" (a request about the
+    one done, not for another).
+
+    >>> undone("민수한테 이체 취소", 5, 7), undone("cancel my transfer to dad", 10, 18)
+    (True, True)
+    >>> undone("민수한테 이체해줘", 5, 7), undone("transfer it, then cancel lunch", 0, 8)
+    (False, False)
+    >>> undone("주문 취소하고 환불해주세요", 0, 5)  # a keyword that undoes is what it says
+    False
+    """
+    if _UNDOING.search(normalised, start, end):
+        return False
+    return bool(_UNDONE_AFTER.match(normalised, end) or
+                _UNDONE_BEFORE.search(normalised, 0, start))
+
+
 def negated(normalised: str, start: int, end: int) -> bool:
     """Whether the word at ``start:end`` is negated: "보내지 마", "안 보내", "don't send",
     or set aside for another ("반품 말고 교환", "환불 대신 교환", "instead of a refund").
@@ -113,5 +139,5 @@ def negates_normalised(normalised: str) -> bool:
     return any(negated(normalised, m.start(), m.start()) for m in _WORD.finditer(normalised))
 
 
-__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised",
+__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised", "undone",
            "words_pattern"]

@@ -117,3 +117,19 @@ def test_a_request_with_the_words_of_a_what_if_elsewhere_is_still_a_request(
         text: str, intent: str | None) -> None:
     scores = classify(text, [LOST, TRANSFER])
     assert (scores[0].name if scores and scores[0].confidence >= 0.5 else None) == intent
+
+
+@pytest.mark.parametrize("text", [
+    "이체 취소해 주세요", "송금한 거 되돌려 주세요", "어제 이체한 돈 돌려받을 수 있어?",
+    "please cancel the transfer", "refund that transfer", "undo my last transfer",
+])
+def test_a_keyword_of_what_is_asked_undone_asks_for_no_new_one(text: str) -> None:
+    """Undoing a transfer is no request for another: the keyword does not count."""
+    transfer = IntentRule("transfer", keywords=("보내", "이체", "송금", "transfer"))
+    assert classify(text, [transfer]) == []
+
+
+def test_a_keyword_that_itself_undoes_still_counts() -> None:
+    """"주문 취소" is the cancellation's own keyword, whatever follows it."""
+    cancel = IntentRule("cancel_order", keywords=("주문 취소",))
+    assert [s.name for s in classify("주문 취소하고 환불해 주세요", [cancel])] == ["cancel_order"]
