@@ -83,8 +83,8 @@ _NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|do
                              r"(?:\s(?:a|an|the|my))?\s?$")
 
 
-_UNDO = r"(?:취소|철회|되돌|환불|돌려\s?받|반환|무르|물러)"
-_UNDONE_AFTER = re_compile(rf"\S*(?:\s\S+)?\s?{_UNDO}")
+_UNDO = r"(?:취소|철회|되돌|돌려\s?받|무르|물러)"
+_UNDONE_AFTER = re_compile(rf"\S*(?:\s(?:거|것|건|걸|돈|금액|내역)\S?)?\s?{_UNDO}")
 _UNDOING = re_compile(rf"{_UNDO}|cancel|undo|refund|revers|revok|recall|stop", re.IGNORECASE)
 _UNDONE_BEFORE = re_compile(r"(?:^|\s)(?:cancel|undo|refund|reverse|revoke|recall|stop|back from)"
                             r"(?:\s(?:a|an|the|my|that|this|our))?"
