@@ -50,6 +50,7 @@ async def test_an_amount_inside_a_sum_is_no_amount_to_send(transfer: CompiledSer
 @pytest.mark.parametrize(("message", "amount"), [
     ("5만원만 보내줘", 50000), ("6만 원이요", 60000), ("25000원", 25000),
     ("18만원 보내 주세요", 180000), ("칠천원", 7000),
+    ("4만 오천이요", 45000), ("2만 칠천", 27000),  # digits and Hangul words in one amount
 ])
 async def test_an_exact_amount_is_still_read(transfer: CompiledService, message: str,
                                              amount: int) -> None:

@@ -329,7 +329,7 @@ def bare_number(text: str, known: Callable[[str], bool], least: int = 100) -> Ma
     >>> bare_number("twenty-five thousand", lambda w: False).value
     25000
     """
-    numbers = _english_amount(text) or find_numbers(text) or _hangul_amount(text)
+    numbers = _english_amount(text) or _hangul_amount(text) or find_numbers(text)
     if len(numbers) != 1:
         return None
     number = numbers[0]
@@ -357,15 +357,18 @@ def _english_amount(text: str) -> list[Match]:
 
 
 _HANGUL_ONLY = re_compile(
-    r"\s*(?P<n>[일이삼사오육칠팔구십백천만억조]+?(?:\s[일이삼사오육칠팔구십백천]+?)*?)\s*"
+    r"\s*(?P<n>[0-9일이삼사오육칠팔구십백천만억조]+?(?:\s[0-9일이삼사오육칠팔구십백천]+?)*?)\s*"
     r"(?:원|이요|요|입니다|이에요|예요)?[.!~\s]*")
 
 
 def _hangul_amount(text: str) -> list[Match]:
-    """A message that is nothing but a number written in Hangul ("이십만", "삼만 오천이요"),
-    read only as an amount's bare answer (elsewhere "이" and "만" are words).
+    """A message that is nothing but a number written with Hangul units ("이십만", "삼만
+    오천이요", "3만 오천"), read only as an amount's bare answer (elsewhere "이" and "만" are
+    words).
 
     >>> [m.value for m in _hangul_amount("삼만 오천이요")], _hangul_amount("천천히")
+    ([35000], [])
+    >>> [m.value for m in _hangul_amount("3만 오천")], _hangul_amount("3 500")
     ([35000], [])
     >>> [m.value for m in _hangul_amount("오천이요")]
     [5000]

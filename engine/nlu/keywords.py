@@ -86,8 +86,9 @@ _NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|do
 _UNDO = r"(?:취소|철회|되돌|돌려\s?받|무르|물러)"
 _UNDONE_AFTER = re_compile(rf"\S*(?:\s(?:거|것|건|걸|돈|금액|내역)\S?)?\s?{_UNDO}")
 _UNDOING = re_compile(rf"{_UNDO}|cancel|undo|refund|revers|revok|recall|stop", re.IGNORECASE)
-_UNDONE_BEFORE = re_compile(r"(?:^|\s)(?:cancel|undo|refund|reverse|revoke|recall|stop|back from)"
+_UNDONE_BEFORE = re_compile(r"(?:^|\s)(?:(?:cancel|undo|reverse|revoke|recall|stop)"
                             r"(?:\s(?:a|an|the|my|that|this|our))?"
+                            r"|(?:refund|back from)\s(?:the|my|that|this|our))"  # not "a refund"
                             r"(?:\s(?:last|previous|recent|latest|earlier|wrong))?\s?$")
 
 

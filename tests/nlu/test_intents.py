@@ -133,3 +133,11 @@ def test_a_keyword_that_itself_undoes_still_counts() -> None:
     """"주문 취소" is the cancellation's own keyword, whatever follows it."""
     cancel = IntentRule("cancel_order", keywords=("주문 취소",))
     assert [s.name for s in classify("주문 취소하고 환불해 주세요", [cancel])] == ["cancel_order"]
+
+
+@pytest.mark.parametrize("text", ["we don't want a refund, exchange it",
+                                  "not a refund! exchange please", "환불 말고 교환해 줘"])
+def test_a_refund_as_a_noun_undoes_nothing(text: str) -> None:
+    """"refund" undoes only as a verb on what follows it ("refund that transfer")."""
+    exchange = IntentRule("exchange", keywords=("교환", "exchange"))
+    assert [s.name for s in classify(text, [exchange])] == ["exchange"]
