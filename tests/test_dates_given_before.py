@@ -38,6 +38,7 @@ async def test_a_date_money_was_given_on_is_not_the_transfers_date(
 @pytest.mark.parametrize(("message", "days"), [
     ("모레 삼촌한테 3만원 보내줘", 2), ("send dad 20k the day after tomorrow", 2),
     ("어제 못 보낸 거 내일 이모한테 4만원 보내줘", 1),  # the date to send, after the one given
+    ("내일 준비물 살 돈 3만원 동생한테 보내줘", 1),  # 준비물: no 준 (given)
 ])
 async def test_a_date_to_send_on_is_still_the_transfers_date(
         transfer: CompiledService, message: str, days: int) -> None:

@@ -193,8 +193,8 @@ def inexact(text: str, match: Match) -> bool:
 
 _GIVEN_AFTER = re_compile(
     r"\s*(?:에|에는|엔|에도|날)?\s*(?:(?:\S+(?:한테|에게|께)|못|안|이미|벌써|다|잘못|같이|그|\S*원)"
-    r"\s+){0,3}(?:보낸|보냈|이체한|이체했|송금한|송금했|입금한|입금했|부친|부쳤|쏜|쐈|준|줬|드린|"
-    r"드렸|낸|냈)")
+    r"\s+){0,3}(?:(?:보냈|이체했|송금했|입금했|부쳤|쐈|줬|드렸|냈)"
+    r"|(?:보낸|이체한|송금한|입금한|부친|쏜|준|드린|낸)(?:거|건|걸|것)?(?=\s|$|[.,!?~]))")
 _GIVEN_BEFORE = re_compile(
     r"(?:\b(?:i|we)\s+(?:already\s+|just\s+)?(?:sent|paid|transferred|wired|gave|did)\b[^,.;!?]*"
     r"|\b(?:same as|as|like)\s+(?:on\s+|last\s+)?)$", re.IGNORECASE)
@@ -209,6 +209,8 @@ def given_then(text: str, match: Match) -> bool:
     >>> said = ("엄마한테 어제 보낸 거 다시 보내줘", "the 30k I sent mom yesterday", "내일 보내줘")
     >>> [given_then(t, find_dates(t, dt.date(2026, 11, 29))[0]) for t in said]
     [True, True, False]
+    >>> given_then("내일 준비되면 보내줘", find_dates("내일 준비되면", dt.date(2026, 11, 29))[0])
+    False
     """
     return bool(_GIVEN_AFTER.match(text, match.end) or _GIVEN_BEFORE.search(text, 0, match.start))
 

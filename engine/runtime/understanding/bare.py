@@ -147,7 +147,7 @@ def _amount_naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def named_ahead(text: str, slots: Sequence[CompiledSlot], asked: str | None
-                 ) -> dict[str, int]:
+                ) -> dict[str, int]:
     """``asked_only`` slots the message names before their value ("pin 1234", "my pin is
     9876", "비밀번호는 1234" while the id is asked): slot -> where its value may start."""
     found = {}
