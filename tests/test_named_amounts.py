@@ -118,3 +118,4 @@ async def test_a_slot_taken_back_by_its_name_without_its_space_is_taken_back(rep
                                                                             ) -> None:
     reading, _, _ = await confirming(["할머니한테 6만원 내일 보내줘"], reply)
     assert list(reading["slots"].values()) == [None]
+

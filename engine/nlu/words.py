@@ -325,7 +325,10 @@ _KO = YesNoWords(
             "다음에 할게", "다음에 할게요", "나중에 할게", "나중에 할게요", "다 취소", "전부 취소",
             "모두 취소"),
     deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아니에요", "싫어", "싫어요", "노", "노노",
-          "ㄴㄴ"),
+          "ㄴㄴ", "절대 아니야", "절대 아니에요", "절대 안 돼", "절대 안돼", "절대 안 돼요",
+          "절대 안돼요", "절대 안 됩니다", "절대로 안 돼", "절대로 아니야", "절대 싫어",
+          "절대 싫어요", "당연히 아니지", "당연히 아니죠", "전혀 아니야", "전혀 아니에요",
+          "아니 절대"),
 )  # fmt: skip
 _EN = YesNoWords(
     confirm=("yes", "yeah", "yea", "ya", "yep", "yup", "ok", "okay", "okey", "k", "kk", "sure",
@@ -341,7 +344,9 @@ _EN = YesNoWords(
             "i dont want it", "i dont want it anymore", "dont want it anymore",
             "changed my mind", "i changed my mind", "not interested", "nvm", "scratch that",
             "forget that"),
-    deny=("no", "nope", "nah", "no thanks", "no thank you", "not really", "negative"),
+    deny=("no", "nope", "nah", "no thanks", "no thank you", "not really", "negative",
+          "absolutely not", "definitely not", "of course not", "certainly not", "no way",
+          "hell no", "not at all", "no absolutely not", "no definitely not"),
 )  # fmt: skip
 RESUME_WORDS: dict[str, tuple[str, ...]] = {
     "ko": ("계속", "계속 진행", "이어서", "마저", "돌아가", "다시 하자"),
