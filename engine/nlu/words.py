@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from engine.nlu import decision_words
 from engine.nlu.phrases import (
     CONTRAST,
     GENERIC_ACT,
@@ -310,48 +311,9 @@ class YesNoWords:
         )
 
 
-_KO = YesNoWords(
-    confirm=("확인", "네", "예", "응", "웅", "넵", "넹", "옙", "좋아", "좋습니다", "좋네", "그래",
-             "그럼요", "그러자", "그럽시다", "그렇게 해", "그렇게 하자", "맞아", "맞습니다",
-             "맞네", "진행", "승인", "동의", "ㅇㅇ", "ㅇㅋ", "ㄱㄱ", "고고", "콜", "오케이",
-             "오키", "오케", "당연하지", "당연하죠", "당연히", "물론", "물론이죠", "물론이지",
-             "알겠어", "알겠어요", "알겠습니다", "알았어", "알았어요", "그렇습니다", "확인했어",
-             "확인했어요", "확인했습니다", "엉", "고고싱", "네엡", "넵넵", "부탁해", "부탁해요",
-             "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요", "계속", "예스",
-             "그렇게 할게요", "그대로 할게요", "그걸로 할게요", "이걸로 할게요"),
-    cancel=("취소", "그만", "중단", "중지", "멈춰", "스톱", "됐어", "됐어요", "됐습니다", "관둘래",
-            "관둬", "그만둘래", "그만 둘게요", "됐다", "필요 없어", "필요없어", "필요 없어요",
-            "필요없어요", "없던 걸로", "없던 걸로 해", "없던 걸로 해줘", "없던 걸로 해주세요",
-            "다음에 할게", "다음에 할게요", "나중에 할게", "나중에 할게요", "다 취소", "전부 취소",
-            "모두 취소"),
-    deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아니에요", "싫어", "싫어요", "노", "노노",
-          "ㄴㄴ", "절대 아니야", "절대 아니에요", "절대 안 돼", "절대 안돼", "절대 안 돼요",
-          "절대 안돼요", "절대 안 됩니다", "절대로 안 돼", "절대로 아니야", "절대 싫어",
-          "절대 싫어요", "당연히 아니지", "당연히 아니죠", "전혀 아니야", "전혀 아니에요",
-          "아니 절대"),
-)  # fmt: skip
-_EN = YesNoWords(
-    confirm=("yes", "yeah", "yea", "ya", "yep", "yup", "ok", "okay", "okey", "k", "kk", "sure",
-             "sure thing", "confirm", "confirmed", "i confirm", "go ahead", "no problem",
-             "correct", "thats correct", "right", "thats right", "absolutely", "definitely",
-             "of course", "certainly", "alright", "all right", "fine", "thats fine",
-             "sounds good", "sounds great", "looks good", "looks right", "perfect", "great",
-             "agreed", "i agree", "approve", "approved", "i approve", "yes sir", "yess",
-             "yesss", "affirmative", "all good", "okie", "okie dokie", "y",
-             "okey dokey", "yes yes", "please do"),
-    cancel=("cancel", "cancel it", "cancel that", "stop", "abort", "never mind", "nevermind",
-            "forget it", "forget about it", "call it off", "scrap it", "scrap that",
-            "i dont want it", "i dont want it anymore", "dont want it anymore",
-            "changed my mind", "i changed my mind", "not interested", "nvm", "scratch that",
-            "forget that"),
-    deny=("no", "nope", "nah", "no thanks", "no thank you", "not really", "negative",
-          "absolutely not", "definitely not", "of course not", "certainly not", "no way",
-          "hell no", "not at all", "no absolutely not", "no definitely not"),
-)  # fmt: skip
-RESUME_WORDS: dict[str, tuple[str, ...]] = {
-    "ko": ("계속", "계속 진행", "이어서", "마저", "돌아가", "다시 하자"),
-    "en": ("continue", "go on", "resume", "carry on", "back to it", "keep going"),
-}
+_KO = YesNoWords(**decision_words.KO)
+_EN = YesNoWords(**decision_words.EN)
+RESUME_WORDS = decision_words.RESUME
 """Words that take an interrupted flow up again (besides the confirm words)."""
 _ALL = _KO.merge(_EN)
 
