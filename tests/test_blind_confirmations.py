@@ -49,7 +49,6 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "sure but first tell me my balance",  # the balance
         "where is my last card order?",  # the card order's status (plausible)
         "you idiots lost my last card, how about that",  # the status: "card" is its keyword
-        "do it if my old card gets blocked first",  # the status; the condition is no yes
     },
     "transfer_decisions_3.eval.yaml": set(),
     "transfer_changes.eval.yaml": set(),
@@ -91,4 +90,4 @@ async def test_most_changes_at_the_transfers_confirmation_are_read() -> None:
     """The set of changes asked for at the confirmation (and of replies that look like one):
     written blind at 101 of 163 read right; this is where it stands, and it may only rise."""
     report = await run_eval(BLIND / "transfer_changes.eval.yaml")
-    assert sum(r.right for r in report.results) >= 139
+    assert sum(r.right for r in report.results) >= 140

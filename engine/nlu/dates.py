@@ -217,7 +217,7 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (re_compile("|".join(_KO_WORD_DAYS)), _ko_word),
     (re_compile(r"\b(?:the\s+)?day\s+(?P<w>after)\s+tomorrow\b", _I), _en_word),
     (re_compile(r"\b(?:the\s+)?day\s+(?P<w>before)\s+yesterday\b", _I), _en_word),
-    (re_compile(r"\b(?P<w>today|tomorrow|yesterday)\b", _I), _en_word),
+    (re_compile(r"\b(?P<w>today|tomorrow|yesterday)(?![A-Za-z0-9])", _I), _en_word),
     (
         re_compile(
             r"(?:(?<![0-9])(?P<n>[0-9]+)\s*(?P<unit>일|주)|(?P<span>하루|이틀|사흘|나흘|일주일))"
@@ -240,7 +240,7 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (
         re_compile(
             r"\b(?:(?P<rel>next|this|last|coming)\s+)?"
-            rf"(?P<wd>{'|'.join(_EN_WEEKDAYS)})\b",
+            rf"(?P<wd>{'|'.join(_EN_WEEKDAYS)})(?![A-Za-z0-9])",  # "friday로" too
             _I,
         ),
         _weekday,

@@ -14,8 +14,8 @@ not money:
   "만약", "천천히", "이 원하는" and "엄마한테만원" (no space) are not read; "이만원" is 20000.
 - English: a currency prefix ($, US$, USD, KRW, ₩, €, £, EUR) or suffix (dollar(s), buck(s),
   usd, won, krw, euro(s), eur), optionally with k/m/bn or thousand/million/billion; a bare
-  "10k" is money too; a number said in words before a suffix ("thirty thousand won",
-  "twenty-five dollars").
+  "10k", "50 thousand" or "fifty thousand" is money too (not "50 thousand people"); a
+  number said in words before a suffix ("thirty thousand won", "twenty-five dollars").
 - Negative: "-", "−", "마이너스" or "minus" right before the amount (or before "$").
 """
 
@@ -68,6 +68,8 @@ _EN_GROUPED = rf"(?:{_GROUPED}|{DIGITS}|\.[0-9]+)"  # before a unit said after i
 _EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"
 _EN_SIGN = r"(?P<neg>(?<![\w\-−])[-−]\s?|\bminus\s+)?"
 _EN_UNIT = r"\s?(?:dollars?|bucks?|usd|won|krw|euros?|eur)(?![a-z])"
+_BARE_END = r"(?![\w-])(?!\s+(?!(?:to|for|please|pls|plz|now|today|tomorrow|and|or|on|by|from|" \
+    r"via|instead|thanks|thx|won|krw)\b)[A-Za-z])"
 _EN_MONEY = (
     re_compile(
         rf"{_EN_SIGN}(?:\$|US\$|₩|€|£|\b(?:usd|krw|eur)\s?)\s?(?P<num>{_EN_NUM}){_EN_MAG}"
@@ -81,9 +83,16 @@ _EN_MONEY = (
     ),
     # A bare "10k" reads as money in chat; "10m" or "10b" could be metres or bytes.
     re_compile(rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_NUM})(?P<mag>k)(?![a-z0-9])", re.IGNORECASE),
+    # So does "50 thousand", unless a word tells what there are thousands of ("50 thousand
+    # people"); "2 million" too.
+    re_compile(rf"{_EN_SIGN}(?<![\w.,])(?P<num>{_EN_NUM})(?P<mag>\s(?:thousand|million))"
+               rf"{_BARE_END}", re.IGNORECASE),
 )
 _EN_WORD_MONEY = re_compile(rf"{_EN_SIGN}(?P<words>{EN_NUMERAL}){_EN_UNIT}", re.IGNORECASE)
 """An amount said in words before its unit ("thirty thousand won", "fifty dollars")."""
+_EN_WORD_BARE = re_compile(rf"{_EN_SIGN}(?<![\w.,])(?P<words>{EN_NUMERAL}"
+                           rf"(?:(?<=thousand)|(?<=million))){_BARE_END}", re.IGNORECASE)
+"""Thousands or millions said in words with no unit ("send mom fifty thousand")."""
 # Every English form needs a currency symbol or a Latin letter; most Korean turns have
 # neither, and this one search is cheaper than the three patterns.
 _EN_HINT = re_compile(r"[$₩€£A-Za-z]")
@@ -108,7 +117,8 @@ def find_money(text: str) -> list[Match]:
         found += [m for m in map(_korean, _KO_BIG_BARE.finditer(text)) if m is not None]
     if _EN_HINT.search(text):
         found += [_english(m) for pattern in _EN_MONEY for m in pattern.finditer(text)]
-        found += [_signed(m, Decimal(value)) for m in _EN_WORD_MONEY.finditer(text)
+        found += [_signed(m, Decimal(value)) for pattern in (_EN_WORD_MONEY, _EN_WORD_BARE)
+                  for m in pattern.finditer(text)
                   if (value := english_numeral(m["words"])) is not None]
     return non_overlapping(found)
 

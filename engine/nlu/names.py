@@ -137,7 +137,8 @@ _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)면\s(?!돼|되|충분|괜찮)|\
                      r"|\b(?:or|either)\b")
 """A value in a condition, a comparison or a quote is none ("X면 돼요" is no condition)."""
 MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
-                      "잠깐", "잠깐만", "정정", "정정할게", "정정할게요", "정정합니다"})
+                      "잠깐", "잠깐만", "정정", "정정할게", "정정할게요", "정정합니다",
+                      "actually", "oops", "sorry", "wait", "i", "meant", "correction"})
 
 _DETAIL = r"(?:\w+\s+)?(?:id|pin|code|number|phone|card|account|password|address)\b"
 _THEIRS = re_compile(

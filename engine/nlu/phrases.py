@@ -120,7 +120,7 @@ _EN_ASKING = frozenset({"is", "are", "am", "was", "were", "do", "does", "did", "
                         "hows", "wheres", "whos"})
 _ASKING_FOR = re_compile(
     r"줄래|주실래|주시겠|줄 ?수 ?있|주실 ?수 ?있|할 ?수 ?있|가능할까|해줘\s*[?？]|주세요\s*[?？]|"
-    r"\b(?:can|could|would|will|may) (?:you|i|we)\b|\bplease\b|\bi(?: would|d)? like\b|"
+    r"\b(?:can|could|would|will|may) (?:you|u|ya|i|we)\b|\bplease\b|\bi(?: would|d)? like\b|"
     r"\bi want\b", re.IGNORECASE)
 """A request put as a question ("보내줄래?", "can you send…", "could I get…"): a request."""
 
@@ -134,6 +134,8 @@ def is_question(text: str) -> bool:
     (True, True, False)
     >>> is_question("what did I send?"), is_question("can you send it to mom?")
     (True, False)
+    >>> is_question("do you charge a fee"), is_question("do it on friday")
+    (True, False)
     """
     stripped = text.strip()
     if not stripped or _ASKING_FOR.search(stripped):
@@ -141,7 +143,9 @@ def is_question(text: str) -> bool:
     if _QUESTION_MARK.search(stripped) or _QUESTION_ENDING.search(stripped):
         return True
     tokens = re.sub(r"[^\w\s]", " ", stripped.casefold()).split()
-    return bool(tokens) and (tokens[0] in _EN_ASKING or any(asks(t) for t in tokens))
+    opens = bool(tokens) and tokens[0] in _EN_ASKING and not (
+        tokens[0] == "do" and tokens[1:2] in (["it"], ["that"]))  # "do it friday": told
+    return opens or any(asks(t) for t in tokens)
 
 
 _KO_PREDICATE = re_compile(

@@ -7,6 +7,8 @@ Separators:
 - "," (also "，") unless it sits between digits, so "10,000원" stays whole; ";", "；" and
   line breaks.
 - The word "그리고"; English " and ", " then ", " and then ".
+- A verb joined to the next task by 고 ("내일 엄마한테 1만원 보내고 금요일에 아빠한테 …"):
+  after a task of its own, with someone to send to after it; not "보내고 싶어", "말고".
 - The joining particles 하고, 랑/이랑, 과/와 - but only when whitespace follows and the next
   word names another target (it contains 한테, 에게 or 께, not 함께), because these
   particles also join verbs ("송금하고 싶어") and companions ("엄마랑 얘기했어"); each
@@ -34,7 +36,9 @@ _SEPARATOR = re_compile(
     r"|(?<![가-힣])그리고(?![가-힣])"
     r"|(?<=\s)(?:and\s+then|and|then)(?=\s)"
     rf"|(?<=[가-힣0-9])\s*(?P<joined>하고|(?<=원)이랑|랑)\s+{_TARGET_NEXT}"
-    rf"|(?<=[가-힣])(?P<particle>[과와])\s+{_TARGET_NEXT}",
+    rf"|(?<=[가-힣])(?P<particle>[과와])\s+{_TARGET_NEXT}"
+    r"|(?<=[가-힣])(?<!말)(?<!아니)(?<![\s]하)(?<!^하)(?P<verb>고)\s+(?!싶|있|나서|나면|난|보니|보고|말)"
+    r"(?=.*?(?:한테|에게|(?<!함)께))",
     re.IGNORECASE,
 )
 
@@ -54,7 +58,7 @@ def split_segments(text: str, whole: Sequence[tuple[int, int]] = ()) -> list[Mat
     parts: list[Match] = []
     start = 0
     for separator in _SEPARATOR.finditer(text):
-        joined = separator["joined"] or separator["particle"]
+        joined = separator["joined"] or separator["particle"] or separator["verb"]
         if any(a < separator.start() < b for a, b in whole) or \
                 separator["particle"] and not _particle_fits(text, separator.start()) or \
                 joined and not _A_TASK.search(text, start, separator.start()):

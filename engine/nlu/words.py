@@ -149,6 +149,8 @@ class _Grammar:
             found.add("D")
         if text in self.stop:  # a noun ("취소") is what a negation after it negates
             found.add("K" if text in _CANCEL_NOUNS else "C")
+        if text in _DO_IT:  # "cancel 해줘": a cancel noun done
+            found.add("H")
         if text in self.doing:
             found.add("A")
         if squash(text) in self.negated:
@@ -194,7 +196,7 @@ _DECISIONS: _Table = {
     # after a cancel said as a sentence ("됐어요") a negation is a second one ("안 할래요");
     # after a cancel noun it negates that noun ("취소 안 할래": no decision)
     "stop": {"N": "stop", "D": "stop", "C": "stop", "K": "noun", "X": "stop"},
-    "noun": {"N": "noun", "D": "noun", "C": "stop", "K": "noun"},
+    "noun": {"N": "noun", "D": "noun", "C": "stop", "K": "noun", "H": "noun"},
 }
 _STARTS = frozenset({"confirm", "deny", "cancel"})
 _CANCEL_FIRST: _Table = {"start": {"N": "start", "D": "start", "C": "stop", "K": "stop",
@@ -223,6 +225,10 @@ def _reach(tokens: list[str], grammar: _Grammar, table: _Table,
 _CANCEL_NOUNS = frozenset({"취소", "그만", "중단", "중지", "스톱", "cancel", "stop", "abort"})
 """Cancel words that are nouns: a negation after one negates it ("취소 안 할래")."""
 
+_DO_IT = frozenset({"해", "해줘", "해줘요", "해주세요", "해주셈", "해주라", "해요", "할게",
+                    "할게요", "할래", "할래요", "하자", "합니다", "할께", "할께요", "please", "pls",
+                    "plz"})
+"""Doing what a noun before it names, said in Korean ("cancel 해줘", "stop 할게요")."""
 _GOING_ON = ("진행", "확인", "승인", "proceed", "confirm")
 """Confirm words that are verbs of going on: negated, they cancel."""
 
@@ -245,7 +251,8 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
                   max(map(len, negated), default=0)) + _LONGEST_PHRASE
     doing_words = Lexicon.of((*own, *doers))
     starts = frozenset({*(k for lex in (yes, no, stop, _NEUTRAL, doing_words) for k in lex.stems),
-                        *(n[0] for n in negated if n), "ㅎ", "ㅋ", "ㅠ", "ㅜ", "말"})
+                        *(n[0] for n in negated if n), *(w[0] for w in _DO_IT),
+                        "ㅎ", "ㅋ", "ㅠ", "ㅜ", "말"})
     return _Grammar(yes, no, stop, negated, longest, doing_words, starts)
 
 
@@ -357,12 +364,13 @@ def yes_no(text: str, words: YesNoWords) -> Answer | None:
     return answer
 
 
+_MIXED = re_compile(r"\b([a-z]+)([가-힣]+)\b")
 _REMEMBERED = 512
 """Messages a set of words keeps its answer for."""
 
 
 def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
-    tokens = normalised.split(" ")
+    tokens = _MIXED.sub(r"\1 \2", normalised).split(" ")  # "cancel해줘": two words
     if len(tokens) > _MOST_WORDS:
         return None
     ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1]
@@ -396,6 +404,9 @@ def cancel_first(text: str, words: YesNoWords) -> str | None:
 
     >>> cancel_first("cancel, check my balance", default_words("en"))
     'check my balance'
+    >>> sending = default_words("en").merge(YesNoWords(act=("send",)))
+    >>> cancel_first("don't send it yet", sending) is None
+    True
     """
     tokens = normalise(text).split(" ")
     for cut, token in enumerate(tokens):  # "취소하고 잔액" reads as "취소 하고 잔액"
@@ -410,5 +421,24 @@ def cancel_first(text: str, words: YesNoWords) -> str | None:
             while rest and (rest[0] in _CONNECTIVES or rest[0] == "하고"):
                 rest = rest[1:]
             if rest and not all(words.known(t) for t in rest):  # "cancel the order" is one
-                return " ".join(rest)
+                return None if _negated(tokens[:end], rest, words) else " ".join(rest)
     return None
+
+
+def _negated(cancel: list[str], rest: list[str], words: YesNoWords) -> bool:
+    """Whether a leading cancel is none: a "don't" of the flow's verb after it ("don't send
+    it yet"), or a cancel noun alone that what follows negates ("취소 안 해", "cancel 하지
+    마"; after a no, "아니요 취소 안 할래요" is a no all the same)."""
+    if set(cancel) <= _NEGATING and words.acts(rest[0]):
+        return True
+    return cancel == cancel[-1:] and cancel[-1] in _CANCEL_NOUNS and \
+        _NOT_DOING.match(" ".join(rest)) is not None
+
+
+_NOT_DOING = re_compile(r"(?:안\s?(?:해|하|할|합)|하지\s?(?:마|말|않))")
+"""Not doing what a cancel noun before it names: "취소 안 해", "cancel 하지 마" ("취소, 안
+보낼래" is a second cancel: it negates the flow's own verb)."""
+
+
+_NEGATING = frozenset({"dont", "do", "not", "never", "doesnt", "please", "pls", "plz", "just"})
+"""A leading "don't" is no cancel of its own when the flow's verb follows: it negates that."""

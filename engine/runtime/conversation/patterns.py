@@ -369,7 +369,15 @@ async def clarified(run: Turn) -> None:
         return
     flow = service.flows[service.routes[choice]]
     if run.stack.start(flow, Intent(choice, 1.0, "clarified"), "clarified"):
-        await run.work(clarify["message"])
+        await run.work(_request(run, clarify["message"]))
+
+
+def _request(run: Turn, first: str) -> str:
+    """What the chosen flow reads: the answer when it is a request with values of its own
+    ("send 40k to mom" after "did you mean a transfer?" of "mom sent me 100k yesterday"),
+    else the first message, which the question was about ("yes", "the transfer")."""
+    said = run.state.message
+    return said if any(op.op == "set" for op in run.rules(said).ops) else first
 
 
 def read_on_link(run: Turn) -> None:

@@ -42,7 +42,7 @@ INSTEAD = re_compile(rf"^(?:(?:{_OPENERS})[,.…~]*\s+)*(?P<old>.+?)"
                      rf"(?:\s*{SET_ASIDE}|[,.]?\s+아니(?:다|야)?[,.]?)\s+(?P<new>\S.*)$")
 """A value said away and another put in its place: "아빠 말고 형", "엄마 아니 아빠요", "근데
 아빠 말고 오빠한테" (what opens the message is neither)."""
-_LEAST_BARE = {"KRW": 1000, "JPY": 1000}
+LEAST_BARE = {"KRW": 1000, "JPY": 1000}
 """The smallest plain number taken as an amount in a currency: no one sends 100원."""
 
 
@@ -54,7 +54,7 @@ def bare_value(text: str, slot: CompiledSlot | None,
     if slot is None:
         return None
     if slot.spec.type == "money" and words is not None:
-        number = bare_number(text, words.known, _LEAST_BARE.get(slot.spec.currency or "", 100))
+        number = bare_number(text, words.known, LEAST_BARE.get(slot.spec.currency or "", 100))
         if number is None or exact(slot) and inexact(text, number):
             return None
         return number.value, (number.start, number.end)
@@ -123,7 +123,7 @@ def _named_amounts(text: str, slot: CompiledSlot) -> list[Match]:
     "액수는 2만5천이요", "amount to 30000", "make the amount 25,000" (with its unit it is an
     amount anywhere). Only before the end, a particle of what it is to be or a word of
     changing or sending; never under the currency's least plain amount."""
-    least = _LEAST_BARE.get(slot.spec.currency or "", 100)
+    least = LEAST_BARE.get(slot.spec.currency or "", 100)
     found = []
     for at in _amount_naming(tuple(slot.spec.names)).finditer(text):
         number = bare_number(at["n"], lambda w: False, least)
@@ -236,5 +236,5 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
         yes_no(tokens[0], words) is None
 
 
-__all__ = ["INSTEAD", "bare_ok", "bare_value", "free_text", "instead", "named_ahead",
-           "named_values", "short_answer"]
+__all__ = ["INSTEAD", "LEAST_BARE", "bare_ok", "bare_value", "free_text", "instead",
+           "named_ahead", "named_values", "short_answer"]

@@ -49,12 +49,12 @@ from engine.runtime.understanding.bare import (
 from engine.runtime.understanding.finders import (
     changes_by,
     exact,
-    find_all,
     somebody_matches,
     usable,
     widened,
 )
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
+from engine.runtime.understanding.said_amounts import find_with_verbs, flow_verbs, with_verb
 
 Decision = Literal["confirm", "cancel", "deny"]
 _DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
@@ -103,13 +103,15 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     text = thanked_off(text) if asked is not None else text  # "Mina, thanks": the answer
     answer = _answer(text, words)
     confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
-    slots, found = _found(text, flow, asked, today)
+    verbs = flow_verbs(service, flow)
+    slots, found = _found(text, flow, asked, today, verbs)
     early = _answered(text, service, asked, answer, found, confirming, words)
     if early is not None:
         return early
     segments = _segments(text, found) if batching and confirming is None else []
-    tasks = merge_tasks(without_told(segments, [extract(seg, slots, today)
-                                                for seg in segments])) if segments[1:] \
+    tasks = merge_tasks(without_told(segments, [
+        extract(with_verb(seg, text, verbs), slots, today, verbs=verbs) for seg in segments
+    ])) if segments[1:] \
         else [_values(text, service, slots, found, asked=asked, answer=answer, words=words,
                       started=started, confirming=confirming, here=flow.name)]
     result = Understanding(ops=[SlotOp("set", k, v) for k, v in tasks[0].items()],
@@ -186,17 +188,19 @@ def _decision(answer: str | None, deciding: bool) -> Decision | None:
     return _DECISIONS.get(answer or "") if deciding else None
 
 
-def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date
+def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date,
+           verbs: tuple[str, ...] = ()
            ) -> tuple[tuple[CompiledSlot, ...], list[tuple[CompiledSlot, list[Match]]]]:
     """The slots looked for (the asked one first, ``asked_only`` ones when asked or named
-    ahead of their value) and each one's matches in ``text``; a value taken back is none
-    ("2만원, 아니 3만원": the amount is 3만원)."""
+    ahead of their value) and each one's matches in ``text``, a plain number said with one
+    of the flow's ``verbs`` its amount; a value taken back is none ("2만원, 아니 3만원": the
+    amount is 3만원)."""
     slots = _asked_first(flow.extraction, asked)
     named = named_ahead(text, flow.extraction, asked)
     slots += tuple(s for s in flow.extraction if s.name in named)
     cut = retracted_at(text) or 0
     found = [(s, [*(m for m in ms if m.start >= named.get(s.name, 0)), *named_values(text, s)])
-             for s, ms in find_all(text, slots, today)]
+             for s, ms in find_with_verbs(text, slots, today, verbs)]
     if cut and taken_back(text, cut) and not any(m.start >= cut for _, ms in found for m in ms):
         return slots, [(s, []) for s, _ in found]  # "5만원 보내줘 아니다 잠깐만": all taken back
     return slots, [(s, [m for m in ms if m.start >= cut] or ms) for s, ms in found]
@@ -307,9 +311,10 @@ _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
 _ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
                     "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로",
-                    "이거", "이건", "이번엔", "이번에는", "맞다"})
+                    "이거", "이건", "이번엔", "이번에는", "맞다",
+                    "do", "let", "s", "lets", "go", "with", "instead", "rather"})
 """Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
-"오빠한테 보내는 걸로")."""
+"오빠한테 보내는 걸로", "let's do friday")."""
 _GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|드리는|(?:줘|드려)요?"
                      r"|(?:줄|드릴)(?:[게께]|래)요?|(?:줍|드립)니다|(?:준|드린)다")
 """A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
@@ -375,9 +380,10 @@ def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
 
 
 def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,
-            asked: str | None = None) -> dict[str, Any]:
+            asked: str | None = None, verbs: tuple[str, ...] = ()) -> dict[str, Any]:
     """Values for ``slots`` found in ``text``; each span of text feeds at most one slot."""
-    return _pick(text, slots, find_all(text, extraction_order(slots), today), asked=asked)
+    return _pick(text, slots, find_with_verbs(text, extraction_order(slots), today, verbs),
+                 asked=asked)
 
 
 def _pick(text: str, slots: Sequence[CompiledSlot],

@@ -1,0 +1,111 @@
+"""A plain number said as a flow's amount: with one of the flow's own verbs ("엄마한테 50000
+보내줘", "send jisoo 50000"), after whom it goes to ("엄마한테 10000, 아빠한테 20000 보내줘") or
+as what the amount is to be ("40000으로 바꿔줘", "make it 50000"). Only in a flow whose one
+number is that amount: elsewhere a plain number may be a count.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot
+from engine.nlu import Match
+from engine.precompiled import re_compile
+from engine.runtime.understanding.bare import LEAST_BARE
+from engine.runtime.understanding.finders import find_all
+
+
+def find_with_verbs(text: str, slots: Sequence[CompiledSlot], today: dt.date,
+              verbs: tuple[str, ...]) -> list[tuple[CompiledSlot, list[Match]]]:
+    """``find_all``, with the plain numbers said with the flow's ``verbs`` as amounts."""
+    return [(s, [*ms, *sent_amounts(text, s, verbs)] if verbs and s.spec.type == "money" else ms)
+            for s, ms in find_all(text, slots, today)]
+
+
+def flow_verbs(service: CompiledService, flow: CompiledFlow) -> tuple[str, ...]:
+    """The keywords of the intents that start ``flow`` ("보내", "send"), when its one
+    amount is the only number it takes: none where a plain number might be a count."""
+    numbers = [s.spec.type for s in flow.extraction if s.spec.type in ("money", "integer",
+                                                                      "number")]
+    if numbers != ["money"]:
+        return ()
+    return tuple(k for rule in service.intents if service.routes.get(rule.name) == flow.name
+                 for k in rule.keywords if " " not in k)
+
+
+def sent_amounts(text: str, slot: CompiledSlot, verbs: tuple[str, ...]) -> list[Match]:
+    """A plain number said with one of the flow's own words of doing it, as its money slot's
+    value: "엄마한테 50000 보내줘", "30,000 좀 이체해 주세요", "send jisoo 50000", "transfer
+    40000 to my brother"; or said as what the amount is to be ("40000으로 바꿔줘", "make it
+    50000", "25000 instead"). Digits only ("오만" is also a word), never under the currency's
+    least plain amount, never one that starts with 0 or stands among dashes (a phone or an
+    account number), before a counter ("3000명") or after a word of a bound ("about",
+    "over")."""
+    if not verbs or not _DIGITS.search(text):
+        return []
+    least = LEAST_BARE.get(slot.spec.currency or "", 100)
+    found = []
+    for at in (m for p in _sending(verbs) for m in p.finditer(text)):
+        group = next(g for g in ("n", "m", "i") if g in at.re.groupindex and at[g])
+        value = int(at[group].replace(",", ""))
+        if value >= least:
+            found.append(Match(value=value, start=at.start(group), end=at.end(group),
+                               text=at[group]))
+    return found
+
+
+_DIGITS = re_compile(r"[1-9][0-9,]{2}")
+_NUMBER = r"(?<![\w.,\-])(?<![0-9][\s\-])(?P<n>[1-9][0-9]{0,2}(?:,[0-9]{3})+|[1-9][0-9]*)"
+_BOUND = r"about|around|roughly|approximately|like|only|just|over|under|up|at|least|most|" \
+    r"more|less|than|maybe|another|extra|some|me|it|them|back|again|him|her|us|the|a|an"
+_THEN = r"(?![0-9A-Za-z가-힣%\-]|[.,][0-9])(?=\s*(?:$|[.!?,~]|(?:to|please|pls|plz|now|" \
+    r"today|tonight|tomorrow|tmr|on|for|asap|right|thanks|thx|and|from|via|by)\b))"
+_TO_BE = re_compile(
+    rf"{_NUMBER}(?:으로|로)(?=\s*(?:$|[.!~,]|(?:해|바꿔|바꾸|변경|수정|고쳐|하자|할게|갈게|보내|이체|"
+    r"송금|부탁)))"
+    rf"|\b(?:make\s+(?:it|that)|change\s+(?:it\s+|that\s+)?to|set\s+(?:it\s+)?to|actually)"
+    rf"\s+{_NUMBER.replace('<n>', '<m>')}{_THEN}"
+    rf"|{_NUMBER.replace('<n>', '<i>')}\s+instead\b", re.IGNORECASE)
+_TO_WHOM = re_compile(rf"(?<=[가-힣A-Za-z])\s?(?:한테|에게|께)\s+{_NUMBER}(?=\s*(?:[,.!~]|$))")
+
+
+@lru_cache(maxsize=16)
+def _sending(verbs: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """A plain number right before a verb ("50000 보내줘", "50000 엄마한테 송금"), one after
+    it with a name between or none ("send mom 50000", "pay 40000 to dad"), and one that ends
+    what is said to someone ("엄마한테 10000, 아빠한테 20000 보내줘": the verb is said once)."""
+    said = "|".join(re.escape(v) for v in sorted(verbs, key=lambda v: (-len(v), v)))
+    before = rf"{_NUMBER}(?:을|를)?(?:\s+[가-힣A-Za-z]+\s?(?:한테|에게|께))?\s*" \
+        rf"(?:(?:좀|바로|지금|빨리|먼저|우선|일단)\s*)*(?:{said})"
+    after = rf"(?<![A-Za-z])(?:{said})(?:s|ed|ing)?\s+(?:(?:my|our|to)\s+)?" \
+        rf"(?:(?!(?:{_BOUND})\b)[A-Za-z가-힣]+\s+)?{_NUMBER}{_THEN}"
+    return re.compile(before, re.IGNORECASE), re.compile(after, re.IGNORECASE), _TO_WHOM, \
+        _TO_BE
+
+
+def with_verb(part: str, text: str, verbs: tuple[str, ...]) -> str:
+    """A part of a batch message with the verb the message says once ("send 30000 to jisoo
+    and 15000 to minsu": "15000 to minsu" is sent too), where the message says it: before
+    a part said after it, after one said before; a part with a verb of its own as it is."""
+    if not verbs or _said(verbs).search(part) or _TURNED_DOWN.search(part):
+        return part  # "not 50k, send 30k to Jake": nothing is sent of "not 50k"
+    verb = _said(verbs).search(text)
+    if verb is None:
+        return part
+    before = text.find(part) < verb.start()  # "엄마한테 1만원, 아빠한테 2만원 send"
+    return f"{part} {verb.group()}" if before else f"{verb.group()} {part}"
+
+
+_TURNED_DOWN = re_compile(r"(?<![A-Za-z])(?:not|no|never)(?![A-Za-z])|말고|아니", re.IGNORECASE)
+
+
+@lru_cache(maxsize=16)
+def _said(verbs: tuple[str, ...]) -> re.Pattern[str]:
+    said = "|".join(re.escape(v) for v in sorted(verbs, key=lambda v: (-len(v), v)))
+    return re.compile(rf"(?<![A-Za-z])(?:{said})(?![A-Za-z])", re.IGNORECASE)
+
+
+__all__ = ["find_with_verbs", "flow_verbs", "sent_amounts", "with_verb"]
