@@ -28,6 +28,20 @@ def find_with_verbs(text: str, slots: Sequence[CompiledSlot], today: dt.date,
 def flow_verbs(service: CompiledService, flow: CompiledFlow) -> tuple[str, ...]:
     """The keywords of the intents that start ``flow`` ("보내", "send"), when its one
     amount is the only number it takes: none where a plain number might be a count."""
+    kept = _VERBS.get(id(flow))
+    if kept is not None and kept[0] is flow and kept[1] is service:
+        return kept[2]
+    verbs = _verbs(service, flow)
+    _VERBS[id(flow)] = (flow, service, verbs)
+    return verbs
+
+
+_VERBS: dict[int, tuple[CompiledFlow, CompiledService, tuple[str, ...]]] = {}
+"""Each flow's verbs, worked out once (the flow and service kept: an id is reused only
+once its object is gone)."""
+
+
+def _verbs(service: CompiledService, flow: CompiledFlow) -> tuple[str, ...]:
     numbers = [s.spec.type for s in flow.extraction if s.spec.type in ("money", "integer",
                                                                       "number")]
     if numbers != ["money"]:
