@@ -18,12 +18,14 @@ These checks say when a value found in a message is not the user's value after a
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
 from engine.precompiled import re_compile
 
+from .dates import find_dates
 from .numbers import EN_NUMERAL, english_numeral, find_numbers, parse_numeral, to_number
 from .phrases import FILLERS
 from .spans import Match
@@ -167,11 +169,40 @@ def ranged(text: str, match: Match) -> bool:
     [True]
     >>> [ranged(t, find_money(t)[0]) for t in ("10만원대 키보드", "만원대로", "만원 대출")]
     [True, True, False]
+    >>> from engine.nlu.dates import find_dates
+    >>> [ranged("내일이나 모레", m) for m in find_dates("내일이나 모레", dt.date(2026, 1, 5))]
+    [True, True]
     """
+    if isinstance(match.value, dt.date):  # "내일이나 모레", "tomorrow or friday"
+        return _either(text, match)
     if isinstance(match.value, bool) or not isinstance(match.value, int | float):
-        return False  # only amounts and numbers have ends
+        return False  # only amounts, numbers and dates have ends
     return bool(_RANGE_BEFORE.search(text, 0, match.start) or
                 _RANGE_AFTER.match(text, match.end) or _BAND.match(text, match.end))
+
+
+EITHER_AFTER = re_compile(r"(?:이나|나(?!\S)|\s*(?:/|(?:또는|혹은|아니면|아님|or)\s))\s*\S",
+                          re.IGNORECASE)
+EITHER_BEFORE = re_compile(r"\S(?:이나|나|에나)?\s*(?:/|\s(?:또는|혹은|아니면|아님|or))\s*$"
+                           r"|\S(?:이나|나)\s+$", re.IGNORECASE)
+"""A date said as one of two ("내일이나 모레", "금요일 또는 토요일", "tomorrow or friday"): no
+date to send on yet."""
+
+
+def _either(text: str, match: Match) -> bool:
+    """Whether the date ``match`` is one of two dates said as alternatives (a date alone
+    with 이나, "내일이나 보내줘", is that date)."""
+    after = EITHER_AFTER.match(text, match.end)
+    if after is not None and any(m.start == after.end() - 1 - match.end for m in
+                                 find_dates(text[match.end:], _ANY_DAY)):
+        return True
+    before = EITHER_BEFORE.search(text, 0, match.start)
+    return before is not None and any(m.end == before.start() + 1
+                                      for m in find_dates(text[:before.start() + 1], _ANY_DAY))
+
+
+_ANY_DAY = dt.date(2026, 1, 5)
+"""Where dates are only looked for, not resolved."""
 
 
 def inexact(text: str, match: Match) -> bool:

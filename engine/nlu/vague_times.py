@@ -1,4 +1,5 @@
-"""Times said that name no date: "다음 달 초", "설 전에", "월급날", "end of the month".
+"""Times said that name no date: "다음 달 초", "설 전에", "월급날", "end of the month", or one of
+two dates ("내일이나 모레", "friday or monday").
 
 A date slot left empty means "now" in many flows (a transfer without a date goes at once), so
 a time the date reader cannot resolve must not vanish: ``vague_time`` finds it, and the
@@ -13,6 +14,7 @@ from datetime import date
 
 from engine.precompiled import re_compile
 
+from .certainty import ranged
 from .dates import find_dates
 
 _VAGUE = re_compile(
@@ -47,8 +49,14 @@ def vague_time(text: str, today: date) -> str | None:
     (None, None)
     >>> vague_time("12월 초에 보내줘", today), vague_time("early December, transfer 100k", today)
     ('12월 초에', 'early December')
+    >>> vague_time("내일이나 모레 보내줘", today), vague_time("friday or monday", today)
+    ('내일이나 모레', 'friday or monday')
     """
-    dated = [(m.start, m.end) for m in find_dates(text, today)]
+    found = find_dates(text, today)
+    either = [m for m in found if ranged(text, m)]  # "내일이나 모레": which one?
+    if either:
+        return text[either[0].start:either[-1].end]
+    dated = [(m.start, m.end) for m in found]
     for match in _VAGUE.finditer(text):
         if not any(start < match.end() and match.start() < end for start, end in dated):
             return match.group().strip()
