@@ -1,10 +1,10 @@
-"""Two sets of whole conversations with the transfer service, written blind (from a prose
-description of the service, not the flow file or the code): one Korean, one English and
-mixed. Each turn says the stage it should end in and the values it should hold.
+"""Sets of whole conversations, written blind (from a prose description of the service, not
+the flow file or the code): the transfer service in Korean and in English or mixed, and the
+pizza shop. Each turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
-may end EXECUTED where the writer expected anything else: money moved on a message that was
-not a yes is never a known failure."""
+may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
+anything else: money moved on a message that was not a yes is never a known failure."""
 
 from __future__ import annotations
 
@@ -33,7 +33,17 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a misspelt verb ("sned") starts nothing: "did you mean a transfer?" is asked
         "change: typo request, amount then recipient changed",
     },
+    "pizza_en.test.yaml": {
+        # a no with what it is for ("no i want to change something") is left to the model
+        "order-ready-no: 'no i want to change something', then cheese on",
+        # a choice said with a time clause ("i'll pay cash when it gets here") reads as a
+        # condition: asked again
+        "payment-method: cash said in a sentence",
+    },
 }
+MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_en.test.yaml": {"EXECUTED"},
+         "pizza_en.test.yaml": {"PLACED", "PAID", "DECLINED"}}
+"""The stages a turn ends in once money moved (or the bank was asked to move it)."""
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_FAILING))
@@ -41,7 +51,7 @@ async def test_blind_conversations_hold(name: str) -> None:
     results = await run_file(BLIND / name)
     assert len(results) >= 60
     moved = [(r.name, m.user) for r in results for m in r.mismatches
-             if m.field == "stage" and m.actual == "EXECUTED"]
+             if m.field == "stage" and m.actual in MOVED[name]]
     assert moved == [], "money moved where the writer expected something else"
     failing = {r.name for r in results if r.mismatches}
     known = KNOWN_FAILING[name]

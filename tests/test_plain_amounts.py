@@ -258,3 +258,11 @@ async def test_a_batch_with_an_english_verb_last_keeps_each_korean_name() -> Non
     said = await conversation("이모한테 2만원, 삼촌한테 30000 send", "ok")
     assert said[0][1]["slots"]["target"] == "이모" and said[0][1]["slots"]["amount"] == 20000
     assert said[1][1]["slots"]["target"] == "삼촌" and said[1][1]["slots"]["amount"] == 30000
+
+
+@pytest.mark.parametrize(("reply", "stage"), [
+    ("why not", "EXECUTED"), ("sure, why not", "EXECUTED"), ("why not?", "READY"),
+])
+async def test_why_not_said_is_a_yes_asked_is_none(reply: str, stage: str) -> None:
+    _, now, _ = await confirming(SINGLE, reply)
+    assert now == stage

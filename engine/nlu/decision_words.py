@@ -34,7 +34,7 @@ EN: dict[str, tuple[str, ...]] = dict(
              "sounds good", "sounds great", "looks good", "looks right", "perfect", "great",
              "agreed", "i agree", "approve", "approved", "i approve", "yes sir", "yess",
              "yesss", "affirmative", "all good", "okie", "okie dokie", "y",
-             "okey dokey", "yes yes", "please do"),
+             "okey dokey", "yes yes", "please do", "why not", "sure why not"),
     cancel=("cancel", "cancel it", "cancel that", "stop", "abort", "never mind", "nevermind",
             "forget it", "forget about it", "call it off", "scrap it", "scrap that",
             "i dont want it", "i dont want it anymore", "dont want it anymore",
