@@ -266,3 +266,16 @@ async def test_a_batch_with_an_english_verb_last_keeps_each_korean_name() -> Non
 async def test_why_not_said_is_a_yes_asked_is_none(reply: str, stage: str) -> None:
     _, now, _ = await confirming(SINGLE, reply)
     assert now == stage
+
+
+@pytest.mark.parametrize(("reply", "target"), [("최유진으로 바꿔 주세요", "최유진"),
+                                               ("정하늘씨로 변경해줘", "정하늘")])
+async def test_a_full_name_said_as_the_new_recipient_changes_it(reply: str, target: str) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert reading["slots"] == {"target": target} and stage == "READY"
+
+
+@pytest.mark.parametrize("reply", ["통장으로 바꿔줘", "어머님으로 바꿔줘 하셨어"])
+async def test_a_word_said_as_the_new_recipient_is_no_name(reply: str) -> None:
+    reading, _, _ = await confirming(SINGLE, reply)
+    assert not reading.get("slots")

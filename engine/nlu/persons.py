@@ -105,6 +105,18 @@ _NOT_GIVEN = re_compile(r"[가-힣]*(?:어머|아버|할머|장모|장인|사모
 _HANGUL_ONLY = re_compile(r"[가-힣]+")
 
 
+def full_name(word: str) -> bool:
+    """Whether ``word`` is a Korean full name: a surname and a given name of two syllables
+    ("박지영", "박지영씨"), not a word ("어머님").
+
+    >>> [full_name(w) for w in ("박지영", "박지영씨", "카드", "어머님", "민수")]
+    [True, True, False, False, False]
+    """
+    name = without_ssi(word)
+    return len(name) == 3 and _HANGUL_ONLY.fullmatch(name) is not None and \
+        name[0] in _SURNAMES and not _NOT_GIVEN.match(name)
+
+
 def called(name: str) -> str:
     """A name as the person is known, without how it was said: 님 after a full name
     ("김지현님": 김지현), 씨 attached ("박지영씨"). Words stay ("어머님", "김박사님",
@@ -120,4 +132,4 @@ def called(name: str) -> str:
         else name
 
 
-__all__ = ["called", "relation", "someones", "titled", "without_ssi"]
+__all__ = ["called", "full_name", "relation", "someones", "titled", "without_ssi"]

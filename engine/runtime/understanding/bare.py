@@ -96,8 +96,8 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
     """A ``bare`` slot's value said as what it is to be, right after one of the slot's names
     ("받는 사람 오빠로", "받는 분은 민수로 해 주세요", "recipient: Minsu") or before a word of
     changing it ("사촌 동생으로 바꿔줘", "엄마로 변경해 주세요"; without the slot's name only a
-    relation or a name with its title: "카드로 바꿔줘" is no one): a name, as a short answer
-    would be."""
+    relation, a full name or a name with its title: "박지영씨로 바꿔줘", but "카드로 바꿔줘" is
+    no one): a name, as a short answer would be."""
     if slot.spec.type == "money" and slot.spec.names:
         return _named_amounts(text, slot)
     if slot.spec.extract is None or not slot.spec.extract.bare or not slot.spec.names or \
@@ -111,7 +111,8 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
         read = _bare_name(at[group], slot, None)
         if read is None or then and titled is None:
             continue  # two words: a name with its title, or one relation, only
-        if group == "into" and not (titled or persons.relation(first)):
+        if group == "into" and not (titled or persons.relation(first) or
+                                    not then and persons.full_name(first)):
             continue
         found.append(Match(value=titled or read[0], start=at.start(group), end=at.end(group),
                            text=at[group]))
