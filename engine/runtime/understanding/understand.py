@@ -311,7 +311,7 @@ _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
 _ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
                     "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로",
-                    "이거", "이건", "이번엔", "이번에는", "맞다",
+                    "이거", "이건", "그거", "그건", "그것", "이번엔", "이번에는", "맞다",
                     "do", "let", "s", "lets", "go", "with", "instead", "rather"})
 """Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
 "오빠한테 보내는 걸로", "let's do friday")."""
