@@ -111,12 +111,17 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
         read = _bare_name(at[group], slot, None)
         if read is None or then and titled is None:
             continue  # two words: a name with its title, or one relation, only
-        if group == "into" and not (titled or persons.relation(first) or
-                                    not then and persons.full_name(first)):
+        if group == "into" and not _someone(first, then, titled):
             continue
         found.append(Match(value=titled or read[0], start=at.start(group), end=at.end(group),
                            text=at[group]))
     return found
+
+
+def _someone(first: str, then: str, titled: str | None) -> bool:
+    """Whether words said as what a value is to be, with no slot's name before them, name
+    someone: a name with its title, a relation or a full name ("박지영씨로 바꿔줘")."""
+    return bool(titled) or persons.relation(first) or not then and persons.full_name(first)
 
 
 def _named_amounts(text: str, slot: CompiledSlot) -> list[Match]:
