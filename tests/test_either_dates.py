@@ -41,3 +41,19 @@ async def test_a_date_alone_with_ina_is_that_date() -> None:
 async def test_one_of_two_dates_at_the_confirmation_asks_which(reply: str) -> None:
     _, stage, said = await confirming(SINGLE, reply)
     assert stage == "FILLING" and "날짜" in said
+
+
+@pytest.mark.parametrize("message", [
+    "누나 결혼식이 토요일이라 금요일에 10만원 보내줘",
+    "월요일에 받을 수 있게 일요일에 삼촌한테 5만원 보내줘",
+])
+async def test_two_dates_in_one_request_ask_which_and_make_one_task(message: str) -> None:
+    said = await conversation(message)
+    _, snapshot, reply = said[0]
+    assert snapshot["stage"] == "FILLING" and snapshot["slots"]["when"] is None
+    assert "건이 요청" not in reply and "날짜" in reply
+
+
+async def test_a_date_said_away_before_another_is_the_other() -> None:
+    said = await conversation("이모한테 보내줘", "모레 말고 글피로 5만원")
+    assert said[1][1]["slots"]["amount"] == 50000 and said[1][1]["slots"]["when"] is not None

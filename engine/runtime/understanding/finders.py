@@ -10,6 +10,7 @@ no part of it is read.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -40,6 +41,7 @@ from engine.nlu.certainty import (
 from engine.nlu.flags import find_flag, flag_words
 from engine.nlu.known import find_known
 from engine.nlu.money import changed_by, scaled_by
+from engine.nlu.phrases import SET_ASIDE
 from engine.precompiled import re_compile
 
 Finder = Callable[[CompiledSlot, str, dt.date], list[Match]]
@@ -127,10 +129,11 @@ def exact(slot: CompiledSlot) -> bool:
 
 
 def somebody_matches(found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[list[Match]]:
-    """Each slot's matches less the names that name nobody: what tells a message's tasks
-    apart ("그저께 엄마한테": 그저께 is a day, so one recipient)."""
+    """Each slot's matches less the names that name nobody, and no dates: what tells a
+    message's tasks apart ("그저께 엄마한테": 그저께 is a day, so one recipient; "생일이
+    금요일인데 목요일에 보내줘": one transfer)."""
     return [[m for m in ms if not (_holds_names(s) and names.nobody(str(m.value)))]
-            for s, ms in found]
+            for s, ms in found if s.spec.type != "date"]
 
 
 def _holds_names(slot: CompiledSlot) -> bool:
@@ -183,4 +186,24 @@ def changes_by(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
     return changed, spans
 
 
-__all__ = ["Finder", "changes_by", "exact", "find_all", "usable", "widened"]
+def set_aside(text: str, values: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """Where ``text`` says one of ``values`` away ("아빠 말고", "엄마한테 말고"): the old ones
+    of what it changes ("이모 말고 4만원" puts no one in 이모's place)."""
+    said = "|".join(re.escape(str(v)) for v in values.values() if v not in (None, ""))
+    if not said:
+        return []
+    return [m.span() for m in re.finditer(rf"(?<!\S)(?:{said})\S*\s*{SET_ASIDE}", text)]
+
+
+def words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
+    """The spans of the words ``matches`` stand in, with their units and particles ("2개로")."""
+    spans = []
+    for m in matches:
+        start = text.rfind(" ", 0, m.start) + 1
+        end = text.find(" ", m.end)
+        spans.append((start, len(text) if end == -1 else end))
+    return spans
+
+
+__all__ = ["Finder", "changes_by", "exact", "find_all", "set_aside", "somebody_matches", "usable",
+           "widened", "words_of"]

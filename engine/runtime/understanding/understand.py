@@ -34,7 +34,7 @@ from engine.nlu.certainty import (
     retracted_at,
     taken_back,
 )
-from engine.nlu.phrases import SET_ASIDE, thanked_off
+from engine.nlu.phrases import thanked_off
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
@@ -49,11 +49,13 @@ from engine.runtime.understanding.bare import (
 from engine.runtime.understanding.finders import (
     changes_by,
     exact,
+    set_aside,
     somebody_matches,
     usable,
     widened,
+    words_of,
 )
-from engine.runtime.understanding.refused import BadAmount, ForeignAmount, time_op
+from engine.runtime.understanding.refused import BadAmount, ForeignAmount, UnreadTime, time_op
 from engine.runtime.understanding.said_amounts import find_with_verbs, flow_verbs, with_verb
 
 Decision = Literal["confirm", "cancel", "deny"]
@@ -237,12 +239,15 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
         return {}
     picked, spans = {**picked, **by[0]}, [*spans, *by[1]]  # "5천원 더": the amount plus 5천원
     if confirming and any(confirming.get(k) not in ("", v) for k, v in picked.items()):
-        spans = [*spans, *_words_of(text, [m for _, ms in found for m in ms]),  # "5만원 말고 7만원"
-                 *_set_aside(text, {k: confirming.get(k) for k in picked}),  # "아빠 말고 오빠한테"
+        spans = [*spans, *words_of(text, [m for _, ms in found for m in ms]),  # "5만원 말고 7만원"
+                 *set_aside(text, {k: confirming.get(k) for k in picked}),  # "아빠 말고 오빠한테"
                  (0, retracted_at(text) or 0)]  # taken back: "4만원 아니 3만원으로 해줘"
         if _not_a_change(text, spans, changing):
             return {}
         known = changing
+    else:  # "내일 말고 모레 보내줘": what is said away goes with its 말고
+        spans += set_aside(text, {str(m.start): m.text for s, ms in found if s.name in picked
+                                   for m in ms if m.value != picked[s.name]})
     return picked if _sure(text, picked, spans, service, asked, words, known) else {}
 
 
@@ -256,29 +261,10 @@ def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
                 or any(_HANGUL.search(w) for w in leftover(text, spans, accounted)))
 
 
-def _set_aside(text: str, values: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """Where ``text`` says one of ``values`` away ("아빠 말고", "엄마한테 말고"): the old ones
-    of what it changes ("이모 말고 4만원" puts no one in 이모's place)."""
-    said = "|".join(re.escape(str(v)) for v in values.values() if v not in (None, ""))
-    if not said:
-        return []
-    return [m.span() for m in re.finditer(rf"(?<!\S)(?:{said})\S*\s*{SET_ASIDE}", text)]
-
-
 def _accounted(words: YesNoWords) -> Callable[[str], bool]:
     """Words said with a value that add nothing: yes/no words, verbs, "말고", "잘못 말했어"."""
     return lambda w: words.known(w) or w in _ASIDE or w in names.MISSPOKE or \
         w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None
-
-
-def _words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
-    """The spans of the words ``matches`` stand in, with their units and particles ("2개로")."""
-    spans = []
-    for m in matches:
-        start = text.rfind(" ", 0, m.start) + 1
-        end = text.find(" ", m.end)
-        spans.append((start, len(text) if end == -1 else end))
-    return spans
 
 
 def _bare_ok(text: str, service: CompiledService, asked: str | None, answer: str | None,
@@ -409,6 +395,8 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
                if not _overlaps(m, claimed) and usable(text, slot, m)]
         if len({repr(m.value) for m in fit}) > 1:  # "모니터랑 키보드 둘 다": which one?
             claimed.extend((m.start, m.end) for m in fit)
+            if slot.spec.type == "date":  # never "now" for it: asked which
+                values[slot.name] = UnreadTime(text[fit[0].start:fit[-1].end])
         elif fit:
             values[slot.name] = _value(slot, fit[0])
             claimed.append((fit[0].start, fit[0].end))
