@@ -19,7 +19,7 @@ from engine.runtime.understanding.finders import find_all
 
 
 def find_with_verbs(text: str, slots: Sequence[CompiledSlot], today: dt.date,
-              verbs: tuple[str, ...]) -> list[tuple[CompiledSlot, list[Match]]]:
+                    verbs: tuple[str, ...]) -> list[tuple[CompiledSlot, list[Match]]]:
     """``find_all``, with the plain numbers said with the flow's ``verbs`` as amounts."""
     return [(s, [*ms, *sent_amounts(text, s, verbs)] if verbs and s.spec.type == "money" else ms)
             for s, ms in find_all(text, slots, today)]
@@ -32,6 +32,8 @@ def flow_verbs(service: CompiledService, flow: CompiledFlow) -> tuple[str, ...]:
     if kept is not None and kept[0] is flow and kept[1] is service:
         return kept[2]
     verbs = _verbs(service, flow)
+    if len(_VERBS) >= _KEPT:  # a playground compiling edit after edit keeps no old flows
+        _VERBS.clear()
     _VERBS[id(flow)] = (flow, service, verbs)
     return verbs
 
@@ -39,6 +41,7 @@ def flow_verbs(service: CompiledService, flow: CompiledFlow) -> tuple[str, ...]:
 _VERBS: dict[int, tuple[CompiledFlow, CompiledService, tuple[str, ...]]] = {}
 """Each flow's verbs, worked out once (the flow and service kept: an id is reused only
 once its object is gone)."""
+_KEPT = 64
 
 
 def _verbs(service: CompiledService, flow: CompiledFlow) -> tuple[str, ...]:
