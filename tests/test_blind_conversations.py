@@ -1,6 +1,7 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
-the flow file or the code): the transfer service in Korean and in English or mixed, and the
-pizza shop. Each turn says the stage it should end in and the values it should hold.
+the flow file or the code): the transfer service in Korean and in English or mixed, the
+pizza shop and the online shop. Each turn says the stage it should end in and the values it
+should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -40,6 +41,20 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "7-repeat: identical repeat",
         "7-repeat: 존댓말 repeat with amount in hangul numerals",
     },
+    "commerce_ko.test.yaml": {
+        # a question before the request ("교환 가능하죠? 주문번호 ORD-1002 교환해 주세요") makes
+        # the message a question: nothing starts, the shop asks to say more
+        "exchange confirmed but the shop answers HTTP 422, so it fails without a hook",
+        # a vague cart request ("장바구니에 뭐 좀 담을래요") is no order: asked to say more
+        "outside READY a 아니요 is not a cancel (cart asks again); 그만 then cancels",
+        # an option named with its kind ("화이트 색상으로 바꿔주세요") at the confirmation is
+        # not read: asked again, the old option kept
+        "option from 블랙 색상, changed to 화이트 at READY, then 확인",
+        # "업무용이요" is not read as the purpose "work"
+        "laptop recommendation asks for the budget, purpose then budget said casually",
+        # a lone "ㅠㅠ" is not counted as a failed answer, so the flow does not give up yet
+        "status gives up after three unusable answers",
+    },
     "pizza_en.test.yaml": {
         # a no with what it is for ("no i want to change something") is left to the model
         "order-ready-no: 'no i want to change something', then cheese on",
@@ -50,7 +65,8 @@ KNOWN_FAILING: dict[str, set[str]] = {
 }
 MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_en.test.yaml": {"EXECUTED"},
          "transfer_digressions.test.yaml": {"EXECUTED"},
-         "pizza_en.test.yaml": {"PLACED", "PAID", "DECLINED"}}
+         "pizza_en.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"}}
 """The stages a turn ends in once money moved (or the bank was asked to move it)."""
 SAID_AGAIN = {"7-repeat: identical repeat",
               "7-repeat: 존댓말 repeat with amount in hangul numerals"}
@@ -60,7 +76,7 @@ SAID_AGAIN = {"7-repeat: identical repeat",
 @pytest.mark.parametrize("name", sorted(KNOWN_FAILING))
 async def test_blind_conversations_hold(name: str) -> None:
     results = await run_file(BLIND / name)
-    assert len(results) >= 55
+    assert len(results) >= 40
     moved = [(r.name, m.user) for r in results for m in r.mismatches
              if m.field == "stage" and m.actual in MOVED[name] and r.name not in SAID_AGAIN]
     assert moved == [], "money moved where the writer expected something else"

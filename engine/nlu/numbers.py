@@ -179,7 +179,8 @@ def _native(text: str) -> list[Match]:
     return found
 
 
-_IDENTIFIER = re_compile(r"(?<![\d.,-])(?:0\d{2,}(?:-\d+)*|\d+(?:-\d+){2,})(?![\d.,-])")
+_IDENTIFIER = re_compile(r"(?<![\d.,-])(?:0\d{2,}(?:-\d+)*|\d+(?:-\d+){2,})(?![\d.,-])"
+                         r"|(?<![A-Za-z0-9])[A-Za-z]{1,5}-\d+(?![\d.,])")  # "ORD-1002": a code
 """A phone, account or card number ("010-1234-5678", "01012345678", "110-123-456789"):
 digits that name something, not a quantity (a leading zero, or three hyphenated groups)."""
 
@@ -194,6 +195,8 @@ def find_numbers(text: str) -> list[Match]:
     ([3], [1])
     >>> find_numbers("01023456789"), find_numbers("010-9876-5432로"), find_numbers("110-12-3")
     ([], [], [])
+    >>> find_numbers("ORD-1002 리뷰 쓸래요"), [m.value for m in find_numbers("-5도")]
+    ([], [-5])
     >>> [m.value for m in find_numbers("not that, the old one; a large one; just one")]
     [1]
     """

@@ -219,6 +219,8 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     picked, spans = _pick_spans(text, slots, found, asked=asked, words=words,
                                 may_be_bare=lambda: _bare_ok(text, service, asked, answer, words,
                                                              here))
+    if list(picked) == [asked] and free_text(service, asked) and not is_question(text):
+        return picked  # a note is all of it, what others said and hedges too ("미쳤음 강추")
     if started:  # the request's own values, unless someone else's ("보내준대", "보내달래"),
         # weighed ("보낼까 말까") or on a condition not met yet ("월급 들어오면")
         return {} if names.reported(text) or names.asks_if_possible(text) or \
