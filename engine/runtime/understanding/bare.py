@@ -228,6 +228,13 @@ def free_text(service: CompiledService, asked: str | None) -> bool:
     return slot is not None and slot.spec.extract is not None and slot.spec.extract.free_text
 
 
+def a_note(text: str, service: CompiledService, asked: str | None,
+            picked: Mapping[str, Any]) -> bool:
+    """Whether the asked free-text slot took the whole message: all of it is the note, what
+    others said and hedges too ("노캔 미쳤음 강추"), but never a question."""
+    return list(picked) == [asked] and free_text(service, asked) and not is_question(text)
+
+
 def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
     """Whether the whole message may be taken as the asked slot's value: not a decision,
     not a question, a quote or a sentence ("배고프다", "I had a long day"), and no word of
@@ -242,5 +249,5 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
         yes_no(tokens[0], words) is None
 
 
-__all__ = ["INSTEAD", "LEAST_BARE", "bare_ok", "bare_value", "free_text", "instead",
+__all__ = ["INSTEAD", "LEAST_BARE", "a_note", "bare_ok", "bare_value", "free_text", "instead",
            "named_ahead", "named_values", "short_answer"]

@@ -205,5 +205,13 @@ def words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
     return spans
 
 
-__all__ = ["Finder", "changes_by", "exact", "find_all", "set_aside", "somebody_matches", "usable",
-           "widened", "words_of"]
+def said_away(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
+               picked: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """Where a value other than the one picked is said away with its 말고 ("내일 말고 모레
+    보내줘"): words that say nothing more."""
+    return set_aside(text, {str(m.start): m.text for s, ms in found if s.name in picked
+                            for m in ms if m.value != picked[s.name]})
+
+
+__all__ = ["Finder", "changes_by", "exact", "find_all", "said_away", "set_aside",
+           "somebody_matches", "usable", "widened", "words_of"]

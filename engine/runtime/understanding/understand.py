@@ -39,6 +39,7 @@ from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
 from engine.runtime.understanding.bare import (
+    a_note,
     bare_ok,
     bare_value,
     free_text,
@@ -49,6 +50,7 @@ from engine.runtime.understanding.bare import (
 from engine.runtime.understanding.finders import (
     changes_by,
     exact,
+    said_away,
     set_aside,
     somebody_matches,
     usable,
@@ -219,8 +221,8 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     picked, spans = _pick_spans(text, slots, found, asked=asked, words=words,
                                 may_be_bare=lambda: _bare_ok(text, service, asked, answer, words,
                                                              here))
-    if list(picked) == [asked] and free_text(service, asked) and not is_question(text):
-        return picked  # a note is all of it, what others said and hedges too ("미쳤음 강추")
+    if a_note(text, service, asked, picked):
+        return picked
     if started:  # the request's own values, unless someone else's ("보내준대", "보내달래"),
         # weighed ("보낼까 말까") or on a condition not met yet ("월급 들어오면")
         return {} if names.reported(text) or names.asks_if_possible(text) or \
@@ -247,9 +249,8 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
         if _not_a_change(text, spans, changing):
             return {}
         known = changing
-    else:  # "내일 말고 모레 보내줘": what is said away goes with its 말고
-        spans += set_aside(text, {str(m.start): m.text for s, ms in found if s.name in picked
-                                   for m in ms if m.value != picked[s.name]})
+    else:
+        spans += said_away(text, found, picked)
     return picked if _sure(text, picked, spans, service, asked, words, known) else {}
 
 
