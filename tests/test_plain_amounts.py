@@ -245,7 +245,8 @@ async def test_a_verb_joined_by_go_ends_a_task_and_its_date_goes_with_it() -> No
 @pytest.mark.parametrize("message", ["동생한테 만원 보내고 싶어", "형한테 3만원 보내고 있어"])
 async def test_a_verb_with_go_that_ends_no_task_splits_nothing(message: str) -> None:
     said = await conversation(message)
-    assert said[0][1].get("queue", []) in ([], None) and "건이 요청" not in said[0][2]
+    assert said[0][1]["task_queue"] == [] and "건이 요청" not in said[0][2]
+    assert said[0][1]["stage"] == "READY"
 
 
 @pytest.mark.parametrize("reply", ["아 그냥 없던 일로 해", "없던 일로 해주세요"])

@@ -207,10 +207,12 @@ def _flow(name: str, flow: s.FlowSpec, spec: s.ServiceSpec,
     _check_fired_triggers(flow, {e.trigger for e in edges}, path, r)
     machine = StageMachine(stages, flow.initial if flow.initial in stages else stages[0], edges)
     required = tuple(n for n in flow.slots if n in spec.slots and spec.slots[n].required)
+    extraction = c.extraction_order([slots[n] for n in flow.slots if n in slots])
+    numbers = [s.spec.type for s in extraction if s.spec.type in ("money", "integer", "number")]
     return c.CompiledFlow(name, flow.description, tuple(flow.slots), required, flow.initial,
-                          flow.batch, flow.max_fill_turns, compiled_stages, machine,
-                          c.extraction_order([slots[n] for n in flow.slots if n in slots]),
+                          flow.batch, flow.max_fill_turns, compiled_stages, machine, extraction,
                           tuple(n for n, st in flow.stages.items() if st.terminal),
+                          amount_verbs=verbs if numbers == ["money"] else (),
                           **flow_patterns(flow, spec, slots, path, required, r))
 
 

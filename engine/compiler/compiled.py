@@ -325,6 +325,9 @@ class CompiledFlow:
     """Slots emptied when a task of the flow starts and reset when it ends: its own slots
     that are not kept, and those asked every time (``always_ask``)."""
     initial_values: Mapping[str, Any] = field(default_factory=dict)
+    amount_verbs: tuple[str, ...] = ()
+    """The flow's own verbs when its one money slot is the only number it takes: a plain
+    number said with one is the amount ("엄마한테 50000 보내줘"); none where it may be a count."""
 
     def in_progress(self, stage: str | None) -> bool:
         """A flow keeps the turn while its stage is neither initial nor terminal."""

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot
+from engine.compiler.compiled import CompiledSlot
 from engine.nlu import Match
 from engine.precompiled import re_compile
 from engine.runtime.understanding.bare import LEAST_BARE
@@ -23,34 +23,6 @@ def find_with_verbs(text: str, slots: Sequence[CompiledSlot], today: dt.date,
     """``find_all``, with the plain numbers said with the flow's ``verbs`` as amounts."""
     return [(s, [*ms, *sent_amounts(text, s, verbs)] if verbs and s.spec.type == "money" else ms)
             for s, ms in find_all(text, slots, today)]
-
-
-def flow_verbs(service: CompiledService, flow: CompiledFlow) -> tuple[str, ...]:
-    """The keywords of the intents that start ``flow`` ("보내", "send"), when its one
-    amount is the only number it takes: none where a plain number might be a count."""
-    kept = _VERBS.get(id(flow))
-    if kept is not None and kept[0] is flow and kept[1] is service:
-        return kept[2]
-    verbs = _verbs(service, flow)
-    if len(_VERBS) >= _KEPT:  # a playground compiling edit after edit keeps no old flows
-        _VERBS.clear()
-    _VERBS[id(flow)] = (flow, service, verbs)
-    return verbs
-
-
-_VERBS: dict[int, tuple[CompiledFlow, CompiledService, tuple[str, ...]]] = {}
-"""Each flow's verbs, worked out once (the flow and service kept: an id is reused only
-once its object is gone)."""
-_KEPT = 64
-
-
-def _verbs(service: CompiledService, flow: CompiledFlow) -> tuple[str, ...]:
-    numbers = [s.spec.type for s in flow.extraction if s.spec.type in ("money", "integer",
-                                                                      "number")]
-    if numbers != ["money"]:
-        return ()
-    return tuple(k for rule in service.intents if service.routes.get(rule.name) == flow.name
-                 for k in rule.keywords if " " not in k)
 
 
 def sent_amounts(text: str, slot: CompiledSlot, verbs: tuple[str, ...]) -> list[Match]:
@@ -94,7 +66,7 @@ def _sending(verbs: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     """A plain number right before a verb ("50000 보내줘", "50000 엄마한테 송금"), one after
     it with a name between or none ("send mom 50000", "pay 40000 to dad"), and one that ends
     what is said to someone ("엄마한테 10000, 아빠한테 20000 보내줘": the verb is said once)."""
-    said = "|".join(re.escape(v) for v in sorted(verbs, key=lambda v: (-len(v), v)))
+    said = _alternatives(verbs)
     before = rf"{_NUMBER}(?:을|를)?(?:\s+[가-힣A-Za-z]+\s?(?:한테|에게|께))?\s*" \
         rf"(?:(?:좀|바로|지금|빨리|먼저|우선|일단)\s*)*(?:{said})"
     after = rf"(?<![A-Za-z])(?:{said})(?:s|ed|ing)?\s+(?:(?:my|our|to)\s+)?" \
@@ -121,8 +93,12 @@ _TURNED_DOWN = re_compile(r"(?<![A-Za-z])(?:not|no|never)(?![A-Za-z])|말고|아
 
 @lru_cache(maxsize=16)
 def _said(verbs: tuple[str, ...]) -> re.Pattern[str]:
-    said = "|".join(re.escape(v) for v in sorted(verbs, key=lambda v: (-len(v), v)))
-    return re.compile(rf"(?<![A-Za-z])(?:{said})(?![A-Za-z])", re.IGNORECASE)
+    return re.compile(rf"(?<![A-Za-z])(?:{_alternatives(verbs)})(?![A-Za-z])", re.IGNORECASE)
 
 
-__all__ = ["find_with_verbs", "flow_verbs", "sent_amounts", "with_verb"]
+def _alternatives(verbs: tuple[str, ...]) -> str:
+    """The verbs as one alternation, the longest first ("송금하" before "송금")."""
+    return "|".join(re.escape(v) for v in sorted(verbs, key=lambda v: (-len(v), v)))
+
+
+__all__ = ["find_with_verbs", "sent_amounts", "with_verb"]

@@ -58,7 +58,7 @@ from engine.runtime.understanding.finders import (
     words_of,
 )
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, UnreadTime, time_op
-from engine.runtime.understanding.said_amounts import find_with_verbs, flow_verbs, with_verb
+from engine.runtime.understanding.said_amounts import find_with_verbs, with_verb
 
 Decision = Literal["confirm", "cancel", "deny"]
 _DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
@@ -107,7 +107,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     text = thanked_off(text) if asked is not None else text  # "Mina, thanks": the answer
     answer = _answer(text, words)
     confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
-    verbs = flow_verbs(service, flow)
+    verbs = flow.amount_verbs
     slots, found = _found(text, flow, asked, today, verbs)
     early = _answered(text, service, asked, answer, found, confirming, words)
     if early is not None:
