@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from engine.nlu.stems import verb_forms
 from engine.precompiled import re_compile
 
 from .phrases import SET_ASIDE
@@ -40,9 +41,14 @@ def keyword_pattern(word: str) -> re.Pattern[str]:
 
     >>> bool(keyword_pattern("이체 내역").search("이체내역보여줘"))
     True
+    >>> [bool(keyword_pattern(k).search(t)) for k, t in (("보내", "보낼게"), ("쏴", "쏘렌토"))]
+    [True, False]
     """
     if not _WORD_START.match(word):  # Hangul keywords are substrings, their spaces optional
-        return re.compile(re.escape(word).replace(r"\ ", " ?"))  # "이체내역" is "이체 내역"
+        said = [word, *(f for f in verb_forms((word,)) if len(f) > 1 and f != word
+                        and " " not in word)]  # a verb's other forms: "보낼래" is 보내
+        return re.compile("|".join(re.escape(f).replace(r"\ ", " ?")  # "이체내역" = "이체 내역"
+                                   for f in said))
     head, _, last = word.rpartition(" ")
     forms = "|".join(re.escape(f) for f in sorted(inflections(last), key=len, reverse=True))
     lead = re.escape(head + " ") if head else ""

@@ -57,12 +57,24 @@ _KO_MONEY = re_compile(
 )
 
 # Ten thousands or hundred millions without 원 as money is given ("5만 보내줘", "1억 송금",
-# "3만 이체해 주세요", "5만이요", "7만으로 올려줘"): only before a verb of giving money, a
-# copula or a change to it, so "5만 명", "10만 포인트" or "1억" alone is no amount.
+# "3만 이체해 주세요", "5만이요", "7만으로 올려줘", "3만5천 아빠한테 보내"): only before a
+# verb of giving money (to whom may come between), a copula or a change to it, or said
+# away for another amount ("3만 말고 4만", "3만.. 아 아니다 4만"), so "5만 명", "10만
+# 포인트" or "1억" alone is no amount.
+_KO_BIG = r"[0-9]{1,4}(?:\.[0-9])?\s?(?:만|억)(?:\s?[0-9]{1,4}\s?천)?"
+_KO_AWAY_WORDS = ("말고", "아니고", "아니라", "아니다", "아니야", "아니", "대신에", "대신")
+_KO_AWAY = "|".join(_KO_AWAY_WORDS)
 _KO_BIG_BARE = re_compile(
-    r"(?<![가-힣0-9.,])(?P<neg>)(?P<body>[0-9]{1,4}(?:\.[0-9])?\s?(?:만|억)(?:\s?[0-9]{1,4}\s?천)?)"
-    r"(?=\s?(?:만|씩)?\s*(?:보내|이체|송금|부쳐|부치|넣어|입금|쏴|줘|주세요|드려|빌려|갚아|이요|요"
-    r"|(?:으로|로)\s*(?:해|바꿔|변경|올려|내려|줄여|늘려|수정|고쳐)))")
+    rf"(?<![가-힣0-9.,])(?P<neg>)(?P<body>{_KO_BIG})"
+    r"(?=\s?(?:만|씩)?\s*(?:[가-힣A-Za-z]+\s?(?:한테|에게|께)\s*)?"
+    r"(?:보내|이체|송금|부쳐|부치|넣어|입금|쏴|줘|주세요|드려|빌려|갚아|이요|요"
+    r"|(?:으로|로)\s*(?:해|바꿔|변경|올려|내려|줄여|늘려|수정|고쳐))"
+    rf"|\s*(?:[.…,~]+\s*)?(?:아\s*)?(?:{_KO_AWAY})(?![가-힣]))")
+_KO_BIG_PUT = re_compile(
+    "(?:" + "|".join(f"(?<={word}{gap})" for word in _KO_AWAY_WORDS for gap in (" ", ", "))
+    + ")"
+    rf"(?P<neg>)(?P<body>{_KO_BIG})(?=\s*(?:(?:으로|로)요?|이요|요)?\s*(?:[.!~?,…]|$))")
+"""The amount put in the place of one said away, ending what is said ("3만 말고 4만")."""
 _EN_NUM = rf"(?:{DIGITS}|\.[0-9]+)"
 _EN_GROUPED = rf"(?:{_GROUPED}|{DIGITS}|\.[0-9]+)"  # before a unit said after it
 _EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"
@@ -114,7 +126,8 @@ def find_money(text: str) -> list[Match]:
     """
     found = [m for m in map(_korean, _KO_MONEY.finditer(text)) if m is not None]
     if "만" in text or "억" in text:
-        found += [m for m in map(_korean, _KO_BIG_BARE.finditer(text)) if m is not None]
+        found += [m for pattern in (_KO_BIG_BARE, _KO_BIG_PUT) for m in map(_korean,
+                  pattern.finditer(text)) if m is not None]
     if _EN_HINT.search(text):
         found += [_english(m) for pattern in _EN_MONEY for m in pattern.finditer(text)]
         found += [_signed(m, Decimal(value)) for pattern in (_EN_WORD_MONEY, _EN_WORD_BARE)

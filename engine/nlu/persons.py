@@ -118,6 +118,19 @@ def full_name(word: str) -> bool:
         name[0] in _SURNAMES and not _NOT_GIVEN.match(name)
 
 
+def given_name(value: str) -> str | None:
+    """The given name of a full name, as a person is also called: "민수" of "김민수", "john"
+    of "John Park"; None for anything else.
+
+    >>> [given_name(v) for v in ("김민수", "박지영씨", "John Park", "큰 이모", "엄마")]
+    ['민수', '지영', 'John', None, None]
+    """
+    if full_name(value):
+        return without_ssi(value)[1:]
+    first, _, rest = value.partition(" ")
+    return first if rest and value.isascii() and value.replace(" ", "").isalpha() else None
+
+
 def called(name: str) -> str:
     """A name as the person is known, without how it was said: 님 after a full name
     ("김지현님": 김지현), 씨 attached ("박지영씨"). Words stay ("어머님", "김박사님",
@@ -133,4 +146,4 @@ def called(name: str) -> str:
         else name
 
 
-__all__ = ["called", "full_name", "relation", "someones", "titled", "without_ssi"]
+__all__ = ["called", "full_name", "given_name", "relation", "someones", "titled", "without_ssi"]

@@ -42,7 +42,7 @@ def verb_forms(verbs: tuple[str, ...]) -> list[str]:
 
 def _closed(stem: str) -> list[str]:
     """The stem, and with its last syllable closed by ㄹ or ㅂ when it has no final."""
-    code = ord(stem[-1]) - 0xAC00
+    code = ord(stem[-1]) - 0xAC00 if stem else -1
     if 0 <= code < 11172 and code % 28 == 0:  # a Hangul syllable with no final
         return [stem, *(stem[:-1] + chr(ord(stem[-1]) + final) for final in (8, 17))]
     return [stem]

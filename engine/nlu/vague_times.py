@@ -63,10 +63,16 @@ def vague_time(text: str, today: date) -> str | None:
     return None
 
 
+_NOW_KO = r"(?:(?:그냥|걍)\s?)?(?:(?:지금|바로|당장|즉시|얼른|빨리|오늘)\s?)+"
+_NOW_EN = r"(?:now|right now|right away|immediately|asap|straight away|today)"
 _RIGHT_AWAY = re_compile(
-    r"^(?:(?:지금|바로|당장|즉시|얼른|빨리|오늘)\s?)+(?:요|이요|바로요|보내\s?줘요?|보내\s?주세요|"
-    r"해\s?줘요?|해\s?주세요|부탁해요|이체해\s?주세요)?[.!~ ]*$"
-    r"|^(?:now|right now|right away|immediately|asap|straight away|today)(?:,?\s*please)?[.! ]*$",
+    r"^(?:(?:응|웅|어|네|넵|넹|예|ㅇㅇ|ㅇㅋ|그래|좋아|오케이)[,.~!]*\s*)?"
+    rf"{_NOW_KO}(?:이요|요|(?:으|이)?로요?|바로요|이면\s?(?:돼|되)요?|"
+    r"(?:보내|이체해|송금해|부쳐|쏴|해)\s?(?:줘요?|주세요|줄래요?|주라|요)?|부탁(?:해요?|드려요|합니다))?"
+    r"[.!~ ]*$"
+    r"|^(?:(?:yes|yeah|yep|yup|ok|okay|sure|just)[,.!]*\s+)*"
+    rf"(?:(?:send|do|transfer|pay)(?:\s+(?:it|that|the money))?\s+)?{_NOW_EN}"
+    r"(?:,?\s*(?:please|pls|plz|is fine|is good|works|thanks|thx))?[.! ]*$",
     re.IGNORECASE)
 
 
@@ -74,6 +80,8 @@ def right_away(text: str) -> bool:
     """Whether a whole answer says "now", no date ("지금 바로요", "right away").
 
     >>> right_away("지금 바로요"), right_away("right away please"), right_away("다음 주에")
+    (True, True, False)
+    >>> right_away("응 지금 보내"), right_away("ok send it now"), right_away("지금 말고")
     (True, True, False)
     """
     return _RIGHT_AWAY.match(text.strip()) is not None

@@ -39,9 +39,13 @@ _OPENERS = "|".join(sorted(FILLERS | {"그럼", "그러면", "참", "아참", "�
                                        "그리고", "아니면", "그냥", "헐", "아이고", "아니"},
                              key=lambda w: (-len(w), w)))  # the same pattern every process
 INSTEAD = re_compile(rf"^(?:(?:{_OPENERS})[,.…~]*\s+)*(?P<old>.+?)"
-                     rf"(?:\s*{SET_ASIDE}|[,.]?\s+아니(?:다|야)?[,.]?)\s+(?P<new>\S.*)$")
-"""A value said away and another put in its place: "아빠 말고 형", "엄마 아니 아빠요", "근데
-아빠 말고 오빠한테" (what opens the message is neither)."""
+                     rf"(?:\s*{SET_ASIDE}|[,.…~]*\s+(?:(?:아|앗|어)\s+)?아니(?:다|야)?[,.…~]*"
+                     r"|(?i:\s*[,.…\-–—]*\s+(?:no,?\s+)?(?:wait|sorry|i mean|i meant|actually|oops"
+                     r"|no)(?:[,.]?\s+(?:wait|sorry|i mean|i meant|actually))*[,.…]*))"
+                     r"\s+(?P<new>\S.*)$")
+"""A value said away and another put in its place: "아빠 말고 형", "엄마 아니 아빠요", "엄마.
+아 아니 아빠", "근데 아빠 말고 오빠한테", "mom no wait dad" (what opens the message is
+neither)."""
 LEAST_BARE = {"KRW": 1000, "JPY": 1000}
 """The smallest plain number taken as an amount in a currency: no one sends 100원."""
 
@@ -174,7 +178,8 @@ _NAMING_MARKS = ("로", ":", "：")
 @lru_cache(maxsize=64)
 def _naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
     said = names_pattern(slot_names)
-    value = r"[가-힣A-Za-z0-9]+?(?:\s[가-힣A-Za-z0-9]+?)??(?<!한테)(?<!에게)(?<!께)"
+    value = rf"(?!{SET_ASIDE}\s)[가-힣A-Za-z0-9]+?(?:\s[가-힣A-Za-z0-9]+?)??" \
+        r"(?<!한테)(?<!에게)(?<!께)"  # not "말고 박지영씨" of "민수 말고 박지영씨로"
     end = r"(?=$|\s|[.,!?~])"
     return re.compile(rf"(?<![\w])(?:{said})(?:(?:은|는|을|를|이|가)?\s*(?P<to>{value})(?:으로|로)"
                       rf"|\s*[:：]\s*(?P<is>{value})){end}|(?<!\S)(?P<into>{value})(?:으로|로)"
@@ -200,11 +205,18 @@ def instead(text: str, service: CompiledService, flow: CompiledFlow,
     old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
     for name in flow.slots:
         slot = service.slots[name]
-        if str(values.get(name)) == old and slot.spec.type == "string" and \
+        if _same_person(old, str(values.get(name))) and slot.spec.type == "string" and \
                 bare_ok(new, None, words) and (read := bare_value(new, slot, words)) is not None \
                 and read[0] != old:
             return name, read[0]
     return None
+
+
+def _same_person(said: str, value: str) -> bool:
+    """Whether ``said`` names the one ``value`` names: the same, or its given name ("민수" of
+    "김민수", "john" of "John Park")."""
+    given = persons.given_name(value)
+    return said == value or given is not None and given.casefold() == said.casefold()
 
 
 def _verbs_off(text: str, words: YesNoWords | None) -> str:
@@ -242,6 +254,8 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
     yes or a no ("아니 그게")."""
     if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text):
         return False
+    if (corrected := INSTEAD.match(text.strip())) is not None:  # "엄마. 아 아니 아빠": its
+        text = f"{corrected['old']} {corrected['new']}"  # 아 and 아니 correct, not hesitate
     tokens = normalise(text).split(" ")
     if answer == "confirm" and len(tokens) == 1:
         return False  # "네" answers yes; "정말 좋아요" may be a review's text

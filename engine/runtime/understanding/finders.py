@@ -187,9 +187,10 @@ def changes_by(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
 
 
 def set_aside(text: str, values: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """Where ``text`` says one of ``values`` away ("아빠 말고", "엄마한테 말고"): the old ones
-    of what it changes ("이모 말고 4만원" puts no one in 이모's place)."""
-    said = "|".join(re.escape(str(v)) for v in values.values() if v not in (None, ""))
+    """Where ``text`` says one of ``values`` away ("아빠 말고", "엄마한테 말고", "민수 말고" of
+    김민수): the old ones of what it changes ("이모 말고 4만원" puts no one in 이모's place)."""
+    named = [str(v) for v in values.values() if v not in (None, "")]
+    said = "|".join(re.escape(n) for n in [*named, *filter(None, map(persons.given_name, named))])
     if not said:
         return []
     return [m.span() for m in re.finditer(rf"(?<!\S)(?:{said})\S*\s*{SET_ASIDE}", text)]

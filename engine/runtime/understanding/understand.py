@@ -30,6 +30,7 @@ from engine.nlu.certainty import (
     inexact,
     leftover,
     named_by,
+    negated,
     ranged,
     retracted_at,
     taken_back,
@@ -157,7 +158,15 @@ def _no_tasks(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> b
     4만원 할까") or a question."""
     return bool(names.CONDITION.search(text)) or names.conditional(text) or \
         names.undecided(text) or is_question(text) or any(
-        ranged(text, m) or exact(s) and inexact(text, m) for s, ms in found for m in ms)
+        ranged(text, m) or exact(s) and inexact(text, m) for s, ms in found for m in ms) or \
+        _corrected(text, found)
+
+
+def _corrected(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> bool:
+    """Whether the only values said twice are one said away and the other in its place ("3만
+    말고 4만"): a correction, not two tasks ("민수한테 3만원 말고 지수한테 5만원" is two)."""
+    repeated = [ms for _, ms in found if len(ms) > 1]
+    return len(repeated) == 1 and len(repeated[0]) == 2 and negated(text, repeated[0][0])
 
 
 def _answered(text: str, service: CompiledService, asked: str | None, answer: str | None,
@@ -301,9 +310,10 @@ _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNOR
 _ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
                     "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로",
                     "이거", "이건", "그거", "그건", "그것", "이번엔", "이번에는", "맞다",
-                    "do", "let", "s", "lets", "go", "with", "instead", "rather"})
+                    "그리고", "do", "let", "s", "lets", "go", "with", "instead", "rather",
+                    "and", "also"})
 """Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
-"오빠한테 보내는 걸로", "let's do friday")."""
+"오빠한테 보내는 걸로", "let's do friday", "그리고 받는 사람은 아빠로")."""
 _GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|드리는|(?:줘|드려)요?"
                      r"|(?:줄|드릴)(?:[게께]|래)요?|(?:줍|드립)니다|(?:준|드린)다")
 """A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
