@@ -40,8 +40,6 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "yes, it's my first time ordering",  # starts the status question on top
         "where is my last order?",  # the status question (plausible)
         "what's the status of my order",  # the status question (plausible)
-        "don't place it yet",  # cancel (labelled unsure: "not yet")
-        "don't charge me yet",  # cancel at the payment question (labelled unsure)
     },
     "cards_confirm.eval.yaml": {  # another flow's request at the replacement's question
         # is answered and the question asked again, where the labels want nothing read

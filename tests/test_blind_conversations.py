@@ -1,8 +1,8 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
 the flow file or the code): the transfer service in Korean (two sets, the second on
-corrections, typing habits and texted endings) and in English or mixed, the pizza shop and
-the online shop. Each turn says the stage it should end in and the values it
-should hold.
+corrections, typing habits and texted endings) and in English or mixed (two sets, the second
+as non-native speakers text), the pizza shop and the online shop. Each turn says the stage
+it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -40,6 +40,14 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a misspelt verb ("sned") starts nothing: "did you mean a transfer?" is asked
         "change: typo request, amount then recipient changed",
     },
+    "transfer_en_2.test.yaml": {
+        # "mabye later" at the confirmation is a time that names no date: the date is asked
+        # for (nothing is sent), where the writer expected READY
+        "typos: misspelled name kept as said, misspelled maybe, then cancel",
+        # a batch with no verb at all ("30 thousand to 지수 and 50k to 민수") starts nothing:
+        # the service asks to say more
+        "forms: two transfers with korean names",
+    },
     "transfer_digressions.test.yaml": {
         # the request said again at its confirmation ("아빠한테 5만원 보내줘" at "아빠에게 5만원을
         # 이체할까요?") is a yes that repeats the task's values, as docs/dsl.md says: sent,
@@ -70,7 +78,7 @@ KNOWN_FAILING: dict[str, set[str]] = {
     },
 }
 MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXECUTED"},
-         "transfer_en.test.yaml": {"EXECUTED"},
+         "transfer_en.test.yaml": {"EXECUTED"}, "transfer_en_2.test.yaml": {"EXECUTED"},
          "transfer_digressions.test.yaml": {"EXECUTED"},
          "pizza_en.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"}}

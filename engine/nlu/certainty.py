@@ -114,10 +114,11 @@ def negated(text: str, match: Match) -> bool:
     >>> [negated(t, find_money(t)[0]) for t in said]
     [True, True, False]
     """
-    return bool(_NEGATED_AFTER.match(text, match.end) or
-                _NEGATED_BEFORE.search(text, 0, match.start) or
+    taken = max((end for _, end in _retractions(text) if end <= match.start), default=0)
+    return bool(_NEGATED_AFTER.match(text, match.end) or  # "30k no wait 40k": its "no" takes
+                _NEGATED_BEFORE.search(text, 0, match.start) or  # 30k back, not 40k
                 not isinstance(match.value, bool) and
-                _NEGATED_CLAUSE.search(text, 0, match.start))
+                _NEGATED_CLAUSE.search(text, taken, match.start))
 
 
 _UNSURE_BEFORE = re_compile(r"\b(?:(?:something|kind of|sort of|looks) like|similar to|"
@@ -272,7 +273,9 @@ _RETRACT = re_compile(r"(?:^|(?<=[\s,.…~]))(?:아\s*)?(?:아니다|아니|잠�
                       r"정정(?:할게요?|합니다)?|그게 아니라)"
                       r"(?=[\s,.…~!]|$)|\b(?:no wait|wait|sorry|i mean|actually|hang on|"
                       r"hold on|let me (?:double[- ]?)?check)\b"
-                      r"|(?:^|(?<=[\s,.…~]))(?:아|앗|아참)\s+(?=[0-9일이삼사오육칠팔구십백천만])",
+                      r"|(?:^|(?<=[\s,.…~]))(?:아|앗|아참)\s+(?=[0-9일이삼사오육칠팔구십백천만])"
+                      # a bare no between two amounts: "30k, no, 40k", "20k.. no 25k"
+                      r"|(?<=[0-9k원])[,.…]*\s+no(?:pe)?\b[,.!…]*(?=\s+[$₩]?[0-9])",
                       re.IGNORECASE)
 
 
@@ -295,10 +298,18 @@ def retracted_at(text: str) -> int | None:
 def _last_retraction(text: str) -> tuple[int, int] | None:
     """The span of ``text``'s last self-correction mark (read once per message: several
     readings ask)."""
-    last = None
-    for last in _RETRACT.finditer(text):  # noqa: B007 - the last one is wanted
-        pass
-    return last.span() if last else None
+    marks = [m for m in _retractions(text)  # "20k.. no 25k sorry": its "sorry" is no mark
+             if _WORDS_AFTER.search(text, m[1]) or taken_back(text, m[0])]
+    return marks[-1] if marks else None
+
+
+@functools.lru_cache(maxsize=256)
+def _retractions(text: str) -> tuple[tuple[int, int], ...]:
+    """The spans of ``text``'s self-correction marks."""
+    return tuple(m.span() for m in _RETRACT.finditer(text))
+
+
+_WORDS_AFTER = re_compile(r"\w")
 
 
 def after_retraction(text: str) -> str | None:

@@ -149,8 +149,9 @@ def _en_offset(match: re.Match[str], today: date) -> date | None:
 
 def _day_of_month(match: re.Match[str], today: date) -> date | None:
     """"25일에": the next 25th on or after today; "다음 달 10일", "이번 달 30일": that month's."""
-    day, relative = int(match["d"]), match["rel"]
-    months = [1] if relative in ("다음", "담") else [0] if relative == "이번" else [0, 1, 2]
+    day, relative = int(match["d"]), (match["rel"] or "").lower()
+    months = [1] if relative in ("다음", "담", "next") else [0] if relative in ("이번", "this") \
+        else [0, 1, 2]
     for ahead in months:
         year, month = divmod(today.month - 1 + ahead, 12)
         candidate = _safe_date(today.year + year, month + 1, day)
@@ -198,6 +199,13 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
         re_compile(r"(?:(?P<rel>이번|다음|담)\s?달\s*)?(?<![0-9월.\-/])(?<!월\s)"
                    r"(?P<d>[1-9]|[12][0-9]|3[01])\s?일(?=에|날|까지|쯤|경|로|[\s,.!?~]|$)"
                    r"(?!\s*(?:후|뒤|전|있다가|간|동안|째|마다|이내|내|만에|[0-9]))"),
+        _day_of_month,
+    ),
+    (  # "on the 15th", "the 3rd of next month" (not "the 15th floor", "my 15th birthday")
+        re_compile(r"\b(?:on\s+)?the\s+(?P<d>[1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)\b"
+                   r"(?:\s+of\s+(?P<rel>this|next)\s+month\b)?"
+                   r"(?=\s*(?:$|[,.!?~]|(?:please|pls|plz|and|at|for|to|then|thanks|thx|"
+                   r"instead|ok|okay)\b))", _I),
         _day_of_month,
     ),
     (re_compile(r"(?<!메리 )(?<!메리)크리스마스(?!\s?(?:전|후|뒤|쯤|까지|이브|때|지나))"

@@ -39,7 +39,7 @@ EN: dict[str, tuple[str, ...]] = dict(
             "forget it", "forget about it", "call it off", "scrap it", "scrap that",
             "i dont want it", "i dont want it anymore", "dont want it anymore",
             "changed my mind", "i changed my mind", "not interested", "nvm", "scratch that",
-            "forget that"),
+            "forget that", "dont bother"),
     deny=("no", "nope", "nah", "no thanks", "no thank you", "not really", "negative",
           "absolutely not", "definitely not", "of course not", "certainly not", "no way",
           "hell no", "not at all", "no absolutely not", "no definitely not"),

@@ -80,8 +80,8 @@ _EN_GROUPED = rf"(?:{_GROUPED}|{DIGITS}|\.[0-9]+)"  # before a unit said after i
 _EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"
 _EN_SIGN = r"(?P<neg>(?<![\w\-−])[-−]\s?|\bminus\s+)?"
 _EN_UNIT = r"\s?(?:dollars?|bucks?|usd|won|krw|euros?|eur)(?![a-z])"
-_BARE_END = r"(?![\w-])(?!\s+(?!(?:to|for|please|pls|plz|now|today|tomorrow|and|or|on|by|from|" \
-    r"via|instead|thanks|thx|won|krw)\b)[A-Za-z])"
+_BARE_END = r"(?![\w-])(?!\s+(?!(?:to|for|please|pls|plz|now|today|tomorrow|tmr|tmrw|tonight|" \
+    r"and|or|on|in|at|by|from|via|instead|then|this|next|asap|thanks|thx|won|krw)\b)[A-Za-z])"
 _EN_MONEY = (
     re_compile(
         rf"{_EN_SIGN}(?:\$|US\$|₩|€|£|\b(?:usd|krw|eur)\s?)\s?(?P<num>{_EN_NUM}){_EN_MAG}"
@@ -105,6 +105,9 @@ _EN_WORD_MONEY = re_compile(rf"{_EN_SIGN}(?P<words>{EN_NUMERAL}){_EN_UNIT}", re.
 _EN_WORD_BARE = re_compile(rf"{_EN_SIGN}(?<![\w.,])(?P<words>{EN_NUMERAL}"
                            rf"(?:(?<=thousand)|(?<=million))){_BARE_END}", re.IGNORECASE)
 """Thousands or millions said in words with no unit ("send mom fifty thousand")."""
+_EN_WORD_K = re_compile(rf"{_EN_SIGN}(?<![\w.,])(?P<words>{EN_NUMERAL})\s?k(?![a-z0-9])",
+                        re.IGNORECASE)
+"""Thousands said in words with a k ("thirty k", "twenty-five k"), as "30k" is."""
 # Every English form needs a currency symbol or a Latin letter; most Korean turns have
 # neither, and this one search is cheaper than the three patterns.
 _EN_HINT = re_compile(r"[$₩€£A-Za-z]")
@@ -130,7 +133,8 @@ def find_money(text: str) -> list[Match]:
                   pattern.finditer(text)) if m is not None]
     if _EN_HINT.search(text):
         found += [_english(m) for pattern in _EN_MONEY for m in pattern.finditer(text)]
-        found += [_signed(m, Decimal(value)) for pattern in (_EN_WORD_MONEY, _EN_WORD_BARE)
+        found += [_signed(m, Decimal(value) * (1000 if pattern is _EN_WORD_K else 1))
+                  for pattern in (_EN_WORD_MONEY, _EN_WORD_BARE, _EN_WORD_K)
                   for m in pattern.finditer(text)
                   if (value := english_numeral(m["words"])) is not None]
     return non_overlapping(found)

@@ -77,7 +77,8 @@ NEUTRAL = {
            "everything", "all", "all of it", "the whole thing", "whole thing", "cool",
            "right away", "thanks so much", "thank you so much", "thanks a lot", "cheers",
            "thanks for your help", "thank you for your help", "much appreciated",
-           "that would be great", "thatd be great"),
+           "that would be great", "thatd be great", "ugh", "argh", "meh", "welp", "oops",
+           "whoops", "aw", "aww", "actually"),
 }
 """Politeness and fillers: words a decision may carry without changing what it is."""
 
@@ -238,6 +239,10 @@ FILLERS = frozenset({
     "um", "umm", "uh", "uhh", "hmm", "er", "erm", "well", "wait", "hold", "dunno",
 })
 """Words that hold a place while one thinks: never a value (the "음..." of "음...에게")."""
+
+HOLD = frozenset({"yet", "now", "until", "till", "later", "아직", "아직은", "아직요"})
+"""Words that make a no or a "don't" a wait, not a cancel ("not yet", "don't send it now",
+as "아직은 아니야"); a cancel word with them still cancels ("cancel it for now")."""
 
 SINGLE_ONLY = ("엉",)
 """Yes words that mean something else doubled (엉엉 is crying)."""
@@ -407,7 +412,7 @@ def contrasted(text: str) -> bool:
                for w in re.findall(r"\w+", text.casefold()))
 
 
-__all__ = ["BARE_NEGATIONS", "CONTRAST", "FILLERS", "GENERIC_ACT", "INTERROGATIVES", "LAUGHS",
-           "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "Lexicon", "asks", "contrasted",
+__all__ = ["BARE_NEGATIONS", "CONTRAST", "FILLERS", "GENERIC_ACT", "HOLD", "INTERROGATIVES",
+           "LAUGHS", "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "Lexicon", "asks", "contrasted",
            "is_question", "is_social", "is_statement", "negations", "not_knowing", "squash",
            "thanked_off"]

@@ -33,6 +33,7 @@ from engine.nlu import decision_words
 from engine.nlu.phrases import (
     CONTRAST,
     GENERIC_ACT,
+    HOLD,
     LAUGHS,
     NEUTRAL,
     SINGLE_ONLY,
@@ -112,8 +113,7 @@ _ATTACHED = ("하고서", "하고", "하구", "시키고")
 _LONGEST_PHRASE = 5
 """Words: the longest phrase a lexicon holds ("i dont want it anymore")."""
 _MOST_WORDS = 12
-_LONGEST_RUN = 12
-"""Characters: the longest run of yes words read ("오키오키ㅎㅎ")."""
+_LONGEST_RUN = 12  # characters: the longest run of yes words read ("오키오키ㅎㅎ")
 _NOTHING: frozenset[str] = frozenset()
 
 
@@ -365,20 +365,25 @@ def yes_no(text: str, words: YesNoWords) -> Answer | None:
 
 
 _MIXED = re_compile(r"\b([a-z]+)([가-힣]+)\b")
-_REMEMBERED = 512
-"""Messages a set of words keeps its answer for."""
+_REMEMBERED = 512  # messages a set of words keeps its answer for
 
 
 def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     tokens = _MIXED.sub(r"\1 \2", normalised).split(" ")  # "cancel해줘": two words
-    if len(tokens) > _MOST_WORDS:
-        return None
-    ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1]
-    if "stop" in ended or "noun" in ended:  # cancel, then deny: confirming cannot be undone
-        return "cancel"
-    if "no" in ended:
-        return "deny"
+    ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1] if len(tokens) <= _MOST_WORDS \
+        else frozenset()
+    said: Answer | None = "cancel" if "stop" in ended or "noun" in ended else \
+        "deny" if "no" in ended else None
+    if said is not None:  # cancel before deny, then a yes: confirming cannot be undone
+        return None if _held(tokens, tokens, grammar) else said  # "not yet" waits
     return "confirm" if "yes" in ended else None
+
+
+def _held(cancel: list[str], tokens: list[str], grammar: _Grammar) -> bool:
+    """A no or a "don't" that only holds off (``HOLD``), with no cancel word of its own."""
+    return not HOLD.isdisjoint(tokens) and not any(  # "never mind, I'll do it later" cancels
+        " ".join(cancel[i:j]) in grammar.stop for i in range(len(cancel))
+        for j in range(i + 1, min(len(cancel), i + _LONGEST_PHRASE) + 1))
 
 
 def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
@@ -421,7 +426,8 @@ def cancel_first(text: str, words: YesNoWords) -> str | None:
             while rest and (rest[0] in _CONNECTIVES or rest[0] == "하고"):
                 rest = rest[1:]
             if rest and not all(words.known(t) for t in rest):  # "cancel the order" is one
-                return None if _negated(tokens[:end], rest, words) else " ".join(rest)
+                return None if _negated(tokens[:end], rest, words) or \
+                    _held(tokens[:end], tokens, words._grammar) else " ".join(rest)
     return None
 
 

@@ -20,6 +20,7 @@ from engine.nlu import (
     YesNoWords,
     asks,
     decision_text,
+    default_words,
     is_question,
     is_statement,
     names,
@@ -27,7 +28,13 @@ from engine.nlu import (
     persons,
     yes_no,
 )
-from engine.nlu.certainty import bare_number, inexact, names_pattern, negated
+from engine.nlu.certainty import (
+    after_retraction,
+    bare_number,
+    inexact,
+    names_pattern,
+    negated,
+)
 from engine.nlu.enums import misspelt
 from engine.nlu.keywords import negates
 from engine.nlu.money import find_money
@@ -212,6 +219,28 @@ def instead(text: str, service: CompiledService, flow: CompiledFlow,
     return None
 
 
+def named_after(text: str, cut: int, slot: CompiledSlot, ms: list[Match]) -> list[Match]:
+    """A ``bare`` slot's matches, with a name said alone after a self-correction at ``cut``
+    in place of those before it ("send mom 50k, actually dad", "엄마한테 5만원 보내줘 아
+    아니 아빠"): the name said last."""
+    said = after_retraction(text)
+    if said is None or not ms or any(m.start >= cut for m in ms) or slot.spec.extract is None \
+            or not slot.spec.extract.bare or not short_answer(said) or yes_no(said, _WORDS) \
+            or _DIGIT.search(said):  # "30k no wait 40k": an amount, no one
+        return ms
+    read = _bare_name(said, slot, _WORDS)
+    if read is None:
+        return ms
+    at = text.rfind(str(read[0]))
+    return ms if at < cut else [Match(value=read[0], start=at, end=at + len(str(read[0])),
+                                      text=str(read[0]))]
+
+
+_WORDS = default_words("ko")
+_DIGIT = re_compile(r"[0-9]")
+"""Decision words in both languages: "actually, never mind" names no one."""
+
+
 def _same_person(said: str, value: str) -> bool:
     """Whether ``said`` names the one ``value`` names: the same, or its given name ("민수" of
     "김민수", "john" of "John Park")."""
@@ -264,4 +293,4 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
 
 
 __all__ = ["INSTEAD", "LEAST_BARE", "a_note", "bare_ok", "bare_value", "free_text", "instead",
-           "named_ahead", "named_values", "short_answer"]
+           "named_after", "named_ahead", "named_values", "short_answer"]

@@ -197,13 +197,19 @@ def set_aside(text: str, values: Mapping[str, Any]) -> list[tuple[int, int]]:
 
 
 def words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:
-    """The spans of the words ``matches`` stand in, with their units and particles ("2개로")."""
+    """The spans of the words ``matches`` stand in, with their units and particles ("2개로"),
+    and a "not" said of one ("tomorrow not today")."""
     spans = []
     for m in matches:
         start = text.rfind(" ", 0, m.start) + 1
+        said_not = _NOT_BEFORE.search(text, 0, start)
+        start = said_not.start() if said_not else start
         end = text.find(" ", m.end)
         spans.append((start, len(text) if end == -1 else end))
     return spans
+
+
+_NOT_BEFORE = re_compile(r"\bnot\s+$", re.IGNORECASE)
 
 
 def said_away(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],

@@ -45,6 +45,7 @@ from engine.runtime.understanding.bare import (
     bare_value,
     free_text,
     instead,
+    named_after,
     named_ahead,
     named_values,
 )
@@ -163,8 +164,7 @@ def _no_tasks(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> b
 
 
 def _corrected(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> bool:
-    """Whether the only values said twice are one said away and the other in its place ("3만
-    말고 4만"): a correction, not two tasks ("민수한테 3만원 말고 지수한테 5만원" is two)."""
+    """Only one value said away and one in its place ("3만 말고 4만"): one task, not two."""
     repeated = [ms for _, ms in found if len(ms) > 1]
     return len(repeated) == 1 and len(repeated[0]) == 2 and negated(text, repeated[0][0])
 
@@ -212,7 +212,8 @@ def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date,
     named = named_ahead(text, flow.extraction, asked)
     slots += tuple(s for s in flow.extraction if s.name in named)
     cut = retracted_at(text) or 0
-    found = [(s, [*(m for m in ms if m.start >= named.get(s.name, 0)), *named_values(text, s)])
+    found = [(s, named_after(text, cut, s, [*(m for m in ms if m.start >= named.get(s.name, 0)),
+                                            *named_values(text, s)]))
              for s, ms in find_with_verbs(text, slots, today, verbs)]
     if cut and taken_back(text, cut) and not any(m.start >= cut for _, ms in found for m in ms):
         return slots, [(s, []) for s, _ in found]  # "5만원 보내줘 아니다 잠깐만": all taken back
