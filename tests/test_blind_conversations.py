@@ -1,8 +1,8 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
 the flow file or the code): the transfer service in Korean (two sets, the second on
 corrections, typing habits and texted endings) and in English or mixed (two sets, the second
-as non-native speakers text), the pizza shop and the online shop. Each turn says the stage
-it should end in and the values it should hold.
+as non-native speakers text), the pizza shop (two sets) and the online shop. Each turn says
+the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -24,9 +24,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "1 not-yes: conditions, then plain 확인",
     },
     "transfer_ko_2.test.yaml": {
-        # a misspelt verb and particle ("아빠한태 5만원 보네줘") start nothing at once: "did
-        # you mean a transfer?" is asked first (a yes then reads the values)
-        "typing: particle and verb typos (한태, 보네줘)",
         # a plain no at the confirmation ("ㄴㄴ", as "아니") cancels the transfer, where the
         # writer expected it to wait
         "typing: 보내삼, ㄴㄴ keeps READY, then ㅇㅋ",
@@ -69,6 +66,28 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a lone "ㅠㅠ" is not counted as a failed answer, so the flow does not give up yet
         "status gives up after three unusable answers",
     },
+    "pizza_en_2.test.yaml": {
+        # a misspelt size or cheese inside a request ("order a lrage pizza", "smal pizza no
+        # extra chese") is not guessed at: the size is asked (only a short answer's typo is read)
+        "order-phrasing: typo 'lrage' then 'extra chese pls'",
+        "order-phrasing: typo 'meduim' then 'no thx' to extra cheese",
+        "payment: 'gonna pay cash' with typos",
+        # one value alone with no keyword ("large pls", "large.. no wait medium", "a big one,
+        # or rather regular size") starts nothing at once: "did you mean order a pizza?"
+        "correction: 'large.. no wait medium'",
+        "correction: 'a big one, or rather regular size'",
+        "cancel: 'ugh forget it' with size already given",
+        # a choice said with a time clause ("i'll pay in cash when it arrives") reads as a
+        # condition: asked again
+        "payment: 'i'll pay in cash when it arrives'",
+        # a no at the payment's confirmation ends the order NOT_PAID (nothing charged); the
+        # writer left it open and expected the payment to wait for a cancel
+        "payment-confirm: a plain no does not charge, then cancel",
+        "payment-confirm: 'nope' does not charge, then 'forget it'",
+        # "cancel the order pls" at the order's confirmation cancels it and then reads "the
+        # order" as a status question: the status flow answers (the order is cancelled)
+        "cancel: cancelled order, then a fresh order starts",
+    },
     "pizza_en.test.yaml": {
         # a no with what it is for ("no i want to change something") is left to the model
         "order-ready-no: 'no i want to change something', then cheese on",
@@ -81,6 +100,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_en.test.yaml": {"EXECUTED"}, "transfer_en_2.test.yaml": {"EXECUTED"},
          "transfer_digressions.test.yaml": {"EXECUTED"},
          "pizza_en.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "pizza_en_2.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"}}
 """The stages a turn ends in once money moved (or the bank was asked to move it)."""
 SAID_AGAIN = {"7-repeat: identical repeat",

@@ -69,10 +69,10 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         '이수진 과장님께요',
     },
 }
-RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 105, "commerce_filling.eval.yaml": 172,
-                  "cards_filling.eval.yaml": 125, "transfer_english.eval.yaml": 137,
-                  "transfer_filling.eval.yaml": 305, "transfer_filling_2.eval.yaml": 191,
-                  "transfer_filling_3.eval.yaml": 213}
+RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 106, "commerce_filling.eval.yaml": 173,
+                  "cards_filling.eval.yaml": 126, "transfer_english.eval.yaml": 140,
+                  "transfer_filling.eval.yaml": 305, "transfer_filling_2.eval.yaml": 192,
+                  "transfer_filling_3.eval.yaml": 215}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_HARMFUL))

@@ -19,7 +19,6 @@ ASKED = "혹시 돈을 보내는 요청 말씀이신가요?"
 
 @pytest.mark.parametrize(("message", "slots"), [
     ("7만원", {"amount": 70000}), ("이모한테", {"target": "이모"}),
-    ("외삼촌께 2만 5천원", {"target": "외삼촌", "amount": 25000}),
 ])
 async def test_a_value_only_the_transfer_takes_is_asked_about_and_a_yes_keeps_it(
         transfer: CompiledService, message: str, slots: dict[str, object]) -> None:
@@ -29,7 +28,16 @@ async def test_a_value_only_the_transfer_takes_is_asked_about_and_a_yes_keeps_it
     done = await engine.reply("s", "네")
     assert done.state_snapshot["flow"] == "transfer"
     assert {k: done.state_snapshot["slots"][k] for k in slots} == slots
-    assert done.state_snapshot["stage"] == ("READY" if len(slots) == 2 else "FILLING")
+    assert done.state_snapshot["stage"] == "FILLING"
+
+
+async def test_every_value_the_transfer_needs_starts_it_at_its_confirmation(
+        transfer: CompiledService) -> None:
+    engine = Engine(transfer, store=MemoryStore())  # no verb, but whom and how much
+    first = await engine.reply("s", "외삼촌께 2만 5천원")
+    assert (first.state_snapshot["flow"], first.state_snapshot["stage"]) == ("transfer", "READY")
+    assert {k: first.state_snapshot["slots"][k] for k in ("target", "amount")} == \
+        {"target": "외삼촌", "amount": 25000}
 
 
 async def test_a_no_lets_the_default_flow_answer(transfer: CompiledService) -> None:

@@ -17,7 +17,8 @@ from engine.precompiled import re_compile
 from .spans import Match
 
 _NEGATION_BEFORE = re_compile(
-    r"(?:\b(?:no|not|without|dont want|don't want|hold the|skip the|minus)\s+(?:the\s+|any\s+)?"
+    r"(?:(?:\b(?:no|not|without|dont want|don't want|hold the|skip the|minus)|\bw/o|\bw/out)"
+    r"\s*(?:the\s+|any\s+)?"
     r"|(?:안|노)\s?)$", re.IGNORECASE)
 _NEGATION_AFTER = re_compile(r"^\s*(?:빼고|빼 ?주세요|빼줘|없이|말고|는 ?빼|은 ?빼|노노|x\b)",
                              re.IGNORECASE)

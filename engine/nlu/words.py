@@ -108,8 +108,7 @@ def decision_text(text: str) -> str | None:
 _NEUTRAL = Lexicon.of((w for group in NEUTRAL.values() for w in group), conjugated=False)
 _VERBS = tuple(v for group in GENERIC_ACT.values() for v in group)
 _CONNECTIVES = frozenset({"and", "then", "andthen", "그리고", "그다음", "그다음에"})
-_ATTACHED = ("하고서", "하고", "하구", "시키고")
-"""A cancel joined to what follows: "취소하고 잔액 알려줘"."""
+_ATTACHED = ("하고서", "하고", "하구", "시키고")  # a cancel joined to what follows: "취소하고 잔액"
 _LONGEST_PHRASE = 5
 """Words: the longest phrase a lexicon holds ("i dont want it anymore")."""
 _MOST_WORDS = 12

@@ -86,6 +86,8 @@ async def _start_routed(run: Turn, ranked: list[Intent], by_rules: bool) -> None
             _ask_which(run, options, message)
             return
         intent = next(i for i in ranked if i.name == preferred)
+    elif (whole := _whole(run, intent, message, by_rules)) is not None:
+        intent = whole  # "medium, no extra cheese": every value the order needs
     elif _unsure(run, intent, message) or (intent.name is None and _leaning(run, message)):
         return
     flow = service.flows[service.routes.get(intent.name or "", service.default_flow)]
@@ -242,6 +244,18 @@ async def _awaited(run: Turn, awaiting: str) -> bool | None:
         run.reply.say(state.flow.correction_denied)
         state.show_correction(None)
     return False
+
+
+def _whole(run: Turn, intent: Intent, message: str, by_rules: bool) -> Intent | None:
+    """The intent whose flow the message gives every required value of, by its values
+    alone (``routing.complete``), where no intent was named sure enough and no model
+    decided otherwise; else None."""
+    bounds = run.service.patterns.bands.get(intent.name or "")
+    if intent.name is not None and (bounds is None or intent.confidence >= bounds[0]) or \
+            not by_rules and run.engine.understanding is not None:
+        return None
+    whole = routing.complete(message, run.service, run.state.now.date())
+    return whole if whole is not None and intent.name in (None, whole.name) else None
 
 
 def _unsure(run: Turn, intent: Intent, message: str) -> bool:

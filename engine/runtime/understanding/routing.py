@@ -66,14 +66,35 @@ def guess(message: str, service: CompiledService, today: dt.date) -> Intent | No
     return Intent(taking.pop(), 0.0, "a value its flow takes") if len(taking) == 1 else None
 
 
+def complete(message: str, service: CompiledService, today: dt.date) -> Intent | None:
+    """The one routed intent whose flow the message, by its values alone, gives every
+    required value of — two or more ("medium, no extra cheese" of a pizza's size and
+    cheese, "엄마 5만원" of a transfer): a request said without its keyword, started as if it
+    had been (its confirmation still asks). None when no flow or several take them all, or
+    the message asks, hedges or says them of someone else."""
+    if is_question(message) or names.hedged(message) or contrasted(message):
+        return None
+    whole = set()
+    for intent, name in service.routes.items():
+        flow = service.flows[name]
+        required = {s for s in flow.slots if service.slots[s].spec.required}
+        if len(required) > 1 and _takes(message, service, flow, today, required.__contains__,
+                                        every=True):
+            whole.add(intent)
+    return Intent(whole.pop(), INTERRUPT_SURE, "every value its flow needs") \
+        if len(whole) == 1 else None
+
+
 def _takes(message: str, service: CompiledService, flow: CompiledFlow, today: dt.date,
-           counts: Callable[[str], bool]) -> bool:
-    """Whether ``flow``, started by ``message``, reads a value for a slot that ``counts``."""
+           counts: Callable[[str], bool], *, every: bool = False) -> bool:
+    """Whether ``flow``, started by ``message``, reads a value for a slot that ``counts``
+    (``every``: for each slot that counts)."""
     if not flow.slots:
         return False
     read = understand(message, service, flow, flow.initial, asked=None, batching=False,
                       today=today, started=True)
-    return any(op.op == "set" and counts(op.slot) for op in read.ops)
+    given = {op.slot for op in read.ops if op.op == "set" and counts(op.slot)}
+    return given == {s for s in flow.slots if counts(s)} if every else bool(given)
 
 
 def taken_by_one(options: list[str], ranked: list[Intent], message: str,
