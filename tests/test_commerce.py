@@ -113,7 +113,8 @@ def test_an_empty_message_asks_for_a_question(server: str, llm: FakeLLMServer) -
 
 
 @pytest.mark.parametrize("message", ["제 카드번호는 1234-5678-9012-3456 이에요, 결제해줘",
-                                     "ORD-1002 환불하고 비밀번호 바꿔줘", "대마 추천해줘"])
+                                     "ORD-1002 환불하고 비밀번호 바꿔줘", "대마 추천해줘",
+                                     "5500 0000 0000 0004 이걸로 결제할게요"])
 def test_a_blocked_message_calls_no_action_and_no_model(
         server: str, shop: ShopAPI, llm: FakeLLMServer, message: str) -> None:
     llm.enqueue(understanding("get_recommendation", 0.95))  # would be used if anything asked
