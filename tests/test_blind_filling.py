@@ -69,7 +69,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         '이수진 과장님께요',
     },
 }
-RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 106, "commerce_filling.eval.yaml": 173,
+RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 106, "commerce_filling.eval.yaml": 174,
                   "cards_filling.eval.yaml": 126, "transfer_english.eval.yaml": 140,
                   "transfer_filling.eval.yaml": 305, "transfer_filling_2.eval.yaml": 192,
                   "transfer_filling_3.eval.yaml": 215}

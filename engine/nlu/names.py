@@ -17,9 +17,10 @@ from engine.nlu.phrases import is_question, is_social
 from engine.precompiled import re_compile
 
 _RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
-OTHER_PREDICATE = re_compile(rf"[가-힣](?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)(?:요)?$"
-                             rf"|[{_RIEUL}]게(?:요)?$")
-"""A word ending a clause of its own ("물어보고", "했대", "해볼게"; not "듣게"): another topic."""
+OTHER_PREDICATE = re_compile(r"(?<=[가-힣])(?<!까)(?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)"
+                             rf"(?:요)?$|[{_RIEUL}]게(?:요)?$")
+"""A word ending a clause of its own ("물어보고", "했대", "해볼게"; not "듣게", nor the
+particle 까지 of a bound: "15만원까지요"): another topic."""
 NOBODY = re_compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|비밀|그냥|헐|대충|돈|나중에|글쎄|"
                     r"그 ?사람|그분|저분|이분|걔|쟤|얘|나|저|누구|모두|다들|전부|각각|사람|명|분|"
                     r"잠시만|잠깐만|잠시|잠깐|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ㅜㅜ+|"

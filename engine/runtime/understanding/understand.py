@@ -328,12 +328,12 @@ _PARTICLE = re_compile(r"^(?:한테|에게|께|한테로|에게로|한텐|한테
 def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
           service: CompiledService, asked: str | None, words: YesNoWords,
           known: Callable[[str], bool]) -> bool:
-    """Whether the rules can be sure of the values they found in the middle of a flow: never
-    in a question ("3만원?", "오늘 날씨 어때?"), and values only of optional slots nobody
-    asked for need the rest of the message ``known`` ("오늘 날씨 좋다" gives no date)."""
+    """Whether the rules are sure of values found mid-flow: never in a question ("3만원?"); an
+    optional slot's alone, unasked, needs the rest ``known`` ("오늘 날씨 좋다": no date)."""
     if not picked:
         return True
-    asking = is_question(text) and not (asked and names.name_shaped_like_a_question(text))
+    said = after_retraction(text) or text  # "40만원? 아니다 20만원 이하로": its last say
+    asking = is_question(said) and not (asked and names.name_shaped_like_a_question(text))
     if asking or names.hedged(text):
         return False
     if any(names.OTHER_PREDICATE.search(w) for w in leftover(text, spans, _accounted(words))):
