@@ -1,7 +1,7 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
 the flow file or the code): the transfer service in Korean (two sets, the second on
 corrections, typing habits and texted endings) and in English or mixed (two sets, the second
-as non-native speakers text), the pizza shop (two sets) and the online shop. Each turn says
+as non-native speakers text), the pizza shop and the online shop (two sets each). Each turn says
 the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
@@ -66,6 +66,21 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a lone "ㅠㅠ" is not counted as a failed answer, so the flow does not give up yet
         "status gives up after three unusable answers",
     },
+    "commerce_ko_2.test.yaml": {
+        # a no with a reason at a refund's confirmation ("아뇨 좀 더 써볼게요") decides nothing:
+        # asked again (nothing is refunded), where the writer expected a cancel
+        "1 refund: READY answered 아뇨 is cancelled and nothing is sent",
+        # someone else's yes with one's own ("친구도 괜찮대요 진행해주세요") is left unsettled
+        "2 order READY with pay: 'if my friend agrees' is not a yes, "
+        "the user's own 진행 opens checkout",
+        # an option named with its kind at the confirmation ("화이트 말고 블랙 색상으로 할래요ㅋㅋ")
+        # is not read: asked again, the old option kept
+        "3 order option: '블랙 말고 화이트 색으로' takes 화이트, "
+        "then '화이트 말고 블랙 색상으로' at READY takes 블랙",
+        # a product not in the catalogue ("아이패드") finds its nearest names (아이디어패드):
+        # the search answers with them
+        "4 search: 에어팟 프로 is found, 아이패드 is not in the catalogue",
+    },
     "pizza_en_2.test.yaml": {
         # a misspelt size or cheese inside a request ("order a lrage pizza", "smal pizza no
         # extra chese") is not guessed at: the size is asked (only a short answer's typo is read)
@@ -101,7 +116,8 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_digressions.test.yaml": {"EXECUTED"},
          "pizza_en.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "pizza_en_2.test.yaml": {"PLACED", "PAID", "DECLINED"},
-         "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"}}
+         "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"},
+         "commerce_ko_2.test.yaml": {"ACCEPTED", "FAILED"}}
 """The stages a turn ends in once money moved (or the bank was asked to move it)."""
 SAID_AGAIN = {"7-repeat: identical repeat",
               "7-repeat: 존댓말 repeat with amount in hangul numerals"}
