@@ -237,8 +237,8 @@ def named_after(text: str, cut: int, slot: CompiledSlot, ms: list[Match]) -> lis
 
 
 _WORDS = default_words("ko")
-_DIGIT = re_compile(r"[0-9]")
 """Decision words in both languages: "actually, never mind" names no one."""
+_DIGIT = re_compile(r"[0-9]")
 
 
 def _same_person(said: str, value: str) -> bool:

@@ -69,15 +69,16 @@ def guess(message: str, service: CompiledService, today: dt.date) -> Intent | No
 def complete(message: str, service: CompiledService, today: dt.date) -> Intent | None:
     """The one routed intent whose flow the message, by its values alone, gives every
     required value of — two or more ("medium, no extra cheese" of a pizza's size and
-    cheese, "엄마 5만원" of a transfer): a request said without its keyword, started as if it
-    had been (its confirmation still asks). None when no flow or several take them all, or
-    the message asks, hedges or says them of someone else."""
+    cheese, "외삼촌께 2만 5천원" of a transfer): a request said without its keyword, started as
+    if it had been (its confirmation still asks). Slots required only on a condition do not
+    count. None when no flow or several take them all, or the message asks, hedges or says
+    them of someone else."""
     if is_question(message) or names.hedged(message) or contrasted(message):
         return None
     whole = set()
     for intent, name in service.routes.items():
         flow = service.flows[name]
-        required = {s for s in flow.slots if service.slots[s].spec.required}
+        required = {s for s in flow.slots if service.slots[s].spec.required is True}
         if len(required) > 1 and _takes(message, service, flow, today, required.__contains__,
                                         every=True):
             whole.add(intent)
