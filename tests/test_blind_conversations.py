@@ -99,9 +99,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # writer left it open and expected the payment to wait for a cancel
         "payment-confirm: a plain no does not charge, then cancel",
         "payment-confirm: 'nope' does not charge, then 'forget it'",
-        # "cancel the order pls" at the order's confirmation cancels it and then reads "the
-        # order" as a status question: the status flow answers (the order is cancelled)
-        "cancel: cancelled order, then a fresh order starts",
     },
     "pizza_en.test.yaml": {
         # a no with what it is for ("no i want to change something") is left to the model

@@ -240,6 +240,25 @@ FILLERS = frozenset({
 })
 """Words that hold a place while one thinks: never a value (the "음..." of "음...에게")."""
 
+_DETERMINERS = frozenset({"the", "this", "that", "my", "our", "이", "그", "저", "이번", "방금"})
+
+
+def objects_off(tokens: list[str], acts: Lexicon) -> list[str]:
+    """``tokens`` without what a decision is about, named with its determiner ("this
+    transfer", "이 이체"): no decision of its own ("cancel this transfer" is a cancel).
+
+    >>> objects_off("cancel this transfer".split(), Lexicon.of(["transfer"]))
+    ['cancel']
+    """
+    kept: list[str] = []
+    for token in tokens:
+        if kept and kept[-1] in _DETERMINERS and token in acts:
+            kept.pop()
+        else:
+            kept.append(token)
+    return kept
+
+
 HOLD = frozenset({"yet", "now", "until", "till", "later", "아직", "아직은", "아직요"})
 """Words that make a no or a "don't" a wait, not a cancel ("not yet", "don't send it now",
 as "아직은 아니야"); a cancel word with them still cancels ("cancel it for now")."""
@@ -414,5 +433,5 @@ def contrasted(text: str) -> bool:
 
 __all__ = ["BARE_NEGATIONS", "CONTRAST", "FILLERS", "GENERIC_ACT", "HOLD", "INTERROGATIVES",
            "LAUGHS", "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "Lexicon", "asks", "contrasted",
-           "is_question", "is_social", "is_statement", "negations", "not_knowing", "squash",
-           "thanked_off"]
+           "is_question", "is_social", "is_statement", "negations", "not_knowing", "objects_off",
+           "squash", "thanked_off"]

@@ -39,6 +39,7 @@ from engine.nlu.phrases import (
     SINGLE_ONLY,
     Lexicon,
     negations,
+    objects_off,
     squash,
 )
 from engine.nlu.stems import stem_of, verb_forms
@@ -368,7 +369,7 @@ _REMEMBERED = 512  # messages a set of words keeps its answer for
 
 
 def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
-    tokens = _MIXED.sub(r"\1 \2", normalised).split(" ")  # "cancel해줘": two words
+    tokens = objects_off(_MIXED.sub(r"\1 \2", normalised).split(" "), grammar.yes)
     ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1] if len(tokens) <= _MOST_WORDS \
         else frozenset()
     said: Answer | None = "cancel" if "stop" in ended or "noun" in ended else \
@@ -412,7 +413,7 @@ def cancel_first(text: str, words: YesNoWords) -> str | None:
     >>> cancel_first("don't send it yet", sending) is None
     True
     """
-    tokens = normalise(text).split(" ")
+    tokens = objects_off(normalise(text).split(" "), words._grammar.yes)  # "cancel my order"
     for cut, token in enumerate(tokens):  # "취소하고 잔액" reads as "취소 하고 잔액"
         for joined in _ATTACHED:
             if token.endswith(joined) and len(token) > len(joined):
