@@ -45,8 +45,8 @@ def keyword_pattern(word: str) -> re.Pattern[str]:
     [True, False]
     """
     if not _WORD_START.match(word):  # Hangul keywords are substrings, their spaces optional
-        said = [word, *(f for f in verb_forms((word,)) if len(f) > 1 and f != word
-                        and " " not in word)]  # a verb's other forms: "보낼래" is 보내
+        said = [word] if " " in word else [  # a verb's other forms: "보낼래" is 보내
+            word, *(f for f in verb_forms((word,)) if len(f) > 1 and f != word)]
         return re.compile("|".join(re.escape(f).replace(r"\ ", " ?")  # "이체내역" = "이체 내역"
                                    for f in said))
     head, _, last = word.rpartition(" ")
@@ -98,6 +98,16 @@ _UNDONE_BEFORE = re_compile(r"(?:^|\s)(?:(?:cancel|undo|reverse|revoke|recall|st
                             r"(?:\s(?:last|previous|recent|latest|earlier|wrong))?\s?$")
 
 
+def undoing(text: str) -> bool:
+    """Whether ``text`` speaks of undoing something: "취소", "되돌려", "환불", "cancel",
+    "refund", "undo" (what a time said with it is about: "can I cancel it later?").
+
+    >>> undoing("나중에 취소할 수 있어?"), undoing("나중에 보내줘")
+    (True, False)
+    """
+    return _UNDOING.search(text) is not None or "환불" in text
+
+
 def undone(normalised: str, start: int, end: int) -> bool:
     """Whether the word at ``start:end`` names what the message asks to undo: "이체 취소",
     "송금한 거 되돌려줘", "cancel my transfer", "refund the payment" (a request about the
@@ -146,5 +156,5 @@ def negates_normalised(normalised: str) -> bool:
     return any(negated(normalised, m.start(), m.start()) for m in _WORD.finditer(normalised))
 
 
-__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised", "undone",
-           "words_pattern"]
+__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised", "undoing",
+           "undone", "words_pattern"]

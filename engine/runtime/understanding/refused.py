@@ -10,15 +10,14 @@ an answer that means "now" ("지금 바로요") leaves it empty. An empty date s
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledSlot
+from engine.nlu.keywords import undoing
 from engine.nlu.phrases import is_question
 from engine.nlu.vague_times import right_away, vague_time
-from engine.precompiled import re_compile
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +59,9 @@ def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: 
     if asked == dated[0] and right_away(text):  # "지금 보내주세요" reads as a yes too
         return "clear", dated[0], None
     said = vague_time(text, today)
-    if said is None or answer is not None or is_question(text) or _UNDOING.search(text):
+    if said is None or answer is not None or is_question(text) or undoing(text):
         return None  # "can I cancel it later?": a time of undoing it, no date of doing it
     return "set", dated[0], UnreadTime(said)
-
-
-_UNDOING = re_compile(r"취소|철회|되돌|환불|cancel|undo|refund|revers", re.IGNORECASE)
 
 
 __all__ = ["BadAmount", "ForeignAmount", "Op", "UnreadTime", "time_op"]
