@@ -1,12 +1,13 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
 the flow file or the code): the transfer service in Korean (two sets, the second on
 corrections, typing habits and texted endings) and in English or mixed (two sets, the second
-as non-native speakers text), the pizza shop and the online shop (two sets each). Each turn says
-the stage it should end in and the values it should hold.
+as non-native speakers text), the pizza shop and the online shop (two sets each), and the
+bank's card help desk. Each turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
-anything else: money moved on a message that was not a yes is never a known failure."""
+anything else: money moved (or a card ordered) on a message that was not a yes is never a
+known failure."""
 
 from __future__ import annotations
 
@@ -100,6 +101,24 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "payment-confirm: a plain no does not charge, then cancel",
         "payment-confirm: 'nope' does not charge, then 'forget it'",
     },
+    "cards_en.test.yaml": {
+        # the PIN is the flow's integer from 0 to 9999: a PIN with leading zeros ("0007",
+        # "0000") is not read, three digits pass (a string PIN of four digits read by a
+        # pattern took the digits of "the last four of my card are 5521" for it: not yet)
+        "id-pin: pin with leading zeros",
+        "id-pin: too short and too long pins are refused",
+        "id-pin: letters instead of a pin are refused",
+        # a thank-you while a value is asked is taken as politeness: the question is asked
+        # again without the help message
+        "interrupt: small talk while filling",
+        # "where is my new card?" holds a replacement's keyword and a card status's in a
+        # question: the rules ask (which one, or after an order "did you mean where a card
+        # order is?"), and a second request said so is not told apart from the first
+        "lost-status: lost at the mall, ordered, then status",
+        "two-requests: balance and card status",
+        # "my card?" asked as a question leans to the card's status: answered, not asked
+        "my-card: ordinal answers",
+    },
     "pizza_en.test.yaml": {
         # a no with what it is for ("no i want to change something") is left to the model
         "order-ready-no: 'no i want to change something', then cheese on",
@@ -113,6 +132,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_digressions.test.yaml": {"EXECUTED"},
          "pizza_en.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "pizza_en_2.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "cards_en.test.yaml": {"ORDERED"},
          "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"},
          "commerce_ko_2.test.yaml": {"ACCEPTED", "FAILED"}}
 """The stages a turn ends in once money moved (or the bank was asked to move it)."""

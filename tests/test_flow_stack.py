@@ -4,6 +4,7 @@ server), no LLM call on confirm/cancel/continue turns, and the session JSON roun
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -37,7 +38,7 @@ def cards() -> CompiledService:
 ])
 def test_several_flows_in_one_message(cards: CompiledService, message: str,
                                       expected: list[tuple[str, str]]) -> None:
-    found = [(i.name, text) for i, text in routing.several(message, cards)]
+    found = [(i.name, text) for i, text in routing.several(message, cards, dt.date(2026, 11, 29))]
     assert found == expected
 
 

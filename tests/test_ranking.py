@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from engine.compiler import compile_service
@@ -56,8 +58,9 @@ def test_priority_ranking_orders_rather_than_breaks_ties(
 
 def test_several_requests_run_in_priority_order() -> None:
     said = "리뷰 쓰고 결제할게"
-    assert [i.name for i, _ in routing.several(said, BY_SCORE)] == ["review", "buy"]
-    parts = routing.several(said, BY_PRIORITY)
+    today = dt.date(2026, 11, 29)
+    assert [i.name for i, _ in routing.several(said, BY_SCORE, today)] == ["review", "buy"]
+    parts = routing.several(said, BY_PRIORITY, today)
     assert [(i.name, text) for i, text in parts] == [("buy", "결제할게"), ("review", "리뷰 쓰")]
 
 

@@ -77,7 +77,8 @@ _CHANGE = frozenset({
     "변경해주세요", "수정", "수정해", "수정해줘", "수정해주세요", "고쳐", "고쳐줘", "해줘",
     "해주세요", "해", "할게", "할게요", "로", "으로",
     "change", "make", "it", "instead", "to", "switch", "please", "the", "on", "for", "do",
-    "set", "move", "update", "rather", "go", "with",
+    "set", "move", "update", "rather", "go", "with", "but", "use", "send", "ship", "via", "by",
+    "can", "could", "would", "you", "u", "pls", "plz",
     "정도", "쯤", "한", "약", "대충", "about", "around",
 })
 """Words that say "use this value" (or only round it), and so add nothing to a value."""

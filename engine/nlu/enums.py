@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from engine.precompiled import re_compile
 
+from .keywords import participle_forms
 from .spans import Match
 
 Values = Mapping[str, Sequence[str]]
@@ -42,7 +43,15 @@ class EnumMatcher:
 
 
 def _synonyms(values: Values) -> list[tuple[str, str]]:
-    """(lowercased synonym, canonical) pairs, the canonical name included, blanks dropped."""
+    """(lowercased synonym, canonical) pairs, the canonical name included, blanks dropped;
+    an English past participle in the forms of its verb too ("cracked": "a crack in it")."""
+    pairs = _written(values)
+    return pairs + sorted((form, name) for syn, name in pairs
+                          for form in participle_forms(syn) if form != syn)
+
+
+def _written(values: Values) -> list[tuple[str, str]]:
+    """(lowercased synonym, canonical) pairs as written, the canonical name included."""
     pairs = ((s.strip().lower(), name) for name, syns in values.items() for s in (name, *syns))
     return [(syn, name) for syn, name in pairs if syn]
 
@@ -139,7 +148,7 @@ def enum_conflicts(values: Values) -> list[tuple[str, str, str]]:
     """
     owner: dict[str, str] = {}
     conflicts: list[tuple[str, str, str]] = []
-    for synonym, name in _synonyms(values):
+    for synonym, name in _written(values):
         first = owner.setdefault(synonym, name)
         if first != name and (synonym, first, name) not in conflicts:
             conflicts.append((synonym, first, name))

@@ -154,21 +154,32 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     """
     normalised = normalise(text)
     grams = bigrams(normalised)
-    hits = _outranked(normalised, [_hits(normalised, rule) for rule in rules])
+    said = [_hits(normalised, rule) for rule in rules]
     asking: bool | None = None  # asked only when an intent that acts has a score
     why = _WHY.search(normalised) is not None
+    hits = _outranked(normalised, said, [False] * len(rules))
+    freed = [False] * len(rules)  # a keyword inside a request's, the request asked about
+    if any(hit and rule._requests_only for hit, rule in zip(said, rules, strict=True)):
+        asking = is_question(text)
+        if why or asking:  # "where is my new card": a card's status, or a new card's question
+            asked = _outranked(normalised, said, [r._requests_only for r in rules])
+            freed = [bool(a) and not h for a, h in zip(asked, hits, strict=True)]
+            hits = asked
     nearest = [_nearest(grams, rule) for rule in rules]
     examples = _clear(_learned(normalised, rules, nearest,
-                               keyed=[bool(found) for found in hits]))
+                               keyed=[bool(h) and not f for h, f in zip(hits, freed,
+                                                                          strict=True)]))
     ranked = []
     tokens = normalised.split()
     for order, (rule, found) in enumerate(zip(rules, hits, strict=True)):
         if rule._unless_word is not None and any(map(rule._unless_word.fullmatch, tokens)):
             continue  # "엄마한테 문자 보내줘": a text is sent, not money
         score = _keyword_score(found, rule) or examples[order]
+        if freed[order] and (like := examples[order]) and like.confidence > QUESTION_SCORE:
+            score, freed[order] = like, False  # "when will my new card arrive?": its example
         if score is not None and rule._requests_only and not why and asking is None:
             asking = is_question(text)
-        if score is not None and (why or (asking and rule._requests_only)):
+        if score is not None and (why or (asking and rule._requests_only) or freed[order]):
             score = IntentScore(rule.name, min(score.confidence, QUESTION_SCORE),
                                 f"{score.reason}, in a question")
         if score is not None:
@@ -195,9 +206,11 @@ def _hits(normalised: str, rule: IntentRule) -> list[Hit]:
     return found
 
 
-def _outranked(normalised: str, hits: list[list[Hit]]) -> list[list[Hit]]:
-    """Each rule's hits less those inside a longer hit of another rule."""
-    spans = [[(a, b) for _, a, b in rule_hits] for rule_hits in hits]
+def _outranked(normalised: str, hits: list[list[Hit]], asked: list[bool]) -> list[list[Hit]]:
+    """Each rule's hits less those inside a longer hit of another rule, unless that rule only
+    takes requests and the message ``asked`` a question instead."""
+    spans = [[] if asked[i] else [(a, b) for _, a, b in rule_hits]
+             for i, rule_hits in enumerate(hits)]
     kept = []
     for i, rule_hits in enumerate(hits):
         others = [s for j, group in enumerate(spans) if j != i for s in group]

@@ -50,7 +50,8 @@ def keyword_pattern(word: str) -> re.Pattern[str]:
         return re.compile("|".join(re.escape(f).replace(r"\ ", " ?")  # "이체내역" = "이체 내역"
                                    for f in said))
     head, _, last = word.rpartition(" ")
-    forms = "|".join(re.escape(f) for f in sorted(inflections(last), key=len, reverse=True))
+    forms = "|".join(re.escape(f) for f in sorted(inflections(last) | participle_forms(last),
+                                                   key=len, reverse=True))
     lead = re.escape(head + " ") if head else ""
     return re.compile(rf"(?<![a-z0-9]){lead}(?:{forms})(?![a-z0-9])")
 
@@ -78,6 +79,46 @@ def inflections(word: str) -> set[str]:
     if word.endswith("d"):
         forms.add(word + "ition")
     return forms
+
+
+_IRREGULAR = {
+    "stolen": ("steal", "steals", "stealing", "stole"),
+    "broken": ("break", "breaks", "breaking", "broke"),
+    "bent": ("bend", "bends", "bending"),
+    "torn": ("tear", "tears", "tearing", "tore"),
+    "lost": ("lose", "loses", "losing"),
+    "frozen": ("freeze", "freezes", "freezing", "froze"),
+    "worn": ("wear", "wears", "wearing", "wore"),
+    "sent": ("send", "sends", "sending"),
+    "paid": ("pay", "pays", "paying"),
+    "forgotten": ("forget", "forgets", "forgetting", "forgot"),
+    "fallen": ("fall", "falls", "falling", "fell"),
+}
+"""Past participles whose verb is not made by -ed: the verb's other forms."""
+
+
+def participle_forms(word: str) -> set[str]:
+    """An English past participle and the forms of its verb ("cracked" -> crack, cracks,
+    cracking; "stolen" -> steal, stole); any other word alone. Both stems a regular one may
+    have are tried, so a few forms are no words ("snaped"): no one says them.
+
+    >>> {"snap", "snaps", "snapping"} <= participle_forms("snapped")
+    True
+    >>> {"damage", "damages", "damaging"} <= participle_forms("damaged")
+    True
+    >>> sorted(participle_forms("stolen")), participle_forms("large")
+    (['steal', 'stealing', 'steals', 'stole', 'stolen'], {'large'})
+    """
+    if word in _IRREGULAR:
+        return {word, *_IRREGULAR[word]}
+    if len(word) < 5 or not word.endswith("ed") or not (word.isascii() and word.isalpha()):
+        return {word}
+    stems = {word[:-2], word[:-1]}  # cracked: crack, damaged: damage
+    if word.endswith("ied"):
+        stems.add(word[:-3] + "y")  # verified: verify
+    if word[-3] == word[-4]:  # snapped: snap, snapping
+        stems |= {word[:-3], word[:-2]}
+    return {word}.union(*(inflections(stem) for stem in stems))
 
 
 _NEGATED_AFTER = re_compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)"

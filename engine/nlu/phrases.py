@@ -119,7 +119,8 @@ def asks(word: str) -> bool:
 
 _QUESTION_MARK = re_compile(r"[?？]")
 _QUESTION_ENDING = re_compile(
-    r"(?:니|나요|냐|냐고|까|까요|는지|는가|인가요?|던가|더라|었나|았나|었니|았니|어때|어때요|"
+    r"(?:니|나요|냐|냐고|까|까요|는지|는가|인가요?|던가|더라|(?:었|았|였|했|냈|됐|줬|셨|겠)[나니]|"
+    r"어때|어때요|"
     r"죠|을래|ㄹ까)[\s.!~]*$")
 _EN_ASKING = frozenset({"is", "are", "am", "was", "were", "do", "does", "did", "can", "could",
                         "will", "would", "should", "shall", "have", "has", "may", "whats",

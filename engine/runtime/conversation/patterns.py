@@ -75,7 +75,7 @@ async def _start_routed(run: Turn, ranked: list[Intent], by_rules: bool) -> None
     turn asks which one was meant or to confirm it."""
     service, message = run.service, run.state.message
     intent = ranked[0] if ranked else Intent(None, 0.0)
-    parts = routing.several(message, service) if by_rules else []
+    parts = routing.several(message, service, run.state.now.date()) if by_rules else []
     if parts:
         (intent, message), later = parts[0], parts[1:]
         run.stack.queue([(service.routes[i.name or ""], text) for i, text in later])
@@ -308,9 +308,16 @@ def _ask_leaning(run: Turn, message: str) -> bool:
     leaning = routing.guess(message, run.service, run.state.now.date())
     if leaning is None or leaning.name is None:
         return False
+    name, options = leaning.name, routing.tied(message, run.service, leaning)
+    if len(options) > 1:  # "where is my new card?": which one, unless the service prefers one
+        name = _preferred(run, options) or ""
+        if not name:
+            _ask_which(run, options, message)
+            return True
+        leaning = Intent(name, leaning.confidence, leaning.reason)
     run.state.name_intent(leaning)
-    run.state.session.clarify = Clarify(options=[leaning.name], message=message, attempts=0)
-    _did_you_mean(run, leaning.name)
+    run.state.session.clarify = Clarify(options=[name], message=message, attempts=0)
+    _did_you_mean(run, name)
     return True
 
 

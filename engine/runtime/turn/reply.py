@@ -27,10 +27,11 @@ class Reply:
         return str(self._service.messages[message].render(self._state.view()))
 
     def say(self, message: str | None) -> None:
-        """Append ``message`` rendered now (an empty rendering says nothing)."""
+        """Append ``message`` rendered now (an empty rendering says nothing, nor a sentence
+        just said: a called flow and its caller both ending "Cancelled." say it once)."""
         if message is not None:
             rendered = self.render(message)
-            if rendered:
+            if rendered and rendered != (self.parts[-1] if self.parts else None):
                 self.parts.append(rendered)
 
     def ask(self, name: str) -> str:

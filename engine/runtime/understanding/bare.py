@@ -111,10 +111,11 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
     no one): a name, as a short answer would be."""
     if slot.spec.type == "money" and slot.spec.names:
         return _named_amounts(text, slot)
-    if slot.spec.extract is None or not slot.spec.extract.bare or not slot.spec.names or \
-            not any(mark in text for mark in _NAMING_MARKS):
+    if slot.spec.extract is None or not slot.spec.extract.bare or not slot.spec.names:
         return []
-    found = []
+    found = _before_amount(text)
+    if not any(mark in text for mark in _NAMING_MARKS):
+        return found
     for at in _naming(tuple(slot.spec.names)).finditer(text):
         group = next(g for g in ("to", "is", "into") if at[g])
         first, _, then = at[group].partition(" ")
@@ -127,6 +128,34 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
         found.append(Match(value=titled or read[0], start=at.start(group), end=at.end(group),
                            text=at[group]))
     return found
+
+
+_BEFORE_AMOUNT = re_compile(r"^\s*(?:(?:우리|울|내|제|저희)\s+)?(?P<who>[가-힣]{1,5})"
+                            r"(?:\s+(?P<title>[가-힣]{1,3}))?\s+"
+                            r"(?=[0-9일이삼사오육칠팔구십백천]"
+                            r"[0-9,.일이삼사오육칠팔구십백천만 ]*만?\s?원)")
+
+
+_PARTICLE_ENDS = ("을", "를", "은", "는", "이", "가", "도", "만", "에", "로", "께", "한테", "에게",
+                  "요")
+
+
+def _before_amount(text: str) -> list[Match]:
+    """The person the message opens with, said with no particle right before the amount
+    ("엄마 5만원 보내줘", "울 누나 3만원만", "박지영 대리님 10만원 이체"): a relation, a full
+    name or a name with its title only — "월세 50만원 보내줘" names no one."""
+    at = _BEFORE_AMOUNT.match(text)
+    if at is None:
+        return []
+    who, title = at["who"], at["title"]
+    named = persons.titled(who, title) if title else None
+    if title and named is None or not title and (who.endswith(_PARTICLE_ENDS) or not (
+            persons.relation(who) or persons.full_name(who))):  # "금액을", "동생한테"
+        return []
+    said = at.group(0).rstrip()
+    start = at.start("who")
+    return [Match(value=named or persons.called(who), start=start, end=len(said),
+                  text=said[start:])]
 
 
 def _someone(first: str, then: str, titled: str | None) -> bool:

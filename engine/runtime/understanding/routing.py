@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
 from engine.nlu import classify, is_statement, names, not_knowing
+from engine.nlu.certainty import after_retraction, retracted_at
 from engine.nlu.intents import INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
 from engine.nlu.phrases import contrasted, is_question, thanked_off
@@ -64,6 +65,14 @@ def guess(message: str, service: CompiledService, today: dt.date) -> Intent | No
                   lambda slot: bool(service.slots[slot].spec.required)):
             taking.add(intent)
     return Intent(taking.pop(), 0.0, "a value its flow takes") if len(taking) == 1 else None
+
+
+def tied(message: str, service: CompiledService, leaning: Intent) -> list[str]:
+    """The routed intents scored as high as ``leaning`` by their keywords ("where is my new
+    card": a new card's and a card's status, both in a question), best first."""
+    return [s.name for s in classify(message, service.intents)
+            if s.name in service.routes and s.confidence == leaning.confidence > 0
+            and s.reason.startswith("keyword")]
 
 
 def complete(message: str, service: CompiledService, today: dt.date) -> Intent | None:
@@ -177,27 +186,44 @@ def _alternatives(candidates: list[Intent], service: CompiledService) -> list[st
     return list(flows.values()) if len(flows) > 2 else []
 
 
-def several(message: str, service: CompiledService) -> list[tuple[Intent, str]]:
+def several(message: str, service: CompiledService, today: dt.date
+            ) -> list[tuple[Intent, str]]:
     """(intent, the words said for it) for each part of ``message`` that asks for another
-    flow, in the order said, when there are two or more; else []."""
+    flow, in the order said, when there are two or more (or one said in place of another:
+    "whats my balance, actually no, replace my card"); else []. A part that is only like
+    another intent's example and gives the flow before it a value is that request's own
+    ("a new card asap, express delivery please")."""
     parts = [p for p in _PARTS.split(message) if p and p.strip()]
     if len(parts) < 2:
         return []
     found: list[tuple[Intent, str]] = []
+    corrected = False
     for part in parts:
         intents = ranked(part, service)
-        if intents:
+        if found and intents and _corrects(found[-1][1], part):  # "…, no wait, it was stolen"
+            found[-1], corrected = (intents[0], f"{found[-1][1]} {part.strip()}"), True
+        elif intents and not (found and intents[0].reason.startswith("example") and _takes(
+                part, service, service.flows[service.routes[found[-1][0].name or ""]], today,
+                lambda slot: True)):
             found.append((intents[0], part.strip()))
         elif found:  # words with no intent of their own belong to the part before
             intent, text = found[-1]
             found[-1] = (intent, f"{text} {part.strip()}")
     flows = [service.routes[i.name or ""] for i, _ in found]
-    if len(found) < 2 or len(set(flows)) != len(flows):
-        return []
+    if len(found) < 2 and not corrected or len(set(flows)) != len(flows):
+        return []  # one request (unless it took another's place: that one is no request)
     if service.patterns.by_priority:
         priority = _priorities(service)
         found.sort(key=lambda part: -priority.get(part[0].name or "", 0))
     return found
+
+
+def _corrects(before: str, part: str) -> bool:
+    """Whether ``part`` corrects what was said ``before`` it: one ends with a correction's
+    own words or the other opens with them ("my card is damaged, no wait, it was stolen")."""
+    rest = after_retraction(before)  # "…, wait no, …": a no with it is the correction's own
+    return rest is not None and rest.strip(" ,.!").casefold() in ("", "no", "nope", "아니") \
+        or retracted_at(part.strip()) == 0
 
 
 def elsewhere(intent: Intent, service: CompiledService, flow: CompiledFlow) -> Intent | None:
