@@ -24,29 +24,15 @@ from typing import Any
 
 import pytest
 
-from engine.compiler import compile_file
-from engine.config import load_settings
-from engine.runtime.engine import Engine
-from engine.store import MemoryStore
-from tests.test_plain_amounts import FLOWS, conversation
+from tests.test_plain_amounts import conversation
 
 READY = ["I need a new card", "u31", "2580", "damaged", "010-3333-4444"]
 """A replacement at its confirmation: a damaged card, standard delivery, 010-3333-4444."""
 
 
 async def desk(*messages: str) -> list[tuple[dict[str, Any], dict[str, Any], str]]:
-    """(the reading, the state snapshot, the reply) of each message, one session."""
-    engine = Engine(compile_file(FLOWS / "cards.yaml"), store=MemoryStore(),
-                    settings=load_settings({}))
-    said = []
-    try:
-        for message in messages:
-            done = await engine.reply("d", message)
-            said.append((dict(done.trace.get("reading") or {}), done.state_snapshot,
-                         done.message))
-    finally:
-        await engine.aclose()
-    return said
+    """(the reading, the state snapshot, the reply) of each message to the card help desk."""
+    return await conversation(*messages, flow="cards.yaml")
 
 
 @pytest.mark.parametrize(("reply", "slot", "value"), [

@@ -29,9 +29,11 @@ from tests.test_turned_down_words import reply_to_first
 _MONDAY = dt.datetime(2026, 1, 5, 9, 0)
 
 
-async def conversation(*messages: str) -> list[tuple[dict[str, Any], dict[str, Any], str]]:
-    """(the reading, the state snapshot, the reply) of each message, one session."""
-    engine = Engine(compile_file(FLOWS / "transfer.yaml"), store=MemoryStore(),
+async def conversation(*messages: str, flow: str = "transfer.yaml"
+                       ) -> list[tuple[dict[str, Any], dict[str, Any], str]]:
+    """(the reading, the state snapshot, the reply) of each message, one session of
+    ``flow`` (the transfer service unless named)."""
+    engine = Engine(compile_file(FLOWS / flow), store=MemoryStore(),
                     settings=load_settings({}))
     said = []
     try:
