@@ -29,6 +29,7 @@ from engine.nlu import (
     yes_no,
 )
 from engine.nlu.certainty import (
+    PARTICLE,
     after_retraction,
     bare_number,
     inexact,
@@ -130,32 +131,31 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
     return found
 
 
-_BEFORE_AMOUNT = re_compile(r"^\s*(?:(?:우리|울|내|제|저희)\s+)?(?P<who>[가-힣]{1,5})"
-                            r"(?:\s+(?P<title>[가-힣]{1,3}))?\s+"
-                            r"(?=[0-9일이삼사오육칠팔구십백천]"
-                            r"[0-9,.일이삼사오육칠팔구십백천만 ]*만?\s?원)")
-
-
-_PARTICLE_ENDS = ("을", "를", "은", "는", "이", "가", "도", "만", "에", "로", "께", "한테", "에게",
-                  "요")
+_OPENING = re_compile(r"^\s*(?:(?:우리|울|내|제|저희)\s+)?(?P<who>[가-힣]{1,5})\s+")
+_NEXT_WORD = re_compile(r"(?P<word>[가-힣]{1,3})\s+")
 
 
 def _before_amount(text: str) -> list[Match]:
     """The person the message opens with, said with no particle right before the amount
     ("엄마 5만원 보내줘", "울 누나 3만원만", "박지영 대리님 10만원 이체"): a relation, a full
-    name or a name with its title only — "월세 50만원 보내줘" names no one."""
-    at = _BEFORE_AMOUNT.match(text)
+    name or a name with its title only — "월세 50만원 보내줘" names no one, nor a word with
+    its particle ("금액을 10만원으로", "동생한테 2만원": found as it is said)."""
+    at = _OPENING.match(text)
     if at is None:
         return []
-    who, title = at["who"], at["title"]
-    named = persons.titled(who, title) if title else None
-    if title and named is None or not title and (who.endswith(_PARTICLE_ENDS) or not (
-            persons.relation(who) or persons.full_name(who))):  # "금액을", "동생한테"
+    who, end = at["who"], at.end()
+    title = _NEXT_WORD.match(text, end)
+    named = persons.titled(who, title["word"]) if title else None
+    end = title.end() if title and named else end
+    particle = any(PARTICLE.match(who[i:]) for i in range(1, len(who)))
+    if not named and (particle or not (persons.relation(who) or persons.full_name(who))):
+        return []  # no one: the amount is not looked for
+    money = find_money(text[end:])
+    if not money or money[0].start:
         return []
-    said = at.group(0).rstrip()
-    start = at.start("who")
-    return [Match(value=named or persons.called(who), start=start, end=len(said),
-                  text=said[start:])]
+    said = text[:end].rstrip()
+    return [Match(value=named or persons.called(who), start=at.start("who"), end=len(said),
+                  text=said[at.start("who"):])]
 
 
 def _someone(first: str, then: str, titled: str | None) -> bool:

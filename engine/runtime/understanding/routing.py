@@ -202,9 +202,8 @@ def several(message: str, service: CompiledService, today: dt.date
         intents = ranked(part, service)
         if found and intents and _corrects(found[-1][1], part):  # "…, no wait, it was stolen"
             found[-1], corrected = (intents[0], f"{found[-1][1]} {part.strip()}"), True
-        elif intents and not (found and intents[0].reason.startswith("example") and _takes(
-                part, service, service.flows[service.routes[found[-1][0].name or ""]], today,
-                lambda slot: True)):
+        elif intents and not (found and _gives_to(part, intents[0], found[-1][0], service,
+                                                   today)):
             found.append((intents[0], part.strip()))
         elif found:  # words with no intent of their own belong to the part before
             intent, text = found[-1]
@@ -216,6 +215,15 @@ def several(message: str, service: CompiledService, today: dt.date
         priority = _priorities(service)
         found.sort(key=lambda part: -priority.get(part[0].name or "", 0))
     return found
+
+
+def _gives_to(part: str, intent: Intent, before: Intent, service: CompiledService,
+             today: dt.date) -> bool:
+    """Whether ``part``, only like one of ``intent``'s examples, gives the flow of the
+    request ``before`` it a value ("…, express delivery please"): that request's words."""
+    flow = service.flows[service.routes[before.name or ""]]
+    return intent.reason.startswith("example") and _takes(part, service, flow, today,
+                                                          lambda slot: True)
 
 
 def _corrects(before: str, part: str) -> bool:
