@@ -102,12 +102,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "payment-confirm: 'nope' does not charge, then 'forget it'",
     },
     "cards_en.test.yaml": {
-        # the PIN is the flow's integer from 0 to 9999: a PIN with leading zeros ("0007",
-        # "0000") is not read, three digits pass (a string PIN of four digits read by a
-        # pattern took the digits of "the last four of my card are 5521" for it: not yet)
-        "id-pin: pin with leading zeros",
-        "id-pin: too short and too long pins are refused",
-        "id-pin: letters instead of a pin are refused",
         # a thank-you while a value is asked is taken as politeness: the question is asked
         # again without the help message
         "interrupt: small talk while filling",

@@ -32,9 +32,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
     "transfer_english.eval.yaml": {
         "my sister wants 20k again, send it to her I guess",  # someone else's want
     },
-    "cards_filling.eval.yaml": {
-        "123",  # three digits: the flow's PIN slot takes 0-9999 (its data, not a misreading)
-    },
+    "cards_filling.eval.yaml": set(),
     "pizza_filling.eval.yaml": {
         "wait can I pay cash instead?",  # a request put as a question (plausible)
     },
@@ -70,7 +68,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
     },
 }
 RIGHT_AT_LEAST = {"pizza_filling.eval.yaml": 106, "commerce_filling.eval.yaml": 174,
-                  "cards_filling.eval.yaml": 126, "transfer_english.eval.yaml": 140,
+                  "cards_filling.eval.yaml": 128, "transfer_english.eval.yaml": 140,
                   "transfer_filling.eval.yaml": 305, "transfer_filling_2.eval.yaml": 192,
                   "transfer_filling_3.eval.yaml": 215}
 

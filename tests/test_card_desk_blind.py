@@ -10,6 +10,8 @@
 - A question holding one intent's keyword inside another's ("where is my new card") does not
   hide the shorter one: both are only leaned to, and the rules ask which one (or take the
   shorter one's intent when the question is like one of its examples).
+- The PIN is four digits kept as said ("0042"); a number said as another detail than the
+  one asked for ("the last four of my card are 5521" for the PIN) is not it.
 - A sentence said twice in a row (a called flow and its caller both cancelled) is said once.
 - Korean: a relation or a full name said with no particle right before the amount ("엄마
   5만원 보내줘") is the recipient; a word that names no one ("월세") is not. A past-tense
@@ -106,6 +108,16 @@ async def test_a_question_between_two_keywords_after_an_order_asks_about_its_sta
     said = await desk(*READY, "yes please", "did the new card ship", "yes")
     assert "Did you mean where a card order is?" in said[-2][2]
     assert said[-1][1]["flow"] == "status" and "Your card order is ordered." in said[-1][2]
+
+
+@pytest.mark.parametrize(("pin", "verified"), [
+    ("0042", True), ("pin 0909", True), ("my pin number is 0315", True), ("042", False),
+    ("00420", False), ("my account number is 7781", False), ("card no. 6610", False),
+])
+async def test_the_pin_is_four_digits_as_said_and_no_other_details(pin: str,
+                                                                   verified: bool) -> None:
+    *_, (_, state, _) = await desk("verify me", "u5", pin)
+    assert (state["stage"] == "VERIFIED") is verified
 
 
 async def test_a_sentence_said_twice_in_a_row_is_said_once() -> None:

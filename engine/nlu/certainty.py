@@ -156,7 +156,8 @@ def unsure(text: str, match: Match) -> bool:
     """
     if isinstance(match.value, bool):
         return False
-    year = isinstance(match.value, int) and 1900 <= match.value <= 2099
+    said = str(match.value)  # a number, or four digits kept as said (a PIN)
+    year = len(said) == 4 and said.isdigit() and 1900 <= int(said) <= 2099
     return bool(_UNSURE_BEFORE.search(text, 0, match.start) or
                 _UNSURE_AFTER.match(text, match.end) or
                 year and _YEAR_BEFORE.search(text, 0, match.start))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from engine.compiler.compiled import CompiledSlot
@@ -96,7 +97,17 @@ def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
                                persons.someones(before, str(m.value)) or
                                names.promised(str(m.value), text[m.end:])):
         return False
-    return not (exact(slot) and (inexact(text, m) or unsure(text, m)))
+    return not (exact(slot) and (inexact(text, m) or unsure(text, m) or
+                                 names.anothers_detail(text, m.start, _own_words(
+                                     slot.name, tuple(slot.spec.names),
+                                     slot.spec.description or ""))))
+
+
+@lru_cache(maxsize=256)
+def _own_words(name: str, said: tuple[str, ...], description: str) -> frozenset[str]:
+    """The words that name a slot: its name's, its names' and its description's."""
+    return frozenset(w for s in (name.replace("_", " "), *said, description)
+                     for w in re.findall(r"\w+", s.casefold()))
 
 
 _TO_SOMEONE = re_compile(r"\s?(?:한테|헌테|헨테|한태|에게|에겨|께)")
