@@ -68,9 +68,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "status gives up after three unusable answers",
     },
     "commerce_ko_2.test.yaml": {
-        # a no with a reason at a refund's confirmation ("아뇨 좀 더 써볼게요") decides nothing:
-        # asked again (nothing is refunded), where the writer expected a cancel
-        "1 refund: READY answered 아뇨 is cancelled and nothing is sent",
         # someone else's yes with one's own ("친구도 괜찮대요 진행해주세요") is left unsettled
         "2 order READY with pay: 'if my friend agrees' is not a yes, "
         "the user's own 진행 opens checkout",

@@ -17,6 +17,7 @@ from .intents import IntentRule, IntentScore, classify
 from .money import find_money
 from .numbers import find_numbers
 from .phrases import FILLERS, INTERROGATIVES, asks, is_question, is_statement, not_knowing
+from .reasons import denied_with_reason, only_reason
 from .segments import split_segments
 from .spans import Match, MatchValue, find_pattern, non_overlapping
 from .times import find_times, parse_time
@@ -27,7 +28,6 @@ from .words import (
     decision_text,
     default_words,
     normalise,
-    only_reason,
     yes_no,
 )
 
@@ -61,6 +61,7 @@ __all__ = [
     "parse_time",
     "normalise",
     "only_reason",
+    "denied_with_reason",
     "split_segments",
     "yes_no",
 ]

@@ -29,11 +29,13 @@ NOBODY = re_compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|�
                     r"yesterday|today|tomorrow|tonight|account|bank|card|kakao|toss|venmo|"
                     r"paypal|zelle|wise|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekend|"
                     r"week|month|year|morning|afternoon|evening|noon|midnight|later|now|next|"
-                    r"instead|(?:엊|그)?그저)"
+                    r"instead|keep|wait|think|check|ask|see|know|be|get|go|use|change|cancel|"
+                    r"hold|buy|save|spend|talk|call|confirm|leave|stay|stop|look|find|try|"
+                    r"do|make|give|help|start|finish|split|share|borrow|lend|return|(?:엊|그)?그저)"
                     r"(?:한테|에게|께)?(?:나|도)?(?:요)?[.!~ ]*", re.IGNORECASE)
 """Words that name nobody: not knowing, anyone, a pronoun, "돈", a day or a time ("change
-the date to friday"; "그저" of 그저께, the day before yesterday, before its 께) — never a
-recipient."""
+the date to friday"; "그저" of 그저께, the day before yesterday, before its 께), a verb said
+after "to" ("I'd prefer to keep it") — never a recipient."""
 _NOT_HIM = re_compile(r"(?:말고|빼고|아니야|아니에요|아니고)[.!~ ]*$")  # "민수 말고": who, then?
 _FROM = re_compile(r"[가-힣](?:한테서|에게서|께서)")  # where money comes from, not where it goes
 _PREDICATE = re_compile(r"(?:아요|어요|해요|세요|니다|줘|줘요|래요|게요|까요|네요|지요)$")

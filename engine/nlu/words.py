@@ -31,7 +31,6 @@ from typing import Literal
 
 from engine.nlu import decision_words
 from engine.nlu.phrases import (
-    CONTRAST,
     GENERIC_ACT,
     HOLD,
     LAUGHS,
@@ -384,24 +383,6 @@ def _held(cancel: list[str], tokens: list[str], grammar: _Grammar) -> bool:
     return not HOLD.isdisjoint(tokens) and not any(  # "never mind, I'll do it later" cancels
         " ".join(cancel[i:j]) in grammar.stop for i in range(len(cancel))
         for j in range(i + 1, min(len(cancel), i + _LONGEST_PHRASE) + 1))
-
-
-def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
-    """Whether ``rest``, what follows the leading cancel of ``text`` (``cancel_first``), only
-    says why ("forget it, I don't need a new card", "됐어요, 그냥 다음에 할게요"): ``text`` no
-    question, ``rest`` no contrast ("말고", "but") and no yes; the caller checks it holds no
-    value and asks for no other flow.
-
-    >>> en = default_words("en")
-    >>> only_reason("never mind, I'll keep the old one", "ill keep the old one", en)
-    True
-    >>> only_reason("forget it, what's the fee?", "whats the fee", en)
-    False
-    >>> only_reason("cancel, but send it", "but send it", en)
-    False
-    """
-    return decision_text(text) is not None and not CONTRAST.intersection(rest.split(" ")) \
-        and yes_no(rest, words) != "confirm"
 
 
 def cancel_first(text: str, words: YesNoWords) -> str | None:

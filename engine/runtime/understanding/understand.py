@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledSlot, extraction_order
 from engine.nlu import (
-    Answer,
     Match,
     YesNoWords,
     classify,
@@ -36,6 +35,7 @@ from engine.nlu.certainty import (
     taken_back,
 )
 from engine.nlu.phrases import thanked_off
+from engine.nlu.reasons import answer_of
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
@@ -107,7 +107,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     current = flow.stages[stage]
     words = current.words or service.words
     text = thanked_off(text) if asked is not None else text  # "Mina, thanks": the answer
-    answer = _answer(text, words)
+    answer = answer_of(text, words)
     confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
     verbs = flow.amount_verbs
     slots, found = _found(text, flow, asked, today, verbs)
@@ -179,19 +179,6 @@ def _answered(text: str, service: CompiledService, asked: str | None, answer: st
     restated = _restated(text, found, confirming, words) if answer is None and confirming \
         else None
     return Understanding(decision=restated) if restated is not None else None
-
-
-def _answer(text: str, words: YesNoWords) -> Answer | None:
-    """The message's yes or no, with its last self-correction's say: a cancel said after
-    taking back a change cancels ("3만원으로 바꿔줘 아 잠깐만 그냥 취소할래"); a cancel taken
-    back by a yes, or a yes by a cancel, is neither ("취소... 아니다 그냥 보내": the model, or
-    the question again), and a yes after a change taken back is left to them too."""
-    answer, tail = yes_no(text, words), after_retraction(text)
-    said = yes_no(tail, words) if tail else None
-    if said == "cancel" and answer is None:  # a yes taken back by a cancel ("sure, oh wait,
-        said_first = yes_no(text[:retracted_at(text) or 0], words)  # never mind") is neither
-        return None if said_first == "confirm" else "cancel"
-    return None if answer == "cancel" and said == "confirm" else answer
 
 
 def _decision(answer: str | None, deciding: bool) -> Decision | None:

@@ -1,0 +1,84 @@
+"""What decision a whole message is, with what follows it: a correction ("3만원으로 바꿔줘 아
+잠깐만 그냥 취소할래" cancels) or only why ("forget it, I don't need a new card" is a cancel,
+"아뇨 좀 더 써볼게요" a no — the why adds no value, asks nothing, turns nothing down)."""
+
+from __future__ import annotations
+
+from engine.precompiled import re_compile
+
+from .certainty import after_retraction, retracted_at
+from .phrases import CONTRAST, HOLD
+from .words import Answer, YesNoWords, decision_text, yes_no
+
+
+def answer_of(text: str, words: YesNoWords) -> Answer | None:
+    """The message's yes or no, with its last self-correction's say: a cancel said after
+    taking back a change cancels ("3만원으로 바꿔줘 아 잠깐만 그냥 취소할래"); a cancel taken
+    back by a yes, or a yes by a cancel, is neither ("취소... 아니다 그냥 보내": the model, or
+    the question again), and a yes after a change taken back is left to them too. A no
+    followed only by the speaker's own plan is a no ("아뇨 좀 더 써볼게요")."""
+    answer, tail = yes_no(text, words), after_retraction(text)
+    said = yes_no(tail, words) if tail else None
+    if said == "cancel" and answer is None:  # a yes taken back by a cancel ("sure, oh wait,
+        said_first = yes_no(text[:retracted_at(text) or 0], words)  # never mind") is neither
+        return None if said_first == "confirm" else "cancel"
+    if answer is None and tail is None and denied_with_reason(text, words):
+        return "deny"
+    return None if answer == "cancel" and said == "confirm" else answer
+
+
+def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
+    """Whether ``rest``, what follows the leading cancel of ``text`` (``cancel_first``), only
+    says why ("forget it, I don't need a new card", "됐어요, 그냥 다음에 할게요"): ``text`` no
+    question, ``rest`` no contrast ("말고", "but") and no yes; the caller checks it holds no
+    value and asks for no other flow.
+
+    >>> from engine.nlu.words import default_words
+    >>> en = default_words("en")
+    >>> only_reason("never mind, I'll keep the old one", "ill keep the old one", en)
+    True
+    >>> only_reason("forget it, what's the fee?", "whats the fee", en)
+    False
+    >>> only_reason("cancel, but send it", "but send it", en)
+    False
+    """
+    return decision_text(text) is not None and not CONTRAST.intersection(rest.split(" ")) \
+        and yes_no(rest, words) != "confirm"
+
+
+_OWN_PLAN = re_compile(r"(?:[가-힣](?:게요?|겠어요?|겠습니다|래요?)|(?:^|\s)(?:괜찮아요?|괜찮습니다"
+                       r"|됐어요?)|^(?:ill|i will|i would|id|i d|im|i am|i m|ive|i have)\b.*)$")
+"""What the speaker will do or is ("좀 더 써볼게요", "생각해보니 괜찮아요", "I'll keep it",
+"I'm good"): a plan of one's own, no request."""
+_LONGEST_NO = 3
+
+
+def denied_with_reason(text: str, words: YesNoWords) -> bool:
+    """Whether ``text`` is a no followed only by what the speaker will do instead or is ("아뇨
+    좀 더 써볼게요", "no, I'll keep it", "nah I'm good"): not a question, no yes, no contrast,
+    no wait ("no, I'll wait until friday" holds off), no verb of the flow ("아니요 그냥
+    보낼게요" says both); the caller reads no value in it ("아뇨 아빠한테 보낼게요" is a
+    change).
+
+    >>> from engine.nlu.words import default_words
+    >>> ko, en = default_words("ko"), default_words("en")
+    >>> denied_with_reason("아뇨 좀 더 써볼게요", ko), denied_with_reason("no, i'll keep it", en)
+    (True, True)
+    >>> denied_with_reason("아뇨 뭐가 다른데요?", ko), denied_with_reason("no wait till 9", en)
+    (False, False)
+    >>> denied_with_reason("no but i'll pay by card", en), denied_with_reason("아뇨", ko)
+    (False, False)
+    """
+    said = decision_text(text)
+    if said is None:
+        return False
+    tokens = said.split()
+    cut = next((n for n in range(min(len(tokens) - 1, _LONGEST_NO), 0, -1)
+                if yes_no(" ".join(tokens[:n]), words) == "deny"), 0)
+    rest = tokens[cut:]
+    return bool(cut) and not (CONTRAST | HOLD).intersection(rest) and \
+        not any(map(words.acts, rest)) and yes_no(" ".join(rest), words) != "confirm" and \
+        _OWN_PLAN.search(" ".join(rest)) is not None  # "아니요 그냥 보낼게요": which one?
+
+
+__all__ = ["answer_of", "denied_with_reason", "only_reason"]
