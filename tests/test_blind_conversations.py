@@ -59,9 +59,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "exchange confirmed but the shop answers HTTP 422, so it fails without a hook",
         # a vague cart request ("장바구니에 뭐 좀 담을래요") is no order: asked to say more
         "outside READY a 아니요 is not a cancel (cart asks again); 그만 then cancels",
-        # an option named with its kind ("화이트 색상으로 바꿔주세요") at the confirmation is
-        # not read: asked again, the old option kept
-        "option from 블랙 색상, changed to 화이트 at READY, then 확인",
         # "업무용이요" is not read as the purpose "work"
         "laptop recommendation asks for the budget, purpose then budget said casually",
         # a lone "ㅠㅠ" is not counted as a failed answer, so the flow does not give up yet
@@ -71,10 +68,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # someone else's yes with one's own ("친구도 괜찮대요 진행해주세요") is left unsettled
         "2 order READY with pay: 'if my friend agrees' is not a yes, "
         "the user's own 진행 opens checkout",
-        # an option named with its kind at the confirmation ("화이트 말고 블랙 색상으로 할래요ㅋㅋ")
-        # is not read: asked again, the old option kept
-        "3 order option: '블랙 말고 화이트 색으로' takes 화이트, "
-        "then '화이트 말고 블랙 색상으로' at READY takes 블랙",
         # a product not in the catalogue ("아이패드") finds its nearest names (아이디어패드):
         # the search answers with them
         "4 search: 에어팟 프로 is found, 아이패드 is not in the catalogue",

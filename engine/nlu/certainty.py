@@ -27,7 +27,7 @@ from engine.precompiled import re_compile
 
 from .dates import find_dates
 from .numbers import EN_NUMERAL, english_numeral, find_numbers, parse_numeral, to_number
-from .phrases import FILLERS
+from .phrases import FILLERS, LAUGHS
 from .spans import Match
 
 _NEGATED_AFTER = re_compile(
@@ -266,7 +266,7 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
         kept.append(" ")
         last = max(last, end)
     kept.append(text[last:])
-    words = re.sub(r"[^\w\s]", " ", "".join(kept).casefold()).split()
+    words = re.sub(r"[^\w\s]", " ", LAUGHS.sub(" ", "".join(kept)).casefold()).split()  # "ㅋㅋ"
     return [w for w in words if not (PARTICLE.match(w) or w in FILLERS or w in _CHANGE or
                                      known(w))]
 
