@@ -39,9 +39,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "change: typo request, amount then recipient changed",
     },
     "transfer_en_2.test.yaml": {
-        # "mabye later" at the confirmation is a time that names no date: the date is asked
-        # for (nothing is sent), where the writer expected READY
-        "typos: misspelled name kept as said, misspelled maybe, then cancel",
         # a batch with no verb at all ("30 thousand to 지수 and 50k to 민수") starts nothing:
         # the service asks to say more
         "forms: two transfers with korean names",

@@ -2,7 +2,8 @@
 더 써볼게요" at a refund's confirmation, found by a blind set of shop conversations): a no,
 as the no alone is. A no with a value is a change, with the flow's own verb says both, with a
 contrast, a wait or a question is none of these: asked again. A verb said after "to" ("I'd
-prefer to keep it") is no recipient.
+prefer to keep it") is no recipient. Putting off ("maybe later", "아마 나중에") waits: no date
+is asked for.
 
 Every sentence here is new: none is in an eval set, a flow's tests, a blind set or another
 test."""
@@ -47,3 +48,12 @@ async def test_a_no_with_a_value_is_the_change() -> None:
 async def test_a_verb_after_to_is_no_recipient(reply: str) -> None:
     reading, _, said = await confirming(SINGLE_EN, reply)
     assert "target" not in reading["slots"] and "grandma" in said
+
+
+@pytest.mark.parametrize(("before", "reply"), [
+    (SINGLE_EN, "probably later"), (SINGLE_EN, "later then"), (SINGLE, "아마 나중에"),
+    (SINGLE_EN, "someday maybe"),
+])
+async def test_putting_off_at_the_confirmation_waits(before: list[str], reply: str) -> None:
+    reading, stage, _ = await confirming(before, reply)
+    assert reading["decision"] is None and reading["slots"] == {} and stage == "READY"

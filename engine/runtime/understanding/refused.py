@@ -10,14 +10,17 @@ an answer that means "now" ("지금 바로요") leaves it empty. An empty date s
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledSlot
+from engine.nlu.certainty import PARTICLE
 from engine.nlu.keywords import undoing
-from engine.nlu.phrases import is_question
+from engine.nlu.phrases import FILLERS, is_question
 from engine.nlu.vague_times import right_away, vague_time
+from engine.precompiled import re_compile
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +64,26 @@ def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: 
     said = vague_time(text, today)
     if said is None or answer is not None or is_question(text) or undoing(text):
         return None  # "can I cancel it later?": a time of undoing it, no date of doing it
+    if asked != dated[0] and _put_off(text, said):
+        return None  # "maybe later" at a confirmation: not now, no date to ask for
     return "set", dated[0], UnreadTime(said)
+
+
+_LATER = re_compile(r"(?:later|someday|sometime|soon|나중에|언젠가|조만간|이따가?)",
+                    re.IGNORECASE)
+_HEDGES = frozenset({"maybe", "mabye", "maybee", "perhaps", "probably", "prolly", "probs",
+                     "just", "hmm", "um", "uh", "well", "ok", "okay", "then", "아마", "아마도",
+                     "좀", "그냥", "음", "흠", "일단"})
+
+
+def _put_off(text: str, said: str) -> bool:
+    """Whether the whole message is only "later" and hedges around it ("maybe later",
+    "나중에요", "hmm someday"): putting off, no date of doing it ("monday or tuesday" and
+    "다음 달 초" name one)."""
+    start = text.find(said)
+    rest = re.sub(r"[^\w\s]", " ", f"{text[:start]} {text[start + len(said):]}").casefold()
+    return _LATER.fullmatch(said) is not None and \
+        all(w in _HEDGES or w in FILLERS or PARTICLE.match(w) for w in rest.split())
 
 
 __all__ = ["BadAmount", "ForeignAmount", "Op", "UnreadTime", "time_op"]
