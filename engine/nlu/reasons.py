@@ -70,9 +70,9 @@ def denied_with_reason(text: str, words: YesNoWords) -> bool:
     (False, False)
     """
     said = decision_text(text)
-    if said is None:
-        return False
-    tokens = said.split()
+    tokens = said.split() if said is not None else []
+    if len(tokens) < 2 or yes_no(tokens[0], words) != "deny":
+        return False  # most messages: no no opens them
     cut = next((n for n in range(min(len(tokens) - 1, _LONGEST_NO), 0, -1)
                 if yes_no(" ".join(tokens[:n]), words) == "deny"), 0)
     rest = tokens[cut:]
