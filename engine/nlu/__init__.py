@@ -17,7 +17,7 @@ from .intents import IntentRule, IntentScore, classify
 from .money import find_money
 from .numbers import find_numbers
 from .phrases import FILLERS, INTERROGATIVES, asks, is_question, is_statement, not_knowing
-from .reasons import denied_with_reason, only_reason
+from .reasons import denied_with_reason, only_reason, stopped_doing
 from .segments import split_segments
 from .spans import Match, MatchValue, find_pattern, non_overlapping
 from .times import find_times, parse_time
@@ -63,5 +63,6 @@ __all__ = [
     "only_reason",
     "denied_with_reason",
     "split_segments",
+    "stopped_doing",
     "yes_no",
 ]

@@ -17,6 +17,9 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
     back by a yes, or a yes by a cancel, is neither ("취소... 아니다 그냥 보내": the model, or
     the question again), and a yes after a change taken back is left to them too. A no
     followed only by the speaker's own plan is a no ("아뇨 좀 더 써볼게요")."""
+    rest = stopped_doing(text, words)
+    if rest is not None:  # "그만 물어보고 보내": the rest says it
+        return answer_of(rest, words) if rest else None
     answer, tail = yes_no(text, words), after_retraction(text)
     said = yes_no(tail, words) if tail else None
     if said == "cancel" and answer is None:  # a yes taken back by a cancel ("sure, oh wait,
@@ -81,4 +84,44 @@ def denied_with_reason(text: str, words: YesNoWords) -> bool:
         _OWN_PLAN.search(" ".join(rest)) is not None  # "아니요 그냥 보낼게요": which one?
 
 
-__all__ = ["answer_of", "denied_with_reason", "only_reason"]
+_STOP = frozenset({"그만", "stop", "quit"})
+_QUITTING = ("하", "해", "할", "합", "했", "둬", "두", "둘", "둡", "뒀")
+"""그만 before these is quitting itself ("그만해", "그만 둘래"), not stopping something else."""
+_THEN = frozenset({"and", "then", "just", "그리고", "그냥"})
+
+
+def stopped_doing(text: str, words: YesNoWords) -> str | None:
+    """What follows "stop" said of something other than the flow's doing ("그만 물어보고
+    보내" -> "보내", "stop asking and send it" -> "send it", "stop asking me" -> ""), or None
+    when the message does not open so ("그만", "그만해", "stop sending it" cancel).
+
+    >>> from engine.nlu.words import YesNoWords, default_words
+    >>> sending = default_words("ko").merge(YesNoWords(act=("보내", "send")))
+    >>> stopped_doing("그만 좀 물어보고 보내", sending), stopped_doing("stop asking me", sending)
+    ('보내', '')
+    >>> stopped_doing("그만해", sending), stopped_doing("stop sending it", sending)
+    (None, None)
+    """
+    said = decision_text(text)
+    tokens = said.split(" ") if said is not None else []
+    if len(tokens) < 2 or tokens[0] not in _STOP:
+        return None
+    verb = 2 if tokens[1] in ("좀", "with") and len(tokens) > 2 else 1
+    doing = tokens[verb]
+    if words.acts(doing) or yes_no(doing, words) is not None or \
+            not (doing.endswith("ing") if doing.isascii() else _KO_VERB.search(doing)) or \
+            doing.startswith(_QUITTING):
+        return None
+    end = next((i for i in range(verb, len(tokens))
+                if tokens[i].endswith(("고", "구")) or tokens[i] in _THEN), len(tokens))
+    rest = tokens[end + 1:]
+    while rest and rest[0] in _THEN:
+        rest = rest[1:]
+    return " ".join(rest)
+
+
+_KO_VERB = re_compile(r"[가-힣](?:고|구|봐|봐요|어|어요|아|아요|라|해|해요|세요|게|지)$")
+"""A Korean verb's ending, as after 그만 ("물어봐", "묻고", "귀찮게")."""
+
+
+__all__ = ["answer_of", "denied_with_reason", "only_reason", "stopped_doing"]

@@ -1,4 +1,4 @@
-"""Message + decision words -> "confirm" | "cancel" | "deny" | None, and the shared normaliser.
+"""Message + decision words -> "confirm" | "cancel" | "deny" | None.
 
 A message is a decision only when the whole of it is one (``phrases.py`` builds the
 grammar): the decision phrase, at most politeness and fillers ("네 감사합니다", "please"),
@@ -24,7 +24,6 @@ present); this module only reports the word.
 from __future__ import annotations
 
 import functools
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -42,67 +41,15 @@ from engine.nlu.phrases import (
     squash,
 )
 from engine.nlu.stems import stem_of, verb_forms
+from engine.nlu.text import decision_text, normalise
 from engine.precompiled import re_compile
 
 Answer = Literal["confirm", "cancel", "deny"]
-
-_APOSTROPHE = re_compile(r"['’]")
-_NOT_WORD = re_compile(r"[^\w\s]|_")
-_LATIN = re_compile(r"[a-z]")
-
-
-def normalise(text: str) -> str:
-    """NFC, casefold, punctuation/symbols -> spaces, whitespace collapsed.
-
-    >>> normalise("  예, 진행해주세요!! ")
-    '예 진행해주세요'
-    """
-    folded = unicodedata.normalize("NFC", text).casefold()
-    # Apostrophes join ("let's" -> "lets"); other punctuation separates words.
-    cleaned = _NOT_WORD.sub(" ", _APOSTROPHE.sub("", folded))
-    return " ".join(cleaned.split())
 
 
 def _normalise_words(words: Iterable[str]) -> tuple[str, ...]:
     unique = dict.fromkeys(w for w in map(normalise, words) if w)  # ordered, no duplicates
     return tuple(unique)
-
-
-_QUESTION_OR_QUOTE = re_compile(
-    r"[?？\"“”„«»「」『』]|(?<!\w)['‘’]|['‘’](?!\w)|(?:\.\.\.|…|‥)\s*$")
-"""A question mark, a quote, or a message trailing off ("네..."): never a decision."""
-_DRAWN_OUT = re_compile(r"([ㄱ-ㅎ])\1{2,}")
-_LONGEST = 80
-"""Characters: a decision is short; longer messages are read by the rest of understanding."""
-
-
-_DOUBT = frozenset("🤔🙃🙄😒😏🤨😬🤷😑😐🫤")
-"""Emoji that doubt or mock what they come with ("yes 🤔", "sure 🙃"): no decision."""
-_SARCASM = re_compile(r"(?:(?:oh )?(?:yeah|yea|ya|yeh|yah|yep) (?:right|sure buddy)|as if|"
-                      r"sure jan|in your dreams|퍽이나|어련하시겠어요?|그러시겠죠|잘도 하겠다)")
-"""Said as a yes, meant as a no: the whole message one of these is no decision."""
-_FACE = re_compile(r"(\S)[_.\-~^,]+\1")
-"""An emoticon: the same eye either side of a mouth ("ㅇ_ㅇ", "ㅠ.ㅠ", "ㅇ-ㅇ"), not two words."""
-
-
-def decision_text(text: str) -> str | None:
-    """The normalised message when it could be a decision; None for a question, a quote,
-    a message trailing off, an empty or an over-long one.
-
-    >>> decision_text("네, 보내주세요!"), decision_text("네?"), decision_text('"네"라고 하면 돼')
-    ('네 보내주세요', None, None)
-    >>> decision_text("ㅇ_ㅇ"), decision_text("ㅇ.ㅇ"), decision_text("ㅇㅇ")  # a face is no yes
-    (None, None, 'ㅇㅇ')
-    >>> decision_text("yeah right"), decision_text("yes 🤔"), decision_text("yes 👍")
-    (None, None, 'yes')
-    """
-    if _QUESTION_OR_QUOTE.search(text.strip()) or _FACE.fullmatch(text.strip()) or \
-            _DOUBT.intersection(text):
-        return None
-    normalised = _DRAWN_OUT.sub(r"\1\1", normalise(text))  # ㅇㅇㅇㅇ -> ㅇㅇ
-    if _SARCASM.fullmatch(normalised):
-        return None
-    return normalised if 0 < len(normalised) <= _LONGEST else None
 
 
 _NEUTRAL = Lexicon.of((w for group in NEUTRAL.values() for w in group), conjugated=False)
@@ -138,7 +85,8 @@ class _Grammar:
     def kinds(self, text: str, single: bool) -> frozenset[str]:
         """What a piece of the message can be: N(eutral), Y(es), D(eny), C(ancel word),
         X (a negation: a cancel only where the cancel starts), M (a yes then 말고), A (the
-        flow's own doing that is also a cancel word: a yes only with one)."""
+        flow's own doing that is also a cancel word: a yes only with one), U (a cancel word
+        negated: "don't cancel")."""
         if not text or len(text) > self.longest or text[0] not in self.starts:
             return _NOTHING  # an empty piece: a message of no letters ("👍", "?!")
         found = set()
@@ -154,6 +102,8 @@ class _Grammar:
             found.add("A")
         if squash(text) in self.negated:
             found.add("X")
+        if text == _UNSAID:
+            found.add("U")
         if text in self.yes or (single and len(text) <= _LONGEST_RUN and self._run(text)):
             found.add("Y")
         if text.endswith("말고") and (text[:-2].rstrip() in self.yes or not text[:-2].strip()):
@@ -185,8 +135,8 @@ def _run(text: str, yes: Lexicon, budget: int) -> bool:
 # The three decisions run as one (their states named apart), so a message is read once.
 _Table = dict[str, dict[str, str]]
 _DECISIONS: _Table = {
-    "confirm": {"N": "confirm", "Y": "yes", "A": "confirm"},
-    "yes": {"N": "yes", "Y": "yes", "A": "yes"},
+    "confirm": {"N": "confirm", "Y": "yes", "A": "confirm", "U": "confirm"},
+    "yes": {"N": "yes", "Y": "yes", "A": "yes", "U": "yes"},
     "deny": {"N": "deny", "D": "no"}, "no": {"N": "no", "D": "no"},
     "cancel": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop",
                "K": "noun", "X": "stop"},
@@ -369,6 +319,7 @@ _REMEMBERED = 512  # messages a set of words keeps its answer for
 
 def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     tokens = objects_off(_MIXED.sub(r"\1 \2", normalised).split(" "), grammar.yes)
+    tokens = _unsaid(_unglued(tokens, grammar), grammar.stop)
     ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1] if len(tokens) <= _MOST_WORDS \
         else frozenset()
     said: Answer | None = "cancel" if "stop" in ended or "noun" in ended else \
@@ -376,6 +327,37 @@ def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     if said is not None:  # cancel before deny, then a yes: confirming cannot be undone
         return None if _held(tokens, tokens, grammar) else said  # "not yet" waits
     return "confirm" if "yes" in ended else None
+
+
+_UNSAID = "dont\u2009cancel"
+"""A cancel word negated ("don't cancel it"): no cancel and no no; a yes may go with it."""
+_NOT = frozenset({"dont", "not", "never"})
+
+
+def _unsaid(tokens: list[str], stop: Lexicon) -> list[str]:
+    """``tokens`` with each English negation of a cancel word as one piece (``_UNSAID``), so
+    neither half is read alone ("no, don't cancel" is no no; "취소 안 해" is the grammar's)."""
+    for i in range(len(tokens) - 1, 0, -1):
+        if i < len(tokens) and tokens[i - 1] in _NOT and tokens[i] in stop:
+            do = i > 1 and tokens[i - 1] == "not" and tokens[i - 2] in ("do", "does", "did")
+            tokens[i - 1 - do:i + 1] = [_UNSAID]  # "please do not cancel": no "please do"
+    return tokens
+
+
+_GLUED = ("이제", "지금", "그냥", "걍", "빨리", "바로", "얼른", "어서")
+"""Adverbs typed onto the verb after them ("이제보내줘", "그냥보내"; not onto a yes word:
+"바로네" is none)."""
+
+
+def _unglued(tokens: list[str], grammar: _Grammar) -> list[str]:
+    """``tokens`` with an adverb typed onto a decision word set apart ("이제보내줘")."""
+    for i in range(len(tokens) - 1, -1, -1):
+        token = tokens[i]
+        head = next((a for a in _GLUED if token.startswith(a) and len(token) > len(a)), "")
+        rest = token[len(head):]
+        if head and len(rest) > 1 and rest[0] not in "네예응웅엉" and grammar.kinds(rest, True):
+            tokens[i:i + 1] = [head, rest]
+    return tokens
 
 
 def _held(cancel: list[str], tokens: list[str], grammar: _Grammar) -> bool:

@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from engine.compiler.compiled import CompiledFlow
-from engine.nlu import cancel_first, names, only_reason, yes_no
+from engine.nlu import cancel_first, names, only_reason, stopped_doing, yes_no
 from engine.nlu.certainty import after_retraction
 from engine.nlu.keywords import negates
 from engine.nlu.money import names_a_share
@@ -118,6 +118,8 @@ async def _cancelled(run: Turn) -> bool:
     is cancelled where the flow can be. True when the turn was that."""
     state = run.state
     words = state.stage.words or run.service.words
+    if stopped_doing(state.message, words) is not None:
+        return False  # "그만 물어보고 보내": stop asking, not the task
     rest = cancel_first(state.message, words)
     if rest is None or after_retraction(rest) is not None:
         return False  # "취소... 아니다 그냥 보내": the cancel taken back

@@ -1,0 +1,64 @@
+"""A message as the rules read it: normalised (``normalise``), and the text a decision may
+be (``decision_text``): no question, quote, doubt, sarcasm or trailing off."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from engine.precompiled import re_compile
+
+_APOSTROPHE = re_compile(r"['’]")
+_NOT_WORD = re_compile(r"[^\w\s]|_")
+_LATIN = re_compile(r"[a-z]")
+
+
+def normalise(text: str) -> str:
+    """NFC, casefold, punctuation/symbols -> spaces, whitespace collapsed.
+
+    >>> normalise("  예, 진행해주세요!! ")
+    '예 진행해주세요'
+    """
+    folded = unicodedata.normalize("NFC", text).casefold()
+    # Apostrophes join ("let's" -> "lets"); other punctuation separates words.
+    cleaned = _NOT_WORD.sub(" ", _APOSTROPHE.sub("", folded))
+    return " ".join(cleaned.split())
+
+
+_QUESTION_OR_QUOTE = re_compile(
+    r"[?？\"“”„«»「」『』]|(?<!\w)['‘’]|['‘’](?!\w)|(?:\.\.\.|…|‥)\s*$")
+"""A question mark, a quote, or a message trailing off ("네..."): never a decision."""
+_DRAWN_OUT = re_compile(r"([ㄱ-ㅎ])\1{2,}")
+_LONGEST = 80
+"""Characters: a decision is short; longer messages are read by the rest of understanding."""
+
+
+_DOUBT = frozenset("🤔🙃🙄😒😏🤨😬🤷😑😐🫤")
+"""Emoji that doubt or mock what they come with ("yes 🤔", "sure 🙃"): no decision."""
+_SARCASM = re_compile(r"(?:(?:oh )?(?:yeah|yea|ya|yeh|yah|yep) (?:right|sure buddy)|as if|"
+                      r"sure jan|in your dreams|퍽이나|어련하시겠어요?|그러시겠죠|잘도 하겠다)")
+"""Said as a yes, meant as a no: the whole message one of these is no decision."""
+_FACE = re_compile(r"(\S)[_.\-~^,]+\1")
+"""An emoticon: the same eye either side of a mouth ("ㅇ_ㅇ", "ㅠ.ㅠ", "ㅇ-ㅇ"), not two words."""
+
+
+def decision_text(text: str) -> str | None:
+    """The normalised message when it could be a decision; None for a question, a quote,
+    a message trailing off, an empty or an over-long one.
+
+    >>> decision_text("네, 보내주세요!"), decision_text("네?"), decision_text('"네"라고 하면 돼')
+    ('네 보내주세요', None, None)
+    >>> decision_text("ㅇ_ㅇ"), decision_text("ㅇ.ㅇ"), decision_text("ㅇㅇ")  # a face is no yes
+    (None, None, 'ㅇㅇ')
+    >>> decision_text("yeah right"), decision_text("yes 🤔"), decision_text("yes 👍")
+    (None, None, 'yes')
+    """
+    if _QUESTION_OR_QUOTE.search(text.strip()) or _FACE.fullmatch(text.strip()) or \
+            _DOUBT.intersection(text):
+        return None
+    normalised = _DRAWN_OUT.sub(r"\1\1", normalise(text))  # ㅇㅇㅇㅇ -> ㅇㅇ
+    if _SARCASM.fullmatch(normalised):
+        return None
+    return normalised if 0 < len(normalised) <= _LONGEST else None
+
+
+__all__ = ["decision_text", "normalise"]
