@@ -91,3 +91,23 @@ async def test_an_adverb_typed_onto_the_verb_is_read_as_spaced(reply: str) -> No
 async def test_an_adverb_typed_onto_a_negated_verb_cancels_as_spaced() -> None:
     reading, stage, _ = await confirming(SINGLE, "그냥보내지마")
     assert reading["decision"] == "cancel" and stage == "CANCELLED"
+
+
+@pytest.mark.parametrize(("before", "reply", "decision"), [
+    (SINGLE_EN, "don't cancel it!!", None), (SINGLE, "취소하지 마", None),
+    (SINGLE_EN, "yes, don't cancel", "confirm"), (SINGLE, "그만 물어보고 보내", "confirm"),
+    (SINGLE_EN, "stop asking and send it", "confirm"), (SINGLE_EN, "stop asking me", None),
+    (SINGLE, "죄송하지만 취소해 주십시오", "cancel"), (SINGLE_EN, "sorry, go ahead", "confirm"),
+    (SINGLE, "송금하여 주십시오", "confirm"), (SINGLE, "틀림없습니다", "confirm"),
+    (SINGLE, "확인하였습니다", "confirm"), (SINGLE_EN, "yep thats it", "confirm"),
+    (SINGLE_EN, "do the needful", "confirm"), (SINGLE_EN, "spot on", "confirm"),
+    (SINGLE, "이제보내줘", "confirm"), (SINGLE, "그냥보내", "confirm"),
+    (SINGLE_EN, "thats it?", None), (SINGLE, "진짜네", None),
+    (SINGLE, "확인은 이따가 할게", None), (SINGLE_EN, "I'll decide later", None),
+])
+async def test_the_documented_decisions(before: list[str], reply: str,
+                                        decision: str | None) -> None:
+    """docs/understanding.md, "The precision contract", the decisions."""
+    reading, stage, _ = await confirming(before, reply)
+    assert reading["decision"] == decision and reading["slots"] == {}
+    assert (stage == "READY") == (decision is None)

@@ -80,8 +80,16 @@ _CHANGE = frozenset({
     "set", "move", "update", "rather", "go", "with", "but", "use", "send", "ship", "via", "by",
     "can", "could", "would", "you", "u", "pls", "plz",
     "정도", "쯤", "한", "약", "대충", "about", "around",
+    # a preference is a change too: "5만원이 낫겠다", "express would be better"
+    "낫겠다", "낫겠어", "낫겠어요", "낫겠네", "낫겠네요", "나을듯", "나을", "듯", "좋겠다",
+    "좋겠어", "좋겠어요", "좋겠네요", "better", "prefer", "id", "be", "is",
+    # and a need: "actually i need it asap, do express"
+    "i", "need", "want", "wanna", "asap", "actually", "fast", "quick", "quickly", "urgently",
+    "생각해보니", "생각해", "보니", "다시",
 })
 """Words that say "use this value" (or only round it), and so add nothing to a value."""
+_NOT_CANCELLING = re_compile(r"(?:취소|중단|중지)(?:는|를|은)?\s?하지\s?(?:말고|마시고)")
+"""A cancel turned down before a change ("취소하지 말고 날짜만 내일로"): it adds nothing."""
 _UNIT_TYPOS = re_compile(r"^(?:원|웜|언|웡|원이요|원요|won|₩)$", re.IGNORECASE)
 
 
@@ -266,7 +274,8 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
         kept.append(" ")
         last = max(last, end)
     kept.append(text[last:])
-    words = re.sub(r"[^\w\s]", " ", LAUGHS.sub(" ", "".join(kept)).casefold()).split()  # "ㅋㅋ"
+    said = _NOT_CANCELLING.sub(" ", LAUGHS.sub(" ", "".join(kept)))  # "ㅋㅋ", "취소하지 말고"
+    words = re.sub(r"[^\w\s]", " ", said.casefold()).split()
     return [w for w in words if not (PARTICLE.match(w) or w in FILLERS or w in _CHANGE or
                                      known(w))]
 

@@ -46,10 +46,12 @@ _GROUP_SPACE = re_compile(r"(?<=[0-9]) (?=[0-9]{3}(?![0-9]))")
 _SPACED = KO_BIG_CHARS + "천백"  # "이만 칠천 오백원", "3천 5백원": one amount said in parts
 _KO_MONEY = re_compile(
     r"(?:(?P<neg>(?<![가-힣])마이너스\s*|(?<![\w\-−])[-−]\s?)"
-    # Without a sign a Hangul numeral must start a word, or follow to whom it goes
-    # ("엄마한테삼만원"); digits may follow anything.
+    # Without a sign a Hangul numeral must start a word, or follow, typed as one word as
+    # dictation does, to whom it goes ("엄마한테삼만원"), a particle that is no numeral
+    # ("금액은오만원"), money ("용돈오만원") or a day ("내일오만원"); digits may follow anything.
     rf"|(?<![가-힣0-9.,])(?=[{_HANGUL_NUM}])"
-    rf"|(?:(?<=한테)|(?<=에게)|(?<=께))(?=[{KO_DIGIT_CHARS}십백천])"  # not "한테만": only to
+    rf"|(?:(?<=한테)|(?<=에게)|(?<=께)|(?<=[가-힣][은는을를])|(?<=돈)|(?<=내일)|(?<=모레)"
+    rf"|(?<=오늘))(?=[{KO_DIGIT_CHARS}십백천])"  # not "한테만": only to
     rf"|(?<![0-9.,])(?=[0-9]))"
     rf"(?P<body>(?:{_GROUPED}(?=\s?(?:원|달러))|{DIGITS}|[{_HANGUL_NUM}])"
     rf"(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{_SPACED}])\s|(?<=[0-9])\s(?=[{_SPACED}]))*?)"

@@ -135,7 +135,13 @@ _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했�
                        r"(?:sent|transferred|paid|gave|wired)\b|\balready\s+(?:sent|paid)\b",
                        re.IGNORECASE)
 
-_HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)면\s(?!돼|되|충분|괜찮)|\bif\b|보다|는 대로|[\"“”‘]"
+_POLITE_IF = (r"(?!\s+(?:(?:that|it|this)\s+helps|(?:needed|necessary|required|need\s+be)\b"
+              r"|you\s+need\s+it))")
+"""What makes an "if" before it only polite ("u123, if that helps", "if needed")."""
+_HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)"
+"""What makes a Korean "-면" after it only polite ("필요하시면", "도움이 되면")."""
+_HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)" + _HELPFUL_IF + r"면\s(?!돼|되|충분|괜찮)|\bif\b"
+                     + _POLITE_IF + r"|보다|는 대로|[\"“”‘]"
                      r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
                      r"|\b(?:or|either)\b")
 """A value in a condition, a comparison or a quote is none ("X면 돼요" is no condition)."""
@@ -188,12 +194,14 @@ _UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not 
 
 _CONDITIONAL = re_compile(
     r"(?<=[가-힣])(?<!가능하)(?<!괜찮으)(?<!괜찮다)(?<!좋으)(?<!좋다)(?<!된다)(?<!원하)"
-    r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)(?<!그러)면\s(?!돼|되|충분|괜찮)"
+    r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)(?<!그러)" + _HELPFUL_IF +
+    r"면\s(?!돼|되|충분|괜찮)"
     r"|(?<!wondering )(?<!wonder )(?<!see )(?<!know )(?<!ask )(?<!asking )(?<!check )"
     r"\b(?:only\s+)?if\b(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|want)|"
-    r"that'?s\s+(?:ok|okay|alright|fine)|it'?s\s+(?:ok|okay|not\s+too\s+much)))"
+    r"that'?s\s+(?:ok|okay|alright|fine)|it'?s\s+(?:ok|okay|not\s+too\s+much)))" + _POLITE_IF +
     r"|(?<=[가-힣])(?:는|은) ?대로\s|(?<=[가-힣])거든\s+(?=\S)"
-    r"|\bunless\b|\bin case\b|\bas soon as\b|\bonce (?:i|my|the|it|he|she|they|we)\b",
+    r"|\bunless\b|\bin case\b(?!\s+(?:you|u)\s+need)|\bas soon as\b"
+    r"|\bonce (?:i|my|the|it|he|she|they|we)\b",
     re.IGNORECASE)
 
 

@@ -70,7 +70,9 @@ NEUTRAL = {
            "그렇게", "그걸로", "이걸로", "그거로", "이거로", "제발", "요", "진짜", "정말", "꼭",
            "네네", "그냥", "걍", "생각해보니",
            "생각해 보니", "다시 생각해보니", "두번째는", "두 번째는", "두번째도", "나머지는",
-           "나머지도", "이번 건", "이번 건은", "이것도"),
+           "나머지도", "이번 건", "이번 건은", "이것도", "죄송하지만", "죄송한데", "죄송한데요",
+           "죄송합니다만", "미안하지만", "미안한데", "미안한데요", "실례지만", "번거롭겠지만",
+           "번거로우시겠지만"),
     "en": ("please", "pls", "plz", "thanks", "thank you", "thank u", "thx", "ty", "um", "umm",
            "uh", "hmm", "well", "so", "now", "right now", "just", "then", "it", "that", "this",
            "them", "the money", "the transfer", "the payment", "the order", "mate", "buddy",
@@ -79,7 +81,8 @@ NEUTRAL = {
            "right away", "thanks so much", "thank you so much", "thanks a lot", "cheers",
            "thanks for your help", "thank you for your help", "much appreciated",
            "that would be great", "thatd be great", "ugh", "argh", "meh", "welp", "oops",
-           "whoops", "aw", "aww", "actually"),
+           "whoops", "aw", "aww", "actually", "sorry", "sorry but", "so sorry", "apologies",
+           "excuse me"),
 }
 """Politeness and fillers: words a decision may carry without changing what it is."""
 
@@ -144,6 +147,8 @@ def is_question(text: str) -> bool:
     (True, False)
     >>> is_question("do you charge a fee"), is_question("do it on friday")
     (True, False)
+    >>> is_question("do I need my pin"), is_question("do express pls"), is_question("do")
+    (True, False, True)
     """
     stripped = text.strip()
     if not stripped or _ASKING_FOR.search(stripped):
@@ -152,8 +157,13 @@ def is_question(text: str) -> bool:
         return True
     tokens = re.sub(r"[^\w\s]", " ", stripped.casefold()).split()
     opens = bool(tokens) and tokens[0] in _EN_ASKING and not (
-        tokens[0] == "do" and tokens[1:2] in (["it"], ["that"]))  # "do it friday": told
+        tokens[0] == "do" and not _DO_WHO.issuperset(tokens[1:2]))  # "do express": told
     return opens or any(asks(t) for t in tokens)
+
+
+_DO_WHO = frozenset({"you", "u", "ya", "yall", "i", "we", "they", "these", "those", "people"})
+"""Who "do" asks about ("do you charge…", "do I need…"); "do" before anything else says what
+to do ("do it friday", "do express")."""
 
 
 _KO_PREDICATE = re_compile(

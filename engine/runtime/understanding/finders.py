@@ -103,6 +103,28 @@ def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
                                      slot.spec.description or ""))))
 
 
+def answer_after_echo(text: str, slot: CompiledSlot) -> str:
+    """The answer after the question it answers said back ("my pin? its 5309", "금액이요?
+    3만원이요", "how much? 30k"): what follows the "?"; ``text`` itself when the part before
+    it holds a word that is not the slot's own, a question word or a filler, or when what
+    follows asks again."""
+    echoed = _ECHOED.match(text)
+    if echoed is None:
+        return text
+    own = _own_words(slot.name, tuple(slot.spec.names), slot.spec.description or "")
+    for word in re.findall(r"\w+", echoed.group(1).casefold()):
+        if not (word in own or _ECHO_ENDING.sub("", word) in own or asks(word) or
+                word in FILLERS or word in _ECHO_FILLERS):
+            return text
+    return echoed.group(2)
+
+
+_ECHOED = re_compile(r"^\s*([^?？]{1,30}?)\s*[?？]+\s*([^?？]+)$")
+_ECHO_ENDING = re_compile(r"(?:이요|요|은|는|이|가|을|를|냐고|라고|이라고|말이야|말이에요)$")
+_ECHO_FILLERS = frozenset({"my", "the", "your", "oh", "ah", "a", "much", "many", "내", "제", "아",
+                           "네"})
+
+
 @lru_cache(maxsize=256)
 def _own_words(name: str, said: tuple[str, ...], description: str) -> frozenset[str]:
     """The words that name a slot: its name's, its names' and its description's."""

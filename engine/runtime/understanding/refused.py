@@ -73,7 +73,10 @@ _LATER = re_compile(r"(?:later|someday|sometime|soon|나중에|언젠가|조만�
                     re.IGNORECASE)
 _HEDGES = frozenset({"maybe", "mabye", "maybee", "perhaps", "probably", "prolly", "probs",
                      "just", "hmm", "um", "uh", "well", "ok", "okay", "then", "아마", "아마도",
-                     "좀", "그냥", "음", "흠", "일단"})
+                     "좀", "그냥", "음", "흠", "일단", "확인은", "결정은", "할게", "할게요", "할께",
+                     "할께요", "할래", "할래요", "하겠습니다", "할게여", "i", "ll", "will",
+                     "let", "me", "confirm", "decide"})
+"""Hedges, and putting off the decision itself ("확인은 이따가 할게", "I'll decide later")."""
 
 
 def _put_off(text: str, said: str) -> bool:

@@ -293,7 +293,8 @@ _ORDINAL = re_compile(
     r"(?:(?:the|number|no|번호|option|choice)\s)?"
     r"(?P<n>[1-9]|첫|두|세|first|second|third|1st|2nd|3rd)"
     r"(?:\s?(?:번째|번|째|번 째|one|option|choice))?"
-    r"(?:\s?(?:요|이요|거|거요|걸로|걸로요|것|꺼|꺼요|으로|로|주세요|할게요|please|thanks))*")
+    r"(?:\s?(?:요|이요|거|거요|걸로|걸로요|것|꺼|꺼요|으로|로|주세요|할게요|부탁해요|please|pls|plz|"
+    r"thanks|thx|ty|then|i guess|i think|is fine|thank you))*")
 _ORDINAL_INDEX = {"1": 0, "첫": 0, "first": 0, "1st": 0, "2": 1, "두": 1, "second": 1,
                   "2nd": 1, "3": 2, "세": 2, "third": 2, "3rd": 2}
 
@@ -301,8 +302,8 @@ _ORDINAL_INDEX = {"1": 0, "첫": 0, "first": 0, "1st": 0, "2": 1, "두": 1, "sec
 def ordinal(text: str) -> int | None:
     """The option index a whole message names by its place, or None.
 
-    >>> ordinal("두 번째요"), ordinal("the first one"), ordinal("2")
-    (1, 0, 1)
+    >>> ordinal("두 번째요"), ordinal("the first one"), ordinal("2"), ordinal("2nd one pls")
+    (1, 0, 1, 1)
     >>> ordinal("두고 볼게"), ordinal("10")
     (None, None)
     """

@@ -50,6 +50,7 @@ from engine.runtime.understanding.bare import (
     named_values,
 )
 from engine.runtime.understanding.finders import (
+    answer_after_echo,
     changes_by,
     exact,
     said_away,
@@ -106,7 +107,8 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     할게요": 50만원)."""
     current = flow.stages[stage]
     words = current.words or service.words
-    text = thanked_off(text) if asked is not None else text  # "Mina, thanks": the answer
+    if asked is not None and asked in service.slots:  # "Mina, thanks", "pin? 5309": the answer
+        text = answer_after_echo(thanked_off(text), service.slots[asked])
     answer = answer_of(text, words)
     confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
     verbs = flow.amount_verbs
