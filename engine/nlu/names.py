@@ -136,8 +136,12 @@ _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했�
                        re.IGNORECASE)
 
 _POLITE_IF = (r"(?!\s+(?:(?:that|it|this)\s+helps|(?:needed|necessary|required|need\s+be)\b"
-              r"|you\s+need\s+it))")
-"""What makes an "if" before it only polite ("u123, if that helps", "if needed")."""
+              r"|you\s+need\s+it|you\s+(?:would|will|please)\b|you\s+(?:don'?t|do\s+not)\s+mind"
+              r"|(?:it|that)\s*(?:'?s|\s+is)?\s*(?:not|n'?t|isn'?t)\s+too\s+much"
+              r"|(?:it|that)\s*(?:'?s|\s+is)\s+(?:quite\s+)?(?:all\s*right|alright|ok|okay|fine)"
+              r"|(?:it|that)\s+(?:works|suits)\b))")
+"""What makes an "if" before it only polite ("u123, if that helps", "if needed", "if you
+would", "if it isn't too much bother", "if that's quite all right")."""
 _HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)"
 """What makes a Korean "-면" after it only polite ("필요하시면", "도움이 되면")."""
 _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)" + _HELPFUL_IF + r"면\s(?!돼|되|충분|괜찮)|\bif\b"

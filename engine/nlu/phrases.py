@@ -40,15 +40,18 @@ _HADA = ("해", "해요", "해라", "하세요", "하십시오", "합니다", "�
          "할게", "할게요", "할께", "할께요", "할래", "할래요", "하겠습니다", "하겠어요", "하겠음",
          "해버려", "해 버려", "시켜", "시켜요", "시켜줘", "시켜 줘", "시켜 주세요", "시켜주세요",
          "시키세요", "ㄱ", "ㄱㄱ", *(f"해 {r}" for r in _REQUEST), *(f"해{r}" for r in _REQUEST),
-         *(f"하여 {r}" for r in _REQUEST), *(f"하여{r}" for r in _REQUEST),
+         *(f"하여 {r}" for r in _REQUEST), *(f"하여{r}" for r in _REQUEST), "하라고", "하라고요",
+         "하라니까", "하라니까요",
          *(f"해{a}" for a in _ALLOWED))
 """하다's affirmative forms after a noun ("확인해 주세요", "진행할게요", "송금하자")."""
 _NOMINAL = ("요", "이요", "입니다", "이에요", "이예요", "임", "ㄱ", "ㄱㄱ")
 """A noun said on its own, politely ("확인이요", "진행ㄱ")."""
 _VOWEL = ("요", "용", "라", "자", "ㄱ", "ㄱㄱ", *(f" {r}" for r in _REQUEST), *_REQUEST, *_ALLOWED,
-          "버려", " 버려", "셈", "삼", "세요", "세용", "시죠", "뿌라", "삐라")
+          "버려", " 버려", "셈", "삼", "세요", "세용", "시죠", "뿌라", "삐라", "라고", "라고요",
+          "라구요", "라니까", "라니까요")
 """After a word ending in a vowel: 보내요, 보내라, 보내자, 보내 주세요, 보내도 돼요, 보내셈,
-보내시죠, 보내뿌라."""
+보내시죠, 보내뿌라, and insisting: 보내라고요, 보내라니까 (with anyone named before it, someone
+else's words: no decision)."""
 
 _NEG_HADA = ("하지 마", "하지 마요", "하지 마세요", "하지 말아", "하지 말아요", "하지 말아줘",
              "하지 말아 주세요", "하지 말아주세요", "하지 말라고", "하지 말자", "하지 않을래",
@@ -82,7 +85,7 @@ NEUTRAL = {
            "thanks for your help", "thank you for your help", "much appreciated",
            "that would be great", "thatd be great", "ugh", "argh", "meh", "welp", "oops",
            "whoops", "aw", "aww", "actually", "sorry", "sorry but", "so sorry", "apologies",
-           "excuse me"),
+           "excuse me", "dear", "too", "from me", "as well", "for your help", "thank you kindly"),
 }
 """Politeness and fillers: words a decision may carry without changing what it is."""
 
@@ -149,6 +152,8 @@ def is_question(text: str) -> bool:
     (True, False)
     >>> is_question("do I need my pin"), is_question("do express pls"), is_question("do")
     (True, False, True)
+    >>> is_question("cash when he gets here"), is_question("when will it get here")
+    (False, True)
     """
     stripped = text.strip()
     if not stripped or _ASKING_FOR.search(stripped):
@@ -158,9 +163,15 @@ def is_question(text: str) -> bool:
     tokens = re.sub(r"[^\w\s]", " ", stripped.casefold()).split()
     opens = bool(tokens) and tokens[0] in _EN_ASKING and not (
         tokens[0] == "do" and not _DO_WHO.issuperset(tokens[1:2]))  # "do express": told
-    return opens or any(asks(t) for t in tokens)
+    return opens or any(asks(t) and not (t == "when" and i + 1 < len(tokens) and
+                                         tokens[i + 1] in _SUBJECTS)
+                        for i, t in enumerate(tokens))
 
 
+_SUBJECTS = frozenset({"he", "she", "it", "they", "we", "you", "u", "i", "the", "my", "your",
+                       "his", "her", "our", "their", "this", "that", "its", "ready", "done"})
+"""What follows "when" that only joins a clause of time ("cash when he gets here", "when
+ready"): no question ("show me what I sent" still asks)."""
 _DO_WHO = frozenset({"you", "u", "ya", "yall", "i", "we", "they", "these", "those", "people"})
 """Who "do" asks about ("do you charge…", "do I need…"); "do" before anything else says what
 to do ("do it friday", "do express")."""

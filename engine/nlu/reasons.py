@@ -50,9 +50,14 @@ def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
 
 
 _OWN_PLAN = re_compile(r"(?:[가-힣](?:게요?|겠어요?|겠습니다|래요?)|(?:^|\s)(?:괜찮아요?|괜찮습니다"
-                       r"|됐어요?)|^(?:ill|i will|i would|id|i d|im|i am|i m|ive|i have)\b.*)$")
+                       r"|됐어요?)|^(?:ill|i will|i would|id|i d|im|i am|i m|ive|i have)\b.*"
+                       r"|^(?:just\s)?(?:keep|leave)\s(?:it|that|them|the\s\w+)"
+                       r"(?:\s(?:as\sis|as\sit\swas|the\ssame|like\sthat|alone|then))?(?:\splease)?"
+                       r"|^(?:(?:그냥\s)?(?:그대로|원래대로)\s?)?(?:둬|둬요|두세요|놔둬|놔두세요|할게요"
+                       r"|해\s?주세요)|^(?:그냥\s)?(?:그대로|원래대로))$")
 """What the speaker will do or is ("좀 더 써볼게요", "생각해보니 괜찮아요", "I'll keep it",
-"I'm good"): a plan of one's own, no request."""
+"I'm good"), or keeping what is ("no, keep it", "아니요 그대로 두세요"): a plan of one's own,
+no request."""
 _LONGEST_NO = 3
 
 
@@ -71,6 +76,8 @@ def denied_with_reason(text: str, words: YesNoWords) -> bool:
     (False, False)
     >>> denied_with_reason("no but i'll pay by card", en), denied_with_reason("아뇨", ko)
     (False, False)
+    >>> denied_with_reason("no, leave it as is", en), denied_with_reason("아니요 그대로 두세요", ko)
+    (True, True)
     """
     said = decision_text(text)
     tokens = said.split() if said is not None else []

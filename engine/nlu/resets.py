@@ -19,7 +19,7 @@ from .certainty import names_pattern
 
 __all__ = ["named_resets"]
 
-_EN_VERBS = r"(?:change|reset|remove|clear|redo|drop|undo|forget)"
+_EN_VERBS = r"(?:change|reset|remove|clear|redo|drop|undo|forget(?:\s+about)?|never\s?mind|skip)"
 _KO_VERBS = (r"(?:빼|지워|지우|다시|바꿀|바꾸|바꿔|변경|취소|리셋|삭제|없애|비워)\S*"
              r"(?:\s+(?:줘|주|할|하|해|싶|요)\S*){0,3}")  # 다시 할게요, 지워 주세요, 바꾸고 싶어
 _PARTICLES = r"(?:은|는|을|를|도|이|가)?"
@@ -31,7 +31,12 @@ def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = names_pattern(names)
     english = rf"{_POLITE}\s*{_EN_VERBS}\s+(?:the\s+|my\s+)?(?:{alternatives})\s*(?:please)?"
     korean = rf"{_POLITE}\s*(?:{alternatives}){_PARTICLES}{_POLITE}\s*{_KO_VERBS}"
-    return re.compile(rf"^(?:{english}|{korean})\s*[.!]*$", re.IGNORECASE)
+    return re.compile(rf"^(?:{english}|{korean})(?:{_NOW})?\s*[.!]*$", re.IGNORECASE)
+
+
+_NOW = (r"\s*[,.]?\s*(?:(?:and|just)\s+)*(?:(?:send|do|transfer|pay)\s+it\s+)?"
+        r"(?:now|right\s+now|right\s+away|today)|\s*[,.]?\s*(?:그냥\s*)?(?:지금|바로)\s*(?:보내\S*)?")
+"""After taking a date back, the time that leaves: "never mind the date, send it now"."""
 
 
 def named_resets(text: str, slots: Mapping[str, Iterable[str]]) -> list[str]:
@@ -43,6 +48,8 @@ def named_resets(text: str, slots: Mapping[str, Iterable[str]]) -> list[str]:
     ['date']
     >>> named_resets("날짜를 내일로 바꿔줘", {"date": ["date", "날짜"]})
     []
+    >>> named_resets("never mind the date, send it now", {"date": ["date", "날짜"]})
+    ['date']
     """
     cleaned = text.strip()
     return [slot for slot, names in slots.items()

@@ -25,10 +25,12 @@ def normalise(text: str) -> str:
 
 
 _QUESTION_OR_QUOTE = re_compile(
-    r"[?？\"“”„«»「」『』]|(?<!\w)['‘’]|['‘’](?!\w)|(?:\.\.\.|…|‥)\s*$")
-"""A question mark, a quote, or a message trailing off ("네..."): never a decision."""
+    r"[?？\"“”„«»「」『』{}`]|(?<!\w)['‘’]|['‘’](?!\w)|(?:\.\.\.|…|‥)\s*$"
+    r"|</?[a-z][^>]*>|\$\(")
+"""A question mark, a quote, a message trailing off ("네..."), or markup ("{{ confirm }}",
+"<yes>", "`ok`"): never a decision — a yes is said, not written as code."""
 _DRAWN_OUT = re_compile(r"([ㄱ-ㅎ])\1{2,}")
-_LONGEST = 80
+_LONGEST = 140
 """Characters: a decision is short; longer messages are read by the rest of understanding."""
 
 
@@ -51,6 +53,8 @@ def decision_text(text: str) -> str | None:
     (None, None, 'ㅇㅇ')
     >>> decision_text("yeah right"), decision_text("yes 🤔"), decision_text("yes 👍")
     (None, None, 'yes')
+    >>> decision_text("{{ confirm }}"), decision_text("<b>yes</b>"), decision_text("yes <3")
+    (None, None, 'yes 3')
     """
     if _QUESTION_OR_QUOTE.search(text.strip()) or _FACE.fullmatch(text.strip()) or \
             _DOUBT.intersection(text):

@@ -58,7 +58,7 @@ _CONNECTIVES = frozenset({"and", "then", "andthen", "그리고", "그다음", "�
 _ATTACHED = ("하고서", "하고", "하구", "시키고")  # a cancel joined to what follows: "취소하고 잔액"
 _LONGEST_PHRASE = 5
 """Words: the longest phrase a lexicon holds ("i dont want it anymore")."""
-_MOST_WORDS = 12
+_MOST_WORDS = 20
 _LONGEST_RUN = 12  # characters: the longest run of yes words read ("오키오키ㅎㅎ")
 _NOTHING: frozenset[str] = frozenset()
 

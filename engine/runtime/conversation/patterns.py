@@ -19,6 +19,7 @@ from engine.nlu.certainty import after_retraction
 from engine.nlu.keywords import negates
 from engine.nlu.money import names_a_share
 from engine.nlu.phrases import is_question, is_social
+from engine.nlu.reasons import answer_of
 from engine.runtime.conversation.unwind import correct_caller
 from engine.runtime.understanding import routing
 from engine.runtime.understanding.refused import UnreadTime
@@ -103,7 +104,7 @@ async def mid_flow(run: Turn) -> None:
         await run.settle(moved)
         return
     rules = run.rules(state.message)
-    if await _cancelled(run) or await correct_caller(run, rules):
+    if await _cancelled(run, rules) or await correct_caller(run, rules):
         return  # correct_caller: a value of the flow that called this one
     other = await _elsewhere(run, rules)
     if other is not None:
@@ -112,14 +113,15 @@ async def mid_flow(run: Turn) -> None:
     await run.work(state.message, rules)
 
 
-async def _cancelled(run: Turn) -> bool:
+async def _cancelled(run: Turn, rules: Understanding) -> bool:
     """A message that starts with a cancel: followed by another flow's request ("취소하고
     잔액 알려줘") the task is cancelled and that flow starts; followed only by why, the task
     is cancelled where the flow can be. True when the turn was that."""
     state = run.state
     words = state.stage.words or run.service.words
-    if stopped_doing(state.message, words) is not None:
-        return False  # "그만 물어보고 보내": stop asking, not the task
+    if stopped_doing(state.message, words) is not None or \
+            any(op.op == "clear" for op in rules.ops):
+        return False  # "그만 물어보고 보내": stop asking; "never mind the date": that value
     rest = cancel_first(state.message, words)
     if rest is None or after_retraction(rest) is not None:
         return False  # "취소... 아니다 그냥 보내": the cancel taken back
@@ -226,7 +228,7 @@ async def _awaited(run: Turn, awaiting: str) -> bool | None:
     state.await_answer(None)
     words = run.service.patterns.resume if awaiting == "continue" else \
         (state.stage.words or run.service.words)
-    answer = yes_no(state.message, words)
+    answer = answer_of(state.message, words)  # "no, keep it": a no
     if answer is None and awaiting == "continue":  # "네 이체해주세요": a yes to going on, which
         answer = yes_no(state.message, state.stage.words or run.service.words)  # asks again
     if answer is None:

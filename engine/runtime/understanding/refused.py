@@ -66,6 +66,8 @@ def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: 
         return None  # "can I cancel it later?": a time of undoing it, no date of doing it
     if asked != dated[0] and _put_off(text, said):
         return None  # "maybe later" at a confirmation: not now, no date to ask for
+    if _told_of_before(text, said) or _of_a_thing(text, said):
+        return None  # "그때는 다음 달로 미뤘다가", "이번 달 생활비가": no date to ask for
     return "set", dated[0], UnreadTime(said)
 
 
@@ -77,6 +79,30 @@ _HEDGES = frozenset({"maybe", "mabye", "maybee", "perhaps", "probably", "prolly"
                      "할께요", "할래", "할래요", "하겠습니다", "할게여", "i", "ll", "will",
                      "let", "me", "confirm", "decide"})
 """Hedges, and putting off the decision itself ("확인은 이따가 할게", "I'll decide later")."""
+
+
+def _told_of_before(text: str, said: str) -> bool:
+    """Whether the time ``said`` is of something already done: a Korean past-tense verb
+    among the two words after it ("다음 달로 미뤘다가 후회했던", "나중에 했었는데")."""
+    start = text.find(said)
+    after = text[start + len(said):].split()[:2] if start >= 0 else []
+    return any(_PAST.search(word) for word in after)
+
+
+_PAST = re_compile(r"[가-힣]*[갔났랐렀렸뤘았었였했혔췄쳤졌줬봤왔됐웠썼냈셨]"
+                   r"(?:다|는데|던|었|지|어|고|으니|더니|다가|거든)")
+"""A Korean verb in the past ("미뤘다가", "했었는데", "보냈던"); not the future 겠."""
+
+
+def _of_a_thing(text: str, said: str) -> bool:
+    """Whether the time ``said`` names which of a thing, with no particle of its own: the
+    word after it is a subject or topic ("이번 달 생활비가 빠듯해", "다음 주 일정은")."""
+    start = text.find(said)
+    after = text[start + len(said):] if start >= 0 else ""
+    return _THINGS_OF.match(after) is not None and not said.endswith(("에", "로", "까지"))
+
+
+_THINGS_OF = re_compile(r"\s+[가-힣]{2,}(?:이|가|은|는|도|의)(?=[\s.,!?~]|$)")
 
 
 def _put_off(text: str, said: str) -> bool:
