@@ -1,11 +1,11 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
 the flow file or the code): the transfer service in Korean (three sets, the second on
 corrections, typing habits and texted endings, the third on formal and dictated messages),
-in English or mixed (two sets, the second as non-native speakers text) and against tricks
-(one set: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone
-else's yes), the pizza shop (three sets), the online shop (two sets), and the bank's card
-help desk (two sets). Each turn says the stage it should end in and the values it should
-hold.
+in English or mixed (three sets, the second as non-native speakers text, the third as
+native speakers living in Korea do) and against tricks (one set: injected "system" lines,
+quoted yeses, markup, take-backs, pressure, someone else's yes), the pizza shop (three
+sets), the online shop (three sets), and the bank's card help desk (two sets). Each turn says
+the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -66,9 +66,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "status gives up after three unusable answers",
     },
     "commerce_ko_2.test.yaml": {
-        # someone else's yes with one's own ("친구도 괜찮대요 진행해주세요") is left unsettled
-        "2 order READY with pay: 'if my friend agrees' is not a yes, "
-        "the user's own 진행 opens checkout",
         # a product not in the catalogue ("아이패드") finds its nearest names (아이디어패드):
         # the search answers with them
         "4 search: 에어팟 프로 is found, 아이패드 is not in the catalogue",
@@ -108,6 +105,32 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a new amount after a number in the why ("0 하나 빠졌다 30만원"): asked again
         "change: '0 하나 빠졌다' with the corrected amount",
     },
+    "commerce_ko_3.test.yaml": {
+        # a request said with "how do I" ("결제하고싶은데요 어케해요") is a question: asked to say
+        # more
+        "결제까지: 상품 없이 '결제하고싶은데요'로 시작, 확인 단계의 할부 질문은 승낙이 아님",
+        # which answers count as unusable before the status flow gives up differs from the
+        # writer's count (a lone "아뇨", digits with no ORD-): one turn early in one, late in
+        # the other
+        "번호 없이 '언제 와요', 숫자만 준 번호와 '아뇨'는 재질문, 올바른 번호로 조회",
+        "주문번호를 끝내 못 대면 세 번째에 포기(GAVE_UP)",
+        # the number inside a sentence of where it is written ("문자에 (ORD-…) 이렇게
+        # 써있네요") is not read
+        "괄호 안 8자리 주문번호로 환불, 번호 메시지의 '~네요'가 승낙으로 읽히지 않음",
+        # "에어팟 받았는데 맘 바뀜 ORD-1008 주문 취소 해주셈": the order number is asked again
+        "받은 에어팟 '주문 취소 해주셈': 배송 완료라 승낙 뒤 거절, 환불 안내",
+        # a question before the request ("이런 경우에도 교환이 가능한지요? 가능하다면 …")
+        # makes the message a question: nothing starts
+        "질문과 요청을 한 문장에 담은 공손한 노트북 교환(100만원 초과 교환은 접수됨)",
+        # the guest's search answers without the cart hint the writer expected; a product
+        # not in the catalogue ("아이폰16 케이스") finds its nearest names
+        "비회원 슬랭 검색 '에어팟 프로 찾아줘 ㅈㅂ'",
+        "비회원: 없는 상품 검색은 못 찾음, 이어서 장바구니는 로그인 필요",
+        # a request set aside for another ("환불 취소가 아니라 교환이요", "주문 취소하려는 게
+        # 아니라 배송 조회만") keeps the first: the kind stays, the cancel flow starts
+        "'환불 취소가 아니라 교환이요'는 흐름 취소가 아니라 교환으로 변경",
+        "'주문 취소하려는 게 아니라 배송 조회만'은 배송 조회",
+    },
     "cards_en_2.test.yaml": {
         # small talk at a confirmation gets the confirmation again, not the help message
         "interrupt: small talk at the confirmation re-asks it and orders nothing",
@@ -118,6 +141,7 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "payment confirmation: non-native 'Yes, is my card, you can charge it' charges",
     },
     "transfer_adversarial.test.yaml": set(),
+    "transfer_en_3.test.yaml": set(),
     "pizza_en.test.yaml": {
         # a no with what it is for ("no i want to change something") is left to the model
         "order-ready-no: 'no i want to change something', then cheese on",
@@ -131,6 +155,8 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "cards_en.test.yaml": {"ORDERED"}, "cards_en_2.test.yaml": {"ORDERED"},
          "transfer_ko_3.test.yaml": {"EXECUTED"},
          "transfer_adversarial.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_en_3.test.yaml": {"EXECUTED", "FAILED"},
+         "commerce_ko_3.test.yaml": {"ACCEPTED", "FAILED"},
          "pizza_en_3.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"},
          "commerce_ko_2.test.yaml": {"ACCEPTED", "FAILED"}}

@@ -85,6 +85,8 @@ _CHANGE = frozenset({
     "좋겠어", "좋겠어요", "좋겠네요", "better", "prefer", "id", "be", "is",
     # and a need: "actually i need it asap, do express"
     "i", "need", "want", "wanna", "asap", "actually", "fast", "quick", "quickly", "urgently",
+    "push", "delay", "postpone", "bump", "moved", "pushed",
+    "거예요", "거에요", "거요", "꺼예요", "꺼에요", "거야", "것입니다", "번호",
     "생각해보니", "생각해", "보니", "다시",
 })
 """Words that say "use this value" (or only round it), and so add nothing to a value."""

@@ -35,6 +35,11 @@ def words_pattern(words: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile(rf"(?:{forms})(?:{endings}|(?<=[a-z])e?s)?")
 
 
+_NOT_DONE = r"(?!(?:한|했던|된)\s+[가-힣])"
+"""A keyword done before, said of a thing ("지난달에 구입한 이어폰", "결제된 주문"): no request
+for it (that thing's request is the message's)."""
+
+
 def keyword_pattern(word: str) -> re.Pattern[str]:
     """A keyword as found in a normalised message: a Hangul one anywhere (with or without the
     spaces it is written with), an English one as a whole word in its regular forms.
@@ -43,12 +48,14 @@ def keyword_pattern(word: str) -> re.Pattern[str]:
     True
     >>> [bool(keyword_pattern(k).search(t)) for k, t in (("보내", "보낼게"), ("쏴", "쏘렌토"))]
     [True, False]
+    >>> bool(keyword_pattern("구입").search("지난달에 구입한 이어폰 교환해 주세요"))
+    False
     """
     if not _WORD_START.match(word):  # Hangul keywords are substrings, their spaces optional
         said = [word] if " " in word else [  # a verb's other forms: "보낼래" is 보내
             word, *(f for f in verb_forms((word,)) if len(f) > 1 and f != word)]
-        return re.compile("|".join(re.escape(f).replace(r"\ ", " ?")  # "이체내역" = "이체 내역"
-                                   for f in said))
+        return re.compile("(?:" + "|".join(re.escape(f).replace(r"\ ", " ?")  # "이체내역"
+                                           for f in said) + ")" + _NOT_DONE)
     head, _, last = word.rpartition(" ")
     forms = "|".join(re.escape(f) for f in sorted(inflections(last) | participle_forms(last),
                                                    key=len, reverse=True))

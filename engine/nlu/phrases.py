@@ -73,7 +73,8 @@ NEUTRAL = {
            "그렇게", "그걸로", "이걸로", "그거로", "이거로", "제발", "요", "진짜", "정말", "꼭",
            "네네", "그냥", "걍", "생각해보니",
            "생각해 보니", "다시 생각해보니", "두번째는", "두 번째는", "두번째도", "나머지는",
-           "나머지도", "이번 건", "이번 건은", "이것도", "죄송하지만", "죄송한데", "죄송한데요",
+           "나머지도", "이번 건", "이번 건은", "이것도", "잘", "그리", "죄송하지만", "죄송한데",
+           "죄송한데요",
            "죄송합니다만", "미안하지만", "미안한데", "미안한데요", "실례지만", "번거롭겠지만",
            "번거로우시겠지만"),
     "en": ("please", "pls", "plz", "thanks", "thank you", "thank u", "thx", "ty", "um", "umm",
@@ -129,12 +130,15 @@ _QUESTION_ENDING = re_compile(
     r"(?:니|나요|냐|냐고|까|까요|는지|는가|인가요?|던가|더라|(?:었|았|였|했|냈|됐|줬|셨|겠)[나니]|"
     r"어때|어때요|"
     r"죠|을래|ㄹ까)[\s.!~]*$")
+_OF_COURSE = re_compile(r"(?:당연|당근|물론)\S*\s.*죠[\s.!~]*$")
+"""A 죠 that insists, after "of course" ("당연 5점이죠"): no question."""
 _EN_ASKING = frozenset({"is", "are", "am", "was", "were", "do", "does", "did", "can", "could",
                         "will", "would", "should", "shall", "have", "has", "may", "whats",
                         "hows", "wheres", "whos"})
 _ASKING_FOR = re_compile(
     r"줄래|주실래|주시겠|줄 ?수 ?있|주실 ?수 ?있|할 ?수 ?있|가능할까|해줘\s*[?？]|주세요\s*[?？]|"
     r"\b(?:can|could|would|will|may) (?:you|u|ya|i|we)\b|\bplease\b|\bi(?: would|d)? like\b|"
+    r"\b(?:can|could) it (?:go|be sent|be moved|be done)\b(?=.*\binstead\b)|"
     r"\bi want\b", re.IGNORECASE)
 """A request put as a question ("보내줄래?", "can you send…", "could I get…"): a request."""
 
@@ -154,11 +158,14 @@ def is_question(text: str) -> bool:
     (True, False, True)
     >>> is_question("cash when he gets here"), is_question("when will it get here")
     (False, True)
+    >>> is_question("당연 5점이죠"), is_question("5점이죠")
+    (False, True)
     """
     stripped = text.strip()
     if not stripped or _ASKING_FOR.search(stripped):
         return False
-    if _QUESTION_MARK.search(stripped) or _QUESTION_ENDING.search(stripped):
+    if _QUESTION_MARK.search(stripped) or _QUESTION_ENDING.search(stripped) and \
+            not _OF_COURSE.match(stripped):
         return True
     tokens = re.sub(r"[^\w\s]", " ", stripped.casefold()).split()
     opens = bool(tokens) and tokens[0] in _EN_ASKING and not (

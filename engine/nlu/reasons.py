@@ -20,6 +20,9 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
     rest = stopped_doing(text, words)
     if rest is not None:  # "그만 물어보고 보내": the rest says it
         return answer_of(rest, words) if rest else None
+    own = _AGREES_TOO.sub(" ", text)  # "네 남편도 하라네요 접수해주세요": the user's own yes
+    if own != text and own.strip() and yes_no(own, words) == "confirm":
+        return "confirm"
     answer, tail = yes_no(text, words), after_retraction(text)
     said = yes_no(tail, words) if tail else None
     if said == "cancel" and answer is None:  # a yes taken back by a cancel ("sure, oh wait,
@@ -27,7 +30,36 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
         return None if said_first == "confirm" else "cancel"
     if answer is None and tail is None and denied_with_reason(text, words):
         return "deny"
+    if answer is None and tail is None and cancelled_after_feeling(text, words):
+        return "cancel"
     return None if answer == "cancel" and said == "confirm" else answer
+
+
+def cancelled_after_feeling(text: str, words: YesNoWords) -> bool:
+    """Whether ``text`` ends in a cancel after only how the speaker feels ("아 근데 귀찮다
+    그만할래요", "ugh this is taking forever, forget it"): no yes, no verb of the flow, no
+    question before it (the caller reads no value in it).
+
+    >>> from engine.nlu.words import YesNoWords, default_words
+    >>> sending = default_words("ko").merge(YesNoWords(act=("보내", "send")))
+    >>> cancelled_after_feeling("아 근데 귀찮다 그만할래요", sending)
+    True
+    >>> cancelled_after_feeling("보내긴 해야 하는데 그만할래요", sending)
+    False
+    """
+    said = decision_text(text)
+    tokens = said.split(" ") if said is not None else []
+    for k in range(1, min(_LONGEST_CANCEL, len(tokens) - 1) + 1):
+        head = tokens[:-k]
+        if words.cancels(" ".join(tokens[-k:])):  # "아직 보내지 마" holds off: no cancel word
+            return len(head) <= _MOST_FELT and HOLD.isdisjoint(head) and not any(
+                words.acts(t) or yes_no(t, words) is not None or words.cancels(t) for t in head)
+    return False
+
+
+_LONGEST_CANCEL = 3
+_MOST_FELT = 6
+"""Words: a feeling said before a cancel is short ("아 근데 귀찮다")."""
 
 
 def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
@@ -91,6 +123,13 @@ def denied_with_reason(text: str, words: YesNoWords) -> bool:
         _OWN_PLAN.search(" ".join(rest)) is not None  # "아니요 그냥 보낼게요": which one?
 
 
+_AGREES_TOO = re_compile(
+    r"(?<!\S)\S+도\s+(?:\S*(?:하|보내)(?:라네|래|라고\s?하네)요?|괜찮대요?|괜찮다네요?|좋대요?|"
+    r"좋다네요?|된대요?|된다네요?|동의했어요?|찬성이래요?)[,.!~]*(?!\S)"
+    r"|(?i:\bmy\s+\w+\s+(?:agrees|says\s+(?:yes|ok|okay|go\s+ahead)|is\s+(?:fine|ok|okay)"
+    r"\s+with\s+it)\s+(?:too|as\s+well)\b[,.!]*)")
+"""Someone else agreeing too ("남편도 하라네요", "my wife agrees too"): said with the user's own
+yes, it takes nothing from it; alone it is no yes."""
 _STOP = frozenset({"그만", "stop", "quit"})
 _QUITTING = ("하", "해", "할", "합", "했", "둬", "두", "둘", "둡", "뒀")
 """그만 before these is quitting itself ("그만해", "그만 둘래"), not stopping something else."""
@@ -131,4 +170,5 @@ _KO_VERB = re_compile(r"[가-힣](?:고|구|봐|봐요|어|어요|아|아요|라
 """A Korean verb's ending, as after 그만 ("물어봐", "묻고", "귀찮게")."""
 
 
-__all__ = ["answer_of", "denied_with_reason", "only_reason", "stopped_doing"]
+__all__ = ["answer_of", "cancelled_after_feeling", "denied_with_reason", "only_reason",
+           "stopped_doing"]

@@ -248,6 +248,11 @@ class YesNoWords:
         """
         return bool(self._grammar.kinds(word, True)) or word in _WANTING or self.acts(word)
 
+    def cancels(self, text: str) -> bool:
+        """Whether ``text`` is one of the cancel words ("그만할래요", "forget it"), not a
+        negation ("보내지 마") nor a no."""
+        return text in self._grammar.stop
+
     def acts(self, word: str) -> bool:
         """Whether ``word`` is a verb of the flow in any ending ("보내줘", "송금해요").
 
@@ -318,7 +323,8 @@ _REMEMBERED = 512  # messages a set of words keeps its answer for
 
 
 def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
-    tokens = objects_off(_MIXED.sub(r"\1 \2", normalised).split(" "), grammar.yes)
+    text = _KO_UNSAID.sub(_UNSAID, _MIXED.sub(r"\1 \2", normalised))  # "취소하지 말고"
+    tokens = objects_off(text.split(" "), grammar.yes)
     tokens = _unsaid(_unglued(tokens, grammar), grammar.stop)
     ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1] if len(tokens) <= _MOST_WORDS \
         else frozenset()
@@ -332,6 +338,12 @@ def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
 _UNSAID = "dont\u2009cancel"
 """A cancel word negated ("don't cancel it"): no cancel and no no; a yes may go with it."""
 _NOT = frozenset({"dont", "not", "never"})
+
+
+_KO_UNSAID = re_compile(r"(?<!\S)(?:취소|중단|중지)(?:는|를)?\s?"
+                        r"(?:하지\s?(?:말고|마시고|말구)|말고|아니고요?|아니구요?|아니라)(?!\S)")
+"""A cancel set aside in Korean ("취소하지 말고 그대로 접수해주세요", "취소 아니고요 네"), as one
+piece."""
 
 
 def _unsaid(tokens: list[str], stop: Lexicon) -> list[str]:
@@ -398,12 +410,15 @@ def _negated(cancel: list[str], rest: list[str], words: YesNoWords) -> bool:
     """Whether a leading cancel is none: a "don't" of the flow's verb after it ("don't send
     it yet"), or a cancel noun alone that what follows negates ("취소 안 해", "cancel 하지
     마"; after a no, "아니요 취소 안 할래요" is a no all the same)."""
-    if set(cancel) <= _NEGATING and words.acts(rest[0]):
-        return True
+    if set(cancel) <= _NEGATING and words.acts(rest[0]) or rest[0] in _SET_ASIDE:
+        return True  # "don't send it yet"; "취소 아니고요 네 담아주세요": no cancel at all
     return cancel == cancel[-1:] and cancel[-1] in _CANCEL_NOUNS and \
         _NOT_DOING.match(" ".join(rest)) is not None
 
 
+_SET_ASIDE = frozenset({"아니고", "아니고요", "아니구", "아니구요", "아니라", "아니라요", "말고",
+                        "말구", "아니에요", "아니예요", "아님"})
+"""What sets a cancel said just before it aside ("취소 아니고요, 네 담아주세요")."""
 _NOT_DOING = re_compile(r"(?:안\s?(?:해|하|할|합)|하지\s?(?:마|말|않))")
 """Not doing what a cancel noun before it names: "취소 안 해", "cancel 하지 마" ("취소, 안
 보낼래" is a second cancel: it negates the flow's own verb)."""

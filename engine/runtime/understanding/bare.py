@@ -89,6 +89,7 @@ def _bare_name(text: str, slot: CompiledSlot,
     the flow's own verb after it), or None."""
     instead = INSTEAD.match(text.strip())
     said = instead.group("new") if instead else text.strip()
+    said = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", said))  # "it's my brother", "Jake, he…"
     if negates(said):  # "엄마 보내지마", "민수는 안 보내": no one to send to
         return None
     said = _verbs_off(said, words)
@@ -101,7 +102,9 @@ def _bare_name(text: str, slot: CompiledSlot,
         return None
     start = text.find(answer)
     named = names.plain_name(answer, single)
-    return named, (start, start + len(answer))
+    told_of = _DESCRIBED.search(text)  # what is said of them is part of the answer
+    return named, (start, len(text) if told_of and told_of.start() >= start else
+                   start + len(answer))
 
 
 def named_values(text: str, slot: CompiledSlot) -> list[Match]:
@@ -225,6 +228,19 @@ def _naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
 
 _NOT_BUT = re_compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*[,—–-]?\s*(?:but\s+)?(?:to\s+)?"
                       r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
+_BUT_NOT = re_compile(r"^\s*(?:(?:wait|sorry|oops|no|actually|oh)[,.!]*\s+)*(?:it'?s\s+|its\s+)?"
+                      r"(?:for\s+|to\s+)?(?P<new>[\w-]+(?:\s[\w-]+)?)\s*,?\s+not\s+(?:to\s+|for\s+)?"
+                      r"(?P<old>[\w-]+(?:\s[\w-]+)?)\s*[.!]*\s*$", re.IGNORECASE)
+"""The new one, then the one said away: "it's for my dad not my mom", "dad, not mom"."""
+_MEANT = re_compile(r"^\s*(?:(?:wait|sorry|oops|no|oh)[,.!]*\s+)*(?:i\s+meant|i\s+mean|meant|"
+                    r"actually|make\s+it|change\s+it\s+to|it'?s\s+(?:for|to)|its\s+(?:for|to))\s+"
+                    r"(?P<new>[^,.!?\d]+?)\s*[.!]*\s*$", re.IGNORECASE)
+"""Only the new one, said as meant: "sorry, I meant my sister", "actually my dad"."""
+_ANSWER_OPENER = re_compile(r"^(?i:(?:it'?s|its|it\s+is|that'?s|thats)\s+(?:for\s+|to\s+)?"
+                            r"|(?:for|to)\s+)(?=(?i:my|our)\s|[A-Z])")
+"""What opens an English answer of who: "it's my brother", "its jake", "for my mum"."""
+_DESCRIBED = re_compile(r"\s*,\s*(?:he|she|they|who|thats|that's)\b.*$", re.IGNORECASE)
+"""What is said of the one named after them: "my flatmate Jake, he covered the gas bill"."""
 _DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)(?:로)?(?:\s+\S+)*$")
 """A recipient's particle, with what is said after it ("할아버지께 얼른 보내드려")."""
 
@@ -232,10 +248,17 @@ _DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)(?:로)?(?:\s+\S+)*$")
 def instead(text: str, service: CompiledService, flow: CompiledFlow,
             values: Mapping[str, Any] | None, words: YesNoWords) -> tuple[str, Any] | None:
     """A filled ``bare`` slot's value said away and another put in its place ("아빠 말고 형"
-    while the amount is asked, "not dad, mom"): the other, read as a bare answer, is the
-    slot's new value: (slot, value), or None."""
-    found = INSTEAD.match(text.strip()) or _NOT_BUT.match(text)
-    if found is None or not values or negates(found["new"]) or find_money(found["new"]) or \
+    while the amount is asked, "not dad, mom", "it's for dad not mom"), or only the other
+    said as meant ("I meant my sister", "actually my dad") where one such slot is filled:
+    the other, read as a bare answer, is the slot's new value: (slot, value), or None."""
+    found = INSTEAD.match(text.strip()) or _NOT_BUT.match(text) or _BUT_NOT.match(text)
+    put = _put_instead(found, text, service, flow, values, words) if found else None
+    return put if put is not None else _meant(text, service, flow, values, words)
+
+
+def _put_instead(found: re.Match[str], text: str, service: CompiledService, flow: CompiledFlow,
+                 values: Mapping[str, Any] | None, words: YesNoWords) -> tuple[str, Any] | None:
+    if not values or negates(found["new"]) or find_money(found["new"]) or \
             names.undecided(text) or names.hedged(text) or is_question(text):
         return None  # "…한테 보내지 마", "할머니 말고 3만원", "…누나한테 보낼까 고민되네"
     old, new = found["old"].strip(), _DATIVE.sub("", found["new"].strip())
@@ -246,6 +269,24 @@ def instead(text: str, service: CompiledService, flow: CompiledFlow,
                 and read[0] != old:
             return name, read[0]
     return None
+
+
+def _meant(text: str, service: CompiledService, flow: CompiledFlow,
+           values: Mapping[str, Any] | None, words: YesNoWords) -> tuple[str, Any] | None:
+    """Only the new one said as meant ("sorry, I meant my sister"), where one ``bare``
+    string slot is filled: (slot, value), or None."""
+    meant = _MEANT.match(text)
+    if meant is None or not values:
+        return None
+    filled = [n for n in flow.slots if values.get(n) not in (None, "") and
+              (slot := service.slots[n]).spec.type == "string" and
+              slot.spec.extract is not None and slot.spec.extract.bare]
+    new = meant["new"].strip()
+    if len(filled) != 1 or find_money(new) or not bare_ok(new, None, words):
+        return None
+    read = bare_value(new, service.slots[filled[0]], words)
+    return (filled[0], read[0]) if read is not None and read[0] != values.get(filled[0]) \
+        else None
 
 
 def named_after(text: str, cut: int, slot: CompiledSlot, ms: list[Match]) -> list[Match]:
@@ -310,6 +351,7 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
     not a question, a quote or a sentence ("배고프다", "I had a long day"), and no word of
     it a question word ("누구", "what") or a filler ("음", "글쎄", "um"), nor opening with a
     yes or a no ("아니 그게")."""
+    text = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", text.strip()))  # "it's my brother"
     if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text):
         return False
     if (corrected := INSTEAD.match(text.strip())) is not None:  # "엄마. 아 아니 아빠": its

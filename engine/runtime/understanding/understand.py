@@ -156,11 +156,11 @@ def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> l
 
 
 def _no_tasks(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> bool:
-    """Whether the values found cannot be tasks of a batch: one end of a range ("만원에서
-    2만원 사이"), an amount inside a sum ("1만원 + 1만원"), a choice not made ("3만원 할까
-    4만원 할까") or a question."""
-    return bool(names.CONDITION.search(text)) or names.conditional(text) or \
-        names.undecided(text) or is_question(text) or any(
+    """Whether the values found cannot be tasks of a batch: none at all ("Jake, he covered
+    the gas bill"), one end of a range ("만원에서 2만원 사이"), an amount inside a sum ("1만원
+    + 1만원"), a choice not made ("3만원 할까 4만원 할까") or a question."""
+    return not any(ms for _, ms in found) or bool(names.CONDITION.search(text)) or \
+        names.conditional(text) or names.undecided(text) or is_question(text) or any(
         ranged(text, m) or exact(s) and inexact(text, m) for s, ms in found for m in ms) or \
         _corrected(text, found)
 
