@@ -1,6 +1,7 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
-the flow file or the code): the transfer service in Korean (three sets, the second on
-corrections, typing habits and texted endings, the third on formal and dictated messages),
+the flow file or the code): the transfer service in Korean (four sets, the second on
+corrections, typing habits and texted endings, the third on formal and dictated messages,
+the fourth on dates, several transfers and questions in the middle),
 in English or mixed (three sets, the second as non-native speakers text, the third as
 native speakers living in Korea do) and against tricks (one set: injected "system" lines,
 quoted yeses, markup, take-backs, pressure, someone else's yes), the pizza shop (three
@@ -142,6 +143,14 @@ KNOWN_FAILING: dict[str, set[str]] = {
     },
     "transfer_adversarial.test.yaml": set(),
     "transfer_en_3.test.yaml": set(),
+    "transfer_ko_4.test.yaml": {
+        # two dates in one message ("그날 토요일이네 … 금요일로 바꿔줘") change nothing: asked
+        # again, the date kept
+        "dates: 글피 falls on Saturday, user moves it to a weekday (금요일 2026-03-13)",
+        # a condition at the confirmation ("월급 들어오면 보내줘") is read as a time that names
+        # no date: the date is asked for (nothing is sent), where the writer expected READY
+        "not-yes: a condition ('월급 들어오면 보내줘') keeps READY",
+    },
     "pizza_en.test.yaml": {
         # a no with what it is for ("no i want to change something") is left to the model
         "order-ready-no: 'no i want to change something', then cheese on",
@@ -156,6 +165,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_ko_3.test.yaml": {"EXECUTED"},
          "transfer_adversarial.test.yaml": {"EXECUTED", "FAILED"},
          "transfer_en_3.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_ko_4.test.yaml": {"EXECUTED", "FAILED"},
          "commerce_ko_3.test.yaml": {"ACCEPTED", "FAILED"},
          "pizza_en_3.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"},

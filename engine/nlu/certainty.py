@@ -87,6 +87,8 @@ _CHANGE = frozenset({
     "i", "need", "want", "wanna", "asap", "actually", "fast", "quick", "quickly", "urgently",
     "push", "delay", "postpone", "bump", "moved", "pushed",
     "거예요", "거에요", "거요", "꺼예요", "꺼에요", "거야", "것입니다", "번호",
+    "너무", "많다", "많아", "많아요", "많네", "많네요", "적다", "적어", "적어요", "적네", "하자",
+    "좀",
     "생각해보니", "생각해", "보니", "다시",
 })
 """Words that say "use this value" (or only round it), and so add nothing to a value."""

@@ -176,7 +176,7 @@ def _weekday(match: re.Match[str], today: date) -> date | None:
 
 # Every rule below needs one of these; checking it first keeps date-free messages cheap.
 _MAYBE_DATE = re_compile(
-    r"[0-9]|오늘|내일|모레|글피|어제|그저께|그제|하루|이틀|사흘|나흘|일주일|요일|day|week"
+    r"[0-9]|오늘|내일|모레|글피|어제|그저께|그제|하루|이틀|사흘|나흘|일주일|요일|욜|day|week"
     r"|tomorrow|크리스마스|christmas", _I)
 
 _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
@@ -242,7 +242,8 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
         _en_offset,
     ),
     (
-        re_compile(r"(?:(?P<rel>다음|담|이번|지난|저번)\s*주\s*)?(?P<wd>[월화수목금토일])요일"),
+        # "금욜", "담주 화욜": the day typed short
+        re_compile(r"(?:(?P<rel>다음|담|이번|지난|저번)\s*주\s*)?(?P<wd>[월화수목금토일])(?:요일|욜)"),
         _weekday,
     ),
     (

@@ -52,11 +52,27 @@ def cancelled_after_feeling(text: str, words: YesNoWords) -> bool:
     for k in range(1, min(_LONGEST_CANCEL, len(tokens) - 1) + 1):
         head = tokens[:-k]
         if words.cancels(" ".join(tokens[-k:])):  # "아직 보내지 마" holds off: no cancel word
-            return len(head) <= _MOST_FELT and HOLD.isdisjoint(head) and not any(
-                words.acts(t) or yes_no(t, words) is not None or words.cancels(t) for t in head)
+            return len(head) <= _MOST_FELT and _felt(head) and HOLD.isdisjoint(head) and \
+                not _LATER.intersection(tokens[-k:]) and not any(
+                    words.acts(t) or yes_no(t, words) is not None or words.cancels(t)
+                    for t in head)
     return False
 
 
+def _felt(head: list[str]) -> bool:
+    """Whether ``head`` says how the speaker feels: a Korean exclamation or plain predicate
+    ending it ("귀찮다", "복잡하네"), or an English word of annoyance ("ugh", "hassle"); not a
+    condition ("수수료 없으면") nor only who ("저")."""
+    last = head[-1] if head else ""
+    return bool(_FEELING.search(last) or _ANNOYED.intersection(head)) and \
+        not any(t.endswith("면") or t in ("if", "unless") for t in head)
+
+
+_FEELING = re_compile(r"[가-힣](?:다|네|네요|군|군요|잖아|잖아요|죽겠네|죽겠다)$")
+_ANNOYED = frozenset({"ugh", "meh", "argh", "hassle", "forever", "annoying", "complicated",
+                      "tired", "bored", "whatever", "ㅡㅡ", "짜증", "짜증나", "짜증나네"})
+_LATER = frozenset({"나중에", "다음에", "later", "another"})
+"""A cancel word that puts off ("결정은 나중에 할게요"): waiting, never after a feeling."""
 _LONGEST_CANCEL = 3
 _MOST_FELT = 6
 """Words: a feeling said before a cancel is short ("아 근데 귀찮다")."""

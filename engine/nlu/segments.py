@@ -130,3 +130,28 @@ def merge_tasks(per_part: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             tasks.append(dict(values))
     return tasks or [{}]
+
+
+_EACH = re_compile(r"^(?P<before>.*?)(?P<people>(?:[가-힣A-Za-z]+?(?:이랑|랑|하고|와|과|\s*,)\s*)+"
+                   r"[가-힣A-Za-z]+?)\s?(?P<to>한테|에게|께)(?P<rest>.*(?:각각|각자|씩).*)$")
+_JOINED = re_compile(r"(?<=[가-힣A-Za-z])(?:이랑|랑|하고|와|과)\s*|\s*,\s*")
+_EACH_WORD = re_compile(r"\s*(?:각각|각자)\s*|(?<=[0-9원만천kK])씩")
+
+
+def each_to(text: str) -> str:
+    """A request to several people each ("엄마랑 아빠한테 각각 5만원씩 보내줘") as one request
+    per person ("엄마한테 5만원 보내줘, 아빠한테 5만원 보내줘"): each a task of its own, with
+    what is said before and after them (a date, the amount) in every one. Without "각각",
+    "각자" or "씩" the message is as it was ("누나랑 형한테 2만원": whom?).
+
+    >>> each_to("모레 동생이랑 엄마한테 각각 10만원 보내줘")
+    '모레 동생한테 10만원 보내줘, 모레 엄마한테 10만원 보내줘'
+    >>> each_to("누나랑 형한테 2만원 보내줘")
+    '누나랑 형한테 2만원 보내줘'
+    """
+    each = _EACH.match(text.strip())
+    if each is None:
+        return text
+    people = [p for p in _JOINED.split(each["people"]) if p.strip()]
+    rest = " ".join(_EACH_WORD.sub(" ", each["rest"]).split())
+    return ", ".join(f"{each['before']}{person.strip()}{each['to']} {rest}" for person in people)

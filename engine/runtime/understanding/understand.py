@@ -37,7 +37,7 @@ from engine.nlu.certainty import (
 from engine.nlu.phrases import thanked_off
 from engine.nlu.reasons import answer_of
 from engine.nlu.resets import named_resets
-from engine.nlu.segments import merge_tasks, task_parts, without_told
+from engine.nlu.segments import each_to, merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
 from engine.runtime.understanding.bare import (
     a_note,
@@ -111,6 +111,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
         text = answer_after_echo(thanked_off(text), service.slots[asked])
     answer = answer_of(text, words)
     confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
+    text = each_to(text) if batching and confirming is None else text  # "엄마랑 아빠한테 각각"
     verbs = flow.amount_verbs
     slots, found = _found(text, flow, asked, today, verbs)
     early = _answered(text, service, asked, answer, found, confirming, words)
