@@ -87,7 +87,7 @@ async def test_another_flows_request_said_shortly_is_no_name(reply: str) -> None
 
 
 @pytest.mark.parametrize("reply", ["지수한테는 안 보낼래", "동생한텐 못 보내", "아빠 보내지마",
-                                   "누나랑 형한테", "삼촌하고 숙모한테 각자", "지수와 민지에게"])
+                                   "누나랑 형한테", "삼촌하고 숙모한테", "지수와 민지에게"])
 async def test_a_recipient_turned_down_or_one_of_two_is_no_name(reply: str) -> None:
     reading, _, stage = await answer("5만원 보내줘", reply)
     assert "target" not in reading["slots"] and stage == "FILLING"

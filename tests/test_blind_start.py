@@ -59,6 +59,8 @@ KNOWN_HARMFUL = {
     'transfer 30k to Jisu and also 15k to Minho',
     '이모한테 10만원, 삼촌한테 10만원 이체',
     '동생한테 만원 보내고 나서 엄마한테도 만원',
+    # people paid each ("각각 … 씩"): one task per person, the same batch
+    '민수랑 지수한테 각각 5만원씩 보내줘',
     # a time that names no date: recipient and amount kept, the date asked for before any
     # confirmation (test_unread_times), where the labels want nothing
     # vague_time

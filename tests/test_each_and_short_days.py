@@ -57,3 +57,8 @@ def test_a_weekday_typed_short_is_that_day(text: str, weekday: int) -> None:
 async def test_a_new_amount_after_what_was_wrong_with_the_old(reply: str, amount: int) -> None:
     reading, stage, _ = await confirming(SINGLE, reply)
     assert reading["slots"] == {"amount": amount} and stage == "READY"
+
+
+async def test_people_paid_each_answering_whom_are_one_task_each() -> None:
+    turns = await conversation("5만원 보내줘", "삼촌하고 숙모한테 각자", "네")
+    assert [state["slots"]["target"] for _, state, _ in turns[1:]] == ["삼촌", "숙모"]
