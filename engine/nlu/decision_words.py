@@ -1,7 +1,8 @@
 """The built-in words of decisions, as data: what a yes, a no and a cancel are in Korean and
 in English (``words.default_words`` builds the grammar from them; docs/dsl.md's table lists
-them, and a test holds the two the same), and the words that take an interrupted flow up
-again."""
+them, and a test holds the two the same), the words that take an interrupted flow up again,
+the politeness and fillers a decision may carry (``NEUTRAL``) and the verbs for doing the
+thing in any flow (``GENERIC_ACT``)."""
 
 from __future__ import annotations
 
@@ -55,4 +56,37 @@ RESUME: dict[str, tuple[str, ...]] = {
 }
 """Words that take an interrupted flow up again (besides the confirm words)."""
 
-__all__ = ["EN", "KO", "RESUME"]
+NEUTRAL = {
+    "ko": ("음", "음음", "흠", "어", "아", "오", "자", "그럼", "그러면", "감사합니다",
+           "감사해요", "감사", "고마워", "고마워요", "고맙습니다", "땡큐", "부탁해", "부탁해요",
+           "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요", "빨리", "빨리요", "바로",
+           "바로요", "지금", "지금요", "지금 바로", "얼른", "어서", "이제", "그대로", "이대로",
+           "그렇게", "그걸로", "이걸로", "그거로", "이거로", "제발", "요", "진짜", "정말", "꼭",
+           "네네", "그냥", "걍", "생각해보니",
+           "생각해 보니", "다시 생각해보니", "두번째는", "두 번째는", "두번째도", "나머지는",
+           "나머지도", "이번 건", "이번 건은", "이것도", "잘", "그리", "죄송하지만", "죄송한데",
+           "죄송한데요",
+           "죄송합니다만", "미안하지만", "미안한데", "미안한데요", "실례지만", "번거롭겠지만",
+           "번거로우시겠지만"),
+    "en": ("please", "pls", "plz", "thanks", "thank you", "thank u", "thx", "ty", "um", "umm",
+           "uh", "hmm", "well", "so", "now", "right now", "just", "then", "it", "that", "this",
+           "them", "the money", "the transfer", "the payment", "the order", "mate", "buddy",
+           "sir", "maam", "lol", "haha", "ah", "oh", "asap", "already", "again", "and",
+           "everything", "all", "all of it", "the whole thing", "whole thing", "cool",
+           "right away", "thanks so much", "thank you so much", "thanks a lot", "cheers",
+           "thanks for your help", "thank you for your help", "much appreciated",
+           "that would be great", "thatd be great", "ugh", "argh", "meh", "welp", "oops",
+           "whoops", "aw", "aww", "actually", "sorry", "sorry but", "so sorry", "apologies",
+           "excuse me", "dear", "too", "from me", "as well", "for your help", "thank you kindly"),
+}
+"""Politeness and fillers: words a decision may carry without changing what it is."""
+
+GENERIC_ACT = {
+    "ko": ("처리", "실행", "해"),
+    "en": ("do it", "do that", "proceed", "execute", "go", "lets do it", "lets go",
+           "make it so", "go for it", "carry on", "send", "process", "order", "place", "buy",
+           "book", "pay", "charge", "submit", "complete"),
+}
+"""Verbs for doing the thing, in any flow ("처리해 주세요", "do it")."""
+
+__all__ = ["EN", "GENERIC_ACT", "KO", "NEUTRAL", "RESUME"]
