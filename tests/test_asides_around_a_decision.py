@@ -100,3 +100,14 @@ async def test_a_hold_or_a_cancel_turned_down_is_no_cancel_after_a_feeling(reply
                                            ("4점이죠?", True), ("몇 점이죠", True)])
 def test_a_jyo_that_insists_after_of_course_asks_nothing(text: str, asks: bool) -> None:
     assert is_question(text) is asks
+
+
+@pytest.mark.parametrize("reply", ["오늘은 그만할래요", "내일은 그만 둘게요"])
+async def test_a_day_said_with_quitting_changes_no_date(reply: str) -> None:
+    reading, stage, _ = await confirming(SINGLE, reply)
+    assert "when" not in reading["slots"] and stage in ("READY", "CANCELLED")
+
+
+async def test_a_cancel_set_aside_before_a_change_is_the_change() -> None:
+    reading, stage, _ = await confirming(SINGLE, "취소 아니고요 7만원으로 해 주세요")
+    assert reading["slots"] == {"amount": 70000} and stage == "READY"

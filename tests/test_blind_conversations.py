@@ -1,12 +1,12 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
 the flow file or the code): the transfer service in Korean (four sets, the second on
 corrections, typing habits and texted endings, the third on formal and dictated messages,
-the fourth on dates, several transfers and questions in the middle),
-in English or mixed (three sets, the second as non-native speakers text, the third as
-native speakers living in Korea do) and against tricks (one set: injected "system" lines,
-quoted yeses, markup, take-backs, pressure, someone else's yes), the pizza shop (three
-sets), the online shop (three sets), and the bank's card help desk (two sets). Each turn says
-the stage it should end in and the values it should hold.
+the fourth on dates, several transfers and questions in the middle), in English (three
+sets, the second as non-native speakers text, the third as native speakers living in Korea
+do), code-switched (one set) and against tricks (one set: injected "system" lines, quoted
+yeses, markup, take-backs, pressure, someone else's yes), the pizza shop (three sets), the
+online shop (three sets), and the bank's card help desk (two sets). Each turn says the
+stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -143,6 +143,13 @@ KNOWN_FAILING: dict[str, set[str]] = {
     },
     "transfer_adversarial.test.yaml": set(),
     "transfer_en_3.test.yaml": set(),
+    "transfer_mixed.test.yaml": {
+        # a condition at the confirmation ("월급 들어오면 send 해줘") is read as a time that
+        # names no date: the date is asked for (nothing is sent)
+        "ready not-yes: condition (월급 들어오면 send 해줘)",
+        # a cancel taken back by a yes ("never mind 그냥 보내줘") is neither: asked again
+        "not-cancel: never mind 그냥 보내줘 after a hesitation sends",
+    },
     "transfer_ko_4.test.yaml": {
         # two dates in one message ("그날 토요일이네 … 금요일로 바꿔줘") change nothing: asked
         # again, the date kept
@@ -165,6 +172,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_ko_3.test.yaml": {"EXECUTED"},
          "transfer_adversarial.test.yaml": {"EXECUTED", "FAILED"},
          "transfer_en_3.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_mixed.test.yaml": {"EXECUTED", "FAILED"},
          "transfer_ko_4.test.yaml": {"EXECUTED", "FAILED"},
          "commerce_ko_3.test.yaml": {"ACCEPTED", "FAILED"},
          "pizza_en_3.test.yaml": {"PLACED", "PAID", "DECLINED"},

@@ -78,22 +78,26 @@ _CHANGE = frozenset({
     "해주세요", "해", "할게", "할게요", "로", "으로",
     "change", "make", "it", "instead", "to", "switch", "please", "the", "on", "for", "do",
     "set", "move", "update", "rather", "go", "with", "but", "use", "send", "ship", "via", "by",
-    "can", "could", "would", "you", "u", "pls", "plz",
-    "정도", "쯤", "한", "약", "대충", "about", "around",
-    # a preference is a change too: "5만원이 낫겠다", "express would be better"
+    "can", "could", "would", "you", "u", "pls", "plz", "정도", "쯤", "한", "약", "대충", "about",
+    "around",  # and a preference is a change too: "5만원이 낫겠다", "express would be better"
     "낫겠다", "낫겠어", "낫겠어요", "낫겠네", "낫겠네요", "나을듯", "나을", "듯", "좋겠다",
     "좋겠어", "좋겠어요", "좋겠네요", "better", "prefer", "id", "be", "is",
     # and a need: "actually i need it asap, do express"
     "i", "need", "want", "wanna", "asap", "actually", "fast", "quick", "quickly", "urgently",
     "push", "delay", "postpone", "bump", "moved", "pushed",
-    "거예요", "거에요", "거요", "꺼예요", "꺼에요", "거야", "것입니다", "번호",
+    "거예요", "거에요", "거요", "꺼예요", "꺼에요", "거야", "것입니다", "번호", "좀", "다시",
     "너무", "많다", "많아", "많아요", "많네", "많네요", "적다", "적어", "적어요", "적네", "하자",
-    "좀",
-    "생각해보니", "생각해", "보니", "다시",
+    "생각해보니", "생각해", "보니",  # and a time of day the flow keeps as a day: "내일 morning"
+    "morning", "afternoon", "evening", *(f"{t}{p}" for t in ("아침", "오전", "오후", "저녁")
+                                         for p in ("", "에", "으로", "로")),
 })
 """Words that say "use this value" (or only round it), and so add nothing to a value."""
-_NOT_CANCELLING = re_compile(r"(?:취소|중단|중지)(?:는|를|은)?\s?하지\s?(?:말고|마시고)")
-"""A cancel turned down before a change ("취소하지 말고 날짜만 내일로"): it adds nothing."""
+_LATIN_PARTICLE = re_compile(r"(?<=[a-z])(?:으로|로|에는|에|은|는|이|가|을|를)$")
+"""A Korean particle on an English word ("morning으로"): the word is what counts."""
+_NOT_CANCELLING = re_compile(r"(?:취소|중단|중지)(?:는|를|은)?\s?(?:하지\s?(?:말고|마시고)|말고|"
+                             r"아니고요?|아니라)")
+"""A cancel turned down before a change ("취소하지 말고 날짜만 내일로", "취소 말고 5만원으로"):
+it adds nothing."""
 _UNIT_TYPOS = re_compile(r"^(?:원|웜|언|웡|원이요|원요|won|₩)$", re.IGNORECASE)
 
 
@@ -279,7 +283,7 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
         last = max(last, end)
     kept.append(text[last:])
     said = _NOT_CANCELLING.sub(" ", LAUGHS.sub(" ", "".join(kept)))  # "ㅋㅋ", "취소하지 말고"
-    words = re.sub(r"[^\w\s]", " ", said.casefold()).split()
+    words = [_LATIN_PARTICLE.sub("", w) for w in re.sub(r"[^\w\s]", " ", said.casefold()).split()]
     return [w for w in words if not (PARTICLE.match(w) or w in FILLERS or w in _CHANGE or
                                      known(w))]
 

@@ -55,7 +55,7 @@ _KO_MONEY = re_compile(
     rf"|(?<![0-9.,])(?=[0-9]))"
     rf"(?P<body>(?:{_GROUPED}(?=\s?(?:원|달러))|{DIGITS}|[{_HANGUL_NUM}])"
     rf"(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{_SPACED}])\s|(?<=[0-9])\s(?=[{_SPACED}]))*?)"
-    r"\s?(?:원|달러)"
+    r"\s?(?:원|달러|(?<=[만억천])\s?(?i:won)(?![a-z]))"  # "5만 won", as bilinguals type it
 )
 
 # Ten thousands or hundred millions without 원 as money is given ("5만 보내줘", "1억 송금",

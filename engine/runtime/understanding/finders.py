@@ -19,6 +19,7 @@ from engine.compiler.compiled import CompiledSlot
 from engine.nlu import (
     FILLERS,
     Match,
+    YesNoWords,
     asks,
     find_dates,
     find_enum,
@@ -101,6 +102,16 @@ def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
                                  names.anothers_detail(text, m.start, _own_words(
                                      slot.name, tuple(slot.spec.names),
                                      slot.spec.description or ""))))
+
+
+def quits(said: Sequence[str], words: YesNoWords) -> bool:
+    """Whether words said beside a value hold a cancel word not negated ("그만할래요"; not "don't
+    want to cancel")."""
+    return any(words.cancels(w) and _NEGATING_WORDS.isdisjoint(said[max(0, i - 3):i])
+               for i, w in enumerate(said))
+
+
+_NEGATING_WORDS = frozenset({"don", "dont", "t", "not", "never", "no", "안", "못"})
 
 
 def answer_after_echo(text: str, slot: CompiledSlot) -> str:
