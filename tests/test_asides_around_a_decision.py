@@ -103,9 +103,9 @@ def test_a_jyo_that_insists_after_of_course_asks_nothing(text: str, asks: bool) 
 
 
 @pytest.mark.parametrize("reply", ["오늘은 그만할래요", "내일은 그만 둘게요"])
-async def test_a_day_said_with_quitting_changes_no_date(reply: str) -> None:
+async def test_a_day_said_with_quitting_changes_no_date_and_waits(reply: str) -> None:
     reading, stage, _ = await confirming(SINGLE, reply)
-    assert "when" not in reading["slots"] and stage in ("READY", "CANCELLED")
+    assert reading["slots"] == {} and reading["decision"] is None and stage == "READY"
 
 
 async def test_a_cancel_set_aside_before_a_change_is_the_change() -> None:

@@ -26,6 +26,7 @@ import pytest
 
 from tests.test_changes_at_confirmation import SINGLE, SINGLE_EN, confirming
 from tests.test_plain_amounts import conversation
+from tests.test_yes_forms_and_unsaid_cancels import decided_as
 
 ORDERED = ["small pizza no extra cheese", "place it"]
 """A pizza order confirmed: the payment asks card or cash."""
@@ -131,9 +132,7 @@ async def test_the_card_number_said_with_the_method_is_read() -> None:
 async def test_the_documented_decisions(before: list[str], reply: str,
                                         decision: str | None) -> None:
     """docs/understanding.md, "The precision contract"."""
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] == decision and reading["slots"] == {}
-    assert (stage == "READY") == (decision is None)
+    await decided_as(before, reply, decision)
 
 
 @pytest.mark.parametrize(("messages", "slot", "value"), [

@@ -108,6 +108,16 @@ async def test_an_adverb_typed_onto_a_negated_verb_cancels_as_spaced() -> None:
 async def test_the_documented_decisions(before: list[str], reply: str,
                                         decision: str | None) -> None:
     """docs/understanding.md, "The precision contract", the decisions."""
+    await decided_as(before, reply, decision)
+
+
+AFTER = {None: "READY", "confirm": "EXECUTED", "cancel": "CANCELLED"}
+"""The stage a transfer's confirmation ends in after each decision."""
+
+
+async def decided_as(before: list[str], reply: str, decision: str | None) -> None:
+    """``reply`` at the confirmation ``before`` led to is ``decision``, with no value, and the
+    transfer ends where that decision takes it."""
     reading, stage, _ = await confirming(before, reply)
     assert reading["decision"] == decision and reading["slots"] == {}
-    assert (stage == "READY") == (decision is None)
+    assert stage == AFTER[decision]

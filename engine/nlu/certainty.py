@@ -27,7 +27,7 @@ from engine.precompiled import re_compile
 
 from .dates import find_dates
 from .numbers import EN_NUMERAL, english_numeral, find_numbers, parse_numeral, to_number
-from .phrases import FILLERS, LAUGHS
+from .phrases import CANCEL_SET_ASIDE, FILLERS, LAUGHS
 from .spans import Match
 
 _NEGATED_AFTER = re_compile(
@@ -94,8 +94,7 @@ _CHANGE = frozenset({
 """Words that say "use this value" (or only round it), and so add nothing to a value."""
 _LATIN_PARTICLE = re_compile(r"(?<=[a-z])(?:으로|로|에는|에|은|는|이|가|을|를)$")
 """A Korean particle on an English word ("morning으로"): the word is what counts."""
-_NOT_CANCELLING = re_compile(r"(?:취소|중단|중지)(?:는|를|은)?\s?(?:하지\s?(?:말고|마시고)|말고|"
-                             r"아니고요?|아니라)")
+_NOT_CANCELLING = re_compile(CANCEL_SET_ASIDE)
 """A cancel turned down before a change ("취소하지 말고 날짜만 내일로", "취소 말고 5만원으로"):
 it adds nothing."""
 _UNIT_TYPOS = re_compile(r"^(?:원|웜|언|웡|원이요|원요|won|₩)$", re.IGNORECASE)

@@ -417,6 +417,10 @@ def thanked_off(text: str) -> str:
     return answer if len(answer.split()) <= 3 else text
 
 
+CANCEL_SET_ASIDE = (r"(?:취소|중단|중지)(?:는|를|은)?\s?(?:하지\s?(?:말고|마시고|말구)|말고|말구|"
+                    r"아니고요?|아니구요?|아니라|아니에요|아니예요)")
+"""A cancel turned down ("취소하지 말고", "취소 아니고요"): neither a cancel nor a word beside
+a value — a pattern part."""
 SET_ASIDE = r"(?:말고|아니고|아니라|빼고|대신에?)"
 """The words after a value or a request that set it aside for another ("반품 말고 교환",
 "민수한테 3만원 아니고", "환불 대신"): a pattern part."""
@@ -432,7 +436,7 @@ def contrasted(text: str) -> bool:
                for w in re.findall(r"\w+", text.casefold()))
 
 
-__all__ = ["BARE_NEGATIONS", "CONTRAST", "FILLERS", "GENERIC_ACT", "HOLD", "INTERROGATIVES",
-           "LAUGHS", "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "Lexicon", "asks", "contrasted",
-           "is_question", "is_social", "is_statement", "negations", "not_knowing", "objects_off",
-           "squash", "thanked_off"]
+__all__ = ["BARE_NEGATIONS", "CANCEL_SET_ASIDE", "CONTRAST", "FILLERS", "GENERIC_ACT", "HOLD",
+           "INTERROGATIVES", "LAUGHS", "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "Lexicon", "asks",
+           "contrasted", "is_question", "is_social", "is_statement", "negations", "not_knowing",
+           "objects_off", "squash", "thanked_off"]

@@ -30,6 +30,7 @@ from typing import Literal
 
 from engine.nlu import decision_words
 from engine.nlu.phrases import (
+    CANCEL_SET_ASIDE,
     GENERIC_ACT,
     HOLD,
     LAUGHS,
@@ -340,8 +341,7 @@ _UNSAID = "dont\u2009cancel"
 _NOT = frozenset({"dont", "not", "never"})
 
 
-_KO_UNSAID = re_compile(r"(?<!\S)(?:취소|중단|중지)(?:는|를)?\s?"
-                        r"(?:하지\s?(?:말고|마시고|말구)|말고|아니고요?|아니구요?|아니라)(?!\S)")
+_KO_UNSAID = re_compile(rf"(?<!\S){CANCEL_SET_ASIDE}(?!\S)")
 """A cancel set aside in Korean ("취소하지 말고 그대로 접수해주세요", "취소 아니고요 네"), as one
 piece."""
 
@@ -388,7 +388,8 @@ def cancel_first(text: str, words: YesNoWords) -> str | None:
     >>> cancel_first("don't send it yet", sending) is None
     True
     """
-    tokens = objects_off(normalise(text).split(" "), words._grammar.yes)  # "cancel my order"
+    said = _KO_UNSAID.sub(_UNSAID, normalise(text))  # "취소 아니고요 네 담아주세요": none
+    tokens = objects_off(said.split(" "), words._grammar.yes)  # "cancel my order"
     for cut, token in enumerate(tokens):  # "취소하고 잔액" reads as "취소 하고 잔액"
         for joined in _ATTACHED:
             if token.endswith(joined) and len(token) > len(joined):
@@ -410,15 +411,12 @@ def _negated(cancel: list[str], rest: list[str], words: YesNoWords) -> bool:
     """Whether a leading cancel is none: a "don't" of the flow's verb after it ("don't send
     it yet"), or a cancel noun alone that what follows negates ("취소 안 해", "cancel 하지
     마"; after a no, "아니요 취소 안 할래요" is a no all the same)."""
-    if set(cancel) <= _NEGATING and words.acts(rest[0]) or rest[0] in _SET_ASIDE:
-        return True  # "don't send it yet"; "취소 아니고요 네 담아주세요": no cancel at all
+    if set(cancel) <= _NEGATING and words.acts(rest[0]):
+        return True  # "don't send it yet"
     return cancel == cancel[-1:] and cancel[-1] in _CANCEL_NOUNS and \
         _NOT_DOING.match(" ".join(rest)) is not None
 
 
-_SET_ASIDE = frozenset({"아니고", "아니고요", "아니구", "아니구요", "아니라", "아니라요", "말고",
-                        "말구", "아니에요", "아니예요", "아님"})
-"""What sets a cancel said just before it aside ("취소 아니고요, 네 담아주세요")."""
 _NOT_DOING = re_compile(r"(?:안\s?(?:해|하|할|합)|하지\s?(?:마|말|않))")
 """Not doing what a cancel noun before it names: "취소 안 해", "cancel 하지 마" ("취소, 안
 보낼래" is a second cancel: it negates the flow's own verb)."""
