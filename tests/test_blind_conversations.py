@@ -1,12 +1,14 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not
 the flow file or the code): the transfer service in Korean (four sets, the second on
 corrections, typing habits and texted endings, the third on formal and dictated messages,
-the fourth on dates, several transfers and questions in the middle), in English (three
-sets, the second as non-native speakers text, the third as native speakers living in Korea
-do), code-switched (one set) and against tricks (one set: injected "system" lines, quoted
-yeses, markup, take-backs, pressure, someone else's yes), the pizza shop (three sets), the
-online shop (three sets), and the bank's card help desk (two sets). Each turn says the
-stage it should end in and the values it should hold.
+the fourth on dates, several transfers and questions in the middle; then one in the
+regions' dialects and as older people type, one as the young text, one on what is and is
+not a yes at the confirmation), in English (four sets, the second as non-native speakers
+text, the third as native speakers living in Korea do, the fourth as the world's Englishes
+and phones type), code-switched (one set) and against tricks (one set: injected "system"
+lines, quoted yeses, markup, take-backs, pressure, someone else's yes), the pizza shop
+(three sets), the online shop (three sets), and the bank's card help desk (two sets). Each
+turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -41,11 +43,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
     "transfer_en.test.yaml": {
         # a misspelt verb ("sned") starts nothing: "did you mean a transfer?" is asked
         "change: typo request, amount then recipient changed",
-    },
-    "transfer_en_2.test.yaml": {
-        # a batch with no verb at all ("30 thousand to 지수 and 50k to 민수") starts nothing:
-        # the service asks to say more
-        "forms: two transfers with korean names",
     },
     "transfer_digressions.test.yaml": {
         # the request said again at its confirmation ("아빠한테 5만원 보내줘" at "아빠에게 5만원을
@@ -162,6 +159,26 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a no with what it is for ("no i want to change something") is left to the model
         "order-ready-no: 'no i want to change something', then cheese on",
     },
+    "transfer_dialect.test.yaml": {
+        # a time said in a sentence about something else at the confirmation ("아들이 이번 달에
+        # 장가간다 아이가") is read as a date that names no day: the date is asked (nothing sent)
+        "gyeongsang not yes: 야 about the son's wedding is a yes to something else",
+        # whom, with no particle, before what the money is for ("아들 집 사는 데 보태게
+        # 육백만원"): the recipient is asked
+        "gyeongsang over limit: 육백만원 for the son's house fails after 하모",
+        # doing it later ("이따 저녁에 보낼게유") is a time that names no date: the date is asked
+        # (nothing sent), where the writer expected the confirmation to wait
+        "chungcheong not yes: 이따 저녁에 보낼게유 is for later",
+    },
+    "transfer_young.test.yaml": {
+        # the request said again as insisting ("보내달라고ㅋㅋ") is no yes: another set's writer
+        # meant it as a request to be confirmed again, so it waits (nothing sent)
+        "slang yes: repeating the request in slang counts as yes",
+        # "이따 할게용" is a time that names no date: the date is asked (nothing sent)
+        "slang not-yes: 이따 할게 is later, not now",
+    },
+    "transfer_decisions_ko.test.yaml": set(),
+    "transfer_en_4.test.yaml": set(),
 }
 MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXECUTED"},
          "transfer_en.test.yaml": {"EXECUTED"}, "transfer_en_2.test.yaml": {"EXECUTED"},
@@ -177,7 +194,10 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "commerce_ko_3.test.yaml": {"ACCEPTED", "FAILED"},
          "pizza_en_3.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"},
-         "commerce_ko_2.test.yaml": {"ACCEPTED", "FAILED"}}
+         "commerce_ko_2.test.yaml": {"ACCEPTED", "FAILED"},
+         **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
+                          "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml"),
+                         {"EXECUTED", "FAILED"})}
 """The stages a turn ends in once money moved (or the bank was asked to move it)."""
 SAID_AGAIN = {"7-repeat: identical repeat",
               "7-repeat: 존댓말 repeat with amount in hangul numerals",

@@ -27,7 +27,7 @@ from engine.precompiled import re_compile
 
 from .dates import find_dates
 from .numbers import EN_NUMERAL, english_numeral, find_numbers, parse_numeral, to_number
-from .phrases import CANCEL_SET_ASIDE, FILLERS, LAUGHS
+from .phrases import A_LAUGH, CANCEL_SET_ASIDE, FILLERS
 from .spans import Match
 
 _NEGATED_AFTER = re_compile(
@@ -281,7 +281,7 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
         kept.append(" ")
         last = max(last, end)
     kept.append(text[last:])
-    said = _NOT_CANCELLING.sub(" ", LAUGHS.sub(" ", "".join(kept)))  # "ㅋㅋ", "취소하지 말고"
+    said = _NOT_CANCELLING.sub(" ", A_LAUGH.sub(" ", "".join(kept)))  # "ㅋㅋ", "취소하지 말고"
     words = [_LATIN_PARTICLE.sub("", w) for w in re.sub(r"[^\w\s]", " ", said.casefold()).split()]
     return [w for w in words if not (PARTICLE.match(w) or w in FILLERS or w in _CHANGE or
                                      known(w))]

@@ -3,8 +3,8 @@
 Everything is relative to the injected ``today``; nothing reads the clock.
 
 Resolution rules:
-- Words: 오늘 0, 내일 +1, 모레 (내일모레, 낼모레) +2, 글피 +3, 어제 -1, 그저께 (엊그제)
-  -2; today, tomorrow, yesterday, (the) day after tomorrow +2, (the) day before
+- Words: 오늘 0, 내일 (낼, a word of its own) +1, 모레 (내일모레, 낼모레) +2, 글피 +3, 어제
+  -1, 그저께 (엊그제) -2; today, tomorrow, yesterday, (the) day after tomorrow +2, (the) day before
   yesterday -2.
 - Offsets: "3일 후/뒤/전", "2주 뒤", 하루/이틀/사흘/나흘/일주일 후; "in 3 days",
   "in two weeks", "3 days later/from now/ago".
@@ -67,6 +67,10 @@ _EN_MONTH = (r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _EN_COUNT = r"[0-9]+|an?|" + "|".join(EN_NUMBER_WORDS)
 _I = re.IGNORECASE
+_TOMORROW_SHORT = re_compile(
+    r"(?<![가-힣])낼(?=$|[\s,.!~]|로|은|도|에|까지|쯤|부터|아침|점심|저녁|오전|오후|밤|중)"
+    r"|\b(?:tmrw|tmr|tmrow|tmrrw|tomoz|tomorow|tommorow|tommorrow|2moro|2morrow|2mrw)\b", _I)
+"""Tomorrow as it is typed short: 낼 ("낼 보내줘"; not the 낼 of "보낼래"), "tmrw", "2moro"."""
 
 
 def find_dates(text: str, today: date) -> list[Match]:
@@ -177,7 +181,7 @@ def _weekday(match: re.Match[str], today: date) -> date | None:
 # Every rule below needs one of these; checking it first keeps date-free messages cheap.
 _MAYBE_DATE = re_compile(
     r"[0-9]|오늘|내일|모레|글피|어제|그저께|그제|하루|이틀|사흘|나흘|일주일|요일|욜|day|week"
-    r"|tomorrow|크리스마스|christmas", _I)
+    r"|tomorrow|크리스마스|christmas|낼|tm|tom|2mo|2mr", _I)
 
 _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (
@@ -226,6 +230,7 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (re_compile(r"\b(?:the\s+)?day\s+(?P<w>after)\s+tomorrow\b", _I), _en_word),
     (re_compile(r"\b(?:the\s+)?day\s+(?P<w>before)\s+yesterday\b", _I), _en_word),
     (re_compile(r"\b(?P<w>today|tomorrow|yesterday)(?![A-Za-z0-9])", _I), _en_word),
+    (_TOMORROW_SHORT, lambda match, today: _shift(today, 1)),
     (
         re_compile(
             r"(?:(?<![0-9])(?P<n>[0-9]+)\s*(?P<unit>일|주)|(?P<span>하루|이틀|사흘|나흘|일주일))"

@@ -16,18 +16,31 @@ KO: dict[str, tuple[str, ...]] = dict(
              "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요", "계속", "예스",
              "그렇게 할게요", "그대로 할게요", "그걸로 할게요", "이걸로 할게요", "틀림없어",
              "틀림없어요", "틀림없습니다", "정확해", "정확해요", "정확합니다", "확인하였습니다",
-             "컨펌"),
+             "컨펌", "ㄱㄱㅆ", "고고씽",
+             # as the regions say it: 하모, 맞심더 (Gyeongsang), 그려, 그랴 (Chungcheong,
+             # Jeolla), 잉, 그라제 (Jeolla), 오냐 (to a younger one), 암요, 아무렴
+             "하모", "하모요", "하모예", "맞심더", "맞습니더", "그려", "그려유", "그랴",
+             "그래유", "잉", "그라제", "그라지", "오냐", "암요", "아무렴", "예예"),
     cancel=("취소", "그만", "중단", "중지", "멈춰", "스톱", "됐어", "됐어요", "됐습니다", "관둘래",
             "관둬", "그만둘래", "그만 둘게요", "됐다", "필요 없어", "필요없어", "필요 없어요",
             "필요없어요", "없던 걸로", "없던 걸로 해", "없던 걸로 해줘", "없던 걸로 해주세요",
             "없던 일로", "없던 일로 해", "없던 일로 해줘", "없던 일로 해주세요",
             "다음에 할게", "다음에 할게요", "나중에 할게", "나중에 할게요", "다 취소", "전부 취소",
-            "모두 취소", "캔슬"),
+            "모두 취소", "캔슬",
+            # as the regions say it: 됐심더, 치아라 (Gyeongsang), 됐슈 (Chungcheong), 됐당께
+            # (Jeolla); 고만 is 그만
+            "됐심더", "됐다마", "됐구마", "마 됐다", "마 됐어", "마 고마 해라", "치아라",
+            "치아뿌라", "치아라마", "됐슈", "됐시유", "됐당께", "됐응께", "고만", "고만둬",
+            "고만 둬", "고만둘래", "고만 두랑께", "고만해", "고만 해"),
     deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아니에요", "싫어", "싫어요", "노", "노노",
           "ㄴㄴ", "절대 아니야", "절대 아니에요", "절대 안 돼", "절대 안돼", "절대 안 돼요",
           "절대 안돼요", "절대 안 됩니다", "절대로 안 돼", "절대로 아니야", "절대 싫어",
           "절대 싫어요", "당연히 아니지", "당연히 아니죠", "전혀 아니야", "전혀 아니에요",
-          "아니 절대"),
+          "아니 절대",
+          # as the regions say it: 아이다 (Gyeongsang), 아녀, 아니여 (Chungcheong, Jeolla),
+          # 아니우다 (Jeju)
+          "아이다", "아입니더", "아니라예", "아녀", "아니여", "아니유", "아니랑께", "아니당께",
+          "아니우다"),
 )  # fmt: skip
 EN: dict[str, tuple[str, ...]] = dict(
     confirm=("yes", "yeah", "yea", "ya", "yep", "yup", "ok", "okay", "okey", "k", "kk", "sure",
@@ -41,7 +54,9 @@ EN: dict[str, tuple[str, ...]] = dict(
              "exactly", "precisely", "spot on", "bang on", "thats the one", "you got it",
              "works for me", "that works", "do the needful", "make it happen", "get it done",
              "lets do this", "sounds lovely", "sounds right", "sounds just right",
-             "sounds perfect", "is correct", "is all correct", "is right", "all correct"),
+             "sounds perfect", "is correct", "is all correct", "is right", "all correct",
+             "go on", "go on then", "brilliant", "lovely", "no worries", "sige", "opo",
+             "oo po"),
     cancel=("cancel", "cancel it", "cancel that", "stop", "abort", "never mind", "nevermind",
             "forget it", "forget about it", "call it off", "scrap it", "scrap that",
             "i dont want it", "i dont want it anymore", "dont want it anymore",
@@ -63,12 +78,15 @@ NEUTRAL = {
            "부탁합니다", "부탁드려요", "부탁드립니다", "부탁드릴게요", "빨리", "빨리요", "바로",
            "바로요", "지금", "지금요", "지금 바로", "얼른", "어서", "이제", "그대로", "이대로",
            "그렇게", "그걸로", "이걸로", "그거로", "이거로", "제발", "요", "진짜", "정말", "꼭",
-           "네네", "그냥", "걍", "생각해보니",
-           "생각해 보니", "다시 생각해보니", "두번째는", "두 번째는", "두번째도", "나머지는",
-           "나머지도", "이번 건", "이번 건은", "이것도", "잘", "그리", "죄송하지만", "죄송한데",
-           "죄송한데요",
-           "죄송합니다만", "미안하지만", "미안한데", "미안한데요", "실례지만", "번거롭겠지만",
-           "번거로우시겠지만"),
+           "네네", "그냥", "걍", "생각해보니", "생각해 보니", "다시 생각해보니", "두번째는",
+           "두 번째는", "두번째도", "나머지는", "나머지도", "이번 건", "이번 건은", "이것도",
+           "그것도", "그거도", "이거도", "저것도", "잘", "그리", "죄송하지만", "죄송한데",
+           "죄송한데요", "죄송합니다만", "미안하지만", "미안한데", "미안한데요", "실례지만",
+           "번거롭겠지만", "번거로우시겠지만", "ㅈㅅ", "헐", "그렇구나", "그렇군", "그렇군요",
+           "아하", "오호",
+           # as the regions say it: 야 (a Gyeongsang opener), 고마 (just), 그라믄 (then);
+           # 맞다 (right: said with a yes, not alone: "아 맞다" is remembering)
+           "야", "고마", "그라믄", "그라모", "그람", "글믄", "맞다"),
     "en": ("please", "pls", "plz", "thanks", "thank you", "thank u", "thx", "ty", "um", "umm",
            "uh", "hmm", "well", "so", "now", "right now", "just", "then", "it", "that", "this",
            "them", "the money", "the transfer", "the payment", "the order", "mate", "buddy",
@@ -78,12 +96,13 @@ NEUTRAL = {
            "thanks for your help", "thank you for your help", "much appreciated",
            "that would be great", "thatd be great", "ugh", "argh", "meh", "welp", "oops",
            "whoops", "aw", "aww", "actually", "sorry", "sorry but", "so sorry", "apologies",
-           "excuse me", "dear", "too", "from me", "as well", "for your help", "thank you kindly"),
+           "excuse me", "dear", "too", "from me", "as well", "for your help", "thank you kindly",
+           "po", "o", "am", "i see", "got it", "gotcha", "through"),
 }
 """Politeness and fillers: words a decision may carry without changing what it is."""
 
 GENERIC_ACT = {
-    "ko": ("처리", "실행", "해"),
+    "ko": ("처리", "실행", "해", "혀"),  # 혀: 해 as Chungcheong says it
     "en": ("do it", "do that", "proceed", "execute", "go", "lets do it", "lets go",
            "make it so", "go for it", "carry on", "send", "process", "order", "place", "buy",
            "book", "pay", "charge", "submit", "complete"),

@@ -57,7 +57,7 @@ from .keywords import (
     words_pattern,
 )
 from .learned import IntentModel, train
-from .phrases import is_question
+from .phrases import FILLERS, is_question
 from .words import normalise
 
 MIN_EXAMPLE_SIMILARITY = 0.35
@@ -152,7 +152,7 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     >>> classify("엄마한테 1만원 보내줘", [IntentRule("transfer", keywords=("보내", "이체"))])
     [IntentScore(name='transfer', confidence=0.9, reason="keyword '보내'")]
     """
-    normalised = normalise(text)
+    normalised = _held_off(normalise(text))
     grams = bigrams(normalised)
     said = [_hits(normalised, rule) for rule in rules]
     asking: bool | None = None  # asked only when an intent that acts has a score
@@ -185,6 +185,23 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
         if score is not None:
             ranked.append((-score.confidence, -rule.priority, order, score))
     return [score for *_, score in sorted(ranked, key=lambda r: r[:3])]
+
+
+def _held_off(normalised: str) -> str:
+    """The message without the words that only hold a place before it ("wait how much do i
+    have", "음 근데 잔액 얼마야"): they tell no intent, and a message's likeness to one's
+    examples would count them.
+
+    >>> _held_off("wait how much do i have"), _held_off("음 근데 잔액"), _held_off("wait")
+    ('how much do i have', '잔액', 'wait')
+    """
+    tokens = normalised.split(" ")
+    opening = next((i for i, t in enumerate(tokens) if t not in _PLACE_HOLDERS), len(tokens))
+    return " ".join(tokens[opening:]) if 0 < opening < len(tokens) else normalised
+
+
+_PLACE_HOLDERS = FILLERS - {"hold", "dunno", "글쎄", "글쎄요"}
+"""Fillers that open a message ("wait", "음", "근데"); "hold" may be the request."""
 
 
 Hit = tuple[str, int, int]

@@ -59,18 +59,21 @@ _KO_MONEY = re_compile(
 )
 
 # Ten thousands or hundred millions without 원 as money is given ("5만 보내줘", "1억 송금",
-# "3만 이체해 주세요", "5만이요", "7만으로 올려줘", "3만5천 아빠한테 보내"): only before a
+# "3만 이체해 주세요", "5만이요", "7만으로 올려줘", "3만5천 아빠한테 보내", "2천만 보내줘",
+# "5만 ㄱㄱ", "4만으로" ending the message): only before a
 # verb of giving money (to whom may come between), a copula or a change to it, or said
 # away for another amount ("3만 말고 4만", "3만.. 아 아니다 4만"), so "5만 명", "10만
 # 포인트" or "1억" alone is no amount.
-_KO_BIG = r"[0-9]{1,4}(?:\.[0-9])?\s?(?:만|억)(?:\s?[0-9]{1,4}\s?천)?"
+_KO_BIG = r"[0-9]{1,4}(?:\.[0-9])?\s?(?:천\s?)?(?:만|억)(?:\s?[0-9]{1,4}\s?천)?"
 _KO_AWAY_WORDS = ("말고", "아니고", "아니라", "아니다", "아니야", "아니", "대신에", "대신")
 _KO_AWAY = "|".join(_KO_AWAY_WORDS)
 _KO_BIG_BARE = re_compile(
     rf"(?<![가-힣0-9.,])(?P<neg>)(?P<body>{_KO_BIG})"
     r"(?=\s?(?:만|씩)?\s*(?:[가-힣A-Za-z]+\s?(?:한테|에게|께)\s*)?"
     r"(?:보내|이체|송금|부쳐|부치|넣어|입금|쏴|줘|주세요|드려|빌려|갚아|이요|요"
-    r"|(?:으로|로)\s*(?:해|바꿔|변경|올려|내려|줄여|늘려|수정|고쳐))"
+    r"|(?:으로|로)\s*(?:해|바꿔|변경|올려|내려|줄여|늘려|수정|고쳐)"
+    # said as a go ("5만 ㄱㄱ"), or a change that ends the message ("ㄴㄴ 3만으로")
+    r"|ㄱ|고고|(?:으로|로)요?\s*(?:[.!~,…ㅋㅎㅠㅜ]|$))"
     rf"|\s*(?:[.…,~]+\s*)?(?:아\s*)?(?:{_KO_AWAY})(?![가-힣]))")
 _KO_BIG_PUT = re_compile(
     "(?:" + "|".join(f"(?<={word}{gap})" for word in _KO_AWAY_WORDS for gap in (" ", ", "))
@@ -123,12 +126,21 @@ _EN_MAGNITUDE = {
 }
 
 
+_SAID_MANWON = re_compile(rf"(?<=[0-9{_HANGUL_NUM}])마넌")
+"""만원 written as it sounds ("5마넌", "삼마넌")."""
+
+
 def find_money(text: str) -> list[Match]:
     """All money amounts in ``text``, sorted by start, longest reading kept on overlap.
 
     >>> [(m.value, m.text) for m in find_money("엄마한테 1만원 보내줘")]
     [(10000, '1만원')]
     """
+    if "넌" in text:  # "5마넌" is 5만원 as it is said: the same length, so the same spans
+        said = _SAID_MANWON.sub("만원", text)
+        if said != text:
+            return [Match(m.value, m.start, m.end, text[m.start:m.end])
+                    for m in find_money(said)]
     found = [m for m in map(_korean, _KO_MONEY.finditer(text)) if m is not None]
     if "만" in text or "억" in text:
         found += [m for pattern in (_KO_BIG_BARE, _KO_BIG_PUT) for m in map(_korean,

@@ -112,13 +112,14 @@ def nobody(value: str) -> bool:
     return bool(NOBODY.fullmatch(value) or _NUMBER.match(value) or _COUNT.match(value))
 
 
-_PROMISED = re_compile(r"[가-힣]*(?:할|줄|릴|낼|볼|갈|올|될|칠|킬|길|쏠|을|를|일)")
+_PROMISED = re_compile(r"[가-힣]*(?:할|줄|릴|낼|볼|갈|올|될|칠|킬|길|쏠|을|를|일|주랑|랑|당|응)")
 _PROMISED_AFTER = re_compile(r"\s?께(?:요)?(?![가-힣])")
 
 
 def promised(value: str, after: str) -> bool:
     """Whether a name found before 께 is a verb's promise spelt with 께 ("할께요", "보낼께",
-    "드릴께요"), not someone honoured ("할머니께")."""
+    "드릴께요") or the 께 of 니께 as the south-west says it ("보내주랑께", "됐당께"), not
+    someone honoured ("할머니께")."""
     return bool(_PROMISED.fullmatch(value) and _PROMISED_AFTER.match(after))
 
 

@@ -101,8 +101,9 @@ _SURNAMES = frozenset("김이박최정강조윤장임한오서신권황안송류
                       "마길연위표명기반왕금옥육인맹제모탁국어은편용예경봉부가복태목"
                       "형피두감음빈동온호범좌팽승간상갈단견당화창라나계")
 _NOT_GIVEN = re_compile(r"[가-힣]*(?:어머|아버|할머|장모|장인|사모|부모|선생|박사|목사|의사|기사|"
-                        r"변호사|[가-힣]장|대리|차장|이사|상무|전무|대표|주임|교수|작가|감독)")
-"""Stems that are words, not given names: "어머님", "김박사님", "이사장님"."""
+                        r"변호사|[가-힣]장|대리|차장|이사|상무|전무|대표|주임|교수|작가|감독)"
+                        r"|[월화수목금토일]요일|[가-힣]{1,2}(?:욜|주말|월말|초순|중순|하순)")
+"""Words, not given names: "어머님", "김박사님", "이사장님", and days ("금요일", "이번욜")."""
 _HANGUL_ONLY = re_compile(r"[가-힣]+")
 
 
@@ -110,8 +111,8 @@ def full_name(word: str) -> bool:
     """Whether ``word`` is a Korean full name: a surname and a given name of two syllables
     ("박지영", "박지영씨"), not a word ("어머님").
 
-    >>> [full_name(w) for w in ("박지영", "박지영씨", "카드", "어머님", "민수")]
-    [True, True, False, False, False]
+    >>> [full_name(w) for w in ("박지영", "박지영씨", "카드", "어머님", "민수", "금요일")]
+    [True, True, False, False, False, False]
     """
     name = without_ssi(word)
     return len(name) == 3 and _HANGUL_ONLY.fullmatch(name) is not None and \

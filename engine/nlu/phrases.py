@@ -26,44 +26,7 @@ from dataclasses import dataclass
 from engine.precompiled import re_compile
 
 from .decision_words import GENERIC_ACT, NEUTRAL
-
-# -- Korean endings ---------------------------------------------------------------------------
-
-_REQUEST = ("줘", "줘요", "주세요", "주십시오", "주시오", "주라", "주셈", "줘라",
-            # as people text and speak it: "보내주삼", "보내주세용", "보내 주소" (Gyeongsang)
-            "주삼", "주세용", "주세여", "줘용", "줘여", "주쇼", "주소", "주이소", "주십쇼",
-            "주시죠", "주시기 바랍니다", "주시길 바랍니다")
-"""What follows a verb's 아/어 form to ask for it ("보내 주세요", "해줘")."""
-_ALLOWED = ("도 돼", "도 돼요", "도 되요", "도 됩니다", "도 좋아", "도 좋아요", "도 괜찮아",
-            "도 괜찮아요")
-"""Permission, which at a confirmation is a yes ("보내도 돼요")."""
-_HADA = ("해", "해요", "해라", "하세요", "하십시오", "합니다", "합시다", "하자", "하셈", "하삼",
-         "하시죠", "하세용", "해용",
-         "할게", "할게요", "할께", "할께요", "할래", "할래요", "하겠습니다", "하겠어요", "하겠음",
-         "해버려", "해 버려", "시켜", "시켜요", "시켜줘", "시켜 줘", "시켜 주세요", "시켜주세요",
-         "시키세요", "ㄱ", "ㄱㄱ", *(f"해 {r}" for r in _REQUEST), *(f"해{r}" for r in _REQUEST),
-         *(f"하여 {r}" for r in _REQUEST), *(f"하여{r}" for r in _REQUEST), "하라고", "하라고요",
-         "하라니까", "하라니까요",
-         *(f"해{a}" for a in _ALLOWED))
-"""하다's affirmative forms after a noun ("확인해 주세요", "진행할게요", "송금하자")."""
-_NOMINAL = ("요", "이요", "입니다", "이에요", "이예요", "임", "ㄱ", "ㄱㄱ")
-"""A noun said on its own, politely ("확인이요", "진행ㄱ")."""
-_VOWEL = ("요", "용", "라", "자", "ㄱ", "ㄱㄱ", *(f" {r}" for r in _REQUEST), *_REQUEST, *_ALLOWED,
-          "버려", " 버려", "셈", "삼", "세요", "세용", "시죠", "뿌라", "삐라", "라고", "라고요",
-          "라구요", "라니까", "라니까요")
-"""After a word ending in a vowel: 보내요, 보내라, 보내자, 보내 주세요, 보내도 돼요, 보내셈,
-보내시죠, 보내뿌라, and insisting: 보내라고요, 보내라니까 (with anyone named before it, someone
-else's words: no decision)."""
-
-_NEG_HADA = ("하지 마", "하지 마요", "하지 마세요", "하지 말아", "하지 말아요", "하지 말아줘",
-             "하지 말아 주세요", "하지 말아주세요", "하지 말라고", "하지 말자", "하지 않을래",
-             "하지 않을게요")
-"""하다's negated imperatives after a noun ("이체하지 마세요"): a cancel."""
-_NEG_VOWEL = ("지 마", "지 마요", "지 마세요", "지 말아", "지 말아요", "지 말아줘",
-              "지 말아 주세요", "지 말아주세요", "지 말자", "지 말라고")
-"""Negated imperatives after a verb stem ("보내지 마")."""
-_NEG_WILL = ("래", "래요", "게", "게요", "께", "께요")
-""""안 보낼래", "안 할게요": attached to a stem given a final ㄹ."""
+from .endings import HADA, NEG_HADA, NEG_VOWEL, NEG_WILL, NOMINAL, VOWEL
 
 # -- the built-in word classes ----------------------------------------------------------------
 
@@ -71,7 +34,7 @@ _NEG_WILL = ("래", "래요", "게", "게요", "께", "께요")
 
 INTERROGATIVES = {
     "ko": ("누구", "누가", "뭐", "무엇", "무슨", "뭘", "언제", "어디", "얼마", "몇", "왜", "어떻게",
-           "어떤", "어느", "어째서", "어케", "어캐", "어떡"),
+           "어떤", "어느", "어째서", "어케", "어캐", "어떡", "을매", "얼매", "어데"),
     "en": ("who", "whom", "whose", "what", "when", "where", "which", "why", "how"),
 }
 """Question words: never a value, a verb or a decision."""
@@ -264,14 +227,17 @@ HOLD = frozenset({"yet", "now", "until", "till", "later", "아직", "아직은",
 """Words that make a no or a "don't" a wait, not a cancel ("not yet", "don't send it now",
 as "아직은 아니야"); a cancel word with them still cancels ("cancel it for now")."""
 
-SINGLE_ONLY = ("엉",)
-"""Yes words that mean something else doubled (엉엉 is crying)."""
+SINGLE_ONLY = ("엉", "잉")
+"""Yes words that mean something else doubled (엉엉 is crying, 잉잉 whining)."""
 LAUGHS = re_compile(r"[ㅎㅋㅠㅜ]+")
 """ㅎㅎ, ㅋㅋ, ㅠㅠ: neutral wherever they stand."""
+A_LAUGH = re_compile(r"(?<![ㄱ-ㅎ])[ㅎㅋㅠㅜ]+")
+"""A laugh in running text, not the ㅋ of a word typed in consonants ("ㅇㅋ")."""
 _NEGATORS_EN = ("dont", "do not", "please dont", "please do not")
 BARE_NEGATIONS = ("하지 마", "하지 마요", "하지 마세요", "하지 말아", "하지 말아요", "하지 말아줘",
                   "하지 말아 주세요", "하지 말자", "안 할래", "안 할래요", "안 할게", "안 할게요",
-                  "안 할께요", "안 해", "안 해요", "안 합니다", "dont", "do not", "please dont",
+                  "안 할께요", "안 해", "안 해요", "안 합니다", "안 혀", "안 해유", "안 할란다",
+                  "안 할라요", "dont", "do not", "please dont",
                   "dont do it", "do not do it", "dont do that", "not now")
 """Negations with no verb ("하지 마", "don't"): a cancel when they open the message."""
 
@@ -313,9 +279,9 @@ def _set(forms: Iterable[str]) -> frozenset[str]:
 _ENDINGS = {
     "latin": frozenset({""}),
     "plain": _set(("", "요", "야", "이야", "예요", "에요", "이에요", "입니다", "이요")),
-    "consonant": _set(("", *_NOMINAL, *_HADA)),
-    "vowel+hada": _set(("", *_VOWEL, *_HADA)),
-    "vowel": _set(("", *_VOWEL)),
+    "consonant": _set(("", *NOMINAL, *HADA)),
+    "vowel+hada": _set(("", *VOWEL, *HADA)),
+    "vowel": _set(("", *VOWEL)),
 }
 
 
@@ -389,14 +355,14 @@ def negations(verbs: Iterable[str]) -> frozenset[str]:
             forms.update(f"{n} {verb}" for n in _NEGATORS_EN)
             continue
         if kind != "vowel":  # a noun with 하다: 이체하지 마, 이체 안 할래
-            forms.update(verb + n for n in _NEG_HADA)
-            forms.update(f"{verb} 안 {e}" for e in ("해", "해요", "합니다",
-                                                    *(f"할{w}" for w in _NEG_WILL)))
+            forms.update(verb + n for n in NEG_HADA)
+            forms.update(f"{verb} 안 {e}" for e in ("해", "해요", "합니다", "해유", "혀",
+                                                    *(f"할{w}" for w in NEG_WILL)))
         if kind != "consonant":  # a verb stem: 보내지 마, 안 보낼래, 안 보내
             willing = verb[:-1] + _with_final_l(verb[-1])
-            forms.update(verb + n for n in _NEG_VOWEL)
-            forms.update(f"안 {willing}{w}" for w in _NEG_WILL)
-            forms.update((f"안 {verb}", f"안 {verb}요"))
+            forms.update(verb + n for n in NEG_VOWEL)
+            forms.update(f"안 {willing}{w}" for w in NEG_WILL)
+            forms.update((f"안 {verb}", f"안 {verb}요", f"안 {verb}유"))  # 유: Chungcheong
     return _set(forms)
 
 
@@ -418,9 +384,10 @@ def thanked_off(text: str) -> str:
 
 
 CANCEL_SET_ASIDE = (r"(?:취소|중단|중지)(?:는|를|은)?\s?(?:하지\s?(?:말고|마시고|말구)|말고|말구|"
-                    r"아니고요?|아니구요?|아니라|아니에요|아니예요)")
-"""A cancel turned down ("취소하지 말고", "취소 아니고요"): neither a cancel nor a word beside
-a value — a pattern part."""
+                    r"아니고요?|아니구요?|아니라|아니에요|아니예요|"
+                    r"안\s?(?:해요?|하고|하구|할래요?|할게요?|할께요?|합니다|한다고요?|한다니까요?))")
+"""A cancel turned down ("취소하지 말고", "취소 아니고요", "취소 안 해요"): neither a cancel nor
+a word beside a value — a pattern part."""
 SET_ASIDE = r"(?:말고|아니고|아니라|빼고|대신에?)"
 """The words after a value or a request that set it aside for another ("반품 말고 교환",
 "민수한테 3만원 아니고", "환불 대신"): a pattern part."""
@@ -436,7 +403,8 @@ def contrasted(text: str) -> bool:
                for w in re.findall(r"\w+", text.casefold()))
 
 
-__all__ = ["BARE_NEGATIONS", "CANCEL_SET_ASIDE", "CONTRAST", "FILLERS", "GENERIC_ACT", "HOLD",
+__all__ = ["A_LAUGH", "BARE_NEGATIONS", "CANCEL_SET_ASIDE", "CONTRAST", "FILLERS", "GENERIC_ACT",
+           "HOLD",
            "INTERROGATIVES", "LAUGHS", "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "Lexicon", "asks",
            "contrasted", "is_question", "is_social", "is_statement", "negations", "not_knowing",
            "objects_off", "squash", "thanked_off"]

@@ -4,10 +4,14 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from typing import Any
+
 from engine.precompiled import re_compile
 
 from .certainty import after_retraction, retracted_at
-from .phrases import CONTRAST, HOLD
+from .phrases import CONTRAST, HOLD, not_knowing
 from .words import Answer, YesNoWords, decision_text, yes_no
 
 
@@ -32,6 +36,8 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
         return "deny"
     if answer is None and tail is None and cancelled_after_feeling(text, words):
         return "cancel"
+    if answer is None and tail is None and (after := decided_after_why(text, words)):
+        return after
     return None if answer == "cancel" and said == "confirm" else answer
 
 
@@ -57,6 +63,83 @@ def cancelled_after_feeling(text: str, words: YesNoWords) -> bool:
                     words.acts(t) or yes_no(t, words) is not None or words.cancels(t)
                     for t in head)
     return False
+
+
+def decided_of(text: str, values: Mapping[str, Any], words: YesNoWords) -> Answer | None:
+    """The yes or the cancel said of the task's own value as its topic ("지수는 취소" at the
+    second of two transfers, to 지수; "지수는 보내줘"); None for another's ("민지는 취소").
+
+    >>> from engine.nlu.words import default_words
+    >>> decided_of("ㄴㄴ 지수는 취소", {"target": "지수"}, default_words("ko"))
+    'cancel'
+    """
+    for value in values.values():
+        if isinstance(value, str) and value and value in text:
+            said = re.sub(rf"(?<!\S){re.escape(value)}(?:{_TOPIC})(?!\S)", " ", text)
+            answer = yes_no(said, words) if said != text else None
+            if answer == "cancel" or answer == "confirm":
+                return answer
+    return None
+
+
+_TOPIC = "은|는|한테는|에게는|께는|한텐|에겐|것은|건"
+
+
+def decided_after_why(text: str, words: YesNoWords) -> Answer | None:
+    """The yes or the cancel that follows only why ("할머니 생신이라서요 네 보내주세요", "바빠서요
+    취소할게요"): the why a clause of cause (-라서, -니까, -거든요, 때문에; before a cancel -어서
+    too) with no number, no decision word, no verb of the flow and nothing not known or put
+    off in it.
+
+    >>> from engine.nlu.words import YesNoWords, default_words
+    >>> sending = default_words("ko").merge(YesNoWords(act=("보내", "send")))
+    >>> decided_after_why("생신이라서요 네 보내주세요", sending)
+    'confirm'
+    >>> decided_after_why("잘 몰라서 네", sending), decided_after_why("보내야 해서 네", sending)
+    (None, None)
+    >>> decided_after_why("월급 들어와서 보내줘", sending)  # and then: no why
+    >>> decided_after_why("바빠서 취소", sending)
+    'cancel'
+    """
+    said = decision_text(text)
+    tokens = said.split(" ") if said is not None else []
+    for cut in range(1, min(len(tokens) - 1, _MOST_FELT) + 1):
+        if _because(tokens[cut - 1]):
+            head, answer = tokens[:cut], yes_no(" ".join(tokens[cut:]), words)
+            if answer == "confirm" and _BECAUSE_AND_THEN.search(tokens[cut - 1]):
+                continue  # "월급 들어와서 보내줘", "퇴근하고 나서": and then, not why
+            if answer in ("confirm", "cancel") and not not_knowing(" ".join(head)) and \
+                    (HOLD | _LATER).isdisjoint(head) and not any(
+                        any(c.isdigit() for c in t) or words.acts(t) or words.known(t) and
+                        yes_no(t, words) is not None or words.cancels(t) for t in head):
+                return answer
+    return None
+
+
+def _because(word: str) -> bool:
+    """Whether ``word`` ends a clause of cause: -니까, -거든요, -길래, 때문에, or -서 after a
+    verb's 아/어 form ("바빠서요", "급해서", "생신이라서"; not "김영서", "계좌에서").
+
+    >>> [_because(w) for w in ("바빠서요", "급해서", "생신이라", "김영서", "계좌에서", "때문에")]
+    [True, True, True, False, False, True]
+    """
+    if word in _BECAUSE_WORDS or _BECAUSE.search(word):
+        return True
+    stem = word.removesuffix("요").removesuffix("서")
+    if stem == word.removesuffix("요") or len(stem) < 2 or not "가" <= stem[-1] <= "힣":
+        return False
+    code = ord(stem[-1]) - 0xAC00
+    return code % 28 == 0 and code // 28 % 21 in _OPEN_VOWELS
+
+
+_BECAUSE = re_compile(r"[가-힣](?:니까|니까요|거든|거든요|길래|길래요)$|[가-힣]이라$")
+_BECAUSE_AND_THEN = re_compile(r"(?<!라)서요?$")
+"""-서 that may join what happens first ("들어와서 보내줘": after it comes in), not why:
+before a yes only -(이)라서 is why ("생신이라서요 네"); before a cancel any -서 is ("바빠서요
+취소할게요")."""
+_BECAUSE_WORDS = frozenset({"때문에", "때문이에요", "because", "cause", "cuz", "since"})
+_OPEN_VOWELS = frozenset({0, 1, 4, 6, 9, 10, 14})
+"""ㅏ ㅐ ㅓ ㅕ ㅘ ㅙ ㅝ: the vowels a verb's 아/어 form ends in (바빠, 급해, 와, 봐, 져)."""
 
 
 def _felt(head: list[str]) -> bool:

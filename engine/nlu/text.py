@@ -13,15 +13,22 @@ _LATIN = re_compile(r"[a-z]")
 
 
 def normalise(text: str) -> str:
-    """NFC, casefold, punctuation/symbols -> spaces, whitespace collapsed.
+    """NFC, casefold, punctuation/symbols -> spaces, whitespace collapsed; question words as
+    the regions say them in their standard form ("을매" is 얼마, "어데" 어디).
 
-    >>> normalise("  예, 진행해주세요!! ")
-    '예 진행해주세요'
+    >>> normalise("  예, 진행해주세요!! "), normalise("잔고 을매 남았노")
+    ('예 진행해주세요', '잔고 얼마 남았노')
     """
     folded = unicodedata.normalize("NFC", text).casefold()
     # Apostrophes join ("let's" -> "lets"); other punctuation separates words.
     cleaned = _NOT_WORD.sub(" ", _APOSTROPHE.sub("", folded))
+    if "매" in cleaned or "데" in cleaned:
+        cleaned = _REGIONAL.sub(lambda m: _STANDARD[m[0]], cleaned)
     return " ".join(cleaned.split())
+
+
+_STANDARD = {"을매": "얼마", "얼매": "얼마", "울매": "얼마", "어데": "어디"}
+_REGIONAL = re_compile(r"(?<![가-힣])(?:을매|얼매|울매|어데)")
 
 
 _QUESTION_OR_QUOTE = re_compile(

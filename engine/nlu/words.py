@@ -24,6 +24,7 @@ present); this module only reports the word.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -138,7 +139,9 @@ _Table = dict[str, dict[str, str]]
 _DECISIONS: _Table = {
     "confirm": {"N": "confirm", "Y": "yes", "A": "confirm", "U": "confirm"},
     "yes": {"N": "yes", "Y": "yes", "A": "yes", "U": "yes"},
-    "deny": {"N": "deny", "D": "no"}, "no": {"N": "no", "D": "no"},
+    "deny": {"N": "deny", "D": "no", "U": "aside"}, "no": {"N": "no", "D": "no", "U": "aside"},
+    # a no that only turns a cancel down, then the yes ("아니 취소 안 해요, 보내주세요")
+    "aside": {"N": "aside", "U": "aside", "Y": "yes", "A": "yes"},
     "cancel": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop",
                "K": "noun", "X": "stop"},
     "said": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop", "K": "noun",
@@ -319,12 +322,17 @@ def yes_no(text: str, words: YesNoWords) -> Answer | None:
     return answer
 
 
-_MIXED = re_compile(r"\b([a-z]+)([가-힣]+)\b")
+_MIXED = re_compile(r"\b([a-z]+)([가-힣]+)\b|(?<=[가-힣])(?=[ㅋㅎㅠㅜ]+(?:\s|$))")
+"""Where a message's words run together: "cancel해줘", a laugh typed on ("취소ㅋㅋ")."""
 _REMEMBERED = 512  # messages a set of words keeps its answer for
 
 
+def _apart(match: re.Match[str]) -> str:
+    return f"{match[1]} {match[2]}" if match[1] else " "
+
+
 def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
-    text = _KO_UNSAID.sub(_UNSAID, _MIXED.sub(r"\1 \2", normalised))  # "취소하지 말고"
+    text = _KO_UNSAID.sub(_UNSAID, _MIXED.sub(_apart, normalised))  # "취소하지 말고"
     tokens = objects_off(text.split(" "), grammar.yes)
     tokens = _unsaid(_unglued(tokens, grammar), grammar.stop)
     ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1] if len(tokens) <= _MOST_WORDS \
@@ -362,14 +370,22 @@ _GLUED = ("이제", "지금", "그냥", "걍", "빨리", "바로", "얼른", "�
 
 
 def _unglued(tokens: list[str], grammar: _Grammar) -> list[str]:
-    """``tokens`` with an adverb typed onto a decision word set apart ("이제보내줘")."""
+    """``tokens`` with an adverb typed onto a decision word set apart ("이제보내줘"), and a no
+    typed onto a cancel ("아니요취소해주세요")."""
     for i in range(len(tokens) - 1, -1, -1):
         token = tokens[i]
         head = next((a for a in _GLUED if token.startswith(a) and len(token) > len(a)), "")
         rest = token[len(head):]
         if head and len(rest) > 1 and rest[0] not in "네예응웅엉" and grammar.kinds(rest, True):
             tokens[i:i + 1] = [head, rest]
+        elif not head and (no := next((n for n in _NO_GLUED if token.startswith(n)), "")) and \
+                grammar.kinds(token[len(no):], True) & _CANCELS:
+            tokens[i:i + 1] = [no, token[len(no):]]
     return tokens
+
+
+_NO_GLUED = ("아니요", "아니오", "아뇨", "아니")
+_CANCELS = frozenset({"C", "K", "X"})
 
 
 def _held(cancel: list[str], tokens: list[str], grammar: _Grammar) -> bool:

@@ -101,10 +101,12 @@ def _takes(message: str, service: CompiledService, flow: CompiledFlow, today: dt
     (``every``: for each slot that counts)."""
     if not flow.slots:
         return False
-    read = understand(message, service, flow, flow.initial, asked=None, batching=False,
-                      today=today, started=True)
-    given = {op.slot for op in read.ops if op.op == "set" and counts(op.slot)}
-    return given == {s for s in flow.slots if counts(s)} if every else bool(given)
+    read = understand(message, service, flow, flow.initial, asked=None, batching=every and
+                      flow.batch, today=today, started=True)  # "민지랑 지수한테 각각 2만씩"
+    tasks = read.tasks or [{op.slot: op.value for op in read.ops if op.op == "set"}]
+    given = [{slot for slot in task if counts(slot)} for task in tasks]
+    wanted = {s for s in flow.slots if counts(s)}
+    return all(g == wanted for g in given) if every else any(given)
 
 
 def taken_by_one(options: list[str], ranked: list[Intent], message: str,

@@ -35,7 +35,7 @@ from engine.nlu.certainty import (
     taken_back,
 )
 from engine.nlu.phrases import thanked_off
-from engine.nlu.reasons import answer_of
+from engine.nlu.reasons import answer_of, decided_of
 from engine.nlu.resets import named_resets
 from engine.nlu.segments import each_to, merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
@@ -180,9 +180,10 @@ def _answered(text: str, service: CompiledService, asked: str | None, answer: st
     if answer in ("confirm", "deny") and asked is not None and \
             service.slots[asked].spec.type == "boolean":
         return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
-    restated = _restated(text, found, confirming, words) if answer is None and confirming \
-        else None
+    restated = _restated(text, found, confirming, words) or decided_of(text, confirming, words) \
+        if answer is None and confirming else None
     return Understanding(decision=restated) if restated is not None else None
+
 
 
 def _decision(answer: str | None, deciding: bool) -> Decision | None:
