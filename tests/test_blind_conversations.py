@@ -160,9 +160,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "order-ready-no: 'no i want to change something', then cheese on",
     },
     "transfer_dialect.test.yaml": {
-        # a time said in a sentence about something else at the confirmation ("아들이 이번 달에
-        # 장가간다 아이가") is read as a date that names no day: the date is asked (nothing sent)
-        "gyeongsang not yes: 야 about the son's wedding is a yes to something else",
         # whom, with no particle, before what the money is for ("아들 집 사는 데 보태게
         # 육백만원"): the recipient is asked
         "gyeongsang over limit: 육백만원 for the son's house fails after 하모",
@@ -174,8 +171,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # the request said again as insisting ("보내달라고ㅋㅋ") is no yes: another set's writer
         # meant it as a request to be confirmed again, so it waits (nothing sent)
         "slang yes: repeating the request in slang counts as yes",
-        # "이따 할게용" is a time that names no date: the date is asked (nothing sent)
-        "slang not-yes: 이따 할게 is later, not now",
     },
     "transfer_decisions_ko.test.yaml": set(),
     "transfer_en_4.test.yaml": set(),

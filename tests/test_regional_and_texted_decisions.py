@@ -173,3 +173,20 @@ async def test_whom_as_english_is_texted_and_learned(message: str, target: str,
 async def test_people_paid_each_with_a_go_word_are_one_task_each() -> None:
     (_, state, said), = await conversation("태민이랑 소라한테 각각 3만씩 ㄱㄱ")
     assert state["stage"] == "READY" and state["slots"]["target"] == "태민" and "2건" in said
+
+
+@pytest.mark.parametrize("reply", ["딸이 다음 달에 이사 가요", "회사가 다음 주에 쉬어서요 ㅎㅎ"])
+async def test_a_time_of_what_someone_else_does_asks_no_date(reply: str) -> None:
+    _, stage, said = await confirming(SINGLE, reply)
+    assert stage == "READY" and "날짜" not in said
+
+
+async def test_a_time_of_ones_own_doing_is_still_asked_as_a_date() -> None:
+    _, stage, said = await confirming(SINGLE, "제가 다음 주 중에 보낼게요")
+    assert stage == "FILLING" and "날짜" in said
+
+
+@pytest.mark.parametrize("reply", ["이따 할께용", "나중에 할래용"])
+async def test_putting_the_decision_off_in_a_texted_ending_waits(reply: str) -> None:
+    reading, stage, said = await confirming(SINGLE, reply)
+    assert stage == "READY" and reading["decision"] is None and "날짜" not in said

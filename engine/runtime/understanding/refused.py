@@ -66,8 +66,9 @@ def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: 
         return None  # "can I cancel it later?": a time of undoing it, no date of doing it
     if asked != dated[0] and _put_off(text, said):
         return None  # "maybe later" at a confirmation: not now, no date to ask for
-    if _told_of_before(text, said) or _of_a_thing(text, said):
-        return None  # "그때는 다음 달로 미뤘다가", "이번 달 생활비가": no date to ask for
+    if _told_of_before(text, said) or _of_a_thing(text, said) or _of_another(text, said):
+        return None  # "그때는 다음 달로 미뤘다가", "이번 달 생활비가", "아들이 이번 달에
+        # 장가간다": no date to ask for
     return "set", dated[0], UnreadTime(said)
 
 
@@ -76,7 +77,8 @@ _LATER = re_compile(r"(?:later|someday|sometime|soon|나중에|언젠가|조만�
 _HEDGES = frozenset({"maybe", "mabye", "maybee", "perhaps", "probably", "prolly", "probs",
                      "just", "hmm", "um", "uh", "well", "ok", "okay", "then", "아마", "아마도",
                      "좀", "그냥", "음", "흠", "일단", "확인은", "결정은", "할게", "할게요", "할께",
-                     "할께요", "할래", "할래요", "하겠습니다", "할게여", "i", "ll", "will",
+                     "할께요", "할래", "할래요", "하겠습니다", "할게여", "할게용", "할께용",
+                     "할래용", "할게유", "i", "ll", "will",
                      "let", "me", "confirm", "decide"})
 """Hedges, and putting off the decision itself ("확인은 이따가 할게", "I'll decide later")."""
 
@@ -103,6 +105,19 @@ def _of_a_thing(text: str, said: str) -> bool:
 
 
 _THINGS_OF = re_compile(r"\s+[가-힣]{2,}(?:이|가|은|는|도|의)(?=[\s.,!?~]|$)")
+
+
+def _of_another(text: str, said: str) -> bool:
+    """Whether the time ``said`` is of what someone or something else does: the word right
+    before it is another's subject ("아들이 이번 달에 장가가요", "월급이 다음 주에 들어와"), not
+    the speaker's own ("제가 다음 달에 보낼게요")."""
+    before = text[:max(text.find(said), 0)].split()[-1:]
+    return bool(before) and _SUBJECT.fullmatch(before[0]) is not None and \
+        before[0] not in _OWN_SUBJECTS
+
+
+_SUBJECT = re_compile(r"[가-힣]+[이가]")
+_OWN_SUBJECTS = frozenset({"제가", "내가", "저희가", "우리가", "본인이"})
 
 
 def _put_off(text: str, said: str) -> bool:
