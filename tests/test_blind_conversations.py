@@ -1,14 +1,14 @@
-"""Sets of whole conversations, written blind (from a prose description of the service, not
-the flow file or the code): the transfer service in Korean (four sets, the second on
+"""Sets of whole conversations, written blind (from a prose description of the service, not the
+flow file or the code): the transfer service in Korean (four sets, the second on
 corrections, typing habits and texted endings, the third on formal and dictated messages,
-the fourth on dates, several transfers and questions in the middle; then one in the
-regions' dialects and as older people type, one as the young text, one on what is and is
-not a yes at the confirmation), in English (four sets, the second as non-native speakers
-text, the third as native speakers living in Korea do, the fourth as the world's Englishes
-and phones type), code-switched (one set) and against tricks (one set: injected "system"
-lines, quoted yeses, markup, take-backs, pressure, someone else's yes), the pizza shop
-(three sets), the online shop (three sets), and the bank's card help desk (two sets). Each
-turn says the stage it should end in and the values it should hold.
+the fourth on dates, several transfers and questions in the middle; then one in the regions'
+dialects and as older people type, one as the young text, one on what is and is not a yes at
+the confirmation), in English (four sets, the second as non-native speakers text, the third
+as native speakers living in Korea do, the fourth as the world's Englishes and phones type),
+code-switched (one set) and against tricks (one set: injected "system" lines, quoted yeses,
+markup, take-backs, pressure, someone else's yes), the pizza shop (four sets, the fourth as
+the world's Englishes decide), the online shop (three sets), and the bank's card help desk
+(two sets). Each turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -172,6 +172,11 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # meant it as a request to be confirmed again, so it waits (nothing sent)
         "slang yes: repeating the request in slang counts as yes",
     },
+    "pizza_en_4.test.yaml": {
+        # a size said as "big" in a request with no order word but "pie" ("can you send me a
+        # big pie") is not sure enough to start an order: "did you mean order a pizza?"
+        "start: dictated 'hey I'm so hungry can you send me a big pie' takes the size",
+    },
     "transfer_decisions_ko.test.yaml": set(),
     "transfer_en_4.test.yaml": set(),
 }
@@ -190,6 +195,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "pizza_en_3.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"},
          "commerce_ko_2.test.yaml": {"ACCEPTED", "FAILED"},
+         "pizza_en_4.test.yaml": {"PLACED", "PAID", "DECLINED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml"),
                          {"EXECUTED", "FAILED"})}

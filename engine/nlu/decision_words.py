@@ -97,7 +97,7 @@ NEUTRAL = {
            "that would be great", "thatd be great", "ugh", "argh", "meh", "welp", "oops",
            "whoops", "aw", "aww", "actually", "sorry", "sorry but", "so sorry", "apologies",
            "excuse me", "dear", "too", "from me", "as well", "for your help", "thank you kindly",
-           "po", "o", "am", "i see", "got it", "gotcha", "through"),
+           "po", "o", "am", "i see", "got it", "gotcha", "through", "kindly"),
 }
 """Politeness and fillers: words a decision may carry without changing what it is."""
 

@@ -3,10 +3,11 @@
 
 A slot is named by its ``names`` (default: its own name, underscores as spaces). The
 message must be about that and nothing else: the name with a taking-back verb next to it —
-English ``change / reset / remove / clear / redo (the|my) NAME``, Korean ``NAME(은|는|을|를|도)
-빼/지워/다시/바꿀/변경…`` — and no other content words. What the slot is then is asked
-again (a required one), or left empty. A message that also says the new value ("날짜를 내일로
-바꿔줘") is a correction, read by the slot's extractors, never a reset.
+English ``(I want to / can I) change / reset / remove / clear / redo (the|my) NAME``,
+Korean ``NAME(은|는|을|를|도) 빼/지워/다시/바꿀/변경…`` — and no other content
+words. What the slot is then is asked again (a required one), or left empty. A message
+that also says the new value ("날짜를 내일로 바꿔줘") is a correction, read by the slot's
+extractors, never a reset.
 """
 
 from __future__ import annotations
@@ -29,9 +30,17 @@ _POLITE = r"(?:\s*(?:please|좀|그냥|음|아))*"
 @lru_cache(maxsize=256)
 def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = names_pattern(names)
-    english = rf"{_POLITE}\s*{_EN_VERBS}\s+(?:the\s+|my\s+)?(?:{alternatives})\s*(?:please)?"
+    english = rf"{_POLITE}\s*{_WANTING}{_EN_VERBS}\s+(?:the\s+|my\s+)?(?:{alternatives})" \
+        r"\s*(?:please|pls|plz)?"
     korean = rf"{_POLITE}\s*(?:{alternatives}){_PARTICLES}{_POLITE}\s*{_KO_VERBS}"
-    return re.compile(rf"^(?:{english}|{korean})(?:{_NOW})?\s*[.!]*$", re.IGNORECASE)
+    return re.compile(rf"^(?:{english}|{korean})(?:{_NOW})?\s*[.!?]*$", re.IGNORECASE)
+
+
+_WANTING = (r"(?:(?:i|we)(?:\s+(?:want|wanna|need|would\s+like)|\s*['’]?d\s+like)\s+(?:to\s+)?"
+            r"|(?:can|could|may)\s+(?:i|we|you)\s+(?:please\s+)?|let\s+(?:me|us)\s+"
+            r"|(?:i|we)\s+(?:wish|have)\s+to\s+)?")
+"""Asking to, or wanting to ("I want to change the size", "can I change the size?", "I want
+change the size" as learners say it)."""
 
 
 _NOW = (r"\s*[,.]?\s*(?:(?:and|just)\s+)*(?:(?:send|do|transfer|pay)\s+it\s+)?"
@@ -50,6 +59,8 @@ def named_resets(text: str, slots: Mapping[str, Iterable[str]]) -> list[str]:
     []
     >>> named_resets("never mind the date, send it now", {"date": ["date", "날짜"]})
     ['date']
+    >>> named_resets("I want to change the size please", {"size": ["size"]})
+    ['size']
     """
     cleaned = text.strip()
     return [slot for slot, names in slots.items()

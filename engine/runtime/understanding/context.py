@@ -145,9 +145,13 @@ class TurnState:
         self._changed()
 
     def finish(self) -> None:
-        """The flow's task ended: its own slots are reset, kept slots stay."""
+        """The flow's task ended: its own slots are reset, kept slots stay — unless it was
+        cancelled: then it keeps none of its own (an id given to a verification the user
+        cancelled verifies nothing)."""
         session = self.session
-        for name in self.flow.fresh:
+        dropped = self.service.kept.intersection(self.flow.slots) \
+            if session.meta.get("last_cancelled") else ()
+        for name in (*self.flow.fresh, *dropped):
             session.slots.pop(name, None)
         session.meta, session.filling_turns, session.journal = Meta(), 0, {}
         self._changed()
