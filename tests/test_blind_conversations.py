@@ -7,8 +7,9 @@ the confirmation), in English (four sets, the second as non-native speakers text
 as native speakers living in Korea do, the fourth as the world's Englishes and phones type),
 code-switched (one set) and against tricks (one set: injected "system" lines, quoted yeses,
 markup, take-backs, pressure, someone else's yes), the pizza shop (four sets, the fourth as
-the world's Englishes decide), the online shop (three sets), and the bank's card help desk
-(two sets). Each turn says the stage it should end in and the values it should hold.
+the world's Englishes decide), the online shop (four sets, the fourth as shoppers type in
+the regions, young and old), and the bank's card help desk (three sets, the third in a
+hurry, upset or unsure). Each turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn
 may end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -108,9 +109,7 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # more
         "결제까지: 상품 없이 '결제하고싶은데요'로 시작, 확인 단계의 할부 질문은 승낙이 아님",
         # which answers count as unusable before the status flow gives up differs from the
-        # writer's count (a lone "아뇨", digits with no ORD-): one turn early in one, late in
-        # the other
-        "번호 없이 '언제 와요', 숫자만 준 번호와 '아뇨'는 재질문, 올바른 번호로 조회",
+        # writer's count (a lone "아뇨", digits with no ORD-): one turn late
         "주문번호를 끝내 못 대면 세 번째에 포기(GAVE_UP)",
         # the number inside a sentence of where it is written ("문자에 (ORD-…) 이렇게
         # 써있네요") is not read
@@ -177,6 +176,13 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # big pie") is not sure enough to start an order: "did you mean order a pizza?"
         "start: dictated 'hey I'm so hungry can you send me a big pie' takes the size",
     },
+    "cards_en_3.test.yaml": set(),
+    "commerce_ko_4.test.yaml": {
+        # a question about delivery in the middle of a checkout ("근데 이거 무료배송이에요?")
+        # holds the status flow's word (배송): an order's status is looked up on top
+        "checkout not-yes: 바쁜 직장인 한 줄에 다 — 'P-111 화이트 색상 2개 바로 구매', "
+        "'무료배송이에요?'는 질문, '넵 진행해주세요'",
+    },
     "transfer_decisions_ko.test.yaml": set(),
     "transfer_en_4.test.yaml": set(),
 }
@@ -196,6 +202,8 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "commerce_ko.test.yaml": {"ACCEPTED", "FAILED"},
          "commerce_ko_2.test.yaml": {"ACCEPTED", "FAILED"},
          "pizza_en_4.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "cards_en_3.test.yaml": {"ORDERED"},
+         "commerce_ko_4.test.yaml": {"ACCEPTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml"),
                          {"EXECUTED", "FAILED"})}

@@ -56,7 +56,7 @@ EN: dict[str, tuple[str, ...]] = dict(
              "lets do this", "sounds lovely", "sounds right", "sounds just right",
              "sounds perfect", "is correct", "is all correct", "is right", "all correct",
              "go on", "go on then", "brilliant", "lovely", "no worries", "sige", "opo",
-             "oo po"),
+             "oo po", "thats all correct", "its all correct", "its correct", "thats all good"),
     cancel=("cancel", "cancel it", "cancel that", "stop", "abort", "never mind", "nevermind",
             "forget it", "forget about it", "call it off", "scrap it", "scrap that",
             "i dont want it", "i dont want it anymore", "dont want it anymore",
@@ -83,7 +83,7 @@ NEUTRAL = {
            "그것도", "그거도", "이거도", "저것도", "잘", "그리", "죄송하지만", "죄송한데",
            "죄송한데요", "죄송합니다만", "미안하지만", "미안한데", "미안한데요", "실례지만",
            "번거롭겠지만", "번거로우시겠지만", "ㅈㅅ", "헐", "그렇구나", "그렇군", "그렇군요",
-           "아하", "오호",
+           "아하", "오호", "아참", "참",
            # as the regions say it: 야 (a Gyeongsang opener), 고마 (just), 그라믄 (then);
            # 맞다 (right: said with a yes, not alone: "아 맞다" is remembering)
            "야", "고마", "그라믄", "그라모", "그람", "글믄", "맞다"),

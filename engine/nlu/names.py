@@ -123,7 +123,10 @@ def promised(value: str, after: str) -> bool:
     return bool(_PROMISED.fullmatch(value) and _PROMISED_AFTER.match(after))
 
 
-_REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|라고|래서|대서|"
+_L_FINAL = "".join(chr(0xAC00 + 28 * i + 8) for i in range(399))
+"""Syllables closed by ㄹ: before 라고 they make it a purpose ("나눠줄라고"), not a quote."""
+_REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|"
+                       rf"(?<![{_L_FINAL}])라고|래서|대서|"
                        r"달라(?:시네|시는데|는데|던데|네|셔서|셔)|"
                        r"(?<=[하내주사받쓰두])(?:래|랬어|랬는데|랬잖아)|"
                        r"(?<=[가-힣])라(?:던데|더라|던|셨어|셨는데|시네|시더라|시던데|잖아|잖아서)|"
@@ -140,9 +143,12 @@ _POLITE_IF = (r"(?!\s+(?:(?:that|it|this)\s+helps|(?:needed|necessary|required|n
               r"|you\s+need\s+it|you\s+(?:would|will|please)\b|you\s+(?:don'?t|do\s+not)\s+mind"
               r"|(?:it|that)\s*(?:'?s|\s+is)?\s*(?:not|n'?t|isn'?t)\s+too\s+much"
               r"|(?:it|that)\s*(?:'?s|\s+is)\s+(?:quite\s+)?(?:all\s*right|alright|ok|okay|fine)"
-              r"|(?:it|that)\s+(?:works|suits)\b))")
-"""What makes an "if" before it only polite ("u123, if that helps", "if needed", "if you
-would", "if it isn't too much bother", "if that's quite all right")."""
+              r"|(?:it|that)\s+(?:works|suits)\b"
+              r"|[iI]\s+(?:remember|recall)(?:\s+(?:it|that))?(?:\s+(?:right|rightly|correctly))?"
+              r"\b|[mM]y\s+memory\s+serves\b))")
+"""What makes an "if" before it only polite or a memory's hedge ("u123, if that helps", "if
+needed", "if you would", "if it isn't too much bother", "if that's quite all right", "0912
+if I remember right")."""
 _HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)"
 """What makes a Korean "-면" after it only polite ("필요하시면", "도움이 되면")."""
 _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)" + _HELPFUL_IF + r"면\s(?!돼|되|충분|괜찮)|\bif\b"
@@ -264,8 +270,21 @@ def reported(text: str) -> bool:
     [True, True, False, False]
     >>> [reported(t) for t in ("다들 5만원 했다더라고.", "3만원 냈대요", "작년엔 드렸거든요")]
     [True, True, True]
+    >>> [reported(t) for t in ("아직 안 받았는데 환불해 주세요", "못받았는데요")]  # not done
+    [False, False]
+    >>> reported("20개 담아줘요 나눠줄라고"), reported("보내라고 했잖아")  # a purpose, a quote
+    (False, True)
     """
-    return bool(_REPORTED.search(text))
+    for found in _REPORTED.finditer(text):
+        start = text.rfind(" ", 0, found.start()) + 1
+        before = text[:start].split()[-1:]
+        if not (text[start:].startswith(_NOT_DONE) or before in (["안"], ["못"])):
+            return True
+    return False
+
+
+_NOT_DONE = ("안", "못")
+"""What negates a verb of something already done ("안 받았는데": not received)."""
 
 
 _COPULA = re_compile(r"(?<=[가-힣])(?:이에요|예요|입니다|이요|요|이야|야)$")

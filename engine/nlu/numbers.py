@@ -157,7 +157,7 @@ _ONES = "|".join(sorted(_NATIVE_ONES, key=len, reverse=True))
 _COUNTERS = r"개|명|장|병|권|대|벌|잔|마리|판|박스|세트|켤레|통|봉지|팩|인분"
 _NATIVE = re_compile(
     rf"(?<![가-힣])(?P<tens>열|스물|스무)?\s?(?P<ones>{_ONES})?\s?(?P<unit>{_COUNTERS})"
-    rf"(?:요|만요|만|씩|이요|짜리|를|을|이|가|도)?(?![가-힣])")
+    rf"(?:요|만요|만|씩|이요|짜리|를|을|이|가|도|로|으로|로요)?(?![가-힣])")
 _ALONE = re_compile(rf"^\s*(?P<n>열|스물|{_ONES})(?:만|이요|요|만요|이에요|예요)?\s*[.!~]*\s*$")
 """A Korean native numeral said alone ("하나만요", "셋이요"): the answer to "how many?"."""
 

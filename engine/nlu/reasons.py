@@ -24,6 +24,9 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
     rest = stopped_doing(text, words)
     if rest is not None:  # "그만 물어보고 보내": the rest says it
         return answer_of(rest, words) if rest else None
+    slip = _SLIP.match(text)
+    if slip is not None:  # "ㅋㅋ 잘못 보냈어요 네 접수해주세요": the last message was the slip
+        return answer_of(text[slip.end():], words) if text[slip.end():].strip() else None
     own = _AGREES_TOO.sub(" ", text)  # "네 남편도 하라네요 접수해주세요": the user's own yes
     if own != text and own.strip() and yes_no(own, words) == "confirm":
         return "confirm"
@@ -63,6 +66,14 @@ def cancelled_after_feeling(text: str, words: YesNoWords) -> bool:
                     words.acts(t) or yes_no(t, words) is not None or words.cancels(t)
                     for t in head)
     return False
+
+
+_SLIP = re_compile(r"^[ㅋㅎㅠㅜ\s]*(?:(?:앗|엇|헉|아차|아)\s+)?(?:(?:죄송|미안)\S*\s+)?"
+                   r"잘못\s?(?:보냈|쳤|눌렀|썼|입력했)\S*[\s.,!~]+"
+                   r"|^(?:(?:sorry|oops),?\s+){0,2}wrong\s+(?:chat|window|person|message)[\s.,!~]+",
+                   re.IGNORECASE)
+"""A slip owned before the decision ("ㅋㅋ 잘못 보냈어요 네 …", "oops wrong chat, yes go ahead"):
+it was the last message; said after a yes ("넵 앗 잘못 쳤어요") it takes the yes back."""
 
 
 def decided_of(text: str, values: Mapping[str, Any], words: YesNoWords) -> Answer | None:
@@ -153,7 +164,8 @@ def _felt(head: list[str]) -> bool:
 
 _FEELING = re_compile(r"[가-힣](?:다|네|네요|군|군요|잖아|잖아요|죽겠네|죽겠다)$")
 _ANNOYED = frozenset({"ugh", "meh", "argh", "hassle", "forever", "annoying", "complicated",
-                      "tired", "bored", "whatever", "ㅡㅡ", "짜증", "짜증나", "짜증나네"})
+                      "tired", "bored", "whatever", "ㅡㅡ", "짜증", "짜증나", "짜증나네", "아이고",
+                      "아이구", "에휴", "휴"})
 _LATER = frozenset({"나중에", "다음에", "later", "another"})
 """A cancel word that puts off ("결정은 나중에 할게요"): waiting, never after a feeling."""
 _LONGEST_CANCEL = 3
@@ -181,14 +193,17 @@ def only_reason(text: str, rest: str, words: YesNoWords) -> bool:
 
 
 _OWN_PLAN = re_compile(r"(?:[가-힣](?:게요?|겠어요?|겠습니다|래요?)|(?:^|\s)(?:괜찮아요?|괜찮습니다"
-                       r"|됐어요?)|^(?:ill|i will|i would|id|i d|im|i am|i m|ive|i have)\b.*"
+                       r"|됐어요?|충분해요?|충분합니다)|[가-힣](?:이)?면\s?(?:돼요?|됩니다|충분해요?)"
+                       r"|^(?:ill|i will|i would|id|i d|im|i am|i m|ive|i have)\b.*"
+                       r"|^(?:(?:i|we)\s)?(?:found|got)\s(?:it|them)\b.*"
+                       r"|^(?:(?:i|we)\s)?(?:dont|do not)\s+need\s(?:it|one|them|a new one)\b.*"
                        r"|^(?:just\s)?(?:keep|leave)\s(?:it|that|them|the\s\w+)"
                        r"(?:\s(?:as\sis|as\sit\swas|the\ssame|like\sthat|alone|then))?(?:\splease)?"
                        r"|^(?:(?:그냥\s)?(?:그대로|원래대로)\s?)?(?:둬|둬요|두세요|놔둬|놔두세요|할게요"
                        r"|해\s?주세요)|^(?:그냥\s)?(?:그대로|원래대로))$")
 """What the speaker will do or is ("좀 더 써볼게요", "생각해보니 괜찮아요", "I'll keep it",
-"I'm good"), or keeping what is ("no, keep it", "아니요 그대로 두세요"): a plan of one's own,
-no request."""
+"I'm good", "한번이면 돼요", "found it", "don't need one"), or keeping what is ("no, keep it",
+"아니요 그대로 두세요"): a plan of one's own, no request."""
 _LONGEST_NO = 3
 
 

@@ -116,12 +116,15 @@ _NEGATING_WORDS = frozenset({"don", "dont", "t", "not", "never", "no", "안", "�
 
 def answer_after_echo(text: str, slot: CompiledSlot) -> str:
     """The answer after the question it answers said back ("my pin? its 5309", "금액이요?
-    3만원이요", "how much? 30k"): what follows the "?"; ``text`` itself when the part before
+    3만원이요", "how much? 30k") or after asking why it is needed ("do u really need it? ok
+    fine its 8642"): what follows the "?"; ``text`` itself when the part before
     it holds a word that is not the slot's own, a question word or a filler, or when what
     follows asks again."""
     echoed = _ECHOED.match(text)
     if echoed is None:
         return text
+    if _WHY_NEEDED.search(echoed.group(1)):  # "do u really need it? ok fine its 8642"
+        return echoed.group(2)
     own = _own_words(slot.name, tuple(slot.spec.names), slot.spec.description or "")
     for word in re.findall(r"\w+", echoed.group(1).casefold()):
         if not (word in own or _ECHO_ENDING.sub("", word) in own or asks(word) or
@@ -131,6 +134,10 @@ def answer_after_echo(text: str, slot: CompiledSlot) -> str:
 
 
 _ECHOED = re_compile(r"^\s*([^?？]{1,30}?)\s*[?？]+\s*([^?？]+)$")
+_WHY_NEEDED = re_compile(r"\bneed\b|\bnecessary\b|\brequired\b|\bwhy\b|필요|왜"
+                         r"|꼭\s*(?:알려|말해|줘)", re.IGNORECASE)
+"""Asking why the value is needed before giving it ("why do you need that? its 1234", "꼭
+필요해요? 1234요"): the answer follows."""
 _ECHO_ENDING = re_compile(r"(?:이요|요|은|는|이|가|을|를|냐고|라고|이라고|말이야|말이에요)$")
 _ECHO_FILLERS = frozenset({"my", "the", "your", "oh", "ah", "a", "much", "many", "내", "제", "아",
                            "네"})

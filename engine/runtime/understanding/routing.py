@@ -117,8 +117,9 @@ def taken_by_one(options: list[str], ranked: list[Intent], message: str,
     when each intent was named by words of its own ("이어폰 찾아서 추천해줘": which one?), or
     when the message holds its values at a distance (a question, a hedge, someone else's:
     "my wife lost her card", a contrast: "…damaged last year but now my balance")."""
-    if len({i.reason for i in ranked if i.name in options}) != 1 or "?" in message or \
-            is_question(message) or names.hedged(message) or contrasted(message):
+    if len({i.reason for i in ranked if i.name in options}) != 1 or \
+            "?" in message.rstrip().rstrip("?？") or is_question(message) or \
+            names.hedged(message) or contrasted(message):  # "…broken? can I get a new one"
         return None
     flows = {name: service.flows[service.routes[name]] for name in options}
 

@@ -34,6 +34,7 @@ from engine.nlu.certainty import (
     retracted_at,
     taken_back,
 )
+from engine.nlu.endings import REQUEST
 from engine.nlu.phrases import thanked_off
 from engine.nlu.reasons import answer_of, decided_of
 from engine.nlu.resets import named_resets
@@ -270,7 +271,7 @@ def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
 def _accounted(words: YesNoWords) -> Callable[[str], bool]:
     """Words said with a value that add nothing: yes/no words, verbs, "말고", "잘못 말했어"."""
     return lambda w: words.known(w) or w in _ASIDE or w in names.MISSPOKE or \
-        w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None
+        w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None or w in _ASKING_FOR
 
 
 def _bare_ok(text: str, service: CompiledService, asked: str | None, answer: str | None,
@@ -305,9 +306,12 @@ _ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "
                     "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로",
                     "이거", "이건", "그거", "그건", "그것", "이번엔", "이번에는", "맞다",
                     "그리고", "do", "let", "s", "lets", "go", "with", "instead", "rather",
-                    "and", "also"})
+                    "and", "also", "찾았어요", "찾았다", "찾았네요", "찾았습니다", "찾았음",
+                    "여기요", "여기"})
 """Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
-"오빠한테 보내는 걸로", "let's do friday", "그리고 받는 사람은 아빠로")."""
+"오빠한테 보내는 걸로", "let's do friday", "그리고 받는 사람은 아빠로", "찾았어요 ORD-1002요")."""
+_ASKING_FOR = frozenset(r.replace(" ", "") for r in REQUEST)
+"""A request's ending said apart ("환불로 해 주이소", "교환으로 해 줘유")."""
 _GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|드리는|(?:줘|드려)요?"
                      r"|(?:줄|드릴)(?:[게께]|래)요?|(?:줍|드립)니다|(?:준|드린)다")
 """A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
