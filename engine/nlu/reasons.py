@@ -24,7 +24,7 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
     rest = stopped_doing(text, words)
     if rest is not None:  # "그만 물어보고 보내": the rest says it
         return answer_of(rest, words) if rest else None
-    slip = _SLIP.match(text)
+    slip = _SLIP.match(text) if "잘못" in text or "rong" in text.lower() else None
     if slip is not None:  # "ㅋㅋ 잘못 보냈어요 네 접수해주세요": the last message was the slip
         return answer_of(text[slip.end():], words) if text[slip.end():].strip() else None
     own = _AGREES_TOO.sub(" ", text)  # "네 남편도 하라네요 접수해주세요": the user's own yes

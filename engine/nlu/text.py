@@ -3,6 +3,7 @@ be (``decision_text``): no question, quote, doubt, sarcasm or trailing off."""
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 from engine.precompiled import re_compile
@@ -50,6 +51,7 @@ _FACE = re_compile(r"(\S)[_.\-~^,]+\1")
 """An emoticon: the same eye either side of a mouth ("ㅇ_ㅇ", "ㅠ.ㅠ", "ㅇ-ㅇ"), not two words."""
 
 
+@functools.lru_cache(maxsize=1024)
 def decision_text(text: str) -> str | None:
     """The normalised message when it could be a decision; None for a question, a quote,
     a message trailing off, an empty or an over-long one.
