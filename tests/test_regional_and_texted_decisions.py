@@ -29,6 +29,7 @@ from engine.nlu.dates import find_dates
 from engine.nlu.money import find_money
 from tests.test_changes_at_confirmation import BATCH, SINGLE, SINGLE_EN, confirming
 from tests.test_plain_amounts import conversation
+from tests.test_yes_forms_and_unsaid_cancels import decided_as
 
 
 @pytest.mark.parametrize("reply", [
@@ -37,8 +38,7 @@ from tests.test_plain_amounts import conversation
     "할머니께 보내드려요", "네 얼른 보내 드려 주세요",
 ])
 async def test_a_yes_as_the_regions_say_it_sends(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(SINGLE, reply, "confirm")
 
 
 @pytest.mark.parametrize("reply", [
@@ -46,8 +46,7 @@ async def test_a_yes_as_the_regions_say_it_sends(reply: str) -> None:
     "아니유 안 보내유", "보내지 마이소", "됐당께 고만 두랑께",
 ])
 async def test_a_no_or_a_cancel_as_the_regions_say_it_cancels(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "cancel" and stage == "CANCELLED"
+    await decided_as(SINGLE, reply, "cancel")
 
 
 @pytest.mark.parametrize("reply", [
@@ -55,8 +54,7 @@ async def test_a_no_or_a_cancel_as_the_regions_say_it_cancels(reply: str) -> Non
     "고마 ㅎㅎ", "아 맞다", "맞다 잠깐만",
 ])
 async def test_a_regional_word_with_something_else_decides_nothing(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(SINGLE, reply, None)
 
 
 @pytest.mark.parametrize(("reply", "decision", "stage"), [
@@ -72,36 +70,31 @@ async def test_a_yes_of_the_worlds_englishes_sends(reply: list[str], decision: s
 
 @pytest.mark.parametrize("reply", ["no worries, let me think first", "sige wait lang"])
 async def test_an_english_yes_word_with_a_wait_decides_nothing(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE_EN, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(SINGLE_EN, reply, None)
 
 
 @pytest.mark.parametrize("reply", ["아뇨취소할게요", "아니보내지마세요", "그만ㅋㅋ",
                                    "취소할래요ㅠㅠ"])
 async def test_a_cancel_typed_on_to_a_no_or_a_laugh_cancels(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "cancel" and stage == "CANCELLED"
+    await decided_as(SINGLE, reply, "cancel")
 
 
 @pytest.mark.parametrize("reply", ["아뇨 취소는 안 할게요, 보내 주세요",
                                    "아니 취소 안 한다니까 그냥 이체해"])
 async def test_a_no_that_turns_a_cancel_down_then_a_yes_sends(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(SINGLE, reply, "confirm")
 
 
 @pytest.mark.parametrize("reply", ["급한 거라서요 네 보내주세요", "결혼식이라 확인할게요",
                                    "용돈이거든요 네 이체해 주세요", "약속한 거니까 보내줘"])
 async def test_why_then_a_yes_sends(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(SINGLE, reply, "confirm")
 
 
 @pytest.mark.parametrize("reply", ["돈이 모자라서 취소할게요", "깜빡해서요 취소",
                                    "헷갈려서 그만할래"])
 async def test_why_then_a_cancel_cancels(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "cancel" and stage == "CANCELLED"
+    await decided_as(SINGLE, reply, "cancel")
 
 
 @pytest.mark.parametrize("reply", ["퇴근해서 보내줘", "집에 가서 보낼게", "확인해 보고 나서 보내",
