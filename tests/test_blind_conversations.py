@@ -5,8 +5,9 @@ the fourth on dates, several transfers and questions in the middle; then one in 
 dialects and as older people type, one as the young text, one on what is and is not a yes at
 the confirmation), in English (four sets, the second as non-native speakers text, the third
 as native speakers living in Korea do, the fourth as the world's Englishes and phones type),
-code-switched (one set) and against tricks (one set: injected "system" lines, quoted yeses,
-markup, take-backs, pressure, someone else's yes), the pizza shop (four sets, the fourth as
+code-switched (one set) and against tricks (two sets: injected "system" lines, quoted yeses,
+markup, take-backs, pressure, someone else's yes; look-alike and hidden characters, forged
+transcripts, hostile text), the pizza shop (four sets, the fourth as
 the world's Englishes decide), the online shop (four sets, the fourth as shoppers type in
 the regions, young and old), and the bank's card help desk (three sets, the third in a
 hurry, upset or unsure). Each turn says the stage it should end in and the values it should hold.
@@ -183,6 +184,15 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "checkout not-yes: 바쁜 직장인 한 줄에 다 — 'P-111 화이트 색상 2개 바로 구매', "
         "'무료배송이에요?'는 질문, '넵 진행해주세요'",
     },
+    "transfer_batches.test.yaml": {
+        # a condition on one task of a batch ("고모 건은 월급 들어오면 보내줘") is read as a time
+        # that names no date: the date is asked for (nothing is sent)
+        "batch condition: 월급 들어오면 on the second sends nothing",
+        # the balance asked in two syllables and a particle ("잔고는?") is not read: the
+        # confirmation is asked again
+        "resume not-yes: resumed, then 생각해볼게 at the confirmation waits",
+    },
+    "transfer_adversarial_2.test.yaml": set(),
     "transfer_decisions_ko.test.yaml": set(),
     "transfer_en_4.test.yaml": set(),
 }
@@ -205,6 +215,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "cards_en_3.test.yaml": {"ORDERED"},
          "commerce_ko_4.test.yaml": {"ACCEPTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
+                          "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml"),
                          {"EXECUTED", "FAILED"})}
 """The stages a turn ends in once money moved (or the bank was asked to move it)."""

@@ -30,7 +30,7 @@ def someones(owner: str, value: str) -> bool:
     >>> someones("일하는", "사촌")  # "백화점에서 일하는 사촌": who, not whose
     False
     """
-    if owner in _KIN:
+    if owner in KIN:
         return False  # "사촌 형", "큰 이모": one relation of mine
     if value in _ADDRESS and _RELATION.fullmatch(owner):
         return True  # "친구 형": a friend's brother
@@ -43,7 +43,7 @@ _TITLE = re_compile(r"(?:대리|과장|차장|부장|팀장|실장|사장|이사
                     r"소장|국장|주임|선생|교수|기사|작가|감독)님?")
 # How one calls an older friend or sibling by name ("철수 형", "영희 언니"): kept with the name
 _ADDRESS = frozenset({"형", "형님", "오빠", "언니", "누나", "누님"})
-_KIN = frozenset({"사촌", "외사촌", "이종사촌", "고종사촌", "육촌", "친척", "큰", "작은", "막내"})
+KIN = frozenset({"사촌", "외사촌", "이종사촌", "고종사촌", "육촌", "친척", "큰", "작은", "막내"})
 """Words that make one relation with the relation after them ("사촌 동생", "큰 이모")."""
 _ELDERS = frozenset("엄마 아빠 어머니 아버지 이모 고모 삼촌 외삼촌 숙모 할머니 할아버지".split())
 # Words said before a title that join, correct or time what follows: no name ("근데 형한테",
@@ -72,7 +72,7 @@ def titled(before: str, value: str) -> str | None:
     >>> titled("사촌", "누나"), titled("큰", "이모"), titled("큰", "민수")  # one relation
     ('사촌 누나', '큰 이모', None)
     """
-    if before in _KIN and (value in _ADDRESS or value in _ELDERS or _RELATION.fullmatch(value)):
+    if before in KIN and (value in _ADDRESS or value in _ELDERS or _RELATION.fullmatch(value)):
         return f"{before} {value}"
     if value not in ("씨", "님") and value not in _ADDRESS and not _TITLE.fullmatch(value):
         return None
@@ -147,4 +147,5 @@ def called(name: str) -> str:
         else name
 
 
-__all__ = ["called", "full_name", "given_name", "relation", "someones", "titled", "without_ssi"]
+__all__ = ["KIN", "called", "full_name", "given_name", "relation", "someones", "titled",
+           "without_ssi"]

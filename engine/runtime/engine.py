@@ -41,6 +41,7 @@ from engine.runtime.values.admission import (
     admission,
     caller_of,
     clean_text,
+    hides_in_words,
     rate_refusal,
 )
 from engine.runtime.values.events import Done, Event, Trace, UiHint, wire
@@ -142,6 +143,7 @@ class Engine:
                     understood: LlmUnderstanding | None) -> AsyncIterator[Event]:
         started = time.perf_counter()
         turn_id = f"{random.getrandbits(32):08x}"  # a trace id, not a secret
+        hidden = isinstance(message, str) and hides_in_words(message)  # never a yes
         message = clean_text(message) if isinstance(message, str) else ""
         refusal = self.admit(message, context)
         if refusal is None and (waiting := self.rate.take(caller_of(session_id, owner))):
@@ -161,7 +163,7 @@ class Engine:
             async with self.store.lock(session_id):
                 events = self._locked_turn(session_id, message, turn_id, started, owner,
                                            stream=stream, context=context,
-                                           understood=understood)
+                                           understood=understood, hidden=hidden)
                 try:
                     async for event in events:
                         sent_done = isinstance(event, Done)
@@ -182,8 +184,8 @@ class Engine:
                            started: float, owner: str | None,
                            stream: str | None = None,
                            context: Mapping[str, Any] | None = None,
-                           understood: LlmUnderstanding | None = None
-                           ) -> AsyncIterator[Event]:
+                           understood: LlmUnderstanding | None = None,
+                           hidden: bool = False) -> AsyncIterator[Event]:
         record = await self.store.load(session_id)
         session = SessionState.from_json(record.data if record else None)
         if record is not None and session.owner != owner:
@@ -193,7 +195,7 @@ class Engine:
         session.owner = owner
         run = TurnRun(self, session_id, message, turn_id, session,
                       version=record.version if record else 0, context=context,
-                      understood=understood)
+                      understood=understood, hidden=hidden)
         sent: list[tuple[str, Any]] = []
         try:
             async for event in drive(run.execute(), run.outbox):

@@ -171,11 +171,12 @@ class TurnRun(Turn):
                 self.reading["slots"][op.slot] = None
             else:
                 self.set_slot(op.slot, op.value)
-        self.reading["decision"] = u.decision
+        decision = None if u.decision == "confirm" and self.hidden else u.decision
+        self.reading["decision"] = decision  # "ye\u200bs": read through, never a yes
         if state.session.meta.get("awaiting") == "correction":
             return None  # the change waits for the user's yes (settle asks)
-        if u.decision is not None:
-            return self._decided(u.decision)
+        if decision is not None:
+            return self._decided(decision)
         if stage.decide and not u.ops:
             return None  # unclear at a confirmation: stay (the safe default)
         if state.missing():

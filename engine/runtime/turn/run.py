@@ -86,8 +86,10 @@ class Turn(abc.ABC):
     def __init__(self, engine: Host, session_id: str, message: str, turn_id: str,
                  session: SessionState, *, version: int = 0,
                  context: Mapping[str, Any] | None = None,
-                 understood: LlmUnderstanding | None = None) -> None:
+                 understood: LlmUnderstanding | None = None, hidden: bool = False) -> None:
         self.engine, self.service = engine, engine.service
+        self.hidden = hidden
+        """The message hid invisible characters inside its words: no yes of the user's own."""
         self.session_id, self.turn_id = session_id, turn_id
         self.state = TurnState(self.service, session, message,
                                self.service.flows[self.service.default_flow],

@@ -142,7 +142,22 @@ def _before_amount(text: str) -> list[Match]:
     """The person the message opens with, said with no particle right before the amount
     ("엄마 5만원 보내줘", "울 누나 3만원만", "박지영 대리님 10만원 이체"): a relation, a full
     name or a name with its title only — "월세 50만원 보내줘" names no one, nor a word with
-    its particle ("금액을 10만원으로", "동생한테 2만원": found as it is said)."""
+    its particle ("금액을 10만원으로", "동생한테 2만원": found as it is said). So does each
+    item of a list ("할머니 3만원, 이모 2만원", one a line, "1. 삼촌 3만원")."""
+    found = []
+    for item in _LIST_ITEM.finditer(text):
+        found += [Match(m.value, m.start + item.end(), m.end + item.end(), m.text)
+                  for m in _opening_person(text[item.end():])]
+    return found
+
+
+_LIST_ITEM = re_compile(r"^|(?<=[,，;\n])\s*(?:[0-9]{1,2}[.)]\s*)?|^\s*[0-9]{1,2}[.)]\s*")
+"""Where an item of a list starts: the message, after a comma or a line break, after its
+number."""
+
+
+def _opening_person(text: str) -> list[Match]:
+    """The person ``text`` opens with, right before an amount (``_before_amount``)."""
     at = _OPENING.match(text)
     if at is None:
         return []

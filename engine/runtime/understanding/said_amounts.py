@@ -78,14 +78,16 @@ def _sending(verbs: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 def with_verb(part: str, text: str, verbs: tuple[str, ...]) -> str:
     """A part of a batch message with the verb the message says once ("send 30000 to jisoo
     and 15000 to minsu": "15000 to minsu" is sent too), where the message says it: before
-    a part said after it, after one said before; a part with a verb of its own as it is."""
+    a part said after it, after one said before — a Korean verb always after ("이체 두 건:
+    김민수 10만원" reads "김민수 10만원 이체"); a part with a verb of its own as it is."""
     if not verbs or _said(verbs).search(part) or _TURNED_DOWN.search(part):
         return part  # "not 50k, send 30k to Jake": nothing is sent of "not 50k"
     verb = _said(verbs).search(text)
     if verb is None:
         return part
     before = text.find(part) < verb.start()  # "엄마한테 1만원, 아빠한테 2만원 send"
-    return f"{part} {verb.group()}" if before else f"{verb.group()} {part}"
+    korean = any("가" <= ch <= "힣" for ch in verb.group())  # Korean ends with its verb
+    return f"{part} {verb.group()}" if before or korean else f"{verb.group()} {part}"
 
 
 _TURNED_DOWN = re_compile(r"(?<![A-Za-z])(?:not|no|never)(?![A-Za-z])|말고|아니", re.IGNORECASE)

@@ -34,12 +34,12 @@ from engine.nlu.certainty import (
     retracted_at,
     taken_back,
 )
-from engine.nlu.endings import REQUEST
 from engine.nlu.phrases import thanked_off
 from engine.nlu.reasons import answer_of, decided_of
 from engine.nlu.resets import named_resets
-from engine.nlu.segments import each_to, merge_tasks, task_parts, without_told
+from engine.nlu.segments import each_to, last_sentence, merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
+from engine.runtime.understanding.accounted import accounted_by
 from engine.runtime.understanding.bare import (
     a_note,
     bare_ok,
@@ -134,7 +134,13 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
         put = instead(text, service, flow, values, words) if answer is None else None
         result.ops = [SlotOp("set", *put)] if put else []
         result.decision = None if result.ops else _decision(answer, confirming is not None)
+    if confirming is not None and not result.ops and result.decision is None and \
+            (last := last_sentence(text)) is not None:  # "…퇴근이 늦어졌어. 아빠로 바꿔줘."
+        changed = understand(last, service, flow, stage, asked=asked, batching=False,
+                             today=today, values=values)
+        result.ops = [op for op in changed.ops if op.op == "set"]  # a change, asked again
     return result
+
 
 
 def _timed(text: str, service: CompiledService, flow: CompiledFlow,
@@ -234,8 +240,10 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
     own = {f"{v}{topic}" for v in (confirming or {}).values() if v not in (None, "")  # "아빠는
            for topic in ("은", "는", "한테는", "에게는", "께는", "한텐", "에겐")}  # 2만원만"
+    own |= {v for v in (confirming or {}).values() if isinstance(v, str) and v and  # "엄마 건은
+            re.search(rf"(?<!\S){re.escape(v)}\s+(?:건|것|거)", text)}  # 만 오천원으로"
 
-    accounted = _accounted(words)
+    accounted = accounted_by(words)
 
     def changing(w: str) -> bool:  # what a change says besides its values ("날짜를 …로 바꿔줘")
         return accounted(w) or named(w) or w in own
@@ -268,12 +276,6 @@ def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
                 or any(_HANGUL.search(w) for w in leftover(text, spans, accounted)))
 
 
-def _accounted(words: YesNoWords) -> Callable[[str], bool]:
-    """Words said with a value that add nothing: yes/no words, verbs, "말고", "잘못 말했어"."""
-    return lambda w: words.known(w) or w in _ASIDE or w in names.MISSPOKE or \
-        w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None or w in _ASKING_FOR
-
-
 def _bare_ok(text: str, service: CompiledService, asked: str | None, answer: str | None,
              words: YesNoWords, here: str) -> bool:
     """Whether the whole message may be the asked slot's value (a free-text slot, unless the
@@ -302,22 +304,6 @@ def _elsewhere(text: str, service: CompiledService, here: str) -> bool:
 _HANGUL = re_compile(r"[가-힣]")
 _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
-_ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
-                    "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로",
-                    "이거", "이건", "그거", "그건", "그것", "이번엔", "이번에는", "맞다",
-                    "그리고", "do", "let", "s", "lets", "go", "with", "instead", "rather",
-                    "and", "also", "찾았어요", "찾았다", "찾았네요", "찾았습니다", "찾았음",
-                    "여기요", "여기"})
-"""Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
-"오빠한테 보내는 걸로", "let's do friday", "그리고 받는 사람은 아빠로", "찾았어요 ORD-1002요")."""
-_ASKING_FOR = frozenset(r.replace(" ", "") for r in REQUEST)
-"""A request's ending said apart ("환불로 해 주이소", "교환으로 해 줘유")."""
-_GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|드리는|(?:줘|드려)요?"
-                     r"|(?:줄|드릴)(?:[게께]|래)요?|(?:줍|드립)니다|(?:준|드린)다")
-"""A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
-"20만원 드릴게요"): said with an amount, it says nothing else ("주던데" is someone else's)."""
-_CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여", "올려", "내려", "미뤄",
-             "미루", "당겨", "예약")
 _PARTICLE = re_compile(r"^(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는|으로|로|을|를"
                       r"|이|가|은|는|이요|요)(?!\S)")
 
@@ -333,7 +319,7 @@ def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]]
     asking = is_question(said) and not (asked and names.name_shaped_like_a_question(text))
     if asking or names.hedged(text):
         return False
-    if any(names.OTHER_PREDICATE.search(w) for w in leftover(text, spans, _accounted(words))):
+    if any(names.OTHER_PREDICATE.search(w) for w in leftover(text, spans, accounted_by(words))):
         return False
     weak = all(name != asked and not service.slots[name].spec.required for name in picked)
     return not (weak and leftover(text, spans, known))
@@ -379,7 +365,8 @@ def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
 def extract(text: str, slots: Sequence[CompiledSlot], today: dt.date, *,
             asked: str | None = None, verbs: tuple[str, ...] = ()) -> dict[str, Any]:
     """Values for ``slots`` found in ``text``; each span of text feeds at most one slot."""
-    return _pick(text, slots, find_with_verbs(text, extraction_order(slots), today, verbs),
+    return _pick(text, slots, [(s, [*ms, *named_values(text, s)]) for s, ms in
+                               find_with_verbs(text, extraction_order(slots), today, verbs)],
                  asked=asked)
 
 

@@ -142,6 +142,16 @@ def clean_text(message: str) -> str:
 _DROPPED = frozenset({"Cf", "Cs", "Cc"})
 
 
+def hides_in_words(message: str) -> bool:
+    """Whether ``message`` hides an invisible character inside a word ("ye\u200bs",
+    "확\u200d인"): read through for values, but never the user's own clear yes.
+
+    >>> hides_in_words("ye\u200bs"), hides_in_words("yes\u200b"), hides_in_words("네 👍")
+    (True, False, False)
+    """
+    return not message.isascii() and _HIDDEN_IN_WORD.search(message) is not None
+
+
 def invisible_bmp_ranges() -> str:
     """Every dropped character below U+10000 as one character class's ranges, from the
     Unicode database of this Python (~10 ms: tests/test_money_safety.py checks _INVISIBLE_BMP
@@ -165,6 +175,7 @@ _INVISIBLE_BMP = re_compile(  # invisible_bmp_ranges(), written out: not built a
     "\\u180e-\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f"
     "\\ud800-\\udfff\\ufeff-\\ufeff\\ufff9-\\ufffb]")
 _ASTRAL = re_compile("[\U00010000-\U0010ffff]")
+_HIDDEN_IN_WORD = re_compile(rf"(?<=\w){_INVISIBLE_BMP.pattern}+(?=\w)")
 
 
 def caller_of(session_id: str, owner: str | None) -> str:
@@ -173,5 +184,4 @@ def caller_of(session_id: str, owner: str | None) -> str:
 
 
 __all__ = ["Refusal", "RefusalKind", "TurnRate", "admission", "caller_of", "clean_text",
-           "context_problems", "rate_refusal",
-           "invisible_bmp_ranges"]
+           "context_problems", "hides_in_words", "invisible_bmp_ranges", "rate_refusal"]

@@ -1,0 +1,44 @@
+"""Words said with a value that add nothing to it: the decision words and verbs of the flow,
+a value set aside ("말고"), a request's ending ("주세요", "주이소"), a word of changing or of
+the speaker's own giving, finding the value ("찾았어요 ORD-1002요") or naming which task
+("이번 건은"). A change at a confirmation is sure only when every other word is one of
+these."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.nlu import names
+from engine.nlu.endings import REQUEST
+from engine.nlu.words import YesNoWords
+from engine.precompiled import re_compile
+
+
+def accounted_by(words: YesNoWords) -> Callable[[str], bool]:
+    """Words said with a value that add nothing: yes/no words, verbs, "말고", "잘못 말했어"."""
+    return lambda w: words.known(w) or w in _ASIDE or w in names.MISSPOKE or \
+        w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None or w in _ASKING_FOR
+
+
+_ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
+                     "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로",
+                     "이거", "이건", "그거", "그건", "그것", "이번엔", "이번에는", "맞다",
+                     "그리고", "do", "let", "s", "lets", "go", "with", "instead", "rather",
+                     "and", "also", "찾았어요", "찾았다", "찾았네요", "찾았습니다", "찾았음",
+                     "여기요", "여기", "이번", "건", "건은", "건도", "거는", "것은", "그러니까",
+                     "그니까", "결론은", "결론적으로", "요컨대", "아무튼", "암튼", "어쨌든", "so",
+                     "anyway", "basically"})
+"""Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
+"오빠한테 보내는 걸로", "let's do friday", "그리고 받는 사람은 아빠로", "찾았어요 ORD-1002요",
+"그러니까 결론은, 아빠로 바꿔줘")."""
+_ASKING_FOR = frozenset(r.replace(" ", "") for r in REQUEST)
+"""A request's ending said apart ("환불로 해 주이소", "교환으로 해 줘유")."""
+_GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)?)|드리는|(?:줘|드려)요?"
+                     r"|(?:줄|드릴)(?:[게께]|래)요?|(?:줍|드립)니다|(?:준|드린)다")
+"""A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
+"20만원 드릴게요"): said with an amount, it says nothing else ("주던데" is someone else's)."""
+_CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여", "올려", "내려", "미뤄",
+             "미루", "당겨", "예약")
+
+
+__all__ = ["accounted_by"]
