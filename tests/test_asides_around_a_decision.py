@@ -22,20 +22,19 @@ import pytest
 from engine.nlu.keywords import keyword_pattern
 from engine.nlu.phrases import is_question
 from tests.test_changes_at_confirmation import SINGLE, SINGLE_EN, confirming
+from tests.test_yes_forms_and_unsaid_cancels import decided_as
 
 
 @pytest.mark.parametrize("reply", ["취소하지 말고 그냥 보내줘", "취소 아니고요 네 보내주세요",
                                    "취소는 하지 말고 이체해 주세요",
                                    "중단하지 마시고 송금해 주세요"])
 async def test_a_cancel_set_aside_before_a_yes_is_the_yes(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(SINGLE, reply, "confirm")
 
 
 @pytest.mark.parametrize("reply", ["취소 아니고요", "취소는 아니에요", "취소 아니라 잠깐만요"])
 async def test_a_cancel_set_aside_alone_cancels_nothing(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(SINGLE, reply, None)
 
 
 @pytest.mark.parametrize(("before", "reply"), [
@@ -44,8 +43,7 @@ async def test_a_cancel_set_aside_alone_cancels_nothing(reply: str) -> None:
 ])
 async def test_ones_own_yes_with_someone_agreeing_too_is_the_yes(before: list[str],
                                                                 reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(before, reply, "confirm")
 
 
 @pytest.mark.parametrize(("before", "reply"), [
@@ -54,8 +52,7 @@ async def test_ones_own_yes_with_someone_agreeing_too_is_the_yes(before: list[st
 ])
 async def test_someone_elses_agreement_or_objection_moves_nothing(before: list[str],
                                                                  reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(before, reply, None)
 
 
 async def test_a_courteous_written_yes_confirms() -> None:
@@ -85,15 +82,13 @@ def test_a_keyword_done_before_and_said_of_a_thing_requests_nothing(keyword: str
     (SINGLE, "아 진짜 복잡하네 그만할래요"), (SINGLE_EN, "meh too much hassle, forget it"),
 ])
 async def test_a_cancel_after_a_feeling_cancels(before: list[str], reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] == "cancel" and stage == "CANCELLED"
+    await decided_as(before, reply, "cancel")
 
 
 @pytest.mark.parametrize("reply", ["아직 보내지 마", "취소는 안 해",
                                    "보내긴 해야 하는데 그만할래요"])
 async def test_a_hold_or_a_cancel_turned_down_is_no_cancel_after_a_feeling(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(SINGLE, reply, None)
 
 
 @pytest.mark.parametrize(("text", "asks"), [("물론 4점이죠", False), ("당근 좋죠", False),

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from engine.compiler import compile_file
+from engine.nlu.reasons import answer_of
 from engine.nlu.words import default_words
 from engine.runtime.understanding.understand import understand
 from tests.test_card_desk_blind import READY, desk
@@ -122,7 +123,6 @@ async def test_an_exclamation_before_a_regional_cancel_cancels(reply: str) -> No
 
 
 def test_a_no_with_enough_said_is_a_no() -> None:
-    from engine.nlu.reasons import answer_of
     assert answer_of("아니요 이걸로 충분해요", default_words("ko")) == "deny"
 
 
@@ -131,5 +131,4 @@ def test_a_long_run_before_no_slip_is_read_in_one_pass(text: str) -> None:
     """A slip is looked for at the start of every decision: a long laugh with none after
     it is no slip, found without trying each way of splitting the laugh (which never
     ended)."""
-    from engine.nlu.reasons import answer_of
     assert answer_of(text, default_words("ko")) is None

@@ -43,20 +43,17 @@ async def pizza(*messages: str) -> tuple[dict[str, Any], dict[str, Any], str]:
     (SINGLE, "${ok}"), (SINGLE, "{% 확인 %}"),
 ])
 async def test_a_yes_written_as_markup_moves_nothing(before: list[str], reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(before, reply, None)
 
 
 @pytest.mark.parametrize("reply", ["보내라니까요", "이체하라고요", "네 송금하라니까"])
 async def test_insisting_is_the_yes(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(SINGLE, reply, "confirm")
 
 
 @pytest.mark.parametrize("reply", ["아빠가 보내라니까", "누나가 이체하라고요", "보내라고요?"])
 async def test_insisting_in_someone_elses_words_or_asked_moves_nothing(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(SINGLE, reply, None)
 
 
 @pytest.mark.parametrize("reply", ["지난번엔 나중에 했다가 잊어버렸어요",
@@ -91,8 +88,7 @@ async def test_a_real_condition_still_holds_the_value() -> None:
     (SINGLE_EN, "Oh that sounds perfect. Yes please, go ahead. Thank you kindly for your help."),
 ])
 async def test_courteous_and_non_native_yeses_confirm(before: list[str], reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(before, reply, "confirm")
 
 
 @pytest.mark.parametrize("answer", ["nah, leave it", "no, keep the medium",

@@ -25,8 +25,7 @@ from tests.test_changes_at_confirmation import SINGLE, SINGLE_EN, confirming
     (SINGLE_EN, "no, don't cancel the transfer"), (SINGLE_EN, "dont cancel!!!"),
 ])
 async def test_a_cancel_word_negated_is_no_decision(before: list[str], reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(before, reply, None)
 
 
 async def test_a_cancel_word_negated_at_the_card_desk_keeps_the_order_open() -> None:
@@ -44,22 +43,19 @@ async def test_a_yes_with_a_cancel_word_negated_is_the_yes() -> None:
     (SINGLE_EN, "quit asking and send it"), (SINGLE_EN, "stop asking me questions, just do it"),
 ])
 async def test_stop_asking_then_a_yes_is_the_yes(before: list[str], reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(before, reply, "confirm")
 
 
 @pytest.mark.parametrize(("before", "reply"), [
     (SINGLE, "그만 물어보세요"), (SINGLE_EN, "stop bugging me"), (SINGLE, "그만 좀 귀찮게 해"),
 ])
 async def test_stop_asking_alone_cancels_nothing(before: list[str], reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(before, reply, None)
 
 
 @pytest.mark.parametrize("reply", ["그만", "그만할래요", "그만 둘게요"])
 async def test_stop_alone_still_cancels(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "cancel" and stage == "CANCELLED"
+    await decided_as(SINGLE, reply, "cancel")
 
 
 @pytest.mark.parametrize(("before", "reply"), [
@@ -68,8 +64,7 @@ async def test_stop_alone_still_cancels(reply: str) -> None:
     (SINGLE_EN, "that's the one"), (SINGLE_EN, "you got it"), (SINGLE_EN, "works for me"),
 ])
 async def test_formal_and_idiomatic_yes_forms_confirm(before: list[str], reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(before, reply, "confirm")
 
 
 @pytest.mark.parametrize(("before", "reply"), [
@@ -78,14 +73,12 @@ async def test_formal_and_idiomatic_yes_forms_confirm(before: list[str], reply: 
 ])
 async def test_the_same_words_asked_or_exclaimed_confirm_nothing(before: list[str],
                                                                  reply: str) -> None:
-    reading, stage, _ = await confirming(before, reply)
-    assert reading["decision"] is None and stage == "READY"
+    await decided_as(before, reply, None)
 
 
 @pytest.mark.parametrize("reply", ["얼른보내줘", "바로이체해", "걍보내"])
 async def test_an_adverb_typed_onto_the_verb_is_read_as_spaced(reply: str) -> None:
-    reading, stage, _ = await confirming(SINGLE, reply)
-    assert reading["decision"] == "confirm" and stage == "EXECUTED"
+    await decided_as(SINGLE, reply, "confirm")
 
 
 async def test_an_adverb_typed_onto_a_negated_verb_cancels_as_spaced() -> None:

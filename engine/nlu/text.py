@@ -23,7 +23,7 @@ def normalise(text: str) -> str:
     folded = unicodedata.normalize("NFC", text).casefold()
     # Apostrophes join ("let's" -> "lets"); other punctuation separates words.
     cleaned = _NOT_WORD.sub(" ", _APOSTROPHE.sub("", folded))
-    if "매" in cleaned or "데" in cleaned:
+    if "매" in cleaned or "어데" in cleaned:
         cleaned = _REGIONAL.sub(lambda m: _STANDARD[m[0]], cleaned)
     return " ".join(cleaned.split())
 
@@ -40,6 +40,9 @@ _QUESTION_OR_QUOTE = re_compile(
 _DRAWN_OUT = re_compile(r"([ㄱ-ㅎ])\1{2,}")
 _LONGEST = 140
 """Characters: a decision is short; longer messages are read by the rest of understanding."""
+_LONGEST_SAID = 4 * _LONGEST
+"""Characters of a message before normalising that can still be a decision (spaces and
+punctuation collapse): beyond it, none is worked out or remembered."""
 
 
 _DOUBT = frozenset("🤔🙃🙄😒😏🤨😬🤷😑😐🫤")
@@ -51,7 +54,6 @@ _FACE = re_compile(r"(\S)[_.\-~^,]+\1")
 """An emoticon: the same eye either side of a mouth ("ㅇ_ㅇ", "ㅠ.ㅠ", "ㅇ-ㅇ"), not two words."""
 
 
-@functools.lru_cache(maxsize=1024)
 def decision_text(text: str) -> str | None:
     """The normalised message when it could be a decision; None for a question, a quote,
     a message trailing off, an empty or an over-long one.
@@ -65,6 +67,14 @@ def decision_text(text: str) -> str | None:
     >>> decision_text("{{ confirm }}"), decision_text("<b>yes</b>"), decision_text("yes <3")
     (None, None, 'yes 3')
     """
+    if len(text) > _LONGEST_SAID:  # no decision, and no long text kept in the memo
+        return None
+    return _decision_text(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _decision_text(text: str) -> str | None:
+    """``decision_text`` of a short text, remembered: a turn asks it several times."""
     if _QUESTION_OR_QUOTE.search(text.strip()) or _FACE.fullmatch(text.strip()) or \
             _DOUBT.intersection(text):
         return None
