@@ -11,7 +11,8 @@ Resolution rules:
 - Full dates: "2026-11-25", "2026/11/25", "2026.11.25", "2026년 11월 25일".
 - English month names: "January 20", "Jan 20th", "20 January", "20th of January, 2027"
   ("May" only capitalised, since "may" is a verb).
-- Month and day without a year ("11월 25일", "11/25", month first): the next occurrence on
+- Month and day without a year ("11월 25일", "11/25", month first; said in Hangul numerals
+  too: "삼월 이십일", "시월 삼일", "유월 오일"): the next occurrence on
   or after today - this year if it has not passed, else next year ("2/29" waits for the
   next leap year).
 - Weekdays (weeks start on Monday, as in ISO 8601): "다음주 월요일"/"next monday" is that
@@ -33,7 +34,7 @@ from datetime import date, timedelta
 
 from engine.precompiled import re_compile
 
-from .numbers import EN_NUMBER_WORDS
+from .numbers import EN_NUMBER_WORDS, parse_numeral
 from .spans import Match, non_overlapping
 
 Resolver = Callable[[re.Match[str], date], date | None]
@@ -112,6 +113,22 @@ def _month_day(match: re.Match[str], today: date) -> date | None:
     return _next_occurrence(int(match["m"]), int(match["d"]), today)
 
 
+_KO_MONTHS = {"유": 6, "육": 6, "시": 10, "십": 10}  # 유월, 시월 as they are said
+
+
+def _said_month_day(match: re.Match[str], today: date) -> date | None:
+    """"삼월 이십일", "시월 3일", "유월 오일": a month and day said in Hangul numerals (the
+    last 일 counts the day: "이십일" is the 20th, "이십일일" the 21st)."""
+    month = _KO_MONTHS.get(match["m"]) or _numeral(match["m"])
+    day = _numeral(match["d"])
+    return None if month is None or day is None else _next_occurrence(month, day, today)
+
+
+def _numeral(said: str) -> int | None:
+    value = int(said) if said.isdigit() else parse_numeral(said)
+    return int(value) if value is not None else None
+
+
 def _next_occurrence(month: int, day: int, today: date) -> date | None:
     # Eight years always reach a leap year, so "2/29" resolves; "13/45" never does.
     for year in range(today.year, today.year + 9):
@@ -181,7 +198,7 @@ def _weekday(match: re.Match[str], today: date) -> date | None:
 # Every rule below needs one of these; checking it first keeps date-free messages cheap.
 _MAYBE_DATE = re_compile(
     r"[0-9]|오늘|내일|모레|글피|어제|그저께|그제|하루|이틀|사흘|나흘|일주일|요일|욜|day|week"
-    r"|tomorrow|크리스마스|christmas|낼|tm|tom|2mo|2mr", _I)
+    r"|tomorrow|크리스마스|christmas|낼|tm|tom|2mo|2mr|[일이삼사오유육칠팔구시십]\s?월", _I)
 
 _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (
@@ -199,6 +216,11 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     ),
     (re_compile(r"(?<![0-9])(?P<m>[0-9]{1,2})\s*월\s*(?P<d>[0-9]{1,2})\s*일"), _month_day),
     (re_compile(r"(?<![0-9/.\-])(?P<m>[0-9]{1,2})/(?P<d>[0-9]{1,2})(?![0-9/])"), _month_day),
+    (  # "삼월 이십일", "시월 3일", "12월 이십오일": a month and a day, one said in Hangul
+        re_compile(r"(?<![가-힣0-9])(?P<m>십[일이]|[일이삼사오유육칠팔구시십]|[0-9]{1,2})\s?월\s*"
+                   r"(?P<d>[일이삼사오육칠팔구십]{1,4}(?=일)|[0-9]{1,2})\s?일"),
+        _said_month_day,
+    ),
     (  # a day of the month alone: "25일에", "다음 달 10일" (not "3일 후", "2일 동안", "1일치")
         re_compile(r"(?:(?P<rel>이번|다음|담)\s?달\s*)?(?<![0-9월.\-/])(?<!월\s)"
                    r"(?P<d>[1-9]|[12][0-9]|3[01])\s?일(?=에|날|까지|쯤|경|로|[\s,.!?~]|$)"

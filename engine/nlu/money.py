@@ -9,7 +9,8 @@ An amount needs a currency next to it, so "50", "3개", "10시", "1억" and "202
 not money:
 - Korean: a numeral (digits and/or 일이삼사오육칠팔구 with 십백천 만억조) followed by 원 or
   달러, a space allowed after 만/억/조/천/백 and before the unit ("3만 5천원", "이만 칠천
-  오백원", "1억 원"), and between digits and the unit after them ("3 만원" is 30000).
+  오백원", "1억 원"), between digits and the unit after them ("3 만원" is 30000), and
+  between a numeral and 만 or 억 as dictation spaces them ("이십 만원", "삼 만 원").
   A numeral written only in Hangul must start a word and contain a unit character, so
   "만약", "천천히", "이 원하는" and "엄마한테만원" (no space) are not read; "이만원" is 20000.
 - English: a currency prefix ($, US$, USD, KRW, ₩, €, £, EUR) or suffix (dollar(s), buck(s),
@@ -54,7 +55,9 @@ _KO_MONEY = re_compile(
     rf"|(?<=오늘))(?=[{KO_DIGIT_CHARS}십백천])"  # not "한테만": only to
     rf"|(?<![0-9.,])(?=[0-9]))"
     rf"(?P<body>(?:{_GROUPED}(?=\s?(?:원|달러))|{DIGITS}|[{_HANGUL_NUM}])"
-    rf"(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{_SPACED}])\s|(?<=[0-9])\s(?=[{_SPACED}]))*?)"
+    rf"(?:{DIGITS}|[{_HANGUL_NUM}]|(?<=[{_SPACED}])\s|(?<=[0-9])\s(?=[{_SPACED}])"
+    rf"|(?<=[{KO_DIGIT_CHARS}십])\s(?=[만억])|(?<=십)\s(?=[{KO_DIGIT_CHARS}][만억]))*?)"
+    # "삼 만원", "이십 만 원", "삼십 오만 원", as dictation spaces them
     r"\s?(?:원|달러|(?<=[만억천])\s?(?i:won)(?![a-z]))"  # "5만 won", as bilinguals type it
 )
 
@@ -64,7 +67,10 @@ _KO_MONEY = re_compile(
 # verb of giving money (to whom may come between), a copula or a change to it, or said
 # away for another amount ("3만 말고 4만", "3만.. 아 아니다 4만"), so "5만 명", "10만
 # 포인트" or "1억" alone is no amount.
-_KO_BIG = r"[0-9]{1,4}(?:\.[0-9])?\s?(?:천\s?)?(?:만|억)(?:\s?[0-9]{1,4}\s?천)?"
+_KO_BIG = (r"(?:[0-9]{1,4}(?:\.[0-9])?|(?!이만)[일이삼사오육칠팔구십백천]{1,5})"
+           r"\s?(?:천\s?)?(?:만|억)(?:\s?(?:[0-9]{1,4}|[일이삼사오육칠팔구])\s?천)?")
+"""Ten thousands or hundred millions in digits or said in Hangul ("5만", "오만", "삼십만",
+"3만 5천"); not a lone "이만" ("이만 할게요": this far)."""
 _KO_AWAY_WORDS = ("말고", "아니고", "아니라", "아니다", "아니야", "아니", "대신에", "대신")
 _KO_AWAY = "|".join(_KO_AWAY_WORDS)
 _KO_BIG_BARE = re_compile(

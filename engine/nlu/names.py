@@ -142,13 +142,15 @@ _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했�
 _POLITE_IF = (r"(?!\s+(?:(?:that|it|this)\s+helps|(?:needed|necessary|required|need\s+be)\b"
               r"|you\s+need\s+it|you\s+(?:would|will|please)\b|you\s+(?:don'?t|do\s+not)\s+mind"
               r"|(?:it|that)\s*(?:'?s|\s+is)?\s*(?:not|n'?t|isn'?t)\s+too\s+much"
-              r"|(?:it|that)\s*(?:'?s|\s+is)\s+(?:quite\s+)?(?:all\s*right|alright|ok|okay|fine)"
+              r"|(?:it|that)\s*(?:'?s|\s+is)\s+(?:quite\s+)?(?:all\s*right|alright|ok|okay|fine"
+              r"|cool|(?:at\s+all\s+|even\s+)?possible|(?:not|no)\s+(?:a\s+)?(?:problem|trouble"
+              r"|bother))\b|at\s+all\s+possible|(?:you|u)\s+(?:have|got)\s+(?:it|one|them|any)\b"
               r"|(?:it|that)\s+(?:works|suits)\b"
               r"|[iI]\s+(?:remember|recall)(?:\s+(?:it|that))?(?:\s+(?:right|rightly|correctly))?"
               r"\b|[mM]y\s+memory\s+serves\b))")
 """What makes an "if" before it only polite or a memory's hedge ("u123, if that helps", "if
-needed", "if you would", "if it isn't too much bother", "if that's quite all right", "0912
-if I remember right")."""
+needed", "if you would", "if it isn't too much bother", "if that's quite all right", "if
+that's possible", "if it's no trouble", "if you have one", "0912 if I remember right")."""
 _HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)"
 """What makes a Korean "-면" after it only polite ("필요하시면", "도움이 되면")."""
 _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)" + _HELPFUL_IF + r"면\s(?!돼|되|충분|괜찮)|\bif\b"

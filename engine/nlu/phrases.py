@@ -203,6 +203,10 @@ FILLERS = frozenset({
     "um", "umm", "uh", "uhh", "hmm", "er", "erm", "well", "wait", "hold", "dunno",
 })
 """Words that hold a place while one thinks: never a value (the "음..." of "음...에게")."""
+THINKING = (FILLERS - {"hold", "wait", "dunno", "잠깐", "잠깐만", "잠시만", "글쎄", "글쎄요",
+                       "뭐지"}) | {"그", "그러니까", "그니까", "그러니깐", "저어", "어어"}
+"""The sounds and words one says while thinking, as speech opens an answer with them ("어 김민수
+씨", "음 그러니까 아빠"): none asks to wait ("hold on", "잠깐만")."""
 
 _DETERMINERS = frozenset({"the", "this", "that", "my", "our", "이", "그", "저", "이번", "방금"})
 
@@ -405,6 +409,7 @@ def contrasted(text: str) -> bool:
 
 __all__ = ["A_LAUGH", "BARE_NEGATIONS", "CANCEL_SET_ASIDE", "CONTRAST", "FILLERS", "GENERIC_ACT",
            "HOLD",
-           "INTERROGATIVES", "LAUGHS", "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "Lexicon", "asks",
+           "INTERROGATIVES", "LAUGHS", "NEUTRAL", "SET_ASIDE", "SINGLE_ONLY", "THINKING", "Lexicon",
+           "asks",
            "contrasted", "is_question", "is_social", "is_statement", "negations", "not_knowing",
            "objects_off", "squash", "thanked_off"]

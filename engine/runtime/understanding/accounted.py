@@ -1,4 +1,5 @@
 """Words said with a value that add nothing to it: the decision words and verbs of the flow,
+the sounds one makes while thinking ("어 그 팔만 원으로"),
 a value set aside ("말고"), a request's ending ("주세요", "주이소"), a word of changing or of
 the speaker's own giving, finding the value ("찾았어요 ORD-1002요") or naming which task
 ("이번 건은"). A change at a confirmation is sure only when every other word is one of
@@ -10,13 +11,14 @@ from collections.abc import Callable
 
 from engine.nlu import names
 from engine.nlu.endings import REQUEST
+from engine.nlu.phrases import THINKING
 from engine.nlu.words import YesNoWords
 from engine.precompiled import re_compile
 
 
 def accounted_by(words: YesNoWords) -> Callable[[str], bool]:
     """Words said with a value that add nothing: yes/no words, verbs, "말고", "잘못 말했어"."""
-    return lambda w: words.known(w) or w in _ASIDE or w in names.MISSPOKE or \
+    return lambda w: words.known(w) or w in _ASIDE or w in THINKING or w in names.MISSPOKE or \
         w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None or w in _ASKING_FOR
 
 

@@ -39,7 +39,7 @@ from engine.nlu.certainty import (
 from engine.nlu.enums import misspelt
 from engine.nlu.keywords import negates
 from engine.nlu.money import find_money
-from engine.nlu.phrases import SET_ASIDE
+from engine.nlu.phrases import SET_ASIDE, THINKING
 from engine.precompiled import re_compile
 from engine.runtime.understanding.finders import exact
 
@@ -54,6 +54,10 @@ INSTEAD = re_compile(rf"^(?:(?:{_OPENERS})[,.…~]*\s+)*(?P<old>.+?)"
 """A value said away and another put in its place: "아빠 말고 형", "엄마 아니 아빠요", "엄마.
 아 아니 아빠", "근데 아빠 말고 오빠한테", "mom no wait dad" (what opens the message is
 neither)."""
+_THINKING = "|".join(sorted(THINKING, key=lambda w: (-len(w), w)))
+OPENING = re_compile(rf"^(?:(?:{_THINKING})[,.…~]*\s+)+(?=\S)")
+"""What opens an answer while one thinks, as speech has it ("어 김민수 씨", "음 그러니까
+아빠", "um my sister"): not part of the answer."""
 LEAST_BARE = {"KRW": 1000, "JPY": 1000}
 """The smallest plain number taken as an amount in a currency: no one sends 100원."""
 
@@ -88,7 +92,7 @@ def _bare_name(text: str, slot: CompiledSlot,
     """A short answer as the name it says (the new one of "아빠 말고 형"; "엄마 보내줘" with
     the flow's own verb after it), or None."""
     instead = INSTEAD.match(text.strip())
-    said = instead.group("new") if instead else text.strip()
+    said = instead.group("new") if instead else OPENING.sub("", text.strip())
     said = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", said))  # "it's my brother", "Jake, he…"
     if negates(said):  # "엄마 보내지마", "민수는 안 보내": no one to send to
         return None
@@ -364,19 +368,22 @@ def a_note(text: str, service: CompiledService, asked: str | None,
 def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
     """Whether the whole message may be taken as the asked slot's value: not a decision,
     not a question, a quote or a sentence ("배고프다", "I had a long day"), and no word of
-    it a question word ("누구", "what") or a filler ("음", "글쎄", "um"), nor opening with a
-    yes or a no ("아니 그게")."""
-    text = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", text.strip()))  # "it's my brother"
-    if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text):
+    it a question word ("누구", "what") or a filler ("음", "글쎄", "um") once the sounds that
+    open it while one thinks are set aside ("어 누나요" is 누나), nor opening with a yes or a
+    no ("아니 그게")."""
+    said = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", text.strip()))  # "it's my brother"
+    text = OPENING.sub("", said)  # "어 누나요": what one says while thinking is no answer
+    if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text) or \
+            is_statement(said):
         return False
     if (corrected := INSTEAD.match(text.strip())) is not None:  # "엄마. 아 아니 아빠": its
         text = f"{corrected['old']} {corrected['new']}"  # 아 and 아니 correct, not hesitate
     tokens = normalise(text).split(" ")
-    if answer == "confirm" and len(tokens) == 1:
+    if answer == "confirm" and len(normalise(said).split(" ")) == 1:
         return False  # "네" answers yes; "정말 좋아요" may be a review's text
     return not any(asks(t) or t in FILLERS for t in tokens) and \
         yes_no(tokens[0], words) is None
 
 
-__all__ = ["INSTEAD", "LEAST_BARE", "a_note", "bare_ok", "bare_value", "free_text", "instead",
-           "named_after", "named_ahead", "named_values", "short_answer"]
+__all__ = ["INSTEAD", "LEAST_BARE", "OPENING", "a_note", "bare_ok", "bare_value", "free_text",
+           "instead", "named_after", "named_ahead", "named_values", "short_answer"]

@@ -41,6 +41,7 @@ from engine.nlu.segments import each_to, last_sentence, merge_tasks, task_parts,
 from engine.precompiled import re_compile
 from engine.runtime.understanding.accounted import accounted_by
 from engine.runtime.understanding.bare import (
+    OPENING,
     a_note,
     bare_ok,
     bare_value,
@@ -304,8 +305,9 @@ def _elsewhere(text: str, service: CompiledService, here: str) -> bool:
 _HANGUL = re_compile(r"[가-힣]")
 _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
-_PARTICLE = re_compile(r"^(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는|으로|로|을|를"
-                      r"|이|가|은|는|이요|요)(?!\S)")
+_PARTICLE = re_compile(r"^(?:(?: ?(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는))"
+                      r"|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
+"""A particle right after a value; one of to whom may be said apart ("아빠 한테")."""
 
 
 def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
@@ -316,7 +318,8 @@ def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]]
     if not picked:
         return True
     said = after_retraction(text) or text  # "40만원? 아니다 20만원 이하로": its last say
-    asking = is_question(said) and not (asked and names.name_shaped_like_a_question(text))
+    asking = is_question(said) and not (asked and names.name_shaped_like_a_question(
+        OPENING.sub("", text)))  # "어 누나요": a name, not "-나요?"
     if asking or names.hedged(text):
         return False
     if any(names.OTHER_PREDICATE.search(w) for w in leftover(text, spans, accounted_by(words))):
