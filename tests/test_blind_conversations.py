@@ -9,9 +9,10 @@ as the world's Englishes and phones type), code-switched (one set) and against t
 sets: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes;
 look-alike and hidden characters, forged transcripts, hostile text), the pizza shop (five sets,
 the fourth as the world's Englishes decide, the fifth by voice), the online shop (four sets,
-the fourth as shoppers type in the regions, young and old), and the bank's card help desk
-(three sets, the third in a hurry, upset or unsure). Each turn says the stage it should end in
-and the values it should hold.
+the fourth as shoppers type in the regions, young and old), the bank's card help desk (three
+sets, the third in a hurry, upset or unsure), and the Korean card application (two sets, the
+second on what is and is not a yes, a cancel or a change). Each turn says the stage it should
+end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -197,6 +198,17 @@ KNOWN_FAILING: dict[str, set[str]] = {
     "transfer_decisions_ko.test.yaml": set(),
     "transfer_en_4.test.yaml": set(),
     "pizza_voice.test.yaml": set(),
+    "card_ko.test.yaml": {
+        # a word that only starts with a kind's short name ("신용점수", "신용등급") is read as
+        # that kind (a short Hangul choice matches inside a longer word, as "업무용" and
+        # "사무실" need): the confirmation asks about a credit card, nothing is applied
+        "fill: 신용점수 and 신용등급 are not the credit card",
+    },
+    "card_decisions_ko.test.yaml": {
+        # a yes taken back by a cancel in one message ("응 아 아니다 그만할래") is neither, as
+        # docs/dsl.md says: the confirmation is asked again, where the writer expected a cancel
+        "confirm: yes then 아니 wait is not a yes, yes then 그만 cancels",
+    },
     "transfer_voice.test.yaml": {
         # a condition at the confirmation ("월급 들어오면 보내 줘") is read as a time that names
         # no date: the date is asked for (nothing is sent), where the writer expected READY
@@ -225,6 +237,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "cards_en_3.test.yaml": {"ORDERED"},
          "commerce_ko_4.test.yaml": {"ACCEPTED", "FAILED"},
          "pizza_voice.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "card_ko.test.yaml": {"APPLIED"}, "card_decisions_ko.test.yaml": {"APPLIED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -102,7 +102,7 @@ def _words(spec: s.ServiceSpec) -> YesNoWords:
     base = default_words(spec.locale)
     return YesNoWords(confirm=(*spec.words.confirm, *base.confirm),
                       cancel=(*spec.words.cancel, *base.cancel),
-                      deny=(*spec.words.deny, *base.deny))
+                      deny=(*spec.words.deny, *base.deny), objects=tuple(spec.words.objects))
 
 
 def _messages(spec: s.ServiceSpec, r: Resolver) -> dict[str, Compiled]:
@@ -283,7 +283,8 @@ def _stage(name: str, stage: s.StageSpec, spec: s.ServiceSpec,
     if stage.words is not None:
         own = stage.words
         words = _words(spec).merge(YesNoWords(confirm=tuple(own.confirm),
-                                              cancel=tuple(own.cancel), deny=tuple(own.deny)))
+                                              cancel=tuple(own.cancel), deny=tuple(own.deny),
+                                              objects=tuple(own.objects)))
     if verbs and not stage.terminal:
         words = (words or _words(spec)).merge(YesNoWords(act=verbs, doing=doing))
     return c.CompiledStage(name, stage.terminal, stage.say, stage.reprompt,

@@ -71,6 +71,7 @@ class WordsSpec(Spec):
     cancel: list[str] = Field(default_factory=list, description="Words that cancel the flow at any non-terminal stage.")
     deny: list[str] = Field(default_factory=list, description="Words that say no at a `decide: confirm` stage: they fire `deny` where the stage has a `deny` transition, else `cancel`.")
     resume: list[str] = Field(default_factory=list, description="Words that take up an interrupted flow again when it asks whether to continue (besides the confirm words).")
+    objects: list[str] = Field(default_factory=list, description="Nouns that name what the service does things to (`[카드]` for card applications, `[order]`): said beside a decision they add nothing, so \"카드 신청 취소\" cancels and \"네 카드 신청해 주세요\" confirms; alone they decide nothing. Not for a word that is also something else the user may confirm or cancel (a transfer's `문자`).")
 
 
 class IntentSpec(Spec):

@@ -35,7 +35,12 @@ _NEGATED_AFTER = re_compile(
     r"(?:(?:\S+\s*)?(?:거|건|게)\s*)?"
     r"(?:(?:아니고|아니라|아니야|아니에요|아니예요|아닙니다|아님|아니|말고|대신에?|빼고|안\s*돼|"
     r"안\s*되)(?:\s|$|[,.!요세])|\S*지\s*(?:마|말)"
-    r"|(?:안|못)\s*(?:보내|보낼|보냄|줘|줄|주|드려|드릴|부쳐|이체|송금|넣|쏴))")
+    r"|(?:안|못)\s*(?:보내|보낼|보냄|줘|줄|주|드려|드릴|부쳐|이체|송금|넣|쏴|할|해|하|만들|쓸|써|쓰))")
+_TURNED_DOWN = re_compile(
+    r"\s*(?:은|는|이|가|을|를|도)?\s*(?:\S+기\s*)?"
+    r"(?:싫|별로(?=\s|$|[,.!?~]|야|예요|에요|다|입니다|고)|필요\s*없|원하지\s*않|취소)")
+"""A choice turned down right after it ("체크카드는 싫어요", "쓰기 싫고", "별로예요", "필요
+없어요"), not a bound said of it ("50만원 넘는 건 싫어요")."""
 _NEGATED_BEFORE = re_compile(r"(?:\bnot|\binstead of|\brather than)\s*\$?$", re.IGNORECASE)
 _NEGATED_CLAUSE = re_compile(
     r"\b(?:not|no|never|don'?t|do not|doesn'?t|won'?t|anything but|except|without|"
@@ -133,6 +138,7 @@ def negated(text: str, match: Match) -> bool:
     taken = max((end for _, end in _retractions(text) if end <= match.start), default=0)
     return bool(_NEGATED_AFTER.match(text, match.end) or  # "30k no wait 40k": its "no" takes
                 _NEGATED_BEFORE.search(text, 0, match.start) or  # 30k back, not 40k
+                _TURNED_DOWN.match(text, match.end) or  # "체크카드는 싫어요"
                 not isinstance(match.value, bool) and
                 _NEGATED_CLAUSE.search(text, taken, match.start))
 

@@ -4,7 +4,8 @@ Matching is case-insensitive. Each canonical name is also one of its own synonym
 {"KRW": ["원"]} reads "krw" as KRW. A synonym that starts or ends with an ASCII letter
 must not touch another letter there ("usda" is not USD; "50usd" is), one that starts or
 ends with a digit not another digit ("10" is not "1"); Hangul and other synonyms match
-anywhere, because Korean glues particles and numbers on ("50달러에").
+anywhere, because Korean glues particles and numbers on ("50달러에"), and a Hangul compound
+of four syllables or more also when spaced in two ("체크 카드" for 체크카드).
 Longer synonyms are tried first ("원화" before "원").
 
 Build an ``EnumMatcher`` once with ``compile_enum`` when the same values are used on every
@@ -37,9 +38,13 @@ class EnumMatcher:
         if self.pattern is None:
             return []
         return [
-            Match(self.canonical[m.group().lower()], m.start(), m.end(), m.group())
+            Match(self.canonical.get(said := m.group().lower()) or
+                  self.canonical[_SPACES.sub("", said)], m.start(), m.end(), m.group())
             for m in self.pattern.finditer(text)
         ]
+
+
+_SPACES = re_compile(r"\s+")
 
 
 def _synonyms(values: Values) -> list[tuple[str, str]]:
@@ -76,7 +81,19 @@ def _alternative(synonym: str) -> str:
     # A letter end must not touch another letter, a digit end another digit; so "usda"
     # is not "usd" and "10" is not "1", while "50usd" and "US$5" still match.
     head, tail = _boundary(synonym[0]), _boundary(synonym[-1])
-    return (f"(?<!{head})" if head else "") + re.escape(synonym) + (f"(?!{tail})" if tail else "")
+    return (f"(?<!{head})" if head else "") + _spaced(synonym) + (f"(?!{tail})" if tail else "")
+
+
+_HANGUL_WORD = re_compile(r"[가-힣]{4,}")
+
+
+def _spaced(synonym: str) -> str:
+    """The synonym as a pattern; a Hangul word of four syllables or more may be said in two
+    parts of two or more ("체크 카드", "보조 배터리"), as people space compounds."""
+    if not _HANGUL_WORD.fullmatch(synonym):
+        return re.escape(synonym)
+    return synonym[:2] + "".join(rf"\s?{c}" if 2 <= i <= len(synonym) - 2 else c
+                                 for i, c in enumerate(synonym[2:], start=2))
 
 
 def _boundary(char: str) -> str:

@@ -211,16 +211,18 @@ THINKING = (FILLERS - {"hold", "wait", "dunno", "잠깐", "잠깐만", "잠시�
 _DETERMINERS = frozenset({"the", "this", "that", "my", "our", "이", "그", "저", "이번", "방금"})
 
 
-def objects_off(tokens: list[str], acts: Lexicon) -> list[str]:
+def objects_off(tokens: list[str], acts: Lexicon,
+                things: frozenset[str] = frozenset()) -> list[str]:
     """``tokens`` without what a decision is about, named with its determiner ("this
-    transfer", "이 이체"): no decision of its own ("cancel this transfer" is a cancel).
+    transfer", "이 이체", "그 신청은": the flow's verbs, or ``things`` it does things to): no
+    decision of its own ("cancel this transfer" is a cancel).
 
     >>> objects_off("cancel this transfer".split(), Lexicon.of(["transfer"]))
     ['cancel']
     """
     kept: list[str] = []
     for token in tokens:
-        if kept and kept[-1] in _DETERMINERS and token in acts:
+        if kept and kept[-1] in _DETERMINERS and (token in acts or token in things):
             kept.pop()
         else:
             kept.append(token)
@@ -250,6 +252,12 @@ def _has_final(syllable: str) -> bool:
     """Whether a Hangul syllable ends in a consonant (받침)."""
     code = ord(syllable) - 0xAC00
     return 0 <= code < 11172 and code % 28 != 0
+
+
+def _final_l(syllable: str) -> bool:
+    """Whether a Hangul syllable ends in ㄹ: the stem of 만들다 or 팔다 (or a noun: both read)."""
+    code = ord(syllable) - 0xAC00
+    return 0 <= code < 11172 and code % 28 == 8
 
 
 def _with_final_l(syllable: str) -> str:
@@ -286,15 +294,17 @@ _ENDINGS = {
     "consonant": _set(("", *NOMINAL, *HADA)),
     "vowel+hada": _set(("", *VOWEL, *HADA)),
     "vowel": _set(("", *VOWEL)),
+    # a stem in ㄹ (만들다) or a noun in ㄹ: 만들어 주세요, 만들어요, and a noun's 하다 endings
+    "l": _set(("", *NOMINAL, *HADA, "어", *(f"어{e}" for e in VOWEL))),
 }
 
 
 def _ending_class(word: str) -> str:
-    """Which endings a word takes: "latin", "consonant", "vowel+hada" or "vowel"."""
+    """Which endings a word takes: "latin", "consonant", "l", "vowel+hada" or "vowel"."""
     if not _hangul(word):
         return "latin"
     if _has_final(word[-1]):
-        return "consonant"
+        return "l" if _final_l(word[-1]) else "consonant"
     return "vowel+hada" if _takes_hada(word[-1]) else "vowel"
 
 
@@ -362,8 +372,8 @@ def negations(verbs: Iterable[str]) -> frozenset[str]:
             forms.update(verb + n for n in NEG_HADA)
             forms.update(f"{verb} 안 {e}" for e in ("해", "해요", "합니다", "해유", "혀",
                                                     *(f"할{w}" for w in NEG_WILL)))
-        if kind != "consonant":  # a verb stem: 보내지 마, 안 보낼래, 안 보내
-            willing = verb[:-1] + _with_final_l(verb[-1])
+        if kind != "consonant" or _final_l(verb[-1]):  # a verb stem: 보내지 마, 안 보낼래,
+            willing = verb[:-1] + _with_final_l(verb[-1])  # 안 보내; 만들지 마, 안 만들래
             forms.update(verb + n for n in NEG_VOWEL)
             forms.update(f"안 {willing}{w}" for w in NEG_WILL)
             forms.update((f"안 {verb}", f"안 {verb}요", f"안 {verb}유"))  # 유: Chungcheong
@@ -392,9 +402,9 @@ CANCEL_SET_ASIDE = (r"(?:취소|중단|중지)(?:는|를|은)?\s?(?:하지\s?(?:
                     r"안\s?(?:해요?|하고|하구|할래요?|할게요?|할께요?|합니다|한다고요?|한다니까요?))")
 """A cancel turned down ("취소하지 말고", "취소 아니고요", "취소 안 해요"): neither a cancel nor
 a word beside a value — a pattern part."""
-SET_ASIDE = r"(?:말고|아니고|아니라|빼고|대신에?)"
+SET_ASIDE = r"(?:말고|아니고|아니라|빼고|대신에?|싫고|필요\s?없고)"
 """The words after a value or a request that set it aside for another ("반품 말고 교환",
-"민수한테 3만원 아니고", "환불 대신"): a pattern part."""
+"민수한테 3만원 아니고", "환불 대신", "체크카드는 싫고"): a pattern part."""
 CONTRAST = frozenset({"but", "instead", "rather", "though", "although", "however", "말고",
                       "대신", "그래도", "근데", "그런데", "하지만", "아니고"})
 """Words that turn what was said around ("취소 말고 보내줘", "cancel, but...")."""

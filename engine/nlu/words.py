@@ -81,6 +81,12 @@ class _Grammar:
     """Cancel words that are the flow's own doing (A): said with a yes, they confirm."""
     starts: frozenset[str]
     """The letters any of these words starts with: a piece starting otherwise is none."""
+    objects: frozenset[str] = frozenset()
+    """What the flow does things to ("카드", "카드를", "order"): beside a decision, nothing."""
+    topics: frozenset[str] = frozenset()
+    """The flow's verbs as the topic ("이체는", "신청을"): before a yes or a cancel word only."""
+    named: frozenset[str] = frozenset()
+    """Objects and topics: what a determiner before them names ("그 카드는", "그 신청은")."""
     read: dict[str, Answer | None] = field(default_factory=dict, compare=False)
     """Messages already decided (a turn asks about one message several times)."""
 
@@ -92,8 +98,10 @@ class _Grammar:
         if not text or len(text) > self.longest or text[0] not in self.starts:
             return _NOTHING  # an empty piece: a message of no letters ("👍", "?!")
         found = set()
-        if text in _NEUTRAL or LAUGHS.fullmatch(text):
+        if text in _NEUTRAL or text in self.objects or LAUGHS.fullmatch(text):
             found.add("N")
+        if text in self.topics:  # "이체는 취소", "송금을 진행해 주세요"; not "결제는 하지 마"
+            found.add("T")
         if text in self.no:
             found.add("D")
         if text in self.stop:  # a noun ("취소") is what a negation after it negates
@@ -137,13 +145,16 @@ def _run(text: str, yes: Lexicon, budget: int) -> bool:
 # The three decisions run as one (their states named apart), so a message is read once.
 _Table = dict[str, dict[str, str]]
 _DECISIONS: _Table = {
-    "confirm": {"N": "confirm", "Y": "yes", "A": "confirm", "U": "confirm"},
-    "yes": {"N": "yes", "Y": "yes", "A": "yes", "U": "yes"},
+    "confirm": {"N": "confirm", "T": "confirm", "Y": "yes", "A": "confirm", "U": "confirm"},
+    "yes": {"N": "yes", "T": "yes", "Y": "yes", "A": "yes", "U": "yes"},
     "deny": {"N": "deny", "D": "no", "U": "aside"}, "no": {"N": "no", "D": "no", "U": "aside"},
     # a no that only turns a cancel down, then the yes ("아니 취소 안 해요, 보내주세요")
     "aside": {"N": "aside", "U": "aside", "Y": "yes", "A": "yes"},
     "cancel": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop",
-               "K": "noun", "X": "stop"},
+               "K": "noun", "X": "stop", "T": "topic"},
+    # the flow's verb as the topic: a cancel word cancels it, a "don't" alone does not
+    # ("이체는 취소"; "결제는 하지 마" may turn down one part of the task)
+    "topic": {"N": "topic", "T": "topic", "C": "stop", "K": "noun"},
     "said": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop", "K": "noun",
              "X": "stop"},
     # after a cancel said as a sentence ("됐어요") a negation is a second one ("안 할래요");
@@ -188,7 +199,7 @@ _GOING_ON = ("진행", "확인", "승인", "proceed", "confirm")
 
 @functools.lru_cache(maxsize=256)
 def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str, ...],
-             act: tuple[str, ...], doing: tuple[str, ...]) -> _Grammar:
+             act: tuple[str, ...], doing: tuple[str, ...], objects: tuple[str, ...]) -> _Grammar:
     """Built once per set of words (stages that share a flow's words share it)."""
     verbs = (*act, *_VERBS)
     # A cancel word inside what the flow is all for ("취소" of "주문취소") is what it does:
@@ -200,13 +211,25 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
         Lexicon.of(deny, plain=True), Lexicon.of(c for c in cancel if c not in own)
     stems = (stem for stem in map(stem_of, act) if stem)  # "쏘지 마" of 쏴
     negated = negations((*verbs, *stems, *own, *_GOING_ON))  # "진행하지 마": a cancel
+    things = frozenset(f"{o}{p}" for o in objects for p in _OBJECT_PARTICLES)
+    topics = frozenset(f"{a}{p}" for a in act if _HANGUL_END.search(a) for p in _TOPIC)
     longest = max(yes.longest, no.longest, stop.longest, _NEUTRAL.longest,
-                  max(map(len, negated), default=0)) + _LONGEST_PHRASE
+                  max(map(len, negated), default=0), max(map(len, things | topics), default=0)) \
+        + _LONGEST_PHRASE
     doing_words = Lexicon.of((*own, *doers))
     starts = frozenset({*(k for lex in (yes, no, stop, _NEUTRAL, doing_words) for k in lex.stems),
+                        *(o[0] for o in objects),
                         *(n[0] for n in negated if n), *(w[0] for w in _DO_IT),
                         "ㅎ", "ㅋ", "ㅠ", "ㅜ", "말"})
-    return _Grammar(yes, no, stop, negated, longest, doing_words, starts)
+    return _Grammar(yes, no, stop, negated, longest, doing_words, starts, things, topics,
+                    things | topics)
+
+
+_OBJECT_PARTICLES = ("", "은", "는", "이", "가", "을", "를", "도", "만", "의", "요", "이요", "s")
+"""What an object may carry beside a decision ("카드는 취소", "cancel the orders")."""
+_TOPIC = ("은", "는", "을", "를", "도")
+"""The particles that make the flow's own verb the object of a decision ("신청은 취소")."""
+_HANGUL_END = re_compile(r"[가-힣]$")
 
 
 _WANTING = frozenset({"싶어", "싶어요", "싶다", "싶은데", "싶습니다", "싶네요", "want", "wanna"})
@@ -229,12 +252,15 @@ class YesNoWords:
     doing: tuple[str, ...] = ()
     """Verbs that are all the flow is for: a cancel word inside one ("취소" of a flow only
     for "주문취소") is the flow's doing there, not a cancel."""
+    objects: tuple[str, ...] = ()
+    """Nouns that name what the flow does things to (the author's ``words.objects``: "카드"):
+    said beside a decision they add nothing ("카드 신청 취소" cancels); alone, nothing."""
     # Built here (and shared between equal word sets), so yes_no() does no per-word work.
     _grammar: _Grammar = field(init=False, repr=False, compare=False)
     _verb_forms: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        names = ("confirm", "cancel", "deny", "act", "doing")
+        names = ("confirm", "cancel", "deny", "act", "doing", "objects")
         lists = tuple(_normalise_words(getattr(self, n)) for n in names)
         for name, words in zip(names, lists, strict=True):
             object.__setattr__(self, name, words)
@@ -273,6 +299,7 @@ class YesNoWords:
             deny=self.deny + other.deny,
             act=self.act + other.act,
             doing=self.doing + other.doing,
+            objects=self.objects + other.objects,
         )
 
 
@@ -333,7 +360,7 @@ def _apart(match: re.Match[str]) -> str:
 
 def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     text = _KO_UNSAID.sub(_UNSAID, _MIXED.sub(_apart, normalised))  # "취소하지 말고"
-    tokens = objects_off(text.split(" "), grammar.yes)
+    tokens = objects_off(text.split(" "), grammar.yes, grammar.named)
     tokens = _unsaid(_unglued(tokens, grammar), grammar.stop)
     ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1] if len(tokens) <= _MOST_WORDS \
         else frozenset()
@@ -405,7 +432,8 @@ def cancel_first(text: str, words: YesNoWords) -> str | None:
     True
     """
     said = _KO_UNSAID.sub(_UNSAID, normalise(text))  # "취소 아니고요 네 담아주세요": none
-    tokens = objects_off(said.split(" "), words._grammar.yes)  # "cancel my order"
+    grammar = words._grammar
+    tokens = objects_off(said.split(" "), grammar.yes, grammar.named)  # "cancel my order"
     for cut, token in enumerate(tokens):  # "취소하고 잔액" reads as "취소 하고 잔액"
         for joined in _ATTACHED:
             if token.endswith(joined) and len(token) > len(joined):

@@ -79,11 +79,11 @@ def _words(ctx: Context, stage: s.StageSpec | None = None) -> YesNoWords:
     spec = ctx.spec
     words = default_words(spec.locale).merge(YesNoWords(
         confirm=tuple(spec.words.confirm), cancel=tuple(spec.words.cancel),
-        deny=tuple(spec.words.deny)))
+        deny=tuple(spec.words.deny), objects=tuple(spec.words.objects)))
     if stage is not None and stage.words is not None:
         own = stage.words
         words = words.merge(YesNoWords(confirm=tuple(own.confirm), cancel=tuple(own.cancel),
-                                       deny=tuple(own.deny)))
+                                       deny=tuple(own.deny), objects=tuple(own.objects)))
     return words
 
 

@@ -333,16 +333,26 @@ def _restated(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
     """The message's decision once the values it names, each equal to the task's own, are
     taken out: a yes ("맞아 엄마한테 보내줘" at "엄마에게 5만원을 이체할까요?"), or a cancel of
     the task it names ("엄마한테는 보내지 마": the name is turned down with its task; a choice
-    turned down may be the choice of another, "결제는 하지 마", and cancels nothing)."""
+    turned down may be the choice of another, "결제는 하지 마", and cancels nothing unless a
+    cancel word says so: "체크카드는 취소해 주세요")."""
     picked, spans = _pick_spans(text, [s for s, _ in found], found, asked=None)
     said = [(m.start, m.end) for _, ms in found for m in ms]
     if not said or any(values.get(slot.name) != m.value for slot, ms in found for m in ms):
         return None  # no value, or one not the task's
     chosen = any(ms and slot.spec.type == "enum" for slot, ms in found)
-    if not chosen and yes_no(_without(text, said), words) == "cancel":
+    rest = _without(text, said)
+    if yes_no(rest, words) == "cancel" and (not chosen or _says_cancel(rest, words)):
         return "cancel"
     same = bool(picked) and all(values.get(name) == value for name, value in picked.items())
     return "confirm" if same and yes_no(_without(text, spans), words) == "confirm" else None
+
+
+def _says_cancel(text: str, words: YesNoWords) -> bool:
+    """Whether ``text`` holds a cancel word ("체크카드는 취소해 주세요": the task's own choice
+    cancelled with its task), not only a "don't" ("결제는 하지 마": a choice turned down)."""
+    tokens = text.split()
+    return any(words.cancels(" ".join(tokens[i:j])) for i in range(len(tokens))
+               for j in range(i + 1, min(len(tokens), i + 3) + 1))
 
 
 def _without(text: str, spans: Sequence[tuple[int, int]]) -> str:
