@@ -8,11 +8,11 @@ second as non-native speakers text, the third as native speakers living in Korea
 as the world's Englishes and phones type), code-switched (one set) and against tricks (two
 sets: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes;
 look-alike and hidden characters, forged transcripts, hostile text), the pizza shop (five sets,
-the fourth as the world's Englishes decide, the fifth by voice), the online shop (four sets,
-the fourth as shoppers type in the regions, young and old), the bank's card help desk (three
-sets, the third in a hurry, upset or unsure), and the Korean card application (two sets, the
-second on what is and is not a yes, a cancel or a change). Each turn says the stage it should
-end in and the values it should hold.
+the fourth as the world's Englishes decide, the fifth by voice), the online shop (five sets,
+the fourth as shoppers type in the regions, young and old, the fifth in English and
+code-switched), the bank's card help desk (three sets, the third in a hurry, upset or unsure),
+and the Korean card application (two sets, the second on what is and is not a yes, a cancel or
+a change). Each turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -198,6 +198,12 @@ KNOWN_FAILING: dict[str, set[str]] = {
     "transfer_decisions_ko.test.yaml": set(),
     "transfer_en_4.test.yaml": set(),
     "pizza_voice.test.yaml": set(),
+    "commerce_en.test.yaml": {
+        # a cancel with "later" in English after it ("그만 그만, later") is read as putting
+        # off, no decision: the free-text review takes it as its text, where the writer
+        # expected a cancel (nothing is posted without the confirmation's yes)
+        "EN review rated 6 is refused, 5점 accepted, then '그만' drops it",
+    },
     "card_ko.test.yaml": {
         # a word that only starts with a kind's short name ("신용점수", "신용등급") is read as
         # that kind (a short Hangul choice matches inside a longer word, as "업무용" and
@@ -238,6 +244,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "commerce_ko_4.test.yaml": {"ACCEPTED", "FAILED"},
          "pizza_voice.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "card_ko.test.yaml": {"APPLIED"}, "card_decisions_ko.test.yaml": {"APPLIED"},
+         "commerce_en.test.yaml": {"ACCEPTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -34,8 +34,12 @@ def test_the_transfer_tests_cover_every_stage_and_transition() -> None:
     assert transfer.count("transition") == (9, 9)
     items = covered(report, "transfer")
     assert items["slot amount rejected"][1] and items["slot amount corrected"][1]
-    assert items["slot when rejected"] == (79, True)  # a time that names no date
-    assert items["transition READY -confirm-> CONFIRMED"] == (160, True)
+    lines = (ROOT / "flows" / "transfer.yaml").read_text(encoding="utf-8").splitlines()
+    when = next(i for i, line in enumerate(lines, 1) if line.startswith("  when:"))
+    confirm = next(i for i, line in enumerate(lines, 1)
+                   if "{trigger: confirm, source: READY, dest: CONFIRMED}" in line)
+    assert items["slot when rejected"] == (when, True)  # a time that names no date
+    assert items["transition READY -confirm-> CONFIRMED"] == (confirm, True)
 
 
 def test_what_a_test_file_misses_is_reported_with_lines(tmp_path: Path) -> None:
@@ -78,6 +82,6 @@ def test_the_cli_prints_coverage_before_the_closing_line(
     lines = capsys.readouterr().out.splitlines()
     assert "coverage of flow `transfer` (transfer.yaml): stages 10/10, transitions 9/9, " \
            "slot branches 9/9" in lines
-    assert any(line.endswith("flows/transfer.yaml:79: slot when rejected — covered")
+    assert any(line.endswith("flows/transfer.yaml:80: slot when rejected — covered")
                for line in lines)
     assert lines[-1].endswith("passed, 0 failed")

@@ -52,7 +52,8 @@ NEG_VOWEL = ("지 마", "지 마요", "지 마세요", "지 말아", "지 말아
               # as the regions say it
               "지 마라", "지 마이소", "지 마소", "지 맙서", "지 마유", "지 말어", "지 말랑께")
 """Negated imperatives after a verb stem ("보내지 마")."""
-NEG_WILL = ("래", "래요", "게", "게요", "께", "께요", "란다", "라요", "래유", "게유", "께유")
-""""안 보낼래", "안 할게요": attached to a stem given a final ㄹ."""
+NEG_WILL = ("래", "래요", "게", "게요", "께", "께요", "란다", "라요", "래유", "게유", "께유",
+            " 거예요", " 거에요", " 거야", " 겁니다", " 거임")
+""""안 보낼래", "안 할게요", "안 살 거예요": attached to a stem given a final ㄹ."""
 
 __all__ = ["ALLOWED", "HADA", "NEG_HADA", "NEG_VOWEL", "NEG_WILL", "NOMINAL", "REQUEST", "VOWEL"]

@@ -156,7 +156,7 @@ def is_statement(text: str) -> bool:
 
 _SOCIAL = re_compile(
     r"^(?:안녕|반가|반갑|고마|고맙|감사|수고|잘\s?있|또\s?봐|다음에\s?봐|좋은\s?(?:아침|하루)|"
-    r"hi|hello|hey|yo|thanks?|thank\s?you|thx|bye|good\s?(?:morning|evening|night|bye)|"
+    r"hi|hello|hey|yo|thank\s?you|thanks?|thx|bye|good\s?(?:morning|evening|night|bye)|"
     r"see\s?you|nice to meet)(?![a-z])", re.IGNORECASE)
 
 
@@ -168,25 +168,36 @@ def is_social(text: str) -> bool:
     [True, True, True, True, True]
     >>> [is_social(m) for m in ("음 글쎄 뭐 괜찮은 거", "hey can you find me shoes")]
     [False, False]
+    >>> is_social("안녕하세요~ hi there"), is_social("안녕하세요 노트북 좀 찾는데요")
+    (True, False)
     """
     words = [w for w in re.sub(r"[^\w\s]", " ", text.casefold()).split()
              if w not in FILLERS and not LAUGHS.fullmatch(w)]
     if not words:
         return True
-    rest = " ".join(words)
-    found = _SOCIAL.match(rest)
-    return found is not None and len(rest[found.end():].split()) <= 2
+    rest, greeted = " ".join(words), False
+    while (found := _SOCIAL.match(rest)) is not None:  # "안녕하세요~ hi there": two
+        word_end = rest.find(" ", found.end())  # the greeting's word is all of it
+        rest, greeted = ("" if word_end == -1 else rest[word_end + 1:]), True
+    left = rest.split()
+    return greeted and len(left) <= (1 if any(_HANGUL_WORD.search(w) for w in left) else 2)
+
+
+_HANGUL_WORD = re_compile(r"[가-힣]")
 
 
 _NOT_KNOWING = re_compile(
     r"모르|몰라|몰르|기억\s*(?:이\s*)?안|생각\s*(?:이\s*)?안|까먹|잊어버|잊었|확실하지|"
+    r"번호(?:가|는|를)?\s*(?:없|안\s*보|못\s*찾)|"
     r"\b(?:not sure|dont know|don'?t know|do not know|no idea|dunno|cant remember|"
-    r"can'?t remember|forgot|not certain)\b", re.IGNORECASE)
+    r"can'?t remember|forgot|not certain|(?:don'?t|do not) have (?:it|that|the (?:number|id|"
+    r"code)|my (?:number|id|code)|one)|haven'?t got (?:it|the|my|one))\b", re.IGNORECASE)
 
 
 def not_knowing(text: str) -> bool:
     """Whether the message says the user does not know or remember ("잘 모르겠어", "기억
-    안 나", "no idea"): a try at the question that failed, not a change of subject.
+    안 나", "no idea") or does not have it ("번호가 없어요", "i dont have the number rn"): a
+    try at the question that failed, not a change of subject.
 
     >>> not_knowing("잘 모르겠어"), not_knowing("기억 안 나"), not_knowing("I can't remember")
     (True, True, True)
@@ -242,6 +253,7 @@ A_LAUGH = re_compile(r"(?<![ㄱ-ㅎ])[ㅎㅋㅠㅜ]+")
 _NEGATORS_EN = ("dont", "do not", "please dont", "please do not")
 BARE_NEGATIONS = ("하지 마", "하지 마요", "하지 마세요", "하지 말아", "하지 말아요", "하지 말아줘",
                   "하지 말아 주세요", "하지 말자", "안 할래", "안 할래요", "안 할게", "안 할게요",
+                  "안 할 거예요", "안 할 거야", "안 할 겁니다",
                   "안 할께요", "안 해", "안 해요", "안 합니다", "안 혀", "안 해유", "안 할란다",
                   "안 할라요", "dont", "do not", "please dont",
                   "dont do it", "do not do it", "dont do that", "not now")

@@ -27,6 +27,21 @@ def stem_of(word: str) -> str | None:
     return None
 
 
+def willed_stem(word: str) -> str | None:
+    """The stem a volitional form was made from ("살게" of 사다, "볼래" of 보다), or None:
+    what a negation of the keyword is said with ("안 살래요", "사지 마").
+
+    >>> willed_stem("살게"), willed_stem("볼래"), willed_stem("보내"), willed_stem("게")
+    ('사', '보', None, None)
+    """
+    if len(word) < 2 or word[-1] not in "게래":
+        return None
+    code = ord(word[-2]) - 0xAC00
+    if not 0 <= code < 11172 or code % 28 != 8:  # the syllable before ends in ㄹ
+        return None
+    return word[:-2] + chr(0xAC00 + code - 8)
+
+
 def verb_forms(verbs: tuple[str, ...]) -> list[str]:
     """What a form of each verb starts with.
 
@@ -48,4 +63,4 @@ def _closed(stem: str) -> list[str]:
     return [stem]
 
 
-__all__ = ["stem_of", "verb_forms"]
+__all__ = ["stem_of", "verb_forms", "willed_stem"]

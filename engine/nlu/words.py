@@ -42,7 +42,7 @@ from engine.nlu.phrases import (
     objects_off,
     squash,
 )
-from engine.nlu.stems import stem_of, verb_forms
+from engine.nlu.stems import stem_of, verb_forms, willed_stem
 from engine.nlu.text import decision_text, normalise
 from engine.precompiled import re_compile
 
@@ -209,7 +209,8 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
     doers = tuple(v for v in verbs if any(squash(o) in squash(v) for o in own))
     yes, no, stop = Lexicon.of((*confirm, *(v for v in verbs if v not in doers))), \
         Lexicon.of(deny, plain=True), Lexicon.of(c for c in cancel if c not in own)
-    stems = (stem for stem in map(stem_of, act) if stem)  # "쏘지 마" of 쏴
+    stems = (stem for word in act for stem in (stem_of(word), willed_stem(word)) if stem)
+    # "쏘지 마" of 쏴, "안 살래요" of 살게
     negated = negations((*verbs, *stems, *own, *_GOING_ON))  # "진행하지 마": a cancel
     things = frozenset(f"{o}{p}" for o in objects for p in _OBJECT_PARTICLES)
     topics = frozenset(f"{a}{p}" for a in act if _HANGUL_END.search(a) for p in _TOPIC)
