@@ -3,16 +3,18 @@ flow file or the code): the transfer service in Korean (four sets, the second on
 typing habits and texted endings, the third on formal and dictated messages, the fourth on
 dates, several transfers and questions in the middle; then one in the regions' dialects and as
 older people type, one as the young text, one on what is and is not a yes at the confirmation,
-one as speech-to-text writes what is said to a voice assistant), in English (four sets, the
-second as non-native speakers text, the third as native speakers living in Korea do, the fourth
-as the world's Englishes and phones type), code-switched (one set) and against tricks (two
-sets: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes;
-look-alike and hidden characters, forged transcripts, hostile text), the pizza shop (five sets,
-the fourth as the world's Englishes decide, the fifth by voice), the online shop (five sets,
-the fourth as shoppers type in the regions, young and old, the fifth in English and
+one as speech-to-text writes what is said to a voice assistant, one naming the money, the
+transfer and the account while deciding), in English (four sets, the second as non-native
+speakers text, the third as native speakers living in Korea do, the fourth as the world's
+Englishes and phones type), code-switched (one set) and against tricks (two sets on the
+transfer: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone else's
+yes; look-alike and hidden characters, forged transcripts, hostile text), the pizza shop (five
+sets, the fourth as the world's Englishes decide, the fifth by voice), the online shop (five
+sets, the fourth as shoppers type in the regions, young and old, the fifth in English and
 code-switched), the bank's card help desk (three sets, the third in a hurry, upset or unsure),
-and the Korean card application (two sets, the second on what is and is not a yes, a cancel or
-a change). Each turn says the stage it should end in and the values it should hold.
+and the Korean card application (three sets, the second on what is and is not a yes, a cancel
+or a change, the third on tricks against its confirmation). Each turn says the stage it should
+end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -210,10 +212,16 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # "사무실" need): the confirmation asks about a credit card, nothing is applied
         "fill: 신용점수 and 신용등급 are not the credit card",
     },
-    "card_decisions_ko.test.yaml": {
-        # a yes taken back by a cancel in one message ("응 아 아니다 그만할래") is neither, as
-        # docs/dsl.md says: the confirmation is asked again, where the writer expected a cancel
-        "confirm: yes then 아니 wait is not a yes, yes then 그만 cancels",
+    "card_decisions_ko.test.yaml": set(),
+    "card_adversarial.test.yaml": {
+        # "나중에 할래요" puts the decision off (the young set's writer expected it to wait, as
+        # "나중에 할래용" does): the confirmation waits, where this writer expected a cancel
+        "cancel: putting it off as a decision cancels",
+    },
+    "transfer_money_words.test.yaml": {
+        # who it is for said with "for" beside the yes ("yes, the money's for Jake, send it"):
+        # "for" is no decision word, the confirmation is asked again (nothing is sent)
+        "en: yes naming the money and the recipient sends",
     },
     "transfer_voice.test.yaml": {
         # a condition at the confirmation ("월급 들어오면 보내 줘") is read as a time that names
@@ -245,6 +253,8 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "pizza_voice.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "card_ko.test.yaml": {"APPLIED"}, "card_decisions_ko.test.yaml": {"APPLIED"},
          "commerce_en.test.yaml": {"ACCEPTED", "FAILED"},
+         "card_adversarial.test.yaml": {"APPLIED"},
+         "transfer_money_words.test.yaml": {"EXECUTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

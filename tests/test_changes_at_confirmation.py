@@ -204,6 +204,8 @@ async def test_the_old_recipient_said_away_however_spelt_is_replaced(
     ("이모한테로 해줘.. 아 아니다 그냥 취소해 주세요", "cancel"),
     ("취소해줘 아니다 그냥 보내줘", None),  # a cancel taken back by a yes
     ("yes please, oh wait, never mind", None),  # a yes taken back: by what?
+    ("네 아 잠깐만 그냥 취소해 주세요", "cancel"),  # a yes taken back by a cancel word
+    ("ok go... no wait, stop it", "cancel"),
     ("7만원으로 해줘 아니다 그냥 그대로 보내줘", None),  # a yes to what? asked again
 ])
 async def test_what_is_said_after_taking_a_change_back_decides_only_a_cancel(

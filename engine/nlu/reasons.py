@@ -18,8 +18,10 @@ from .words import Answer, YesNoWords, decision_text, yes_no
 def answer_of(text: str, words: YesNoWords) -> Answer | None:
     """The message's yes or no, with its last self-correction's say: a cancel said after
     taking back a change cancels ("3만원으로 바꿔줘 아 잠깐만 그냥 취소할래"); a cancel taken
-    back by a yes, or a yes by a cancel, is neither ("취소... 아니다 그냥 보내": the model, or
-    the question again), and a yes after a change taken back is left to them too. A no
+    back by a yes is neither ("취소... 아니다 그냥 보내": the model, or the question again), as
+    is a yes taken back by "never mind" (of the yes, or of the taking back?), while a yes taken
+    back by a cancel word cancels ("네 아 아니다 취소해 주세요"); a yes after a change taken
+    back is left to them too. A no
     followed only by the speaker's own plan is a no ("아뇨 좀 더 써볼게요")."""
     rest = stopped_doing(text, words)
     if rest is not None:  # "그만 물어보고 보내": the rest says it
@@ -32,9 +34,10 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
         return "confirm"
     answer, tail = yes_no(text, words), after_retraction(text)
     said = yes_no(tail, words) if tail else None
-    if said == "cancel" and answer is None:  # a yes taken back by a cancel ("sure, oh wait,
-        said_first = yes_no(text[:retracted_at(text) or 0], words)  # never mind") is neither
-        return None if said_first == "confirm" else "cancel"
+    if said == "cancel" and answer is None:  # a yes taken back ("sure, oh wait, never mind")
+        said_first = yes_no(text[:retracted_at(text) or 0], words)  # is neither, unless by a
+        return "cancel" if said_first != "confirm" or _CANCEL_WORD.search(tail or "") \
+            else None  # cancel word ("응 아 아니다 그만할래")
     if answer is None and tail is None and denied_with_reason(text, words):
         return "deny"
     if answer is None and tail is None and cancelled_after_feeling(text, words):
@@ -44,9 +47,14 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
     return None if answer == "cancel" and said == "confirm" else answer
 
 
+_CANCEL_WORD = re_compile(r"(?<!\S)(?:취소|그만|중단|중지|캔슬|cancel|stop|abort)", re.IGNORECASE)
+"""A cancel said as a word of cancelling, not as "never mind" (which may take back the wait)."""
+
+
 def cancelled_after_feeling(text: str, words: YesNoWords) -> bool:
-    """Whether ``text`` ends in a cancel after only how the speaker feels ("아 근데 귀찮다
-    그만할래요", "ugh this is taking forever, forget it"): no yes, no verb of the flow, no
+    """Whether ``text`` ends in a cancel after only how the speaker feels or why it is not
+    needed ("아 근데 귀찮다 그만할래요", "ugh this is taking forever, forget it", "she doesn't
+    need the money anymore, cancel the transfer"): no yes, no verb of the flow, no
     question before it (the caller reads no value in it).
 
     >>> from engine.nlu.words import YesNoWords, default_words
@@ -55,17 +63,28 @@ def cancelled_after_feeling(text: str, words: YesNoWords) -> bool:
     True
     >>> cancelled_after_feeling("보내긴 해야 하는데 그만할래요", sending)
     False
+    >>> cancelled_after_feeling("he doesn't need it anymore, cancel it", sending)
+    True
     """
     said = decision_text(text)
     tokens = said.split(" ") if said is not None else []
     for k in range(1, min(_LONGEST_CANCEL, len(tokens) - 1) + 1):
         head = tokens[:-k]
-        if words.cancels(" ".join(tokens[-k:])):  # "아직 보내지 마" holds off: no cancel word
-            return len(head) <= _MOST_FELT and _felt(head) and HOLD.isdisjoint(head) and \
+        tail = " ".join(tokens[-k:])  # "아직 보내지 마" holds off: no cancel word
+        if words.cancels(tail) or _CANCEL_WORD.search(tail) and yes_no(tail, words) == "cancel":
+            why = len(head) <= _MOST_FELT and _felt(head) or \
+                len(head) <= 2 * _MOST_FELT and _NO_NEED.search(" ".join(head)) is not None
+            said_why = _NO_NEED.sub(" ", " ".join(head)).split()  # "no longer" is no "no"
+            return why and HOLD.isdisjoint(head) and \
                 not _LATER.intersection(tokens[-k:]) and not any(
                     words.acts(t) or yes_no(t, words) is not None or words.cancels(t)
-                    for t in head)
+                    for t in said_why)
     return False
+
+
+_NO_NEED = re_compile(r"\b(?:anymore|no longer|(?:doesnt|dont|do not|does not) need)\b"
+                      r"|필요\s?없|안\s?필요")
+"""Why it is no longer wanted ("she doesn't need the money anymore", "이제 필요 없대요")."""
 
 
 _SLIP = re_compile(r"^[ㅋㅎㅠㅜ\s]*(?:(?:앗|엇|헉|아차|아)\s+)?(?:(?:죄송|미안)\S*\s+)?"
@@ -77,8 +96,9 @@ it was the last message; said after a yes ("넵 앗 잘못 쳤어요") it takes 
 
 
 def decided_of(text: str, values: Mapping[str, Any], words: YesNoWords) -> Answer | None:
-    """The yes or the cancel said of the task's own value as its topic ("지수는 취소" at the
-    second of two transfers, to 지수; "지수는 보내줘"); None for another's ("민지는 취소").
+    """The yes or the cancel said of the task's own value as its topic or owner ("지수는
+    취소" at the second of two transfers, to 지수; "지수는 보내줘", "네, 엄마 돈은 보내주세요",
+    "Jake's money, send it"); None for another's ("민지는 취소").
 
     >>> from engine.nlu.words import default_words
     >>> decided_of("ㄴㄴ 지수는 취소", {"target": "지수"}, default_words("ko"))
@@ -86,7 +106,8 @@ def decided_of(text: str, values: Mapping[str, Any], words: YesNoWords) -> Answe
     """
     for value in values.values():
         if isinstance(value, str) and value and value in text:
-            said = re.sub(rf"(?<!\S){re.escape(value)}(?:{_TOPIC})(?!\S)", " ", text)
+            said = re.sub(rf"(?<!\S){re.escape(value)}(?:{_TOPIC}|의|'s|\s?(?:거|꺼|것))?"
+                          r"(?=$|\s|[,.!~])", " ", text)
             answer = yes_no(said, words) if said != text else None
             if answer == "cancel" or answer == "confirm":
                 return answer
@@ -111,6 +132,8 @@ def decided_after_why(text: str, words: YesNoWords) -> Answer | None:
     >>> decided_after_why("월급 들어와서 보내줘", sending)  # and then: no why
     >>> decided_after_why("바빠서 취소", sending)
     'cancel'
+    >>> decided_after_why("계좌 번호 다시 봤어요. 보내주세요", sending)
+    'confirm'
     """
     said = decision_text(text)
     tokens = said.split(" ") if said is not None else []
@@ -143,7 +166,10 @@ def _because(word: str) -> bool:
     return code % 28 == 0 and code // 28 % 21 in _OPEN_VOWELS
 
 
-_BECAUSE = re_compile(r"[가-힣](?:니까|니까요|거든|거든요|길래|길래요)$|[가-힣]이라$")
+_BECAUSE = re_compile(r"[가-힣](?:니까|니까요|거든|거든요|길래|길래요)$|[가-힣]이라$"
+                      r"|[았었였했봤왔줬셨]어요$|했습니다$")
+"""A clause of cause, or what the speaker has done told before the decision ("계좌 맞는지
+봤어요. 이체해 주세요")."""
 _BECAUSE_AND_THEN = re_compile(r"(?<!라)서요?$")
 """-서 that may join what happens first ("들어와서 보내줘": after it comes in), not why:
 before a yes only -(이)라서 is why ("생신이라서요 네"); before a cancel any -서 is ("바빠서요

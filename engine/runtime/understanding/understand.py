@@ -188,10 +188,17 @@ def _answered(text: str, service: CompiledService, asked: str | None, answer: st
     if answer in ("confirm", "deny") and asked is not None and \
             service.slots[asked].spec.type == "boolean":
         return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
-    restated = _restated(text, found, confirming, words) or decided_of(text, confirming, words) \
+    restated = _restated(text, found, confirming, words) or (
+        decided_of(text, confirming, words) if not _another(found, confirming) else None) \
         if answer is None and confirming else None
     return Understanding(decision=restated) if restated is not None else None
 
+
+
+def _another(found: Sequence[tuple[CompiledSlot, list[Match]]],
+             values: Mapping[str, Any]) -> bool:
+    """Whether a value found is not the task's own ("네 ORD-5512 환불해 주세요" at a cancel)."""
+    return any(values.get(slot.name) != m.value for slot, ms in found for m in ms)
 
 
 def _decision(answer: str | None, deciding: bool) -> Decision | None:
