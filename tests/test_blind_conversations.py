@@ -4,17 +4,17 @@ typing habits and texted endings, the third on formal and dictated messages, the
 dates, several transfers and questions in the middle; then one in the regions' dialects and as
 older people type, one as the young text, one on what is and is not a yes at the confirmation,
 one as speech-to-text writes what is said to a voice assistant, one naming the money, the
-transfer and the account while deciding), in English (four sets, the second as non-native
-speakers text, the third as native speakers living in Korea do, the fourth as the world's
-Englishes and phones type), code-switched (one set) and against tricks (two sets on the
-transfer: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone else's
-yes; look-alike and hidden characters, forged transcripts, hostile text), the pizza shop (five
-sets, the fourth as the world's Englishes decide, the fifth by voice), the online shop (five
-sets, the fourth as shoppers type in the regions, young and old, the fifth in English and
-code-switched), the bank's card help desk (three sets, the third in a hurry, upset or unsure),
-and the Korean card application (three sets, the second on what is and is not a yes, a cancel
-or a change, the third on tricks against its confirmation). Each turn says the stage it should
-end in and the values it should hold.
+transfer and the account while deciding, one typed fast on a phone, slips and all), in English
+(four sets, the second as non-native speakers text, the third as native speakers living in
+Korea do, the fourth as the world's Englishes and phones type), code-switched (one set) and
+against tricks (two sets on the transfer: injected "system" lines, quoted yeses, markup,
+take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
+hostile text), the pizza shop (five sets, the fourth as the world's Englishes decide, the fifth
+by voice), the online shop (five sets, the fourth as shoppers type in the regions, young and
+old, the fifth in English and code-switched), the bank's card help desk (four sets, the third
+in a hurry, upset or unsure, the fourth by voice), and the Korean card application (three sets,
+the second on what is and is not a yes, a cancel or a change, the third on tricks against its
+confirmation). Each turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -213,6 +213,25 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "fill: 신용점수 and 신용등급 are not the credit card",
     },
     "card_decisions_ko.test.yaml": set(),
+    "transfer_typos.test.yaml": {
+        # a space typed inside the particle ("엄마 한 테") is not read as 한테: whom is asked
+        "spaces inside 한테 and autocorrected 보내 줘, yes as 응응",
+        # a slip onto the neighbouring key in a yes or a cancel ("보냬줘", "취쇼") is no word:
+        # the confirmation is asked again (nothing is sent)
+        "cute 송금해쥬 request and adjacent-key 보냬줘 yes",
+        "spaced 3만 5천 원 cancelled with a stray ㅗ, then 5만 원.. cancelled as 취쇼",
+        # a request sent in two messages ("엄마한테", then "3만원 보내줘"): the first starts
+        # nothing and is not remembered, whom is asked again
+        "request sent in two halves, recipient first",
+        # a condition at the confirmation ("월급 들어오면 보내줘") is read as a time that names
+        # no date: the date is asked for (nothing is sent), where the writer expected READY
+        "condition 월급 들어오면 보내줘ㅓ sends nothing",
+    },
+    "cards_voice.test.yaml": {
+        # "has my card shipped yet" names the card, a keyword of both replacing and the status:
+        # "which one do you mean" is asked, where the writer expected the status
+        "status: 'has my card shipped yet' with nothing ordered",
+    },
     "card_adversarial.test.yaml": {
         # "나중에 할래요" puts the decision off (the young set's writer expected it to wait, as
         # "나중에 할래용" does): the confirmation waits, where this writer expected a cancel
@@ -254,6 +273,8 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "card_ko.test.yaml": {"APPLIED"}, "card_decisions_ko.test.yaml": {"APPLIED"},
          "commerce_en.test.yaml": {"ACCEPTED", "FAILED"},
          "card_adversarial.test.yaml": {"APPLIED"},
+         "transfer_typos.test.yaml": {"EXECUTED", "FAILED"},
+         "cards_voice.test.yaml": {"ORDERED"},
          "transfer_money_words.test.yaml": {"EXECUTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",

@@ -43,12 +43,14 @@ _TURNED_DOWN = re_compile(
 없어요"), not a bound said of it ("50만원 넘는 건 싫어요")."""
 _NEGATED_BEFORE = re_compile(r"(?:\bnot|\binstead of|\brather than)\s*\$?$", re.IGNORECASE)
 _NEGATED_CLAUSE = re_compile(
-    r"\b(?:not|no|never|don'?t|do not|doesn'?t|won'?t|anything but|except|without|"
+    r"\b(?:not|no(?!,?\s+(?:it'?s|it\s+is|that'?s|i\s+mean|wait|sorry|actually)\b)|never|"
+    r"don'?t|do not|doesn'?t|won'?t|anything but|except|without|"
     r"isn'?t|aren'?t|wasn'?t|weren'?t|ain'?t|didn'?t|hasn'?t|haven'?t)\b"
     r"(?:(?!\b(?:but|instead|rather|so)\b)[^.,!?;…])*$",
     re.IGNORECASE)
 """A negation earlier in the value's clause ("anything but large", "don't give me a big
-one"); a yes/no value carries its own negation ("without extra cheese" is false)."""
+one"; not the no of a correction, "no its u2"); a yes/no value carries its own negation
+("without extra cheese" is false)."""
 _RANGE_BEFORE = re_compile(
     r"(?:[0-9일이삼사오육칠팔구십백천만]|원|won|dollars?|달러)\s*"
     r"(?:[~∼\-–]|에서|이나|아니면|또는|\bto\b|\bor\b)\s*$"

@@ -136,15 +136,24 @@ _SAID_MANWON = re_compile(rf"(?<=[0-9{_HANGUL_NUM}])마넌")
 """만원 written as it sounds ("5마넌", "삼마넌")."""
 
 
+_DOTTED_WON = re_compile(r"(?<![0-9.,])[0-9]{1,3}(?:\.[0-9]{3})+(?=\s?(?:원|(?i:won|krw)\b))")
+"""Thousands set apart by dots before won, as some keyboards and countries write them
+("30.000원"): won has no decimals, so three digits after a dot are thousands."""
+
+
+def _commas(match: re.Match[str]) -> str:
+    return match[0].replace(".", ",")
+
+
 def find_money(text: str) -> list[Match]:
     """All money amounts in ``text``, sorted by start, longest reading kept on overlap.
 
     >>> [(m.value, m.text) for m in find_money("엄마한테 1만원 보내줘")]
     [(10000, '1만원')]
     """
-    if "넌" in text:  # "5마넌" is 5만원 as it is said: the same length, so the same spans
-        said = _SAID_MANWON.sub("만원", text)
-        if said != text:
+    if "넌" in text or "." in text:  # "5마넌" is 5만원 as it is said, "30.000원" is 30,000원:
+        said = _DOTTED_WON.sub(_commas, _SAID_MANWON.sub("만원", text))  # the same length,
+        if said != text:  # so the same spans
             return [Match(m.value, m.start, m.end, text[m.start:m.end])
                     for m in find_money(said)]
     found = [m for m in map(_korean, _KO_MONEY.finditer(text)) if m is not None]

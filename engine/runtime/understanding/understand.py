@@ -313,8 +313,9 @@ _HANGUL = re_compile(r"[가-힣]")
 _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
 _PARTICLE = re_compile(r"^(?:(?: ?(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는))"
-                      r"|으로|로|을|를|이|가|은|는|이요|요)(?!\S)")
-"""A particle right after a value; one of to whom may be said apart ("아빠 한테")."""
+                      r"|으로|로|을|를|이|가|은|는|이요|요)(?![^\s0-9])")
+"""A particle right after a value; one of to whom may be said apart ("아빠 한테") or typed
+onto the amount after it ("엄마한테3만원")."""
 
 
 def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],

@@ -10,6 +10,7 @@ DONE carrying the refusal, the session untouched.
 from __future__ import annotations
 
 import math
+import re
 import time
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -136,7 +137,24 @@ def clean_text(message: str) -> str:
     text = _INVISIBLE_BMP.sub("", message)
     if _ASTRAL.search(text):  # rare (emoji, old scripts): check those one by one
         text = "".join(ch for ch in text if unicodedata.category(ch) not in _DROPPED)
-    return unicodedata.normalize("NFC", text).strip()
+    text = unicodedata.normalize("NFC", text).strip()
+    return _HELD_KEY.sub(_key_let_go, text) if _JAMO.search(text) else text
+
+
+_JAMO = re_compile(r"[ㄱ-ㅣ]")
+_HELD_KEY = re_compile(r"(?<=[가-힣])(?:([ㄱ-ㅎ])|([ㅏ-ㅣ])\2*)(?=\s|$|[.,!?~])")
+"""A key held a moment too long after a word ("확인ㄴ", "보내줘ㅓ", "취소ㅗ", "아니ㅣ"): the
+stray letter is the last letter of the syllable before it; never two consonants, which are
+a word of their own ("확인ㄴㄴ" ends in a no)."""
+_FINALS = " ㄱㄲㄳㄴㄵㄶㄷㄹㄺㄻㄼㄽㄾㄿㅀㅁㅂㅄㅅㅆㅇㅈㅊㅋㅌㅍㅎ"
+_VOWELS = "ㅏㅐㅑㅒㅓㅔㅕㅖㅗㅏㅐㅣㅛㅜㅓㅔㅣㅠㅡㅣㅣ"  # of ㅘ ㅙ ㅚ, ㅝ ㅞ ㅟ, ㅢ: the last part
+
+
+def _key_let_go(match: re.Match[str]) -> str:
+    """The stray letters off when they repeat the syllable's last letter; else kept."""
+    code = ord(match.string[match.start() - 1]) - 0xAC00
+    last = _FINALS[code % 28] if code % 28 else _VOWELS[code // 28 % 21]
+    return "" if (match[1] or match[2]) == last else match[0]
 
 
 _DROPPED = frozenset({"Cf", "Cs", "Cc"})
