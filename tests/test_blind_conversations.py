@@ -213,6 +213,53 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "fill: 신용점수 and 신용등급 are not the credit card",
     },
     "card_decisions_ko.test.yaml": set(),
+    "commerce_ko_5.test.yaml": {
+        # a confirmation answered by naming the item or the request with a determiner and a
+        # verb that is none of the flow's ("네 그 이어폰 장바구니에 넣어 주세요", "네 그 보조배터리
+        # 결제 진행할게요"), a cancel said as the request's own name ("결제 취소 맞아요, 진행해
+        # 주세요" at a payment cancel), a change of kind or rating with a yes, someone's words,
+        # a wait on the request ("그 환불 건은 하루만 더 생각해 볼게요"): the confirmation is asked
+        # again or the turn reads otherwise; nothing reaches the shop on any of them
+        "100만원 넘는 맥북 주문 취소: '네, 그 맥북 주문 취소 진행해 주세요'는 승낙이지만 규칙이"
+        " 거절 — 아무것도 안 보냄",
+        "결제 취소 확인: '결제 취소 맞아요, 진행해 주세요'는 승낙 (결제 취소는 요청 이름이지"
+        " 대화 취소가 아님)",
+        "환불 확인에서 '그 환불 건 취소할게요' → 대화 취소, 아무것도 안 보냄",
+        "환불 확인에서 '그 환불 건은 하루만 더 생각해 볼게요'는 망설임 — 대기, 이어서 본인의"
+        " 승낙으로 접수",
+        "주문 취소 확인에서 '그 주문 취소 확인은 아직이에요'는 부정된 승낙 — 대기, 이어서"
+        " '중단해 주세요'로 취소",
+        "165만원 노트북: 환불 확인에서 '환불 말고 교환으로 할게요' → 다시 확인, '네 교환 접수해"
+        " 주세요'로 교환 접수",
+        "환불 확인 중 '환불 받을 카드 번호 불러 드릴까요?'는 차단 — 확인 단계 그대로, 이어서"
+        " 본인 승낙으로 접수",
+        "환불 접수 직후 같은 환불을 또 요청 — 중복 경고와 함께 확인만, '아니요 같은 건이라 필요"
+        " 없어요'로 취소",
+        "장바구니 확인: '네 그 이어폰 장바구니에 넣어 주세요'는 승낙 — 담기만, 결제 페이지 없음",
+        "바로 결제 확인: '네 그 보조배터리 결제 진행할게요'는 승낙 — 담고 결제 페이지 열기",
+        "장바구니 확인에서 '그 모니터는 안 살래요' → 취소, 아무것도 안 담음",
+        "장바구니 확인에서 '그 키보드 20개로 바꿔 주세요'는 범위 밖 — 1개 그대로 다시 확인,"
+        " 이어서 '그럼 키보드는 안 살래요'로 취소",
+        "바로 결제 확인 중 '결제 비밀번호는 제가 넣을 테니 그 버즈 결제 진행해 주세요'는 차단 —"
+        " 아무것도 안 함, 다음 승낙에서 한 번",
+        "리뷰 확인: '네 그 후기 등록해 주세요'는 승낙 — 한 번 등록",
+        "리뷰 확인에서 '별점은 4점으로 하고 올려 주세요' → 별점만 바뀐 새 확인, '네'로 등록",
+    },
+    "pizza_decisions.test.yaml": {
+        # a yes naming how to pay at the payment's confirmation ("yes, I'll pay with cash",
+        # "yes, charge my card"), the order named with "place my order" read as the status
+        # flow's keyword, "order it for her", "keep the order, just change the size": asked
+        # again (nothing is placed or paid on any of them)
+        "order confirmation: a polite yes naming the order"
+        " starts the payment, a yes naming cash pays",
+        "order confirmation: 'yes please place my order' is a yes,"
+        " not a status question; 'charge the card' pays",
+        "order confirmation: 'yes, order it for her' starts the"
+        " payment; a cancel then leaves it unpaid",
+        "order confirmation: 'no, keep the order, just change the size' goes back to editing",
+        "payment confirmation: 'yes, charge my card' with a"
+        " declined charge leaves the order unpaid",
+    },
     "transfer_typos.test.yaml": {
         # a space typed inside the particle ("엄마 한 테") is not read as 한테: whom is asked
         "spaces inside 한테 and autocorrected 보내 줘, yes as 응응",
@@ -274,6 +321,8 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "commerce_en.test.yaml": {"ACCEPTED", "FAILED"},
          "card_adversarial.test.yaml": {"APPLIED"},
          "transfer_typos.test.yaml": {"EXECUTED", "FAILED"},
+         "commerce_ko_5.test.yaml": {"ACCEPTED", "FAILED"},
+         "pizza_decisions.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "cards_voice.test.yaml": {"ORDERED"},
          "transfer_money_words.test.yaml": {"EXECUTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",

@@ -9,6 +9,8 @@ Korean, each fixed as a class:
   a failed try at the question, not small talk;
 - a foreigner registration number is refused as a resident registration number is (the
   shop's guard);
+- at a request's confirmation, an item the shop knows named as the topic of a change ("그
+  키보드는 교환으로 할게요"), and the shop's objects beside a cancel ("그 요청 건은 취소할게요");
 - the transfer's ``words.objects`` (돈, money): "돈 보내줘" confirms, "돈 보내지 마세요"
   cancels, "돈" alone or in a question decides nothing.
 
@@ -17,6 +19,7 @@ test."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +29,7 @@ from engine.compiler import compile_file
 from engine.config import load_settings
 from engine.nlu.phrases import is_social
 from engine.runtime.engine import Engine
+from engine.runtime.understanding.understand import understand
 from engine.store import MemoryStore
 from tests.test_plain_amounts import conversation
 
@@ -101,3 +105,32 @@ async def test_the_money_named_beside_a_decision_adds_nothing(reply: str, stage:
 async def test_a_future_negation_cancels_and_asked_it_does_not(reply: str, stage: str) -> None:
     said = await conversation("이모한테 4만원 보내줘", reply)
     assert said[-1][1]["stage"] == stage
+
+
+AT_A_CANCEL = {"order_id": "ORD-1003", "kind": "cancel", "order_status": "PAID",
+               "order_amount": 139000}
+
+
+@pytest.mark.parametrize(("message", "kind"), [("그 키보드는 교환으로 할게요", "exchange"),
+                                               ("이어폰은 그냥 환불로 해 주세요", "refund")])
+def test_a_thing_the_shop_knows_as_the_topic_of_a_change_is_no_other_subject(
+        message: str, kind: str) -> None:
+    """At a request's confirmation the item named as the topic ("그 키보드는") is what the
+    change is about (a category the shop knows, not a slot of this flow); someone else is not
+    ("엄마는 환불로 할게요" changes nothing)."""
+    service = compile_file(FLOWS / "commerce.yaml")
+    flow = service.flows["after_sales"]
+    read = understand(message, service, flow, "READY", asked=None, batching=False,
+                      today=dt.date(2026, 11, 24), values=AT_A_CANCEL)
+    assert [(op.slot, op.value) for op in read.ops] == [("kind", kind)]
+    other = understand("엄마는 환불로 할게요", service, flow, "READY", asked=None,
+                       batching=False, today=dt.date(2026, 11, 24), values=AT_A_CANCEL)
+    assert other.ops == []
+
+
+def test_what_the_shop_names_as_its_objects_beside_a_cancel_cancels() -> None:
+    service = compile_file(FLOWS / "commerce.yaml")
+    read = understand("그 요청 건은 취소할게요", service, service.flows["after_sales"], "READY",
+                      asked=None, batching=False, today=dt.date(2026, 11, 24),
+                      values=AT_A_CANCEL)
+    assert read.decision == "cancel" and read.ops == []

@@ -250,6 +250,9 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
            for topic in ("은", "는", "한테는", "에게는", "께는", "한텐", "에겐")}  # 2만원만"
     own |= {v for v in (confirming or {}).values() if isinstance(v, str) and v and  # "엄마 건은
             re.search(rf"(?<!\S){re.escape(v)}\s+(?:건|것|거)", text)}  # 만 오천원으로"
+    if confirming:  # "그 마우스는 환불로 바꿀게요": a thing the service knows, as the topic
+        things = _things_elsewhere(service, here)
+        own |= {w for w in text.split() if _TOPIC_OFF.sub("", w) in things}
 
     accounted = accounted_by(words)
 
@@ -272,6 +275,27 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     else:
         spans += said_away(text, found, picked)
     return picked if _sure(text, picked, spans, service, asked, words, known) else {}
+
+
+def _things_elsewhere(service: CompiledService, here: str) -> frozenset[str]:
+    """The Hangul names of the choices of other flows' slots ("마우스" of a product category):
+    things the service knows, which a change at this flow's confirmation may name as its
+    topic; never this flow's own, nor a person's name. Worked out once per service and flow."""
+    kept = _THINGS.get((id(service), here))
+    if kept is not None and kept[0] is service:
+        return kept[1]
+    mine = set(service.flows[here].slots)
+    things = frozenset(word for name, slot in service.slots.items() if name not in mine
+                       for words in slot.synonyms.values() for word in words
+                       if _HANGUL.fullmatch(word))
+    _THINGS[(id(service), here)] = (service, things)
+    return things
+
+
+_THINGS: dict[tuple[int, str], tuple[CompiledService, frozenset[str]]] = {}
+
+
+_TOPIC_OFF = re_compile(r"(?:은|는)$")
 
 
 def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
@@ -309,7 +333,7 @@ def _elsewhere(text: str, service: CompiledService, here: str) -> bool:
     return any(service.routes[i.name or ""] != here for i in routed_intents(text, service))
 
 
-_HANGUL = re_compile(r"[가-힣]")
+_HANGUL = re_compile(r"[가-힣]+")
 _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
 _PARTICLE = re_compile(r"^(?:(?: ?(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는))"
