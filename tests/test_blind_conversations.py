@@ -12,9 +12,10 @@ take-backs, pressure, someone else's yes; look-alike and hidden characters, forg
 hostile text), the pizza shop (five sets, the fourth as the world's Englishes decide, the fifth
 by voice), the online shop (five sets, the fourth as shoppers type in the regions, young and
 old, the fifth in English and code-switched), the bank's card help desk (four sets, the third
-in a hurry, upset or unsure, the fourth by voice), and the Korean card application (three sets,
-the second on what is and is not a yes, a cancel or a change, the third on tricks against its
-confirmation). Each turn says the stage it should end in and the values it should hold.
+in a hurry, upset or unsure, the fourth by voice), the small shop assistant (one set: who may
+ask what, what is never taken), and the Korean card application (three sets, the second on what
+is and is not a yes, a cancel or a change, the third on tricks against its confirmation). Each
+turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -260,6 +261,22 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "payment confirmation: 'yes, charge my card' with a"
         " declined charge leaves the order unpaid",
     },
+    "shop_ko.test.yaml": {
+        # after a finished flow a refusal by the guard says DONE as its next action, where the
+        # writer expected ASK (the describer was unsure of it too)
+        "consumer: sales asks are refused, even the typed 매출 조회 label, while a recommendation"
+        " still counts",
+        "consumer: a dashed card number in a sentence is refused and the finished recommendation"
+        " stays",
+        "seller: passwords and 카드 번호 are refused for sellers too, even with 매출 beside them",
+        # a spaced 매출 ("매 출 현황") from a consumer gets "did you mean 매출 조회?" (a yes to it
+        # is refused by the sales flow itself: no report)
+        "consumer: spaced, misspelt or reworded sales words never bring the report or a sales"
+        " offer",
+        # a request turned down two words after its keyword ("매출 같은 건 보여주지 마세요") is
+        # read as the request: a seller gets the report
+        "seller: refusing the report brings none, a later plain request does",
+    },
     "transfer_typos.test.yaml": {
         # a space typed inside the particle ("엄마 한 테") is not read as 한테: whom is asked
         "spaces inside 한테 and autocorrected 보내 줘, yes as 응응",
@@ -321,6 +338,7 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "commerce_en.test.yaml": {"ACCEPTED", "FAILED"},
          "card_adversarial.test.yaml": {"APPLIED"},
          "transfer_typos.test.yaml": {"EXECUTED", "FAILED"},
+         "shop_ko.test.yaml": set(),  # nothing moves: a report refused is its own test
          "commerce_ko_5.test.yaml": {"ACCEPTED", "FAILED"},
          "pizza_decisions.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "cards_voice.test.yaml": {"ORDERED"},

@@ -134,3 +134,21 @@ def test_what_the_shop_names_as_its_objects_beside_a_cancel_cancels() -> None:
                       asked=None, batching=False, today=dt.date(2026, 11, 24),
                       values=AT_A_CANCEL)
     assert read.decision == "cancel" and read.ops == []
+
+
+@pytest.mark.parametrize(("flow", "message", "none_of"), [
+    ("shop.yaml", "추천은 됐습니다", "recommend"),
+    ("shop.yaml", "매출은 안 봐도 될 것 같아요", "sales"),
+    ("shop.yaml", "매출 보지 마세요", "sales"),
+    ("transfer.yaml", "송금 내역 보지 마세요", "transfer"),
+    ("transfer.yaml", "송금 내역 보지 마세요", "history"),
+])
+def test_a_request_turned_down_after_its_keyword_is_none(flow: str, message: str,
+                                                         none_of: str) -> None:
+    """A keyword turned down by what follows it ("보지 마", "안 봐도 돼요", "됐어요") is no hit,
+    and a shorter keyword of another intent inside it is none either (송금 in "송금 내역")."""
+    from engine.nlu.intents import classify
+
+    keyworded = [s.name for s in classify(message, compile_file(FLOWS / flow).intents)
+                 if s.reason.startswith("keyword")]
+    assert none_of not in keyworded

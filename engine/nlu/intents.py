@@ -154,15 +154,16 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     """
     normalised = _held_off(normalise(text))
     grams = bigrams(normalised)
-    said = [_hits(normalised, rule) for rule in rules]
+    turned_down: list[tuple[int, int]] = []  # keywords negated or undone: they outrank still
+    said = [_hits(normalised, rule, turned_down) for rule in rules]
     asking: bool | None = None  # asked only when an intent that acts has a score
     why = _WHY.search(normalised) is not None
-    hits = _outranked(normalised, said, [False] * len(rules))
+    hits = _outranked(normalised, said, [False] * len(rules), turned_down)
     freed = [False] * len(rules)  # a keyword inside a request's, the request asked about
     if any(hit and rule._requests_only for hit, rule in zip(said, rules, strict=True)):
         asking = is_question(text)
         if why or asking:  # "where is my new card": a card's status, or a new card's question
-            asked = _outranked(normalised, said, [r._requests_only for r in rules])
+            asked = _outranked(normalised, said, [r._requests_only for r in rules], turned_down)
             freed = [bool(a) and not h for a, h in zip(asked, hits, strict=True)]
             hits = asked
     nearest = [_nearest(grams, rule) for rule in rules]
@@ -208,7 +209,10 @@ Hit = tuple[str, int, int]
 """A keyword found: the keyword as written, and where its normalised form stands."""
 
 
-def _hits(normalised: str, rule: IntentRule) -> list[Hit]:
+def _hits(normalised: str, rule: IntentRule, turned_down: list[tuple[int, int]]) -> list[Hit]:
+    """The rule's keywords said in the message, each once; those negated or undone are no hit
+    and go to ``turned_down`` ("이체 내역 알려주지 마": no history, and 이체 inside it no
+    transfer either)."""
     if rule._any_keyword is None or rule._any_keyword.search(normalised) is None:
         return []
     found = []
@@ -220,17 +224,20 @@ def _hits(normalised: str, rule: IntentRule) -> list[Hit]:
                     not undone(normalised, match.start(), match.end()):
                 found.append((keyword, match.start(), match.end()))
                 break
+            turned_down.append((match.start(), match.end()))
     return found
 
 
-def _outranked(normalised: str, hits: list[list[Hit]], asked: list[bool]) -> list[list[Hit]]:
+def _outranked(normalised: str, hits: list[list[Hit]], asked: list[bool],
+               turned_down: list[tuple[int, int]]) -> list[list[Hit]]:
     """Each rule's hits less those inside a longer hit of another rule, unless that rule only
-    takes requests and the message ``asked`` a question instead."""
+    takes requests and the message ``asked`` a question instead, or inside a longer keyword
+    turned down."""
     spans = [[] if asked[i] else [(a, b) for _, a, b in rule_hits]
              for i, rule_hits in enumerate(hits)]
     kept = []
     for i, rule_hits in enumerate(hits):
-        others = [s for j, group in enumerate(spans) if j != i for s in group]
+        others = [s for j, group in enumerate(spans) if j != i for s in group] + turned_down
         kept.append([(k, a, b) for k, a, b in rule_hits
                      if not any(c <= a and b <= d and (d - c) > (b - a) for c, d in others)])
     return kept

@@ -128,7 +128,9 @@ def participle_forms(word: str) -> set[str]:
     return {word}.union(*(inflections(stem) for stem in stems))
 
 
-_NEGATED_AFTER = re_compile(r"\S*?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)"
+_NEGATED_AFTER = re_compile(r"\S*?(?:\s\S+?)?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)"
+                            # "매출 보지 마", "매출은 안 봐도 돼요", "추천은 됐어요"
+                            r"|\S*?\s안\s?\S+도\s?(?:돼|되|될)|\S*?\s(?:됐어|됐습니다|됐구요)"
                             rf"|\S*?\s?{SET_ASIDE}(?!\S)"
                             r"|\S*?\s(?:원하|바라)지\s?않|\S*?\s필요\s?없")
 _NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|doesnt|wont"
