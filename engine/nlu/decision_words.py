@@ -1,8 +1,9 @@
 """The built-in words of decisions, as data: what a yes, a no and a cancel are in Korean and
 in English (``words.default_words`` builds the grammar from them; docs/dsl.md's table lists
 them, and a test holds the two the same), the words that take an interrupted flow up again,
-the politeness and fillers a decision may carry (``NEUTRAL``) and the verbs for doing the
-thing in any flow (``GENERIC_ACT``)."""
+the politeness and fillers a decision may carry (``NEUTRAL``), the verbs for doing the
+thing in any flow (``GENERIC_ACT``), the smaller word sets the grammar reads with them, and
+the grammar's automaton (``DECISIONS``, ``CANCEL_FIRST``)."""
 
 from __future__ import annotations
 
@@ -116,4 +117,56 @@ GENERIC_ACT = {
 }
 """Verbs for doing the thing, in any flow ("처리해 주세요", "do it")."""
 
-__all__ = ["EN", "GENERIC_ACT", "KO", "NEUTRAL", "RESUME"]
+CANCEL_NOUNS = frozenset({"취소", "그만", "중단", "중지", "스톱", "cancel", "stop", "abort"})
+"""Cancel words that are nouns: a negation after one negates it ("취소 안 할래")."""
+
+DO_IT = frozenset({"해", "해줘", "해줘요", "해주세요", "해주셈", "해주라", "해요", "할게",
+                   "할게요", "할래", "할래요", "하자", "합니다", "할께", "할께요", "please", "pls",
+                   "plz"})
+"""Doing what a noun before it names, said in Korean ("cancel 해줘", "stop 할게요")."""
+GOING_ON = ("진행", "확인", "승인", "proceed", "confirm")
+"""Confirm words that are verbs of going on: negated, they cancel."""
+
+
+OBJECT_PARTICLES = ("", "은", "는", "이", "가", "을", "를", "도", "만", "의", "요", "이요", "s")
+"""What an object may carry beside a decision ("카드는 취소", "cancel the orders")."""
+TOPIC_PARTICLES = ("은", "는", "을", "를", "도")
+"""The particles that make the flow's own verb the object of a decision ("신청은 취소")."""
+
+
+WANTING = frozenset({"싶어", "싶어요", "싶다", "싶은데", "싶습니다", "싶네요", "want", "wanna"})
+"""Wanting to do the flow's doing ("보내고 싶어"): a verb's auxiliary, nothing more."""
+
+
+# How a message is read: a small automaton over its pieces, state -> kind -> state, the kinds
+# as words.py names them (N neutral, Y yes, D deny, C cancel word, K cancel noun, X negation,
+# M yes then 말고, A the flow's own doing, U a cancel turned down, H a cancel noun done, T the
+# flow's verb as the topic). The three decisions run as one (their states named apart).
+Table = dict[str, dict[str, str]]
+DECISIONS: Table = {
+    "confirm": {"N": "confirm", "T": "confirm", "Y": "yes", "A": "confirm", "U": "confirm"},
+    "yes": {"N": "yes", "T": "yes", "Y": "yes", "A": "yes", "U": "yes"},
+    "deny": {"N": "deny", "D": "no", "U": "aside"}, "no": {"N": "no", "D": "no", "U": "aside"},
+    # a no that only turns a cancel down, then the yes ("아니 취소 안 해요, 보내주세요")
+    "aside": {"N": "aside", "U": "aside", "Y": "yes", "A": "yes"},
+    "cancel": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop",
+               "K": "noun", "X": "stop", "T": "topic"},
+    # the flow's verb as the topic: a cancel word cancels it, a "don't" alone does not
+    # ("이체는 취소"; "결제는 하지 마" may turn down one part of the task)
+    "topic": {"N": "topic", "T": "topic", "C": "stop", "K": "noun"},
+    "said": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop", "K": "noun",
+             "X": "stop"},
+    # after a cancel said as a sentence ("됐어요") a negation is a second one ("안 할래요");
+    # after a cancel noun it negates that noun ("취소 안 할래": no decision)
+    "stop": {"N": "stop", "D": "stop", "C": "stop", "K": "noun", "X": "stop"},
+    "noun": {"N": "noun", "D": "noun", "C": "stop", "K": "noun", "H": "noun"},
+}
+STARTS = frozenset({"confirm", "deny", "cancel"})
+CANCEL_FIRST: Table = {"start": {"N": "start", "D": "start", "C": "stop", "K": "stop",
+                                   "X": "stop"},
+                         "stop": {}}
+
+
+__all__ = ["CANCEL_FIRST", "CANCEL_NOUNS", "DECISIONS", "DO_IT", "EN", "GENERIC_ACT", "GOING_ON",
+           "KO", "NEUTRAL", "OBJECT_PARTICLES", "RESUME", "STARTS", "TOPIC_PARTICLES", "Table",
+           "WANTING"]

@@ -43,7 +43,7 @@ import functools
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.precompiled import re_compile
@@ -53,6 +53,7 @@ from .keywords import (
     keyword_pattern,
     negated,
     negates_normalised,
+    undoes,
     undone,
     words_pattern,
 )
@@ -351,26 +352,12 @@ def _unless_negated(normalised: str, rules: Sequence[IntentRule],
     it scores nothing and is alike to nothing."""
     if not (any(rule.acts and similarity >= LEARNED_GATE for rule, (similarity, _) in
                 zip(rules, nearest, strict=True)) and (negates_normalised(normalised) or any(
-                    rule.acts and _undone_keyword(normalised, rule) for rule in rules))):
+                    rule.acts and undoes(normalised, [w for _, w, _ in rule._keyword_matchers])
+                    for rule in rules))):
         return scores, nearest
     return ([None if rule.acts else score for rule, score in zip(rules, scores, strict=True)],
             [(0.0, "") if rule.acts else near for rule, near in zip(rules, nearest,
                                                                       strict=True)])
-
-
-def _undone_keyword(normalised: str, rule: IntentRule) -> bool:
-    """Whether a keyword of ``rule`` opens a word of the message that it asks to undo ("카드
-    신청한 거 취소해 주세요")."""
-    return any(undone(normalised, at, at + len(word)) for _, word, _ in rule._keyword_matchers
-               if word for at in _word_starts(normalised, word))
-
-
-def _word_starts(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
-    while at != -1:
-        if at == 0 or text[at - 1] == " ":
-            yield at
-        at = text.find(word, at + 1)
 
 
 def _learned_score(rule: IntentRule, nearest: tuple[float, str],

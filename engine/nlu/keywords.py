@@ -5,7 +5,7 @@ that make a message none of an intent's (``unless``), and negation ("보내지 �
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from engine.nlu.stems import verb_forms
 from engine.precompiled import re_compile
@@ -189,6 +189,25 @@ def negated(normalised: str, start: int, end: int) -> bool:
                 _NEGATED_BEFORE.search(normalised, 0, start))
 
 
+def undoes(normalised: str, keywords: Iterable[str]) -> bool:
+    """Whether one of ``keywords`` opens a word of the message that it asks to undo ("카드
+    신청한 거 취소해 주세요" of 신청).
+
+    >>> undoes("카드 신청한 거 취소해 주세요", ["신청"]), undoes("카드 신청할래", ["신청"])
+    (True, False)
+    """
+    return any(undone(normalised, at, at + len(word)) for word in keywords if word
+               for at in _word_starts(normalised, word))
+
+
+def _word_starts(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at != -1:
+        if at == 0 or text[at - 1] == " ":
+            yield at
+        at = text.find(word, at + 1)
+
+
 _WORD = re_compile(r"(?<!\S)\S")
 
 
@@ -206,5 +225,5 @@ def negates_normalised(normalised: str) -> bool:
     return any(negated(normalised, m.start(), m.start()) for m in _WORD.finditer(normalised))
 
 
-__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised", "undoing",
-           "undone", "words_pattern"]
+__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised", "undoes",
+           "undoing", "undone", "words_pattern"]

@@ -10,8 +10,8 @@ from typing import Any
 
 from engine.precompiled import re_compile
 
-from .certainty import after_retraction, retracted_at
 from .phrases import CONTRAST, HOLD, not_knowing
+from .retractions import after_retraction, retracted_at
 from .words import Answer, YesNoWords, decision_text, yes_no
 
 

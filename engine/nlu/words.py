@@ -30,6 +30,18 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from engine.nlu import decision_words
+from engine.nlu.decision_words import (
+    CANCEL_FIRST,
+    CANCEL_NOUNS,
+    DECISIONS,
+    DO_IT,
+    GOING_ON,
+    OBJECT_PARTICLES,
+    STARTS,
+    TOPIC_PARTICLES,
+    WANTING,
+    Table,
+)
 from engine.nlu.phrases import (
     CANCEL_SET_ASIDE,
     GENERIC_ACT,
@@ -105,8 +117,8 @@ class _Grammar:
         if text in self.no:
             found.add("D")
         if text in self.stop:  # a noun ("취소") is what a negation after it negates
-            found.add("K" if text in _CANCEL_NOUNS else "C")
-        if text in _DO_IT:  # "cancel 해줘": a cancel noun done
+            found.add("K" if text in CANCEL_NOUNS else "C")
+        if text in DO_IT:  # "cancel 해줘": a cancel noun done
             found.add("H")
         if text in self.doing:
             found.add("A")
@@ -141,34 +153,7 @@ def _run(text: str, yes: Lexicon, budget: int) -> bool:
     return False
 
 
-# Each reading is a small automaton over the pieces of a message: state -> kind -> state.
-# The three decisions run as one (their states named apart), so a message is read once.
-_Table = dict[str, dict[str, str]]
-_DECISIONS: _Table = {
-    "confirm": {"N": "confirm", "T": "confirm", "Y": "yes", "A": "confirm", "U": "confirm"},
-    "yes": {"N": "yes", "T": "yes", "Y": "yes", "A": "yes", "U": "yes"},
-    "deny": {"N": "deny", "D": "no", "U": "aside"}, "no": {"N": "no", "D": "no", "U": "aside"},
-    # a no that only turns a cancel down, then the yes ("아니 취소 안 해요, 보내주세요")
-    "aside": {"N": "aside", "U": "aside", "Y": "yes", "A": "yes"},
-    "cancel": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop",
-               "K": "noun", "X": "stop", "T": "topic"},
-    # the flow's verb as the topic: a cancel word cancels it, a "don't" alone does not
-    # ("이체는 취소"; "결제는 하지 마" may turn down one part of the task)
-    "topic": {"N": "topic", "T": "topic", "C": "stop", "K": "noun"},
-    "said": {"N": "cancel", "D": "cancel", "Y": "said", "M": "cancel", "C": "stop", "K": "noun",
-             "X": "stop"},
-    # after a cancel said as a sentence ("됐어요") a negation is a second one ("안 할래요");
-    # after a cancel noun it negates that noun ("취소 안 할래": no decision)
-    "stop": {"N": "stop", "D": "stop", "C": "stop", "K": "noun", "X": "stop"},
-    "noun": {"N": "noun", "D": "noun", "C": "stop", "K": "noun", "H": "noun"},
-}
-_STARTS = frozenset({"confirm", "deny", "cancel"})
-_CANCEL_FIRST: _Table = {"start": {"N": "start", "D": "start", "C": "stop", "K": "stop",
-                                   "X": "stop"},
-                         "stop": {}}
-
-
-def _reach(tokens: list[str], grammar: _Grammar, table: _Table,
+def _reach(tokens: list[str], grammar: _Grammar, table: Table,
            start: frozenset[str]) -> list[set[str]]:
     """For each position in ``tokens``, the states the automaton can be in there."""
     reach: list[set[str]] = [set() for _ in range(len(tokens) + 1)]
@@ -186,15 +171,7 @@ def _reach(tokens: list[str], grammar: _Grammar, table: _Table,
     return reach
 
 
-_CANCEL_NOUNS = frozenset({"취소", "그만", "중단", "중지", "스톱", "cancel", "stop", "abort"})
-"""Cancel words that are nouns: a negation after one negates it ("취소 안 할래")."""
-
-_DO_IT = frozenset({"해", "해줘", "해줘요", "해주세요", "해주셈", "해주라", "해요", "할게",
-                    "할게요", "할래", "할래요", "하자", "합니다", "할께", "할께요", "please", "pls",
-                    "plz"})
-"""Doing what a noun before it names, said in Korean ("cancel 해줘", "stop 할게요")."""
-_GOING_ON = ("진행", "확인", "승인", "proceed", "confirm")
-"""Confirm words that are verbs of going on: negated, they cancel."""
+_HANGUL_END = re_compile(r"[가-힣]$")
 
 
 @functools.lru_cache(maxsize=256)
@@ -210,31 +187,20 @@ def _grammar(confirm: tuple[str, ...], cancel: tuple[str, ...], deny: tuple[str,
     yes, no, stop = Lexicon.of((*confirm, *(v for v in verbs if v not in doers))), \
         Lexicon.of(deny, plain=True), Lexicon.of(c for c in cancel if c not in own)
     stems = (stem for word in act for stem in (stem_of(word), willed_stem(word)) if stem)
-    # "쏘지 마" of 쏴, "안 살래요" of 살게
-    negated = negations((*verbs, *stems, *own, *_GOING_ON))  # "진행하지 마": a cancel
-    things = frozenset(f"{o}{p}" for o in objects for p in _OBJECT_PARTICLES)
-    topics = frozenset(f"{a}{p}" for a in act if _HANGUL_END.search(a) for p in _TOPIC)
+    negated = negations((*verbs, *stems, *own, *GOING_ON))  # "쏘지 마" of 쏴, "안 살래요" of
+    # 살게, "진행하지 마": a cancel
+    things = frozenset(f"{o}{p}" for o in objects for p in OBJECT_PARTICLES)
+    topics = frozenset(f"{a}{p}" for a in act if _HANGUL_END.search(a) for p in TOPIC_PARTICLES)
     longest = max(yes.longest, no.longest, stop.longest, _NEUTRAL.longest,
                   max(map(len, negated), default=0), max(map(len, things | topics), default=0)) \
         + _LONGEST_PHRASE
     doing_words = Lexicon.of((*own, *doers))
     starts = frozenset({*(k for lex in (yes, no, stop, _NEUTRAL, doing_words) for k in lex.stems),
                         *(o[0] for o in objects),
-                        *(n[0] for n in negated if n), *(w[0] for w in _DO_IT),
+                        *(n[0] for n in negated if n), *(w[0] for w in DO_IT),
                         "ㅎ", "ㅋ", "ㅠ", "ㅜ", "말"})
     return _Grammar(yes, no, stop, negated, longest, doing_words, starts, things, topics,
                     things | topics)
-
-
-_OBJECT_PARTICLES = ("", "은", "는", "이", "가", "을", "를", "도", "만", "의", "요", "이요", "s")
-"""What an object may carry beside a decision ("카드는 취소", "cancel the orders")."""
-_TOPIC = ("은", "는", "을", "를", "도")
-"""The particles that make the flow's own verb the object of a decision ("신청은 취소")."""
-_HANGUL_END = re_compile(r"[가-힣]$")
-
-
-_WANTING = frozenset({"싶어", "싶어요", "싶다", "싶은데", "싶습니다", "싶네요", "want", "wanna"})
-"""Wanting to do the flow's doing ("보내고 싶어"): a verb's auxiliary, nothing more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +243,7 @@ class YesNoWords:
         >>> [words.known(w) for w in ("보낼게요", "보내고", "싶어", "보내기는", "보냐")]
         [True, True, True, True, False]
         """
-        return bool(self._grammar.kinds(word, True)) or word in _WANTING or self.acts(word)
+        return bool(self._grammar.kinds(word, True)) or word in WANTING or self.acts(word)
 
     def cancels(self, text: str) -> bool:
         """Whether ``text`` is one of the cancel words ("그만할래요", "forget it"), not a
@@ -363,7 +329,7 @@ def _decide(normalised: str, grammar: _Grammar) -> Answer | None:
     text = _KO_UNSAID.sub(_UNSAID, _MIXED.sub(_apart, normalised))  # "취소하지 말고"
     tokens = objects_off(text.split(" "), grammar.yes, grammar.named)
     tokens = _unsaid(_unglued(tokens, grammar), grammar.stop)
-    ended = _reach(tokens, grammar, _DECISIONS, _STARTS)[-1] if len(tokens) <= _MOST_WORDS \
+    ended = _reach(tokens, grammar, DECISIONS, STARTS)[-1] if len(tokens) <= _MOST_WORDS \
         else frozenset()
     said: Answer | None = "cancel" if "stop" in ended or "noun" in ended else \
         "deny" if "no" in ended else None
@@ -440,7 +406,7 @@ def cancel_first(text: str, words: YesNoWords) -> str | None:
             if token.endswith(joined) and len(token) > len(joined):
                 tokens[cut:cut + 1] = [token[:-len(joined)], "하고"]
                 break
-    reach = _reach(tokens, words._grammar, _CANCEL_FIRST, frozenset({"start"}))
+    reach = _reach(tokens, words._grammar, CANCEL_FIRST, frozenset({"start"}))
     for end in range(1, len(tokens)):
         if "stop" in reach[end]:
             rest = tokens[end:]
@@ -458,7 +424,7 @@ def _negated(cancel: list[str], rest: list[str], words: YesNoWords) -> bool:
     마"; after a no, "아니요 취소 안 할래요" is a no all the same)."""
     if set(cancel) <= _NEGATING and words.acts(rest[0]):
         return True  # "don't send it yet"
-    return cancel == cancel[-1:] and cancel[-1] in _CANCEL_NOUNS and \
+    return cancel == cancel[-1:] and cancel[-1] in CANCEL_NOUNS and \
         _NOT_DOING.match(" ".join(rest)) is not None
 
 

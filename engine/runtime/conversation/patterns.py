@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 from engine.compiler.compiled import CompiledFlow
 from engine.nlu import cancel_first, names, only_reason, stopped_doing, yes_no
-from engine.nlu.certainty import after_retraction
 from engine.nlu.keywords import negates
 from engine.nlu.money import names_a_share
 from engine.nlu.phrases import is_question, is_social
 from engine.nlu.reasons import answer_of
+from engine.nlu.retractions import after_retraction
 from engine.runtime.conversation.unwind import correct_caller
 from engine.runtime.understanding import routing
 from engine.runtime.understanding.refused import UnreadTime

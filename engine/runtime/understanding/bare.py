@@ -28,18 +28,12 @@ from engine.nlu import (
     persons,
     yes_no,
 )
-from engine.nlu.certainty import (
-    PARTICLE,
-    after_retraction,
-    bare_number,
-    inexact,
-    names_pattern,
-    negated,
-)
+from engine.nlu.certainty import PARTICLE, bare_number, inexact, names_pattern, negated
 from engine.nlu.enums import misspelt
 from engine.nlu.keywords import negates
 from engine.nlu.money import find_money
 from engine.nlu.phrases import SET_ASIDE, THINKING
+from engine.nlu.retractions import after_retraction
 from engine.precompiled import re_compile
 from engine.runtime.understanding.finders import exact
 

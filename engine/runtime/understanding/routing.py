@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
 from engine.nlu import classify, is_statement, names, not_knowing
-from engine.nlu.certainty import after_retraction, retracted_at
 from engine.nlu.intents import INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
 from engine.nlu.phrases import contrasted, is_question, thanked_off
+from engine.nlu.retractions import after_retraction, retracted_at
 from engine.nlu.words import decision_text, normalise
 from engine.precompiled import re_compile
 from engine.runtime.understanding.llm import LlmUnderstanding

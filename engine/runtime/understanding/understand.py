@@ -24,19 +24,11 @@ from engine.nlu import (
     normalise,
     yes_no,
 )
-from engine.nlu.certainty import (
-    after_retraction,
-    inexact,
-    leftover,
-    named_by,
-    negated,
-    ranged,
-    retracted_at,
-    taken_back,
-)
+from engine.nlu.certainty import inexact, leftover, named_by, negated, ranged
 from engine.nlu.phrases import thanked_off
 from engine.nlu.reasons import answer_of, decided_of
 from engine.nlu.resets import named_resets
+from engine.nlu.retractions import after_retraction, retracted_at, taken_back
 from engine.nlu.segments import each_to, last_sentence, merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
 from engine.runtime.understanding.accounted import accounted_by
@@ -50,6 +42,13 @@ from engine.runtime.understanding.bare import (
     named_after,
     named_ahead,
     named_values,
+)
+from engine.runtime.understanding.confirming import (
+    TOPIC_OFF,
+    another_value,
+    says_cancel,
+    things_elsewhere,
+    without,
 )
 from engine.runtime.understanding.finders import (
     answer_after_echo,
@@ -189,16 +188,10 @@ def _answered(text: str, service: CompiledService, asked: str | None, answer: st
             service.slots[asked].spec.type == "boolean":
         return Understanding(ops=[SlotOp("set", asked, answer == "confirm")])
     restated = _restated(text, found, confirming, words) or (
-        decided_of(text, confirming, words) if not _another(found, confirming) else None) \
+        decided_of(text, confirming, words) if not another_value(found, confirming) else None) \
         if answer is None and confirming else None
     return Understanding(decision=restated) if restated is not None else None
 
-
-
-def _another(found: Sequence[tuple[CompiledSlot, list[Match]]],
-             values: Mapping[str, Any]) -> bool:
-    """Whether a value found is not the task's own ("네 ORD-5512 환불해 주세요" at a cancel)."""
-    return any(values.get(slot.name) != m.value for slot, ms in found for m in ms)
 
 
 def _decision(answer: str | None, deciding: bool) -> Decision | None:
@@ -251,8 +244,8 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     own |= {v for v in (confirming or {}).values() if isinstance(v, str) and v and  # "엄마 건은
             re.search(rf"(?<!\S){re.escape(v)}\s+(?:건|것|거)", text)}  # 만 오천원으로"
     if confirming:  # "그 마우스는 환불로 바꿀게요": a thing the service knows, as the topic
-        things = _things_elsewhere(service, here)
-        own |= {w for w in text.split() if _TOPIC_OFF.sub("", w) in things}
+        things = things_elsewhere(service, here)
+        own |= {w for w in text.split() if TOPIC_OFF.sub("", w) in things}
 
     accounted = accounted_by(words)
 
@@ -275,27 +268,6 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     else:
         spans += said_away(text, found, picked)
     return picked if _sure(text, picked, spans, service, asked, words, known) else {}
-
-
-def _things_elsewhere(service: CompiledService, here: str) -> frozenset[str]:
-    """The Hangul names of the choices of other flows' slots ("마우스" of a product category):
-    things the service knows, which a change at this flow's confirmation may name as its
-    topic; never this flow's own, nor a person's name. Worked out once per service and flow."""
-    kept = _THINGS.get((id(service), here))
-    if kept is not None and kept[0] is service:
-        return kept[1]
-    mine = set(service.flows[here].slots)
-    things = frozenset(word for name, slot in service.slots.items() if name not in mine
-                       for words in slot.synonyms.values() for word in words
-                       if _HANGUL.fullmatch(word))
-    _THINGS[(id(service), here)] = (service, things)
-    return things
-
-
-_THINGS: dict[tuple[int, str], tuple[CompiledService, frozenset[str]]] = {}
-
-
-_TOPIC_OFF = re_compile(r"(?:은|는)$")
 
 
 def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
@@ -336,12 +308,6 @@ def _elsewhere(text: str, service: CompiledService, here: str) -> bool:
 _HANGUL = re_compile(r"[가-힣]+")
 _ALSO = re_compile(r"(?:한테|에게|께|원)도$")
 _ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
-_PARTICLE = re_compile(r"^(?:(?: ?(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는))"
-                      r"|으로|로|을|를|이|가|은|는|이요|요)(?![^\s0-9])")
-"""A particle right after a value; one of to whom may be said apart ("아빠 한테") or typed
-onto the amount after it ("엄마한테3만원")."""
-
-
 def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
           service: CompiledService, asked: str | None, words: YesNoWords,
           known: Callable[[str], bool]) -> bool:
@@ -372,30 +338,11 @@ def _restated(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
     if not said or any(values.get(slot.name) != m.value for slot, ms in found for m in ms):
         return None  # no value, or one not the task's
     chosen = any(ms and slot.spec.type == "enum" for slot, ms in found)
-    rest = _without(text, said)
-    if yes_no(rest, words) == "cancel" and (not chosen or _says_cancel(rest, words)):
+    rest = without(text, said)
+    if yes_no(rest, words) == "cancel" and (not chosen or says_cancel(rest, words)):
         return "cancel"
     same = bool(picked) and all(values.get(name) == value for name, value in picked.items())
-    return "confirm" if same and yes_no(_without(text, spans), words) == "confirm" else None
-
-
-def _says_cancel(text: str, words: YesNoWords) -> bool:
-    """Whether ``text`` holds a cancel word ("체크카드는 취소해 주세요": the task's own choice
-    cancelled with its task), not only a "don't" ("결제는 하지 마": a choice turned down)."""
-    tokens = text.split()
-    return any(words.cancels(" ".join(tokens[i:j])) for i in range(len(tokens))
-               for j in range(i + 1, min(len(tokens), i + 3) + 1))
-
-
-def _without(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``text`` less ``spans`` and the particles right after them."""
-    rest, last = [], 0
-    for start, end in sorted(spans):
-        rest.append(text[last:start])
-        particle = _PARTICLE.match(text[end:])
-        last = end + (particle.end() if particle else 0)
-    rest.append(text[last:])
-    return " ".join(rest)
+    return "confirm" if same and yes_no(without(text, spans), words) == "confirm" else None
 
 
 def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
