@@ -9,12 +9,16 @@ transfer and the account while deciding, one typed fast on a phone, slips and al
 Korea do, the fourth as the world's Englishes and phones type), code-switched (one set) and
 against tricks (two sets on the transfer: injected "system" lines, quoted yeses, markup,
 take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
-hostile text), the pizza shop (five sets, the fourth as the world's Englishes decide, the fifth
-by voice), the online shop (five sets, the fourth as shoppers type in the regions, young and
-old, the fifth in English and code-switched), the bank's card help desk (four sets, the third
-in a hurry, upset or unsure, the fourth by voice), the small shop assistant (one set: who may
-ask what, what is never taken), and the Korean card application (three sets, the second on what
-is and is not a yes, a cancel or a change, the third on tricks against its confirmation). Each
+hostile text), the pizza shop (six sets, the fourth as the world's Englishes decide, the fifth
+by voice, the sixth as customers text an order indirectly, changing it a detail at a time),
+the online shop (six sets, the fourth as shoppers type in the regions, young and old, the fifth
+in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and by
+nickname), the bank's card help desk (four sets, the third in a hurry, upset or unsure, the
+fourth by voice), the small shop assistant (one set: who may ask what, what is never taken), the
+Korean card application (four sets, the second on what is and is not a yes, a cancel or a
+change, the third on tricks against its confirmation, the fourth as people change and explain
+things while applying), and one more on the transfer's confirmation: hedges, reasons, quoted
+yeses and corrections. Each
 turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
@@ -207,12 +211,7 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # expected a cancel (nothing is posted without the confirmation's yes)
         "EN review rated 6 is refused, 5점 accepted, then '그만' drops it",
     },
-    "card_ko.test.yaml": {
-        # a word that only starts with a kind's short name ("신용점수", "신용등급") is read as
-        # that kind (a short Hangul choice matches inside a longer word, as "업무용" and
-        # "사무실" need): the confirmation asks about a credit card, nothing is applied
-        "fill: 신용점수 and 신용등급 are not the credit card",
-    },
+    "card_ko.test.yaml": set(),
     "card_decisions_ko.test.yaml": set(),
     "commerce_ko_5.test.yaml": {
         # a confirmation answered by naming the item or the request with a determiner and a
@@ -255,11 +254,46 @@ KNOWN_FAILING: dict[str, set[str]] = {
         " starts the payment, a yes naming cash pays",
         "order confirmation: 'yes please place my order' is a yes,"
         " not a status question; 'charge the card' pays",
-        "order confirmation: 'yes, order it for her' starts the"
-        " payment; a cancel then leaves it unpaid",
         "order confirmation: 'no, keep the order, just change the size' goes back to editing",
         "payment confirmation: 'yes, charge my card' with a"
         " declined charge leaves the order unpaid",
+    },
+    "card_ko_4.test.yaml": {
+        # putting it off ("오늘은 안 할래요 다음에 할게요") waits at the confirmation, as "나중에
+        # 할래요" does, where the writer expected a cancel; nothing is applied either way
+        "confirm: putting it off for today cancels; a cancel request afterwards is only help",
+    },
+    "pizza_en_5.test.yaml": {
+        # "ok never mind, she got sushi instead": a yes word taken back by "never mind" is
+        # neither (the question again), where the writer expected a cancel
+        "order confirmation: somebody else's yes and a plan for later, then cancelled",
+        # a yes with a remark that is no why ("yes please, the kids go crazy for it") is not
+        # read as the yes to "Extra cheese?": asked again
+        "answers with extra remarks still fill what is asked",
+        # "whats on the menu" gets "did you mean ask about the last order?" (the status
+        # flow's examples are the nearest), not the offline help
+        "chat first, then an order; an unusual yes never completes anything",
+    },
+    "transfer_hedges_ko.test.yaml": {
+        # a correction opened with a yes and 근데 ("ㅇㅇ 근데 박지영 말고 박지연이야 오타남") is
+        # neither the yes nor the change: the question again, nothing sent
+        "ㅇㅇ plus name typo fix changes recipient, nothing sent",
+    },
+    "commerce_ko_6.test.yaml": {
+        # a request on a condition ("아직 출고 전이면 주문취소 하고 싶어요") starts the flow but
+        # takes none of its values; "그 주문 ORD-1003이요" then fills the number only
+        "주문 취소: 출고 전이면 취소하고 싶다는 말 먼저, '그 주문 ORD-1003이요', 확인 뜻을 묻는"
+        " 질문은 승낙 아님, 'ㅇㅋ'로 접수",
+        # money back said without a word of the shop's ("돈 돌려받고 싶어요"): no request read
+        "종류 없이 '돈 돌려받고 싶어요': 번호 다음에 종류를 묻고, '그거 교환으로"
+        " 해주세요'로 교환 확인, '응'으로 접수",
+        # a lower-case order number is kept as typed (another writer wanted that), where this
+        # writer expected it upper-cased in the confirmation
+        "소문자 ord-1003 배송 문의는 결제 완료 안내, 이어서 주문 취소, 취소되면 쿠폰"
+        " 되살아나냐는 질문은 승낙 아님, '오케이'로 접수",
+        # "담아죠" (담아줘 mistyped) ends in -죠, a question's ending: nothing is started
+        "장바구니: 오타 섞인 '담아죠'로 확인까지, '음 생각해보니 필요 없어요'로 취소,"
+        " 아무것도 안 담음",
     },
     "shop_ko.test.yaml": {
         # after a finished flow a refusal by the guard says DONE as its next action, where the
@@ -343,6 +377,9 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "pizza_decisions.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "cards_voice.test.yaml": {"ORDERED"},
          "transfer_money_words.test.yaml": {"EXECUTED", "FAILED"},
+         "card_ko_4.test.yaml": {"APPLIED"}, "pizza_en_5.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "transfer_hedges_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "commerce_ko_6.test.yaml": {"ACCEPTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -292,7 +292,16 @@ def leftover(text: str, spans: Sequence[tuple[int, int]],
     said = _NOT_CANCELLING.sub(" ", A_LAUGH.sub(" ", "".join(kept)))  # "ㅋㅋ", "취소하지 말고"
     words = [_LATIN_PARTICLE.sub("", w) for w in re.sub(r"[^\w\s]", " ", said.casefold()).split()]
     return [w for w in words if not (PARTICLE.match(w) or w in FILLERS or w in _CHANGE or
-                                     known(w))]
+                                     known(w) or _glued_on(w, known))]
+
+
+_GLUED = re_compile(r"^(?:으로|로|을|를|은|는|이|가|도|만)(?=[가-힣])")
+
+
+def _glued_on(word: str, known: Callable[[str], bool]) -> bool:
+    """Whether ``word`` is a particle with a known word run on ("체크로할게요": 로 + 할게요)."""
+    glued = _GLUED.match(word)
+    return glued is not None and known(word[glued.end():])
 
 
 def names_pattern(names: Iterable[str]) -> str:

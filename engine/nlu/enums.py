@@ -5,7 +5,10 @@ Matching is case-insensitive. Each canonical name is also one of its own synonym
 must not touch another letter there ("usda" is not USD; "50usd" is), one that starts or
 ends with a digit not another digit ("10" is not "1"); Hangul and other synonyms match
 anywhere, because Korean glues particles and numbers on ("50달러에"), and a Hangul compound
-of four syllables or more also when spaced in two ("체크 카드" for 체크카드).
+of four syllables or more also when spaced in two ("체크 카드" for 체크카드). A Hangul synonym
+of one or two syllables is the head of other nouns too ("신용" of 신용점수, "체크" of
+체크포인트): glued to more Hangul, it counts only where what follows can start a particle,
+an ending or a noun of asking for it ("신용으로", "체크요", "환불신청", "업무용").
 Longer synonyms are tried first ("원화" before "원").
 
 Build an ``EnumMatcher`` once with ``compile_enum`` when the same values are used on every
@@ -81,7 +84,19 @@ def _alternative(synonym: str) -> str:
     # A letter end must not touch another letter, a digit end another digit; so "usda"
     # is not "usd" and "10" is not "1", while "50usd" and "US$5" still match.
     head, tail = _boundary(synonym[0]), _boundary(synonym[-1])
+    if _SHORT_HANGUL.fullmatch(synonym):
+        tail = _NOT_GLUED
     return (f"(?<!{head})" if head else "") + _spaced(synonym) + (f"(?!{tail})" if tail else "")
+
+
+_SHORT_HANGUL = re_compile(r"[가-힣]{1,2}")
+_GLUED_ON = ("이가은는을를으로에의도만요예입라랑와과까부처같쪽걸거것고나든면야여께밖뿐엔말짜인일"
+             "지죠네보마씩쯤임냐니며였용좀쫌"  # particles, the copula's endings, 용 ("업무용"), 좀
+             "하할해했함합한됩되돼될된받"  # done with 하다, 되다, 받다 ("교환할게요", "환불받고")
+             "신접진문건창실")  # 신청, 요청, 접수, 진행, 문의, 건, 결제창; 사무실
+_NOT_GLUED = f"(?![{_GLUED_ON}])[가-힣]"
+"""After a short Hangul synonym: more Hangul that starts no particle, ending or asking noun
+("신용점수", "체크포인트", "회사원")."""
 
 
 _HANGUL_WORD = re_compile(r"[가-힣]{4,}")

@@ -226,10 +226,15 @@ def conditional(text: str) -> bool:
     question what would happen ("14만원으로 내리면 마진 남아요?": a what-if asked now).
 
     >>> [conditional(t) for t in ("잔액 충분하면 엄마한테 보내줘", "if I have enough, pay Tom",
-    ...  "가능하면 오늘 보내줘", "send it if you can", "3만원이면 돼요", "라면 값 보내줘")]
-    [True, True, False, False, False, False]
+    ...  "가능하면 오늘 보내줘", "send it if you can", "3만원이면 돼요", "라면 값 보내줘",
+    ...  "환불해 주셨으면 해요")]
+    [True, True, False, False, False, False, False]
     """
-    return _CONDITIONAL.search(text) is not None and not is_question(text)
+    return _CONDITIONAL.search(_WISH.sub(" ", text)) is not None and not is_question(text)
+
+
+_WISH = re_compile(r"[았었였했셨됐줬]으면\s*(?:해요|합니다|하는데|해서요|좋겠|싶|하고)")
+"""A wish, the polite way to ask ("환불해주셨으면 해요", "오늘 받았으면 좋겠어요"): no condition."""
 
 
 def undecided(text: str) -> bool:

@@ -10,7 +10,9 @@ from typing import Any
 
 from engine.precompiled import re_compile
 
-from .phrases import CONTRAST, HOLD, not_knowing
+from .money import find_money
+from .persons import full_name, relation
+from .phrases import CONTRAST, HOLD, is_question, not_knowing
 from .retractions import after_retraction, retracted_at
 from .words import Answer, YesNoWords, decision_text, yes_no
 
@@ -44,6 +46,8 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
         return "cancel"
     if answer is None and tail is None and (after := decided_after_why(text, words)):
         return after
+    if answer is None and tail is None and (before := decided_before_why(text, words)):
+        return before
     return None if answer == "cancel" and said == "confirm" else answer
 
 
@@ -105,13 +109,24 @@ def decided_of(text: str, values: Mapping[str, Any], words: YesNoWords) -> Answe
     'cancel'
     """
     for value in values.values():
-        if isinstance(value, str) and value and value in text:
-            said = re.sub(rf"(?<!\S){re.escape(value)}(?:{_TOPIC}|의|'s|\s?(?:거|꺼|것))?"
+        for said_as in _said_as(value):
+            if said_as not in text:
+                continue
+            said = re.sub(rf"(?<!\S){re.escape(said_as)}(?:{_TOPIC}|의|'s|\s?(?:거|꺼|것))?"
                           r"(?=$|\s|[,.!~])", " ", text)
-            answer = yes_no(said, words) if said != text else None
+            answer = (yes_no(said, words) or decided_before_why(said, words)) \
+                if said != text else None
             if answer == "cancel" or answer == "confirm":
                 return answer
     return None
+
+
+def _said_as(value: Any) -> tuple[str, ...]:
+    """A string value as it may be said: whole, or by its last word ("이모" of 큰 이모)."""
+    if not isinstance(value, str) or not value:
+        return ()
+    last = value.rsplit(" ", 1)[-1]
+    return (value, last) if last != value and len(last) >= 2 else (value,)
 
 
 _TOPIC = "은|는|한테는|에게는|께는|한텐|에겐|것은|건"
@@ -150,14 +165,81 @@ def decided_after_why(text: str, words: YesNoWords) -> Answer | None:
     return None
 
 
-def _because(word: str) -> bool:
+def decided_before_why(text: str, words: YesNoWords) -> Answer | None:
+    """The yes or the cancel followed only by why ("네 보내주세요 생일 선물이라서요", "넵 보내
+    주세요~ 생신 선물이에요", "yes send it, it's for her birthday", "취소요 돈이 없어서요",
+    "forget it, not hungry anymore"): the why a clause of cause (-라서, -니까, -거든요, 때문에,
+    -어서; because, since, for), a gift or a bill named with the copula, or after a cancel
+    what is no longer so; with no number, no decision word, no verb of the flow, no
+    contrast, no question and no one named in it (the task's own one is taken out first, by
+    ``decided_of``); after a yes, no negation either. Anything else said after a decision
+    ("네 ㅋㅋ 농담이에요", "네 밥은 먹었어요") is no why.
+
+    >>> from engine.nlu.words import YesNoWords, default_words
+    >>> sending = default_words("ko").merge(YesNoWords(act=("보내", "send")))
+    >>> decided_before_why("네 보내주세요 이번 달 용돈이에요", sending)
+    'confirm'
+    >>> decided_before_why("네 보내주세요 아빠 거예요", sending)  # whose? for whom?
+    >>> decided_before_why("네 ㅋㅋ 농담이에요", sending)
+    >>> decided_before_why("네 보내주세요 오만원이에요", sending)
+    >>> decided_before_why("don't cancel it", sending)
+    """
+    said = decision_text(text)
+    tokens = said.split(" ") if said is not None else []
+    if is_question(text) or len(tokens) < 2:
+        return None
+    for cut in range(max(1, len(tokens) - _MOST_FELT), len(tokens)):
+        head, why = " ".join(tokens[:cut]), tokens[cut:]
+        answer = yes_no(head, words)
+        if answer in ("confirm", "cancel") and _only_why(why, words, answer == "cancel"):
+            return answer
+    return None
+
+
+def _only_why(why: list[str], words: YesNoWords, cancelling: bool) -> bool:
+    """Whether ``why`` (the words after a decision) is only why; after a cancel it may say
+    what is not so."""
+    said = " ".join(why)
+    if (CONTRAST | HOLD | _LATER).intersection(why) or not_knowing(said) or find_money(said) \
+            or any(any(c.isdigit() for c in t) or words.acts(t) or words.cancels(t) or
+                   words.known(t) and yes_no(t, words) is not None for t in why):
+        return False
+    if said.isascii():
+        return (_WHY_EN.match(said) is not None or cancelling and _NO_NEED.search(said)
+                is not None) and not (_ELSE_EN if cancelling else _NOT_EN).search(said)
+    return (_caused(why[-1]) or _BILL.search(why[-1]) is not None) and \
+        (cancelling or _NEGATED.search(said) is None) and not any(map(_someone, why))
+
+
+def _someone(word: str) -> bool:
+    """Whether ``word`` names a person ("아빠 거예요": whose, or for whom? no why)."""
+    bare = _WHOSE.sub("", word)
+    return relation(bare) or full_name(bare) or bare != word and len(bare) >= 2
+
+
+_WHOSE = re_compile(r"(?:한테|에게|께|의|꺼|거)$")
+_BILL = re_compile(r"(?:선물|용돈|생활비|축의금|부조금|조의금|월세|관리비|회비|곗돈|학원비"
+                   r"|병원비|등록금|밥값|세뱃돈|경조사비|빌린\s?돈|갚는\s?돈)"
+                   r"(?:이에요|예요|에요|이야|야|입니다|이거든요|거든요)$")
+"""A gift or a bill said as what the money is ("생신 선물이에요", "이번 달 월세예요")."""
+_NEGATED = re_compile(r"(?<!\S)(?:안|못)(?!\S)|아니|않|없|말[고아]")
+"""A turn against the decision in its why ("안 급해요", "아니에요", "필요 없어요")."""
+_WHY_EN = re_compile(r"^(?:because|cause|cuz|since|it'?s for|its for|for)\s+[a-z' ]+$",
+                     re.IGNORECASE)
+_ELSE_EN = re.compile(r"\b(?:wait|but|later|if|unless|when|maybe|think|guess|joke|joking|"
+                      r"kidding)\b", re.IGNORECASE)
+"""Not only why: a wait, a turn, a condition, a doubt ("cancel it, but keep the drinks")."""
+_NOT_EN = re.compile(rf"{_ELSE_EN.pattern}|\b(?:not|no|dont|don't|never)\b|n't\b", re.IGNORECASE)
+
+
+def _caused(word: str) -> bool:
     """Whether ``word`` ends a clause of cause: -니까, -거든요, -길래, 때문에, or -서 after a
     verb's 아/어 form ("바빠서요", "급해서", "생신이라서"; not "김영서", "계좌에서").
 
-    >>> [_because(w) for w in ("바빠서요", "급해서", "생신이라", "김영서", "계좌에서", "때문에")]
+    >>> [_caused(w) for w in ("바빠서요", "급해서", "생신이라", "김영서", "계좌에서", "때문에")]
     [True, True, True, False, False, True]
     """
-    if word in _BECAUSE_WORDS or _BECAUSE.search(word):
+    if word in _BECAUSE_WORDS or _CAUSE.search(word):
         return True
     stem = word.removesuffix("요").removesuffix("서")
     if stem == word.removesuffix("요") or len(stem) < 2 or not "가" <= stem[-1] <= "힣":
@@ -166,10 +248,15 @@ def _because(word: str) -> bool:
     return code % 28 == 0 and code // 28 % 21 in _OPEN_VOWELS
 
 
-_BECAUSE = re_compile(r"[가-힣](?:니까|니까요|거든|거든요|길래|길래요)$|[가-힣]이라$"
-                      r"|[았었였했봤왔줬셨]어요$|했습니다$")
-"""A clause of cause, or what the speaker has done told before the decision ("계좌 맞는지
-봤어요. 이체해 주세요")."""
+def _because(word: str) -> bool:
+    """Whether ``word`` ends a clause of cause or tells what the speaker has done before a
+    decision ("계좌 맞는지 봤어요. 이체해 주세요")."""
+    return _caused(word) or _DONE.search(word) is not None
+
+
+_CAUSE = re_compile(r"[가-힣](?:니까|니까요|거든|거든요|길래|길래요)$|[가-힣]이라$")
+_DONE = re_compile(r"[았었였했봤왔줬셨](?:어요|죠|지요)$|했습니다$")
+"""What the speaker has done, told before the decision ("계좌 맞는지 봤어요. 이체해 주세요")."""
 _BECAUSE_AND_THEN = re_compile(r"(?<!라)서요?$")
 """-서 that may join what happens first ("들어와서 보내줘": after it comes in), not why:
 before a yes only -(이)라서 is why ("생신이라서요 네"); before a cancel any -서 is ("바빠서요

@@ -24,7 +24,10 @@ _EN_VERBS = r"(?:change|reset|remove|clear|redo|drop|undo|forget(?:\s+about)?|ne
 _KO_VERBS = (r"(?:빼|지워|지우|다시|바꿀|바꾸|바꿔|변경|취소|리셋|삭제|없애|비워)\S*"
              r"(?:\s+(?:줘|주|할|하|해|싶|요)\S*){0,3}")  # 다시 할게요, 지워 주세요, 바꾸고 싶어
 _PARTICLES = r"(?:은|는|을|를|도|이|가)?"
-_POLITE = r"(?:\s*(?:please|좀|그냥|음|아))*"
+_POLITE = (r"(?:\s*(?:please|hmm+|um+|uh+|ok|okay|actually|wait|oh|oops|sorry|so|좀|그냥|음+|흠+"
+           r"|아|어|앗|근데|저기|아\s?참)[,.…~]*)*")
+"""Courtesies and the sounds of thinking around a reset ("hmm change the size", "음 날짜는
+빼줘", "actually, change the size")."""
 
 
 @lru_cache(maxsize=256)

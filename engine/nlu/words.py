@@ -73,6 +73,8 @@ _ATTACHED = ("하고서", "하고", "하구", "시키고")  # a cancel joined to
 _LONGEST_PHRASE = 5
 """Words: the longest phrase a lexicon holds ("i dont want it anymore")."""
 _MOST_WORDS = 20
+_NO_RUN_STARTS = frozenset("아노ㄴnN")
+"""What a run of no words starts with ("아니아니", "노노노", "nonono")."""
 _LONGEST_RUN = 12  # characters: the longest run of yes words read ("오키오키ㅎㅎ")
 _NOTHING: frozenset[str] = frozenset()
 
@@ -114,7 +116,8 @@ class _Grammar:
             found.add("N")
         if text in self.topics:  # "이체는 취소", "송금을 진행해 주세요"; not "결제는 하지 마"
             found.add("T")
-        if text in self.no:
+        if text in self.no or text[0] in _NO_RUN_STARTS and " " not in text and \
+                len(text) <= _LONGEST_RUN and _run(text, self.no, 2):  # "아니아니", "아뇨아뇨"
             found.add("D")
         if text in self.stop:  # a noun ("취소") is what a negation after it negates
             found.add("K" if text in CANCEL_NOUNS else "C")

@@ -40,6 +40,28 @@ def test_find_enum_edges(values: dict[str, list[str]], text: str, expected: list
     assert find_enum(text, values) == expected
 
 
+KINDS = {"credit": ["신용", "신용카드"], "debit": ["체크", "체크카드"]}
+PURPOSE = {"work": ["업무", "사무"], "refund": ["환불", "반품"], "pay": ["결제"]}
+
+
+@pytest.mark.parametrize("text", [
+    "신용정보 넘겨도 되나요", "체크리스트부터 볼게요", "신용불량자도 되나요",
+    "사무장님이 알아보라고 해서요", "반품비 얼마예요", "신용평가사 조회 없는 걸로",
+])
+def test_a_short_hangul_value_heading_another_noun_is_not_said(text: str) -> None:
+    assert find_enum(text, KINDS | PURPOSE) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("신용으로 해 주세요", "credit"), ("체크요", "debit"), ("체크로만 쓸래요", "debit"),
+    ("신용이 나아요", "credit"), ("체크랑 신용 중에 체크", "debit"), ("업무용으로", "work"),
+    ("반품신청 할게요", "refund"), ("환불좀 해줘요", "refund"), ("환불받고 싶어요", "refund"),
+    ("결제할께요", "pay"), ("결제창 띄워줘", "pay"), ("사무실에서 써요", "work"),
+])
+def test_a_short_hangul_value_with_a_particle_or_ending_is_said(text: str, value: str) -> None:
+    assert find_enum(text, KINDS | PURPOSE)[0].value == value
+
+
 @pytest.mark.parametrize(
     ("values", "expected"),
     [

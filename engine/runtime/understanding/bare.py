@@ -91,6 +91,7 @@ def _bare_name(text: str, slot: CompiledSlot,
     if negates(said):  # "엄마 보내지마", "민수는 안 보내": no one to send to
         return None
     said = _verbs_off(said, words)
+    said = _NAME_THEN_REMARK.sub(r"\g<name>", said)  # "박지연이야 오타남": 박지연이야
     answer = names.told(said, slot.spec.names or [slot.name.replace("_", " ")])
     if answer is None:  # "내 번호는 010-…야": something else of theirs, no name
         return None
@@ -254,6 +255,9 @@ _ANSWER_OPENER = re_compile(r"^(?i:(?:it'?s|its|it\s+is|that'?s|thats)\s+(?:for\
 """What opens an English answer of who: "it's my brother", "its jake", "for my mum"."""
 _DESCRIBED = re_compile(r"\s*,\s*(?:he|she|they|who|thats|that's)\b.*$", re.IGNORECASE)
 """What is said of the one named after them: "my flatmate Jake, he covered the gas bill"."""
+_NAME_THEN_REMARK = re_compile(r"^(?P<name>[가-힣]{2,}(?:이에요|예요|입니다|이야))\s+[^?？\d]+$")
+"""A name said with its copula, then a remark on it ("박지연이야 오타남", "민수예요 제 동생"):
+the name is the answer, the remark no part of it."""
 _DATIVE = re_compile(r"(?<=[가-힣])(?:한테|에게|께)(?:로)?(?:\s+\S+)*$")
 """A recipient's particle, with what is said after it ("할아버지께 얼른 보내드려")."""
 
