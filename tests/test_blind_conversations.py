@@ -5,16 +5,19 @@ dates, several transfers and questions in the middle; then one in the regions' d
 older people type, one as the young text, one on what is and is not a yes at the confirmation,
 one as speech-to-text writes what is said to a voice assistant, one naming the money, the
 transfer and the account while deciding, one typed fast on a phone, slips and all), in English
-(four sets, the second as non-native speakers text, the third as native speakers living in
-Korea do, the fourth as the world's Englishes and phones type), code-switched (one set) and
+(five sets, the second as non-native speakers text, the third as native speakers living in
+Korea do, the fourth as the world's Englishes and phones type, the fifth with context first,
+corrections and every kind of answer at the confirmation), one on when to send (dates as people
+say them), code-switched (one set) and
 against tricks (two sets on the transfer: injected "system" lines, quoted yeses, markup,
 take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
 hostile text), the pizza shop (six sets, the fourth as the world's Englishes decide, the fifth
 by voice, the sixth as customers text an order indirectly, changing it a detail at a time),
 the online shop (six sets, the fourth as shoppers type in the regions, young and old, the fifth
 in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and by
-nickname), the bank's card help desk (four sets, the third in a hurry, upset or unsure, the
-fourth by voice), the small shop assistant (one set: who may ask what, what is never taken), the
+nickname), the bank's card help desk (five sets, the third in a hurry, upset or unsure, the
+fourth by voice, the fifth as customers explain before they ask), the small shop assistant (two
+sets: who may ask what, what is never taken), the
 Korean card application (four sets, the second on what is and is not a yes, a cancel or a
 change, the third on tricks against its confirmation, the fourth as people change and explain
 things while applying), and one more on the transfer's confirmation: hedges, reasons, quoted
@@ -295,6 +298,33 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "장바구니: 오타 섞인 '담아죠'로 확인까지, '음 생각해보니 필요 없어요'로 취소,"
         " 아무것도 안 담음",
     },
+    "transfer_en_5.test.yaml": {
+        # a yes followed by a remark that is no why ("yes please, landlord's been chasing me
+        # all week"), and a yes with "ahead" mistyped ("yeah go ahaed"): asked again
+        "en5 rent context first, yes with a reason",
+        "en5 phone typos request and yes",
+    },
+    "transfer_dates_ko.test.yaml": {
+        # a condition at the confirmation ("월급 들어오면") is read as a time that names no date:
+        # the date is asked for (nothing is sent), where the writer expected READY
+        "after date change questions and hedges send nothing",
+    },
+    "cards_en_4.test.yaml": {
+        # a report put as a question ("my card was stolen, what should i do") takes no reason
+        # from it: the reason is asked after verifying (nothing is ordered)
+        "lost unverified: stolen on the train, pin goes to the phone, a spouse's go-ahead does"
+        " not order",
+    },
+    "shop_ko_2.test.yaml": {
+        # sales said in other words by a consumer ("판매금액 합계") gets "did you mean 매출
+        # 조회?" (a yes to it is refused by the sales flow itself: no report)
+        "consumer: sales asked in other words never gets a report or a sales offer",
+        # after a finished flow a refusal by the guard says DONE as its next action, where the
+        # writer expected ASK (as in the first set)
+        "consumer: hyphenated card number after a recommendation is refused and keeps"
+        " recommend/PICK",
+        "seller: run-together card number after a report is refused and keeps sales/REPORT",
+    },
     "shop_ko.test.yaml": {
         # after a finished flow a refusal by the guard says DONE as its next action, where the
         # writer expected ASK (the describer was unsure of it too)
@@ -380,6 +410,9 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "card_ko_4.test.yaml": {"APPLIED"}, "pizza_en_5.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "transfer_hedges_ko.test.yaml": {"EXECUTED", "FAILED"},
          "commerce_ko_6.test.yaml": {"ACCEPTED", "FAILED"},
+         "transfer_en_5.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_dates_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "cards_en_4.test.yaml": {"ORDERED"}, "shop_ko_2.test.yaml": set(),
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -181,6 +181,15 @@ def _day_of_month(match: re.Match[str], today: date) -> date | None:
     return None
 
 
+def _last_day(match: re.Match[str], today: date) -> date | None:
+    """"말일", "이번 달 말일", "다음 달 말일", "the last day of next month": that month's last
+    day (a bare 말일 is this month's)."""
+    ahead = 1 if (match["rel"] or match["rel2"] or "").lower() in ("다음", "담", "next") else 0
+    year, month = divmod(today.month + ahead, 12)  # the month after the one meant
+    after = _safe_date(today.year + year, month + 1, 1)
+    return after - timedelta(days=1) if after is not None else None
+
+
 def _christmas(match: re.Match[str], today: date) -> date | None:
     return _next_occurrence(12, 25, today)
 
@@ -198,7 +207,7 @@ def _weekday(match: re.Match[str], today: date) -> date | None:
 # Every rule below needs one of these; checking it first keeps date-free messages cheap.
 _MAYBE_DATE = re_compile(
     r"[0-9]|오늘|내일|모레|글피|어제|그저께|그제|하루|이틀|사흘|나흘|일주일|요일|욜|day|week"
-    r"|tomorrow|크리스마스|christmas|낼|tm|tom|2mo|2mr|[일이삼사오유육칠팔구시십]\s?월", _I)
+    r"|tomorrow|크리스마스|christmas|낼|tm|tom|2mo|2mr|[일이삼사오유육칠팔구시십]\s?월|말일", _I)
 
 _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
     (
@@ -234,6 +243,9 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
                    r"instead|ok|okay)\b))", _I),
         _day_of_month,
     ),
+    (re_compile(r"(?:(?P<rel>이번|다음|담)\s?달\s*)?말일"
+                r"|\b(?:the\s+)?last\s+day\s+of\s+(?:the\s+|(?P<rel2>this|next)\s+)?month\b", _I),
+     _last_day),
     (re_compile(r"(?<!메리 )(?<!메리)크리스마스(?!\s?(?:전|후|뒤|쯤|까지|이브|때|지나))"
                 r"|(?<!merry )(?<!before )(?<!after )(?<!until )(?<!till )(?<!by )(?<!around )"
                 r"(?<!over )(?<!near )\bchristmas(?: day)?\b(?!\s?(?:eve|time|week|holidays?))",

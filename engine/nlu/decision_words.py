@@ -51,6 +51,7 @@ EN: dict[str, tuple[str, ...]] = dict(
              "sure thing", "confirm", "confirmed", "i confirm", "go ahead", "no problem",
              "correct", "thats correct", "right", "thats right", "absolutely", "definitely",
              "of course", "certainly", "alright", "all right", "fine", "thats fine",
+             "thats all right", "thats alright",
              "sounds good", "sounds great", "looks good", "looks right", "perfect", "great",
              "agreed", "i agree", "approve", "approved", "i approve", "yes sir", "yess",
              "yesss", "affirmative", "all good", "okie", "okie dokie", "y",
@@ -96,7 +97,7 @@ NEUTRAL = {
            # 맞다 (right: said with a yes, not alone: "아 맞다" is remembering)
            "야", "고마", "그라믄", "그라모", "그람", "글믄", "맞다"),
     "en": ("please", "pls", "plz", "thanks", "thank you", "thank u", "thx", "ty", "um", "umm",
-           "uh", "hmm", "eh", "ehh", "welp", "well", "so", "now", "right now", "just", "then",
+           "uh", "hmm", "eh", "ehh", "well", "so", "now", "right now", "just", "then",
            "it", "that", "this",
            "them", "him", "her", "the money", "the transfer", "the payment", "the order", "mate",
            "buddy",
@@ -107,7 +108,9 @@ NEUTRAL = {
            "that would be great", "thatd be great", "ugh", "argh", "meh", "welp", "oops",
            "whoops", "aw", "aww", "actually", "sorry", "sorry but", "so sorry", "apologies",
            "excuse me", "dear", "too", "from me", "as well", "for your help", "thank you kindly",
-           "po", "o", "am", "i see", "got it", "gotcha", "through", "kindly"),
+           "po", "o", "am", "i see", "got it", "gotcha", "through", "kindly", "anyway",
+           "anyways", "for real", "for real now", "yaar", "bro", "dude", "also", "that one",
+           "this one", "please to", "with"),
 }
 """Politeness and fillers: words a decision may carry without changing what it is."""
 

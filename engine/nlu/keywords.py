@@ -72,6 +72,8 @@ def inflections(word: str) -> set[str]:
     ['add', 'added', 'adding', 'addition', 'adds']
     >>> sorted(inflections("verify"))
     ['verification', 'verified', 'verifies', 'verify', 'verifying']
+    >>> sorted(inflections("ship"))
+    ['ship', 'shiped', 'shiping', 'shipped', 'shipping', 'ships']
     """
     if word.endswith("e"):
         stem = word[:-1]
@@ -81,11 +83,18 @@ def inflections(word: str) -> set[str]:
         stem = word[:-1]
         return {word, word + "ing", stem + "ies", stem + "ied", stem + "ication"}
     forms = {word, word + "s", word + "ed", word + "ing"}
+    if _DOUBLES.fullmatch(word):  # "ship" -> shipped, shipping
+        forms |= {word + word[-1] + "ed", word + word[-1] + "ing"}
     if word.endswith(("s", "x", "z", "ch", "sh")):
         forms.add(word + "es")
     if word.endswith("d"):
         forms.add(word + "ition")
     return forms
+
+
+_DOUBLES = re_compile(r"[^aeiou\W\d]*[aeiou][bdgklmnprt]")
+"""A word of one syllable ending in one vowel and one consonant: it doubles the consonant
+before -ed and -ing ("ship", "stop", "log"; not "add", "track", "card")."""
 
 
 _IRREGULAR = {

@@ -156,8 +156,9 @@ _HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)"
 _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)" + _HELPFUL_IF + r"면\s(?!돼|되|충분|괜찮)|\bif\b"
                      + _POLITE_IF + r"|보다|는 대로|[\"“”‘]"
                      r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
-                     r"|\b(?:or|either)\b")
-"""A value in a condition, a comparison or a quote is none ("X면 돼요" is no condition)."""
+                     r"|\b(?:or|either)\b(?![,.]?\s+(?:actually|rather|wait|sorry|i\s+mean)\b)")
+"""A value in a condition, a comparison, a choice or a quote is none ("X면 돼요" is no condition;
+"X or actually Y" corrects X)."""
 MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
                       "잠깐", "잠깐만", "정정", "정정할게", "정정할게요", "정정합니다",
                       "actually", "oops", "sorry", "wait", "i", "meant", "correction"})

@@ -1,10 +1,15 @@
 """How a person is called: a relation ("누나", "사촌 동생"), someone else's relation ("친구
-형"), a name with its title ("박지훈 대리님", "철수 형"), with 씨 or 님 ("박지영씨").
+형"), a name with its title ("박지훈 대리님", "철수 형"), with 씨 or 님 ("박지영씨"), and whom
+"him" or "her" stands for ("it's Priya's birthday, send her 50k").
 """
 
 from __future__ import annotations
 
+import re
+
 from engine.precompiled import re_compile
+
+from .spans import Match
 
 _RELATION = re_compile(r"(?:남자\s?친구|여자\s?친구|남친|여친|친구분?|남편분?|아내분?|와이프|"
                        r"아들|딸|동생|어머님|아버님|부모님|동료|선배|후배|상사|사촌|조카|애인)"
@@ -147,5 +152,39 @@ def called(name: str) -> str:
         else name
 
 
-__all__ = ["KIN", "called", "full_name", "given_name", "relation", "someones", "titled",
-           "without_ssi"]
+def named_before(text: str, end: int) -> Match | None:
+    """The one person named in English before ``end`` (where "him" or "her" stands for
+    them): a capitalised name said as someone's ("Priya's birthday") or as owed ("I owe
+    Hannah"), or one's own relation ("my mum's birthday"); None when there is none or more
+    than one.
+
+    >>> named_before("it's Priya's birthday so send her 50k", 27).value
+    'Priya'
+    >>> named_before("Priya's and Tom's gift, send her 50k", 23) is None
+    True
+    """
+    found: dict[str, Match] = {}
+    for m in _NAMED_BEFORE.finditer(text[:end]):
+        said = m.group(m.lastindex or 0)
+        value = said.lower() if m.lastgroup == "kin" else said
+        if m.lastgroup == "kin" or said not in _NOT_NAMES:
+            found.setdefault(value, Match(value, m.start(m.lastindex or 0),
+                                          m.end(m.lastindex or 0), said))
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+_KIN_EN = ("mom|mum|mother|dad|father|brother|sister|son|daughter|wife|husband|partner|"
+           "boyfriend|girlfriend|friend|flatmate|roommate|landlord|landlady|uncle|aunt|auntie|"
+           "cousin|nephew|niece|grandma|grandpa|granny|nan|grandmother|grandfather|boss|mate")
+_NAMED_BEFORE = re.compile(
+    r"\b(?P<own>[A-Z][a-z]+)['’]s\b|\bowe[sd]?\s+(?P<owed>[A-Z][a-z]+)\b"
+    rf"|\b(?:my|our)\s+(?P<kin>(?i:{_KIN_EN}))(?:['’]s)?\b")
+_NOT_NAMES = frozenset({"It", "That", "What", "Who", "Where", "There", "Here", "He", "She",
+                        "Today", "Tomorrow", "Mother", "Father", "Christmas", "Valentine",
+                        "Korea", "Seoul", "Busan", "Monday", "Tuesday", "Wednesday", "Thursday",
+                        "Friday", "Saturday", "Sunday", "Everyone", "Someone", "Nobody"})
+"""Capitalised words said with 's that are no one ("It's", "Today's", "Mother's Day")."""
+
+
+__all__ = ["KIN", "called", "full_name", "given_name", "named_before", "relation", "someones",
+           "titled", "without_ssi"]

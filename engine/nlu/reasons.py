@@ -345,11 +345,15 @@ def denied_with_reason(text: str, words: YesNoWords) -> bool:
     cut = next((n for n in range(min(len(tokens) - 1, _LONGEST_NO), 0, -1)
                 if yes_no(" ".join(tokens[:n]), words) == "deny"), 0)
     rest = tokens[cut:]
-    return bool(cut) and not (CONTRAST | HOLD).intersection(rest) and \
+    if rest[-2:] == ["for", "now"] and _WAITING.isdisjoint(rest):  # "nah, i'll keep the old
+        rest = rest[:-2]  # one for now": no, as it is ("no, i'll hold off for now" waits)
+    return bool(cut) and bool(rest) and not (CONTRAST | HOLD).intersection(rest) and \
         not any(map(words.acts, rest)) and yes_no(" ".join(rest), words) != "confirm" and \
         _OWN_PLAN.search(" ".join(rest)) is not None  # "아니요 그냥 보낼게요": which one?
 
 
+_WAITING = frozenset({"hold", "wait", "think", "decide", "pause", "check", "sleep"})
+"""Words of putting the decision off: with them "for now" is a wait, not a no."""
 _AGREES_TOO = re_compile(
     r"(?<!\S)\S+도\s+(?:\S*(?:하|보내)(?:라네|래|라고\s?하네)요?|괜찮대요?|괜찮다네요?|좋대요?|"
     r"좋다네요?|된대요?|된다네요?|동의했어요?|찬성이래요?)[,.!~]*(?!\S)"

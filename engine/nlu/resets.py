@@ -47,7 +47,8 @@ change the size" as learners say it)."""
 
 
 _NOW = (r"\s*[,.]?\s*(?:(?:and|just)\s+)*(?:(?:send|do|transfer|pay)\s+it\s+)?"
-        r"(?:now|right\s+now|right\s+away|today)|\s*[,.]?\s*(?:그냥\s*)?(?:지금|바로)\s*(?:보내\S*)?")
+        r"(?:now|right\s+now|right\s+away|today)|\s*[,.]?\s*(?:그냥\s*)?(?:지금|바로)(?:\s*바로)?(?:으로|요|으로요)?"
+        r"\s*(?:보내\S*|해\S*)?")
 """After taking a date back, the time that leaves: "never mind the date, send it now"."""
 
 

@@ -42,8 +42,9 @@ _OPENERS = "|".join(sorted(FILLERS | {"그럼", "그러면", "참", "아참", "�
                              key=lambda w: (-len(w), w)))  # the same pattern every process
 INSTEAD = re_compile(rf"^(?:(?:{_OPENERS})[,.…~]*\s+)*(?P<old>.+?)"
                      rf"(?:\s*{SET_ASIDE}|[,.…~]*\s+(?:(?:아|앗|어)\s+)?아니(?:다|야)?[,.…~]*"
-                     r"|(?i:\s*[,.…\-–—]*\s+(?:no,?\s+)?(?:wait|sorry|i mean|i meant|actually|oops"
-                     r"|no)(?:[,.]?\s+(?:wait|sorry|i mean|i meant|actually))*[,.…]*))"
+                     r"|(?i:\s*[,.…\-–—]*\s+(?:no,?\s+|or\s+)?(?:wait|sorry|i mean|i meant"
+                     r"|actually|oops|no)(?:[,.]?\s+(?:wait|sorry|i mean|i meant|actually))*"
+                     r"[,.…]*))"
                      r"\s+(?P<new>\S.*)$")
 """A value said away and another put in its place: "아빠 말고 형", "엄마 아니 아빠요", "엄마.
 아 아니 아빠", "근데 아빠 말고 오빠한테", "mom no wait dad" (what opens the message is
@@ -242,7 +243,8 @@ def _naming(slot_names: tuple[str, ...]) -> re.Pattern[str]:
 
 _NOT_BUT = re_compile(r"^\s*not\s+(?:to\s+)?(?P<old>\w+)\s*[,—–-]?\s*(?:but\s+)?(?:to\s+)?"
                       r"(?P<new>\w+)\s*[.!]*\s*$", re.IGNORECASE)
-_BUT_NOT = re_compile(r"^\s*(?:(?:wait|sorry|oops|no|actually|oh)[,.!]*\s+)*(?:it'?s\s+|its\s+)?"
+_BUT_NOT = re_compile(r"^\s*(?:(?:wait|sorry|oops|no|actually|oh|i\s+meant|i\s+mean|meant)"
+                      r"[,.!]*\s+)*(?:it'?s\s+|its\s+)?"
                       r"(?:for\s+|to\s+)?(?P<new>[\w-]+(?:\s[\w-]+)?)\s*,?\s+not\s+(?:to\s+|for\s+)?"
                       r"(?P<old>[\w-]+(?:\s[\w-]+)?)\s*[.!]*\s*$", re.IGNORECASE)
 """The new one, then the one said away: "it's for my dad not my mom", "dad, not mom"."""
@@ -268,9 +270,11 @@ def instead(text: str, service: CompiledService, flow: CompiledFlow,
     while the amount is asked, "not dad, mom", "it's for dad not mom"), or only the other
     said as meant ("I meant my sister", "actually my dad") where one such slot is filled:
     the other, read as a bare answer, is the slot's new value: (slot, value), or None."""
-    found = INSTEAD.match(text.strip()) or _NOT_BUT.match(text) or _BUT_NOT.match(text)
-    put = _put_instead(found, text, service, flow, values, words) if found else None
-    return put if put is not None else _meant(text, service, flow, values, words)
+    for found in (INSTEAD.match(text.strip()), _NOT_BUT.match(text), _BUT_NOT.match(text)):
+        put = _put_instead(found, text, service, flow, values, words) if found else None
+        if put is not None:  # "sorry, I meant Tom not Tim": not "sorry" said away
+            return put
+    return _meant(text, service, flow, values, words)
 
 
 def _put_instead(found: re.Match[str], text: str, service: CompiledService, flow: CompiledFlow,

@@ -94,7 +94,7 @@ def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
             (slot.spec.type == "date" and given_then(text, m)):
         return False
     before = text[:m.start].rstrip().rpartition(" ")[2]
-    if _holds_names(slot) and (names.nobody(str(m.value)) or names.joined(before) or
+    if holds_names(slot) and (names.nobody(str(m.value)) or names.joined(before) or
                                persons.someones(before, str(m.value)) or
                                names.promised(str(m.value), text[m.end:])):
         return False
@@ -157,7 +157,7 @@ def widened(text: str, slot: CompiledSlot, m: Match) -> Match:
     """For a name said as whom something goes to, the title or 씨 found alone with the name
     said before it ("박지훈 대리님께": 박지훈 대리님, "박지영 씨한테": 박지영), the name as
     it is known (``persons.called``: "박지영씨한테", "민숙이한테"); anything else as found."""
-    if not (_holds_names(slot) and isinstance(m.value, str) and _TO_SOMEONE.match(text, m.end)):
+    if not (holds_names(slot) and isinstance(m.value, str) and _TO_SOMEONE.match(text, m.end)):
         return m
     head = text[:m.start].rstrip()
     before = head.rpartition(" ")[2]
@@ -183,11 +183,11 @@ def somebody_matches(found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[
     """Each slot's matches less the names that name nobody, and no dates: what tells a
     message's tasks apart ("그저께 엄마한테": 그저께 is a day, so one recipient; "생일이
     금요일인데 목요일에 보내줘": one transfer)."""
-    return [[m for m in ms if not (_holds_names(s) and names.nobody(str(m.value)))]
+    return [[m for m in ms if not (holds_names(s) and names.nobody(str(m.value)))]
             for s, ms in found if s.spec.type != "date"]
 
 
-def _holds_names(slot: CompiledSlot) -> bool:
+def holds_names(slot: CompiledSlot) -> bool:
     """The slot holds a name (a short answer is its value): "나", "아무" are nobody's."""
     return slot.spec.extract is not None and slot.spec.extract.bare
 

@@ -12,17 +12,50 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from engine.compiler.compiled import CompiledSlot
-from engine.nlu import Match
+from engine.nlu import Match, find_pattern
+from engine.nlu.persons import named_before
 from engine.precompiled import re_compile
 from engine.runtime.understanding.bare import LEAST_BARE
-from engine.runtime.understanding.finders import find_all
+from engine.runtime.understanding.finders import find_all, holds_names
 
 
 def find_with_verbs(text: str, slots: Sequence[CompiledSlot], today: dt.date,
                     verbs: tuple[str, ...]) -> list[tuple[CompiledSlot, list[Match]]]:
-    """``find_all``, with the plain numbers said with the flow's ``verbs`` as amounts."""
-    return [(s, [*ms, *sent_amounts(text, s, verbs)] if verbs and s.spec.type == "money" else ms)
+    """``find_all``, with the plain numbers said with the flow's ``verbs`` as amounts, and
+    whom "him" or "her" after one of them stands for as a name ("it's Priya's birthday, send
+    her 50k": Priya)."""
+    return [(s, [*ms, *sent_amounts(text, s, verbs)] if verbs and s.spec.type == "money" else
+             ms or referred(text, s, verbs))
             for s, ms in find_all(text, slots, today)]
+
+
+def referred(text: str, slot: CompiledSlot, verbs: tuple[str, ...]) -> list[Match]:
+    """The one person named before "him"/"her" said as whom the flow's verb is done to
+    ("send her 50k", "transfer it to him"), for a slot that holds names; else none."""
+    if not verbs or not holds_names(slot) or not PRONOUN.search(text):
+        return []
+    said = _referring(tuple(v for v in verbs if v.isascii())).search(text)
+    named = named_before(text, said.start()) if said else None
+    return [named] if named is not None else []
+
+
+def referring(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
+              verbs: tuple[str, ...]) -> bool:
+    """Whether a name found is only whom a later "him" or "her" stands for ("I owe Hannah
+    for lunch, send her 33k"): one task, said across the message, not a batch."""
+    return bool(PRONOUN.search(text)) and any(
+        ms and ms == referred(text, slot, verbs) and not find_pattern(text, slot.patterns)
+        for slot, ms in found)
+
+
+PRONOUN = re_compile(r"\b(?:him|her)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _referring(verbs: tuple[str, ...]) -> re.Pattern[str]:
+    said = "|".join(map(re.escape, verbs)) or "(?!)"
+    return re.compile(rf"\b(?:{said})\w*\s+(?:(?:it|the\s+money|\S*\d\S*)\s+to\s+)?(?:him|her)\b",
+                      re.IGNORECASE)
 
 
 def sent_amounts(text: str, slot: CompiledSlot, verbs: tuple[str, ...]) -> list[Match]:

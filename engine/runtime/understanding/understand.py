@@ -63,7 +63,7 @@ from engine.runtime.understanding.finders import (
     words_of,
 )
 from engine.runtime.understanding.refused import BadAmount, ForeignAmount, UnreadTime, time_op
-from engine.runtime.understanding.said_amounts import find_with_verbs, with_verb
+from engine.runtime.understanding.said_amounts import find_with_verbs, referring, with_verb
 
 Decision = Literal["confirm", "cancel", "deny"]
 _DECISIONS: dict[str, Decision] = {"confirm": "confirm", "deny": "deny"}  # by yes_no answer
@@ -119,7 +119,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     early = _answered(text, service, asked, answer, found, confirming, words)
     if early is not None:
         return early
-    segments = _segments(text, found) if batching and confirming is None else []
+    segments = _segments(text, found, verbs) if batching and confirming is None else []
     tasks = merge_tasks(without_told(segments, [
         extract(with_verb(seg, text, verbs), slots, today, verbs=verbs) for seg in segments
     ])) if segments[1:] \
@@ -157,9 +157,10 @@ def _timed(text: str, service: CompiledService, flow: CompiledFlow,
             SlotOp(*timed)]
 
 
-def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]]) -> list[str]:
+def _segments(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
+              verbs: tuple[str, ...] = ()) -> list[str]:
     """The message's parts, one per task (a batch), or [] where it holds no tasks."""
-    if retracted_at(text) is not None or _no_tasks(text, found):
+    if retracted_at(text) is not None or _no_tasks(text, found) or referring(text, found, verbs):
         return []
     return task_parts(text, somebody_matches(found))
 
@@ -335,14 +336,20 @@ def _restated(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
     cancel word says so: "체크카드는 취소해 주세요")."""
     picked, spans = _pick_spans(text, [s for s, _ in found], found, asked=None)
     said = [(m.start, m.end) for _, ms in found for m in ms]
-    if not said or any(values.get(slot.name) != m.value for slot, ms in found for m in ms):
+    if not said or any(not _same(values.get(slot.name), m.value) for slot, ms in found
+                       for m in ms):
         return None  # no value, or one not the task's
     chosen = any(ms and slot.spec.type == "enum" for slot, ms in found)
     rest = without(text, said)
     if yes_no(rest, words) == "cancel" and (not chosen or says_cancel(rest, words)):
         return "cancel"
-    same = bool(picked) and all(values.get(name) == value for name, value in picked.items())
+    same = bool(picked) and all(_same(values.get(name), value) for name, value in picked.items())
     return "confirm" if same and yes_no(without(text, spans), words) == "confirm" else None
+
+
+def _same(held: Any, said: Any) -> bool:
+    """Whether a value said is the one held (a date is held as its ISO text)."""
+    return held == said or isinstance(said, dt.date) and held == said.isoformat()
 
 
 def _asked_first(slots: tuple[CompiledSlot, ...], asked: str | None
