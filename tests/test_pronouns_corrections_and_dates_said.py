@@ -101,3 +101,17 @@ def test_a_short_keyword_doubles_its_last_consonant() -> None:
     assert {"shipped", "shipping"} <= inflections("ship")
     assert {"stopped", "logged"} <= inflections("stop") | inflections("log")
     assert "addded" not in inflections("add") and "tracked" in inflections("track")
+
+
+@pytest.mark.parametrize(("message", "target"), [
+    ("it's Priya's birthday, send her 120k", "Priya"),
+    ("I owe Hannah for the groceries, send her 33k", "Hannah"),
+])
+async def test_the_examples_of_docs_understanding(message: str, target: str) -> None:
+    """The sentences docs/understanding.md gives for whom "him" or "her" stands for."""
+    assert (await conversation(message))[-1][1]["slots"]["target"] == target
+
+
+def test_the_example_of_docs_dsl() -> None:
+    """docs/dsl.md: on Thursday 2026-01-08, "말일" is 2026-01-31."""
+    assert find_dates("말일", dt.date(2026, 1, 8))[0].value == dt.date(2026, 1, 31)
