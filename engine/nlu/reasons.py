@@ -186,8 +186,10 @@ def decided_before_why(text: str, words: YesNoWords) -> Answer | None:
     """
     said = decision_text(text)
     tokens = said.split(" ") if said is not None else []
-    if is_question(text) or len(tokens) < 2:
-        return None
+    if len(tokens) < 2 or not (_caused(tokens[-1]) or _BILL.search(tokens[-1]) or
+                               _WHY_WORD_EN.search(said) or _NO_NEED.search(said)) \
+            or is_question(text):
+        return None  # most messages: no why ends them
     for cut in range(max(1, len(tokens) - _MOST_FELT), len(tokens)):
         head, why = " ".join(tokens[:cut]), tokens[cut:]
         answer = yes_no(head, words)
@@ -226,6 +228,7 @@ _NEGATED = re_compile(r"(?<!\S)(?:안|못)(?!\S)|아니|않|없|말[고아]")
 """A turn against the decision in its why ("안 급해요", "아니에요", "필요 없어요")."""
 _WHY_EN = re_compile(r"^(?:because|cause|cuz|since|it'?s for|its for|for)\s+[a-z' ]+$",
                      re.IGNORECASE)
+_WHY_WORD_EN = re_compile(r"\b(?:because|cause|cuz|since|for)\b", re.IGNORECASE)
 _ELSE_EN = re.compile(r"\b(?:wait|but|later|if|unless|when|maybe|think|guess|joke|joking|"
                       r"kidding)\b", re.IGNORECASE)
 """Not only why: a wait, a turn, a condition, a doubt ("cancel it, but keep the drinks")."""
