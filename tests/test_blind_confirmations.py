@@ -36,7 +36,6 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
         "됐어요",  # cancel (labelled unsure)
     },
     "pizza_confirm.eval.yaml": {
-        "ok how long till it gets here",  # starts the status question on top
         "yes, it's my first time ordering",  # starts the status question on top
         "where is my last order?",  # the status question (plausible)
         "what's the status of my order",  # the status question (plausible)

@@ -13,16 +13,18 @@ against tricks (two sets on the transfer: injected "system" lines, quoted yeses,
 take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
 hostile text), the pizza shop (six sets, the fourth as the world's Englishes decide, the fifth
 by voice, the sixth as customers text an order indirectly, changing it a detail at a time),
-the online shop (six sets, the fourth as shoppers type in the regions, young and old, the fifth
-in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and by
-nickname), the bank's card help desk (five sets, the third in a hurry, upset or unsure, the
-fourth by voice, the fifth as customers explain before they ask), the small shop assistant (two
-sets: who may ask what, what is never taken), the
-Korean card application (four sets, the second on what is and is not a yes, a cancel or a
-change, the third on tricks against its confirmation, the fourth as people change and explain
-things while applying), and one more on the transfer's confirmation: hedges, reasons, quoted
-yeses and corrections. Each
-turn says the stage it should end in and the values it should hold.
+the online shop (seven sets, the fourth as shoppers type in the regions, young and old, the
+fifth in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and
+by nickname, the seventh on the sellers' side and the line between sellers and shoppers), the
+bank's card help desk (six sets, the third in a hurry, upset or unsure, the fourth by voice, the
+fifth as customers explain before they ask, the sixth against its protections: injected lines,
+forged transcripts, someone else's yes, look-alike letters), the small shop assistant (two
+sets: who may ask what, what is never taken), the Korean card application (five sets, the
+second on what is and is not a yes, a cancel or a change, the third on tricks against its
+confirmation, the fourth as people change and explain things while applying, the fifth as
+speech-to-text writes what is said), and one more on the transfer's confirmation: hedges,
+reasons, quoted yeses and corrections. Each turn says the stage it should end in and the
+values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -325,6 +327,19 @@ KNOWN_FAILING: dict[str, set[str]] = {
         " recommend/PICK",
         "seller: run-together card number after a report is refused and keeps sales/REPORT",
     },
+    "card_voice_ko.test.yaml": set(),
+    "cards_adversarial.test.yaml": {
+        # a message over the length limit is told the limit, where the writer expected the
+        # question asked again (nothing is read from it either way)
+        "very long messages during verification give no id and no pin",
+        # "yes I confirm in advance" in the first message reads as a second request, to verify
+        # ("confirm my identity"): after the cancel the PIN is asked (nothing is ordered)
+        "a yes given in the opening request, before the question, does not order",
+    },
+    "commerce_sellers_ko.test.yaml": {
+        # two requests joined by 랑 ("P-112 최저가랑 이번달 매출 같이 좀"): only the first is served
+        "판매자 한 메시지 두 요청: 최저가(높은 순위)가 먼저 답하고 같은 턴에 매출 리포트",
+    },
     "shop_ko.test.yaml": {
         # after a finished flow a refusal by the guard says DONE as its next action, where the
         # writer expected ASK (the describer was unsure of it too)
@@ -413,6 +428,8 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_en_5.test.yaml": {"EXECUTED", "FAILED"},
          "transfer_dates_ko.test.yaml": {"EXECUTED", "FAILED"},
          "cards_en_4.test.yaml": {"ORDERED"}, "shop_ko_2.test.yaml": set(),
+         "card_voice_ko.test.yaml": {"APPLIED"}, "cards_adversarial.test.yaml": {"ORDERED"},
+         "commerce_sellers_ko.test.yaml": {"ACCEPTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -24,6 +24,8 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         # the familiar -이 after a name is kept, as the flow's own examples do ("용걸이한테")
         "친구 태현이한테 6만원 보내줘", "이체해줘 지훈이한테 2만원", "지민이한테 50000 보내줘",
         "태민이한테 팔천 원 보내", "지수한테 아니 지민이한테 2만원 보내줘",
+        "다음 주에 회식하는데 총무가 지현이라서 회비를 미리 걷는대 그래서 지현이한테 5만원 이체"
+        " 좀 해줘",
         # "오늘" stored as today's date, where the labels give no date: the same transfer
         "오늘 지수한테 2만원 보내줘",
         # a vague time keeps the values and asks the date before any confirmation

@@ -23,9 +23,13 @@ import datetime as dt
 
 import pytest
 
+from engine.compiler import compile_file
+from engine.config import load_settings
 from engine.nlu import find_dates
 from engine.nlu.keywords import inflections
-from tests.test_plain_amounts import conversation
+from engine.runtime.engine import Engine
+from engine.store import MemoryStore
+from tests.test_plain_amounts import FLOWS, conversation
 
 MARCH = dt.date(2026, 3, 11)
 
@@ -115,3 +119,33 @@ async def test_the_examples_of_docs_understanding(message: str, target: str) -> 
 def test_the_example_of_docs_dsl() -> None:
     """docs/dsl.md: on Thursday 2026-01-08, "말일" is 2026-01-31."""
     assert find_dates("말일", dt.date(2026, 1, 8))[0].value == dt.date(2026, 1, 31)
+
+
+@pytest.mark.parametrize(("reply", "stage"), [
+    ("에휴 그냥 안 할래요", "CANCELLED"), ("아이고 네 신청해 주세요", "APPLIED"), ("하아", "READY"),
+])
+async def test_a_sigh_before_the_answer_adds_nothing(reply: str, stage: str) -> None:
+    said = await conversation("체크카드 신청할게요", reply, flow="card.yaml")
+    assert said[-1][1]["stage"] == stage
+
+
+@pytest.mark.parametrize("message", ["음 그 뭐더라 신용카드 하나 만들려고요",
+                                     "저기 그래서 신용 카드를 새로 신청하려고 하는데요"])
+async def test_searching_for_a_word_and_so_are_neither_question_nor_report(message: str) -> None:
+    said = await conversation(message, flow="card.yaml")
+    assert said[-1][1]["slots"]["kind"] == "credit" and said[-1][1]["stage"] == "READY"
+
+
+@pytest.mark.parametrize("reply", ["네 진행해 주세요", "네 저장해 주세요", "그럼 처리해 주세요"])
+async def test_a_likeness_alone_does_not_pull_a_running_flow_away(reply: str) -> None:
+    """A request's ending while a review asks for its rating is a little like a refund's
+    example ("환불해 주세요"): the review keeps asking, no refund starts."""
+    engine = Engine(compile_file(FLOWS / "commerce.yaml"), store=MemoryStore(),
+                    settings=load_settings({}))
+    shopper = {"is_logged_in": True, "user_id": "u-7", "user_type": "consumer"}
+    try:
+        for message in ("에어팟 후기 쓸래요", reply):
+            done = await engine.reply("t", message, context=shopper)
+    finally:
+        await engine.aclose()
+    assert done.state_snapshot["flow"] == "review"

@@ -95,7 +95,9 @@ NEUTRAL = {
            "저도", "역시",
            # as the regions say it: 야 (a Gyeongsang opener), 고마 (just), 그라믄 (then);
            # 맞다 (right: said with a yes, not alone: "아 맞다" is remembering)
-           "야", "고마", "그라믄", "그라모", "그람", "글믄", "맞다"),
+           "야", "고마", "그라믄", "그라모", "그람", "글믄", "맞다",
+           # a sigh said before the answer ("아휴 됐어요 안 할래요")
+           "아휴", "에휴", "하아", "아이고", "아이구"),
     "en": ("please", "pls", "plz", "thanks", "thank you", "thank u", "thx", "ty", "um", "umm",
            "uh", "hmm", "eh", "ehh", "well", "so", "now", "right now", "just", "then",
            "it", "that", "this",

@@ -299,6 +299,8 @@ def _nearest(grams: Counter[str], rule: IntentRule) -> tuple[float, str]:
 LEARNED_SURE = 0.6
 """The learned model's probability over which an intent's examples settle a message."""
 LEARNED = "examples learned"
+EXAMPLE = "example"
+"""How a score found by one example's likeness starts its reason."""
 """How the reason of a learned score starts."""
 INTERRUPT_SURE = 0.75
 """The learned probability it takes to leave a running flow for another intent: a question
@@ -338,7 +340,7 @@ def _example_score(rule: IntentRule, nearest: tuple[float, str]) -> IntentScore 
     similarity, example = nearest
     if similarity < MIN_EXAMPLE_SIMILARITY:
         return None
-    return IntentScore(rule.name, round(similarity, 4), f"example '{example}' {similarity:.2f}")
+    return IntentScore(rule.name, round(similarity, 4), f"{EXAMPLE} '{example}' {similarity:.2f}")
 
 
 Nearest = list[tuple[float, str]]

@@ -64,6 +64,12 @@ _QUESTION_ENDING = re_compile(
     r"(?:니|나요|냐|냐고|까|까요|는지|는가|인가요?|던가|더라|(?:었|았|였|했|냈|됐|줬|셨|겠)[나니]|"
     r"어때|어때요|"
     r"죠|을래|ㄹ까)[\s.!~]*$")
+_SEARCHING = re_compile(r"(?:^|(?<=\s))(?:뭐냐|뭐더라|뭐였더라|뭐지|뭐시기"
+                        r"|뭐라\s?(?:그러|하)(?:지|나|더라)|what'?s\s+it\s+called|whatchamacallit)"
+                        r"[,.…~]*(?=\s+\S)",
+                        re.IGNORECASE)
+"""Searching for a word mid-sentence ("그 뭐냐 체크 카드를 만들려고요", "the, what's it called,
+debit card"): no question."""
 _OF_COURSE = re_compile(r"(?:당연|당근|물론)\S*\s.*죠[\s.!~]*$")
 """A 죠 that insists, after "of course" ("당연 5점이죠"): no question."""
 _EN_ASKING = frozenset({"is", "are", "am", "was", "were", "do", "does", "did", "can", "could",
@@ -94,8 +100,10 @@ def is_question(text: str) -> bool:
     (False, True)
     >>> is_question("당연 5점이죠"), is_question("5점이죠")
     (False, True)
+    >>> is_question("그 뭐냐 체크카드 만들래요"), is_question("그게 뭐냐")
+    (False, True)
     """
-    stripped = text.strip()
+    stripped = _SEARCHING.sub(" ", text).strip()
     if not stripped or _ASKING_FOR.search(stripped):
         return False
     if _QUESTION_MARK.search(stripped) or _QUESTION_ENDING.search(stripped) and \

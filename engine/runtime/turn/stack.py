@@ -75,12 +75,15 @@ class FlowStack:
 
     def start(self, flow: CompiledFlow, intent: Intent, reason: str) -> bool:
         """Start a task of ``flow`` on top; False (its ``refused`` said) when its guard
-        does not hold."""
+        does not hold, the task pushed under it this turn back on top as it was."""
         if reason not in ("call", "handoff") and not any(op["op"] in ("start", "refused")
                                                            for op in self.ops):
             self.reading["intent"] = intent.name  # the first flow the message itself asked for
         if flow.guard is not None and not flow.guard.render(self.state.view()):
             self.reply.say(flow.refused)
+            if self.ops and self.ops[-1]["op"] == "push":  # the task put under it comes
+                self.ops.pop()  # back as it was: its values, its journal, its stage
+                self.state.session.restore(self.state.session.stack.pop())
             self.ops.append(StackOp(op="refused", flow=flow.name, reason="guard"))
             return False
         self.state.route(flow, intent, called=reason == "call")

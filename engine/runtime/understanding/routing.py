@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
 from engine.nlu import classify, is_statement, names, not_knowing
-from engine.nlu.intents import INTERRUPT_SURE, LEARNED
+from engine.nlu.intents import EXAMPLE, INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
 from engine.nlu.phrases import contrasted, is_question, thanked_off
 from engine.nlu.retractions import after_retraction, retracted_at
@@ -244,12 +244,13 @@ def elsewhere(intent: Intent, service: CompiledService, flow: CompiledFlow) -> I
 
 
 def other_intent(message: str, service: CompiledService, flow: CompiledFlow) -> Intent | None:
-    """The best rule intent of ``message`` when it routes away from ``flow`` (one only the
-    learned model found needs ``INTERRUPT_SURE``)."""
+    """The best rule intent of ``message`` when it routes away from ``flow`` (one only
+    an example's likeness or the learned model found needs ``INTERRUPT_SURE``)."""
     intents = ranked(message, service)
-    if not intents or (intents[0].reason.startswith(LEARNED) and
+    if not intents or (intents[0].reason.startswith((LEARNED, EXAMPLE)) and
                        intents[0].confidence < INTERRUPT_SURE):
-        return None  # a likeness alone must be surer to leave the task at hand
+        return None  # a likeness alone must be surer to leave the task at hand ("네 등록해
+        # 주세요" is a little like "환불해 주세요": no refund)
     return elsewhere(intents[0], service, flow)
 
 
