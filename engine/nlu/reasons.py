@@ -184,8 +184,8 @@ def decided_before_why(text: str, words: YesNoWords) -> Answer | None:
     >>> decided_before_why("네 보내주세요 오만원이에요", sending)
     >>> decided_before_why("don't cancel it", sending)
     """
-    said = decision_text(text)
-    tokens = said.split(" ") if said is not None else []
+    said = decision_text(text) or ""
+    tokens = said.split(" ") if said else []
     if len(tokens) < 2 or not (_caused(tokens[-1]) or _BILL.search(tokens[-1]) or
                                _WHY_WORD_EN.search(said) or _NO_NEED.search(said)) \
             or is_question(text):
