@@ -151,6 +151,8 @@ _POLITE_IF = (r"(?!\s+(?:(?:that|it|this)\s+helps|(?:needed|necessary|required|n
 """What makes an "if" before it only polite or a memory's hedge ("u123, if that helps", "if
 needed", "if you would", "if it isn't too much bother", "if that's quite all right", "if
 that's possible", "if it's no trouble", "if you have one", "0912 if I remember right")."""
+_RATHER_THAN = re_compile(r"(\brather\b[^.?!]{0,40}?)\bthan\b", re.IGNORECASE)
+"""A preference ("I'd rather have an exchange than money back"): no comparison to hedge."""
 _HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)"
 """What makes a Korean "-면" after it only polite ("필요하시면", "도움이 되면")."""
 _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)" + _HELPFUL_IF + r"면\s(?!돼|되|충분|괜찮)|\bif\b"
@@ -214,7 +216,7 @@ _CONDITIONAL = re_compile(
     r"\b(?:only\s+)?if\b(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|want)|"
     r"that'?s\s+(?:ok|okay|alright|fine)|it'?s\s+(?:ok|okay|not\s+too\s+much)))" + _POLITE_IF +
     r"|(?<=[가-힣])(?:는|은) ?대로\s|(?<=[가-힣])거든\s+(?=\S)"
-    r"|\bunless\b|\bin case\b(?!\s+(?:you|u)\s+need)|\bas soon as\b"
+    r"|\bunless\b|(?<!just )\bin case\b(?!\s+(?:you|u)\s+need)|\bas soon as\b"
     r"|\bonce (?:i|my|the|it|he|she|they|we)\b",
     re.IGNORECASE)
 
@@ -261,7 +263,8 @@ def hedged(text: str) -> bool:
     >>> hedged("my dad's paying, cash")  # "'s" is "is" here
     False
     """
-    return bool(_HEDGED.search(text) or _THEIRS.search(text)) or reported(text) or \
+    return bool(_HEDGED.search(_RATHER_THAN.sub(r"\1", text)) or _THEIRS.search(text)) or \
+        reported(text) or \
         undecided(text)
 
 

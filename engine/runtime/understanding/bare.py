@@ -363,8 +363,15 @@ def free_text(service: CompiledService, asked: str | None) -> bool:
 def a_note(text: str, service: CompiledService, asked: str | None,
             picked: Mapping[str, Any]) -> bool:
     """Whether the asked free-text slot took the whole message: all of it is the note, what
-    others said and hedges too ("노캔 미쳤음 강추"), but never a question."""
-    return list(picked) == [asked] and free_text(service, asked) and not is_question(text)
+    others said and hedges too ("노캔 미쳤음 강추"), but never a question (an English note
+    that only opens like one is none: "does what it says", "Was on the fence, zero regrets")."""
+    return list(picked) == [asked] and free_text(service, asked) and not (
+        is_question(text) and not (_LATIN_NOTE.match(text) and not asks(text.strip())))
+
+
+_LATIN_NOTE = re_compile(r"[A-Za-z][^?？]*$")
+"""A note opened in English with no question mark: it may open like a question ("does what it
+says"); one that opens with a question word ("what should I write") asks."""
 
 
 def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:

@@ -65,11 +65,19 @@ _FINDERS: dict[str, Finder] = {
     "time": lambda slot, text, today: find_times(text),
     "enum": lambda slot, text, today: find_enum(text, slot.synonyms),
     "integer": lambda slot, text, today: [m for m in find_numbers(text)
-                                          if isinstance(m.value, int)],
+                                          if isinstance(m.value, int) and not _named(text, m)],
     "number": lambda slot, text, today: find_numbers(text),
     "boolean": lambda slot, text, today: find_flag(
         text, flag_words(slot.name, slot.spec.description or "")),
 }
+
+
+def _named(text: str, match: Match) -> bool:
+    """Whether a number is part of a name: typed onto the letters before it, and no counter
+    after it ("버즈3", "갤럭시S24", "MX3"; not "사과3개")."""
+    before = text[match.start - 1] if match.start else " "
+    after = text[match.end] if match.end < len(text) else " "
+    return before.isalpha() and not after.isalpha()
 
 
 def find_all(text: str, slots: Sequence[CompiledSlot],

@@ -218,7 +218,17 @@ def _found(text: str, flow: CompiledFlow, asked: str | None, today: dt.date,
              for s, ms in find_with_verbs(text, slots, today, verbs)]
     if cut and taken_back(text, cut) and not any(m.start >= cut for _, ms in found for m in ms):
         return slots, [(s, []) for s, _ in found]  # "5만원 보내줘 아니다 잠깐만": all taken back
+    if _noted(slots[0] if slots else None, asked):  # "zero regrets" in a review's comment
+        found = [(s, [m for m in ms if s.name == asked or not m.text.isalpha()])
+                 for s, ms in found]
     return slots, [(s, [m for m in ms if m.start >= cut] or ms) for s, ms in found]
+
+
+def _noted(slot: CompiledSlot | None, asked: str | None) -> bool:
+    """Whether ``slot`` is the asked one and takes free text: a number said in words in it
+    ("zero regrets", "one of the best") is no other slot's value."""
+    return slot is not None and slot.name == asked and slot.spec.extract is not None and \
+        slot.spec.extract.free_text
 
 
 def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...],
