@@ -20,18 +20,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.test_money_named_and_decisions_taken_back import decided
 from tests.test_plain_amounts import conversation
 
 TRANSFER = "고모한테 15만원 보내줘"
 CARD = "신용카드 신청할게요"
 PIZZA = "one medium pizza with extra cheese please"
-
-
-async def decided(first: str, reply: str, flow: str = "transfer.yaml") -> tuple[str | None, str]:
-    said = await conversation(first, reply, flow=flow)
-    assert said[0][1]["stage"] == "READY"
-    assert said[-1][0].get("slots") in ({}, None)
-    return said[-1][0].get("decision"), said[-1][1]["stage"]
 
 
 @pytest.mark.parametrize("reply", [
