@@ -11,12 +11,15 @@ corrections and every kind of answer at the confirmation), one on when to send (
 say them), code-switched (one set) and
 against tricks (two sets on the transfer: injected "system" lines, quoted yeses, markup,
 take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
-hostile text), the pizza shop (six sets, the fourth as the world's Englishes decide, the fifth
-by voice, the sixth as customers text an order indirectly, changing it a detail at a time),
-the online shop (eight sets, the fourth as shoppers type in the regions, young and old, the
+hostile text; one more on several transfers in one message, each decided by its place or its
+name), the pizza shop (seven sets, the fourth as the world's Englishes decide, the fifth by
+voice, the sixth as customers text an order indirectly, changing it a detail at a time, the
+seventh against its confirmations: injected lines, forged transcripts, look-alike letters),
+the online shop (nine sets, the fourth as shoppers type in the regions, young and old, the
 fifth in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and
 by nickname, the seventh on the sellers' side and the line between sellers and shoppers, the
-eighth in English again, context first and every kind of answer at a confirmation), the
+eighth in English again, context first and every kind of answer at a confirmation, the ninth
+on cancels, refunds and exchanges as upset or polite shoppers write them), the
 bank's card help desk (six sets, the third in a hurry, upset or unsure, the fourth by voice, the
 fifth as customers explain before they ask, the sixth against its protections: injected lines,
 forged transcripts, someone else's yes, look-alike letters), the small shop assistant (two
@@ -379,6 +382,39 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "refund gives up on the fourth message without a usable order number (bare 1002 is not"
         " one)",
     },
+    "pizza_adversarial.test.yaml": set(),
+    "transfer_batches_2.test.yaml": {
+        # a condition at a confirmation ("월급 들어오면 보내줘") asks the date (nothing is sent)
+        "batch condition on the second, then cancelled",
+        # a sum worked out before the request ("2만원이랑 3만원 합쳐서 …5만원", "1만원씩 다섯 명이
+        # 냈으니까 총 5만원이네. …5만원"): the amount or the recipient is asked, nothing read wrong
+        "sum worked out with 이랑 is a single transfer",
+        "per-person 씩 arithmetic is a single transfer",
+        # a transfer and a text in one message ("…5만원 보내줘 그리고 …문자도 보내줘"): the text
+        # word turns the whole message from the transfer; nothing starts
+        "transfer plus text message to same person is one transfer",
+    },
+    "commerce_aftersales_ko.test.yaml": {
+        # a change with its reason after it ("환불 말고 그냥 교환으로 할게요 음질은 마음에
+        # 들어서요"), a number corrected with "잘못 썼다" before it, a no with the speaker's plan
+        # and a remark ("아뇨 그냥 쓸래요 제가 … 잘못 꽂았던 거였어요"): the question again
+        "환불 확인 단계에서 '환불 말고 그냥 교환으로 할게요'로 바꾸면 교환 확인을 다시 묻고 '좋아요"
+        " 그렇게 접수해주세요'로 교환 접수",
+        "확인 단계에서 잘못 적은 주문번호를 바로잡으면 번호만 바뀌고 다시 확인, '응 접수'로"
+        " 한 번 접수",
+        "교환 확인에서 이유를 붙인 거절('아뇨 그냥 쓸래요 …')은 취소, 아무 것도 접수 안 됨",
+        # "주문 철회" (withdrawing an order) is no word of the shop's: nothing starts
+        "종류를 안 밝힌 '주문 철회'는 번호 뒤에 종류를 묻고, '주문 취소로 할게요'로 취소 확인, '넹"
+        " 접수해 주세요'로 접수",
+        # a request after a story with "못 받았는데" ("not received yet"), a put-off after a
+        # hesitation, a number said with a remark after it, a no at the kind question: asked
+        # again where the writer expected the values taken (nothing is submitted)
+        "아직 출고 전(결제 완료) 주문의 교환은 승낙해도 거절, 주문 취소를 안내",
+        "환불 확인에서 망설임은 재질문, '아내한테 물어보고 이따 올게요'는 접수 안 됨(단계는 단정"
+        " 않음), '그만하죠 뭐'로 끝",
+        "자릿수 모자란 번호(ORD-103)는 다시 묻고, 고친 번호로 확인, '이제 필요 없어요 …'로 취소",
+        "번호 없이 교환 요청 후 네 번째 메시지에서 포기(GAVE_UP), 중간의 '아니요'는 취소가 아님",
+    },
     "shop_ko.test.yaml": {
         # after a finished flow a refusal by the guard says DONE as its next action, where the
         # writer expected ASK (the describer was unsure of it too)
@@ -470,6 +506,9 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "card_voice_ko.test.yaml": {"APPLIED"}, "cards_adversarial.test.yaml": {"ORDERED"},
          "commerce_sellers_ko.test.yaml": {"ACCEPTED", "FAILED"},
          "commerce_en_2.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "pizza_adversarial.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "commerce_aftersales_ko.test.yaml": {"ACCEPTED", "FAILED"},
+         "transfer_batches_2.test.yaml": {"EXECUTED", "FAILED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -112,7 +112,8 @@ def decided_of(text: str, values: Mapping[str, Any], words: YesNoWords) -> Answe
         for said_as in _said_as(value):
             if said_as not in text:
                 continue
-            said = re.sub(rf"(?<!\S){re.escape(said_as)}(?:{_TOPIC}|의|'s|\s?(?:거|꺼|것))?"
+            said = re.sub(rf"(?<!\S){re.escape(said_as)}(?:{_TOPIC}|의|'s|"
+                          r"\s?(?:건은|건도|거는|것은|건|거|꺼|것))?"
                           r"(?=$|\s|[,.!~])", " ", text)
             answer = (yes_no(said, words) or decided_before_why(said, words)) \
                 if said != text else None

@@ -188,3 +188,32 @@ _ROLE_PLAY = re_compile(r"\b(?:system|admin|assistant|developer|mode|ignore|inst
                         re.IGNORECASE)
 """Words of a message that speaks as someone other than the user ("SYSTEM:", "admin mode")."""
 _SENTENCE_END = re_compile(r"(?<=[.!?。])\s+|\n+")
+
+
+_TASK_BY_PLACE = re_compile(
+    r"^\s*(?:(?:아|음|그럼|그리고|근데)\s+)?(?:(?P<ko>첫|두|세|네|다섯)\s?번\s?째|(?P<kn>첫째|둘째|셋째|넷째)"
+    r"|(?P<d>[1-9])\s?번\s?째?|(?:the\s+)?(?P<en>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)"
+    r"(?:\s+(?:one|transfer|payment))?)"
+    r"(?:\s?(?:건은|건도|건|거는|것은|거|는|은|도|요))?(?=\s|[,.!~]|$)[,.]?", re.IGNORECASE)
+_PLACES = {"첫": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "첫째": 1, "둘째": 2, "셋째": 3,
+           "넷째": 4, "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1,
+           "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+
+
+def task_by_place(text: str) -> tuple[int, str] | None:
+    """The task of a batch a message opens by naming its place ("두 번째는 3만원으로", "첫
+    번째 건은 취소", "the second one, yes"), and the rest of the message; None when it names
+    none. Read only beside the task asked about: a decision or a change said of another is
+    none of the one asked about.
+
+    >>> task_by_place("두 번째는 3만원으로"), task_by_place("the first one, yes")
+    ((2, '3만원으로'), (1, 'yes'))
+    >>> task_by_place("두고 볼게") is None
+    True
+    """
+    match = _TASK_BY_PLACE.match(text)
+    if match is None:
+        return None
+    said = match["ko"] or match["kn"] or match["en"]
+    place = _PLACES[said.lower()] if said else int(match["d"])
+    return place, text[match.end():].strip()

@@ -16,6 +16,7 @@ from typing import Any, assert_never
 
 from engine.compiler.compiled import CompiledFlow, CompiledStage, scrubbed, shown
 from engine.errors import FlowRuntimeError
+from engine.nlu.segments import task_by_place
 from engine.runtime.calls.agent import ModelCall
 from engine.runtime.calls.memory import remember
 from engine.runtime.calls.models import LiveModel
@@ -116,6 +117,11 @@ class TurnRun(Turn):
         state, flow = self.state, self.state.flow
         session = state.session
         stage = session.stage or flow.initial
+        placed = task_by_place(text) if session.meta.get("batch_total", 0) > 1 else None
+        if placed is not None:  # "두 번째는 3만원으로": of the task asked about, the rest says it;
+            if placed[0] != session.meta.get("batch_progress", 0) + 1:  # of another, nothing
+                return Understanding()
+            text = placed[1]
         return understand(text, self.service, flow, stage, asked=self.asked_slot,
                           batching=flow.batch and not session.meta.get("batch_total"),
                           today=state.now.date(), values=session.slots, started=self.routed)

@@ -7,7 +7,7 @@ these."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from engine.nlu import names
 from engine.nlu.endings import REQUEST
@@ -44,4 +44,23 @@ _CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려
              "미루", "당겨", "예약")
 
 
-__all__ = ["accounted_by"]
+def asked_for(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """The request with the values in it, when a request's ending closes it and only more
+    words follow (why, a remark): "ORD-1012 환불해 주세요 노캔 켜면 지직거려요" -> "ORD-1012
+    환불해 주세요"; the whole message otherwise.
+
+    >>> asked_for("ORD-1003 구매 취소요 회사에서 지급해준대서요", [(0, 8)])
+    'ORD-1003 구매 취소요'
+    """
+    for end in _REQUEST_END.finditer(text):
+        if all(b <= end.end() for _, b in spans) and text[end.end():].strip():
+            return text[:end.end()]
+    return text
+
+
+_REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|해줘|해 줘|부탁해요|부탁드려요|부탁합니다|"
+                          r"할게요|할래요|하고 싶어요|싶어요|[가-힣]요)(?=[\s,.!~]+\S)")
+"""Where a request ends ("…환불해 주세요", "…취소요") and something else follows."""
+
+
+__all__ = ["accounted_by", "asked_for"]

@@ -31,7 +31,7 @@ from engine.nlu.resets import named_resets
 from engine.nlu.retractions import after_retraction, retracted_at, taken_back
 from engine.nlu.segments import each_to, last_sentence, merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
-from engine.runtime.understanding.accounted import accounted_by
+from engine.runtime.understanding.accounted import accounted_by, asked_for
 from engine.runtime.understanding.bare import (
     OPENING,
     a_note,
@@ -113,6 +113,9 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
         text = answer_after_echo(thanked_off(text), service.slots[asked])
     answer = answer_of(text, words)
     confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
+    if confirming is None and (last := last_sentence(text)) is not None and \
+            names.reported(text[:len(text) - len(last)].rstrip(" .!~…")):
+        text = last  # "어제 엄마한테 1만원 보냈거든. 오늘은 누나한테 3만원 보내줘": told
     text = each_to(text) if batching and confirming is None else text  # "엄마랑 아빠한테 각각"
     verbs = flow.amount_verbs
     slots, found = _found(text, flow, asked, today, verbs)
@@ -245,9 +248,11 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     if a_note(text, service, asked, picked):
         return picked
     if started:  # the request's own values, unless someone else's ("보내준대", "보내달래"),
-        # weighed ("보낼까 말까") or on a condition not met yet ("월급 들어오면")
-        return {} if names.reported(text) or names.asks_if_possible(text) or \
-            names.undecided(text) or names.conditional(text) else picked
+        # weighed ("보낼까 말까") or on a condition not met yet ("월급 들어오면"); why, said
+        # after the request, is none of it ("ORD-1003 구매 취소요 회사에서 지급해준대서요")
+        said = asked_for(text, spans)
+        return {} if names.reported(said) or names.asks_if_possible(said) or \
+            names.undecided(said) or names.conditional(said) else picked
     named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
     own = {f"{v}{topic}" for v in (confirming or {}).values() if v not in (None, "")  # "아빠는
