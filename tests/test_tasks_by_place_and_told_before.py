@@ -67,3 +67,15 @@ async def test_a_time_word_before_a_name_is_no_part_of_it(message: str) -> None:
 async def test_why_said_after_a_request_is_none_of_it() -> None:
     said = await conversation("엄마한테 5만원 보내 주세요 아빠가 보내라고 했거든요")
     assert said[-1][1]["slots"]["amount"] == 50000 and said[-1][1]["stage"] == "READY"
+
+
+@pytest.mark.parametrize(("reply", "decision", "amount"), [
+    ("첫 번째는 3만원으로 바꿔줘", None, 30000), ("두 번째는 보내줘", None, 40000),
+    ("second one yes", None, 40000),
+])
+async def test_the_examples_of_docs_dsl(reply: str, decision: str | None, amount: int) -> None:
+    """docs/dsl.md, batches: a task named by its place, at the first task's confirmation."""
+    said = await conversation(BATCH, reply)
+    assert said[-1][0]["decision"] == decision and said[-1][1]["slots"]["amount"] == amount
+    said = await conversation("엄마랑 아빠한테 각각 2만원씩 보내줘", "네", "아빠 건은 취소")
+    assert said[-1][1]["stage"] == "CANCELLED"
