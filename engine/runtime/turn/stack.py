@@ -82,8 +82,10 @@ class FlowStack:
         if flow.guard is not None and not flow.guard.render(self.state.view()):
             self.reply.say(flow.refused)
             if self.ops and self.ops[-1]["op"] == "push":  # the task put under it comes
-                self.ops.pop()  # back as it was: its values, its journal, its stage
-                self.state.session.restore(self.state.session.stack.pop())
+                self.ops.pop()  # back as it was: its values, its journal, its stage, and
+                self.state.session.restore(self.state.session.stack.pop())  # its question
+                self.state.enter(self.state.flow)
+                self.reply.say(self.state.stage.reprompt or self.state.stage.say)
             self.ops.append(StackOp(op="refused", flow=flow.name, reason="guard"))
             return False
         self.state.route(flow, intent, called=reason == "call")
