@@ -123,4 +123,7 @@ async def test_what_was_done_said_with_jyo_then_a_cancel_cancels(reply: str) -> 
 async def test_the_examples_of_docs_understanding(reply: str, decision: str | None) -> None:
     """The sentences docs/understanding.md gives for a decision followed by why."""
     assert (await decided(TRANSFER, reply))[0] == decision
+
+
+async def test_the_pizza_example_of_docs_understanding() -> None:
     assert (await decided(PIZZA, "forget it, not hungry anymore", "pizza.yaml"))[0] == "cancel"

@@ -77,5 +77,16 @@ async def test_the_examples_of_docs_dsl(reply: str, decision: str | None, amount
     """docs/dsl.md, batches: a task named by its place, at the first task's confirmation."""
     said = await conversation(BATCH, reply)
     assert said[-1][0]["decision"] == decision and said[-1][1]["slots"]["amount"] == amount
+
+
+async def test_the_recipient_example_of_docs_dsl() -> None:
     said = await conversation("엄마랑 아빠한테 각각 2만원씩 보내줘", "네", "아빠 건은 취소")
     assert said[-1][1]["stage"] == "CANCELLED"
+
+
+async def test_a_place_past_the_choices_offered_chooses_nothing() -> None:
+    """"Which one do you mean: 'replace a card', 'card status'?" answered "4" (there are two):
+    the question again, no error (the table of places is the batches' own)."""
+    said = await conversation("did my new card ship", "4", flow="cards.yaml")
+    assert said[0][2].startswith("Which one") and said[-1][2].startswith("Which one")
+    assert said[-1][1]["flow"] is None

@@ -195,9 +195,10 @@ _TASK_BY_PLACE = re_compile(
     r"|(?P<d>[1-9])\s?번\s?째?|(?:the\s+)?(?P<en>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)"
     r"(?:\s+(?:one|transfer|payment))?)"
     r"(?:\s?(?:건은|건도|건|거는|것은|거|는|은|도|요))?(?=\s|[,.!~]|$)[,.]?", re.IGNORECASE)
-_PLACES = {"첫": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "첫째": 1, "둘째": 2, "셋째": 3,
-           "넷째": 4, "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1,
-           "2nd": 2, "3rd": 3, "4th": 4, "5th": 5}
+PLACES = {"첫": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "첫째": 1, "둘째": 2, "셋째": 3,
+          "넷째": 4, "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "1st": 1,
+          "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, **{str(n): n for n in range(1, 10)}}
+"""A place said, counted from 1: of a batch's task here, of a choice offered (routing)."""
 
 
 def task_by_place(text: str) -> tuple[int, str] | None:
@@ -214,6 +215,5 @@ def task_by_place(text: str) -> tuple[int, str] | None:
     match = _TASK_BY_PLACE.match(text)
     if match is None:
         return None
-    said = match["ko"] or match["kn"] or match["en"]
-    place = _PLACES[said.lower()] if said else int(match["d"])
-    return place, text[match.end():].strip()
+    said = match["ko"] or match["kn"] or match["en"] or match["d"]
+    return PLACES[said.lower()], text[match.end():].strip()

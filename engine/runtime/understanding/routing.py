@@ -19,6 +19,7 @@ from engine.nlu.intents import EXAMPLE, INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
 from engine.nlu.phrases import contrasted, is_question, thanked_off
 from engine.nlu.retractions import after_retraction, retracted_at
+from engine.nlu.segments import PLACES
 from engine.nlu.words import decision_text, normalise
 from engine.precompiled import re_compile
 from engine.runtime.understanding.llm import LlmUnderstanding
@@ -299,8 +300,6 @@ _ORDINAL = re_compile(
     r"(?:\s?(?:번째|번|째|번 째|one|option|choice))?"
     r"(?:\s?(?:요|이요|거|거요|걸로|걸로요|것|꺼|꺼요|으로|로|주세요|할게요|부탁해요|please|pls|plz|"
     r"thanks|thx|ty|then|i guess|i think|is fine|thank you))*")
-_ORDINAL_INDEX = {"1": 0, "첫": 0, "first": 0, "1st": 0, "2": 1, "두": 1, "second": 1,
-                  "2nd": 1, "3": 2, "세": 2, "third": 2, "3rd": 2}
 
 
 def ordinal(text: str) -> int | None:
@@ -308,11 +307,11 @@ def ordinal(text: str) -> int | None:
 
     >>> ordinal("두 번째요"), ordinal("the first one"), ordinal("2"), ordinal("2nd one pls")
     (1, 0, 1, 1)
-    >>> ordinal("두고 볼게"), ordinal("10")
-    (None, None)
+    >>> ordinal("두고 볼게"), ordinal("10"), ordinal("4")
+    (None, None, 3)
     """
     match = _ORDINAL.fullmatch(normalise(text))
-    return _ORDINAL_INDEX[match.group("n")] if match else None
+    return PLACES[match.group("n")] - 1 if match else None
 
 
 def settled(u: Understanding) -> bool:
