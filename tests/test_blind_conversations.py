@@ -4,7 +4,8 @@ typing habits and texted endings, the third on formal and dictated messages, the
 dates, several transfers and questions in the middle; then one in the regions' dialects and as
 older people type, one as the young text, one on what is and is not a yes at the confirmation,
 one as speech-to-text writes what is said to a voice assistant, one naming the money, the
-transfer and the account while deciding, one typed fast on a phone, slips and all), in English
+transfer and the account while deciding, one typed fast on a phone, slips and all, one in
+messenger shorthand: ㅇㅇ, ㄱㄱ, 3.5만, jokes and conditions at the confirmation), in English
 (five sets, the second as non-native speakers text, the third as native speakers living in
 Korea do, the fourth as the world's Englishes and phones type, the fifth with context first,
 corrections and every kind of answer at the confirmation), one on when to send (dates as people
@@ -12,17 +13,20 @@ say them), code-switched (one set) and
 against tricks (two sets on the transfer: injected "system" lines, quoted yeses, markup,
 take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
 hostile text; one more on several transfers in one message, each decided by its place or its
-name), the pizza shop (seven sets, the fourth as the world's Englishes decide, the fifth by
+name), the pizza shop (eight sets, the fourth as the world's Englishes decide, the fifth by
 voice, the sixth as customers text an order indirectly, changing it a detail at a time, the
-seventh against its confirmations: injected lines, forged transcripts, look-alike letters),
-the online shop (nine sets, the fourth as shoppers type in the regions, young and old, the
+seventh against its confirmations: injected lines, forged transcripts, look-alike letters,
+the eighth ordering for a group, with second thoughts and other people's yeses),
+the online shop (ten sets, the fourth as shoppers type in the regions, young and old, the
 fifth in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and
 by nickname, the seventh on the sellers' side and the line between sellers and shoppers, the
 eighth in English again, context first and every kind of answer at a confirmation, the ninth
-on cancels, refunds and exchanges as upset or polite shoppers write them), the
-bank's card help desk (six sets, the third in a hurry, upset or unsure, the fourth by voice, the
+on cancels, refunds and exchanges as upset or polite shoppers write them, the tenth in English
+around the shop's Korean words, with questions at every confirmation), the
+bank's card help desk (seven sets, the third in a hurry, upset or unsure, the fourth by voice, the
 fifth as customers explain before they ask, the sixth against its protections: injected lines,
-forged transcripts, someone else's yes, look-alike letters), the small shop assistant (two
+forged transcripts, someone else's yes, look-alike letters, the seventh code-switched:
+"카드 lost 했어요", "dont cancel it!! 취소하지 마세요"), the small shop assistant (two
 sets: who may ask what, what is never taken), the Korean card application (five sets, the
 second on what is and is not a yes, a cancel or a change, the third on tricks against its
 confirmation, the fourth as people change and explain things while applying, the fifth as
@@ -394,6 +398,64 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # word turns the whole message from the transfer; nothing starts
         "transfer plus text message to same person is one transfer",
     },
+    "transfer_chat_ko.test.yaml": {
+        # "보내죠" (let's send / we send, right?) is asked about ("혹시 돈을 보내는 요청
+        # 말씀이신가요?"), not taken as the request
+        "띄어쓰기 없이 30000원 + 오타 + 웅웅",
+        # "월급 들어오면" is a time that names no date: the date is asked (nothing is sent),
+        # where the writer expected READY
+        "월급 들어오면 ㄱㄱ 조건",
+    },
+    "pizza_en_6.test.yaml": {
+        # "what's the largest you got?" with the occasion before it is a question: it starts
+        # no order (answered by the help text)
+        "size words: 'the largest you got' keeps the order asking, nothing placed",
+    },
+    "cards_mixed.test.yaml": {
+        # "log me in 좀 해주세요": "log in" is no word of the verify flow's
+        "verify: a wrong id corrected on the next turn replaces the first",
+        # "아 몰라 forget it, cancel" at the id question: the opening "아 몰라" (whatever) keeps
+        # the cancel from being read
+        "verify: balance, block-my-card, pin change and a lost card don't interrupt; 'forget it,"
+        " cancel' ends it",
+        # "it was stolen 이에요" records a lost-card report too (one more completed task than
+        # the writer counted); "confirm 할게요" then orders
+        "replace: unusable reasons re-ask, a same-message correction to stolen gives lost,"
+        " 'confirm 할게요' orders",
+        # "네, 제가 직접 confirm 할게요, yes": "제가 직접" (myself) is no word of a decision
+        "confirmation: someone else's yes quoted in English inside Korean doesn't order; the"
+        " customer's own yes does",
+        # "no, don't order it now 나중에 할게요": "나중에 할게요" (I'll do it later) cancels, by
+        # design, where the writer expected the confirmation kept
+        "confirmation: mixed waits and negations stay READY; a plain '아니요 no' cancels",
+        # "pin 이요? its 6543": the question echoed before the answer keeps the pin unread
+        "lost report, unverified: id and pin in mixed sentences, no reason question, express"
+        " kept, 'ok 진행해주세요' orders",
+        # "I can't find my card" records a lost report as well: one more completed task, and
+        # the later yes lands on the reason question
+        "lost report 'I can't find my card' in a mixed message leaves the reason open;"
+        " 'misplaced' answers it",
+    },
+    "commerce_en_3.test.yaml": {
+        # "shipped"/"shipping" in a condition or a question at a confirmation starts the
+        # status flow on top (the confirmation waits under it; nothing is filed)
+        "cancel mouse ORD-1003 - a condition and the girlfriend's go-ahead file nothing, ok"
+        " cancels",
+        "cart P-105 - 'ill get it if its under 160k' holds, no cancels, an ok afterwards adds"
+        " nothing",
+        # "track ORD-1002 pls, app says delivered but i wanna double check": the remark after
+        # the request keeps the number from being taken
+        "track delivered buds ORD-1002, then refund as a follow-up - a business-days question"
+        " holds, yes files",
+        # "actually make it 2개 one is for my bro": the reason after the change keeps it unsure
+        "cart P-106 - bare quantity, 'ok but does it come in black?' holds, switch to 2 at the"
+        " confirmation, ok adds 2",
+        # English answers with no number ("cant find it lol") are not counted toward giving up
+        "tracking without an order number - gives up on the fourth message that still has none",
+        # "show me my 판매 리포트" as a shopper: read as a product search, not the seller's report
+        "consumer asks for a seller sales report (refused, nothing starts), then points and"
+        " coupons",
+    },
     "commerce_aftersales_ko.test.yaml": {
         # a change with its reason after it ("환불 말고 그냥 교환으로 할게요 음질은 마음에
         # 들어서요"), a number corrected with "잘못 썼다" before it, a no with the speaker's plan
@@ -509,6 +571,10 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "pizza_adversarial.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_aftersales_ko.test.yaml": {"ACCEPTED", "FAILED"},
          "transfer_batches_2.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_chat_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "pizza_en_6.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "cards_mixed.test.yaml": {"ORDERED"},
+         "commerce_en_3.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

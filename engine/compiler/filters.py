@@ -10,14 +10,16 @@ from engine.compiler.josa import josa
 
 
 def won(amount: Any) -> str:
-    """10000 -> '1만원', 35000 -> '3만 5,000원', 1500 -> '1,500원' (Korean won, spoken style)."""
+    """10000 -> '1만원', 35000 -> '3만 5,000원', 1500 -> '1,500원', 150000000 -> '1억
+    5,000만원' (Korean won, spoken style: each unit said with its own number)."""
     if not isinstance(amount, int | float) or isinstance(amount, bool):
         return str(amount)
     sign, n = ("-" if amount < 0 else ""), abs(int(amount))
-    if n < 10000:
-        return f"{sign}{n:,}원"
-    man, rest = divmod(n, 10000)
-    return f"{sign}{man:,}만" + (f" {rest:,}원" if rest else "원")
+    eok, n = divmod(n, 10**8)
+    man, rest = divmod(n, 10**4)
+    parts = [f"{eok:,}억"] * bool(eok) + [f"{man:,}만"] * bool(man) + [f"{rest:,}"] * bool(
+        rest or not (eok or man))
+    return sign + " ".join(parts) + "원"
 
 
 def money(amount: Any, currency: str = "KRW") -> str:

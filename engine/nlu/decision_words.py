@@ -36,8 +36,8 @@ KO: dict[str, tuple[str, ...]] = dict(
             "됐심더", "됐다마", "됐구마", "마 됐다", "마 됐어", "마 고마 해라", "치아라",
             "치아뿌라", "치아라마", "됐슈", "됐시유", "됐당께", "됐응께", "고만", "고만둬",
             "고만 둬", "고만둘래", "고만 두랑께", "고만해", "고만 해"),
-    deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아니에요", "싫어", "싫어요", "노", "노노",
-          "ㄴㄴ", "절대 아니야", "절대 아니에요", "절대 안 돼", "절대 안돼", "절대 안 돼요",
+    deny=("아니", "아니요", "아니오", "아뇨", "아니야", "아냐", "아니에요", "싫어", "싫어요", "노",
+          "노노", "ㄴㄴ", "절대 아니야", "절대 아니에요", "절대 안 돼", "절대 안돼", "절대 안 돼요",
           "절대 안돼요", "절대 안 됩니다", "절대로 안 돼", "절대로 아니야", "절대 싫어",
           "절대 싫어요", "당연히 아니지", "당연히 아니죠", "전혀 아니야", "전혀 아니에요",
           "아니 절대",
@@ -130,7 +130,8 @@ CANCEL_NOUNS = frozenset({"취소", "그만", "중단", "중지", "스톱", "can
 DO_IT = frozenset({"해", "해줘", "해줘요", "해주세요", "해주셈", "해주라", "해요", "할게",
                    "할게요", "할래", "할래요", "하자", "합니다", "할께", "할께요", "please", "pls",
                    "plz"})
-"""Doing what a noun before it names, said in Korean ("cancel 해줘", "stop 할게요")."""
+"""Doing what a noun before it names, said in Korean ("cancel 해줘", "stop 할게요", "confirm
+할게요")."""
 GOING_ON = ("진행", "확인", "승인", "proceed", "confirm")
 """Confirm words that are verbs of going on: negated, they cancel."""
 
@@ -152,7 +153,8 @@ WANTING = frozenset({"싶어", "싶어요", "싶다", "싶은데", "싶습니다
 Table = dict[str, dict[str, str]]
 DECISIONS: Table = {
     "confirm": {"N": "confirm", "T": "confirm", "Y": "yes", "A": "confirm", "U": "confirm"},
-    "yes": {"N": "yes", "T": "yes", "Y": "yes", "A": "yes", "U": "yes"},
+    # a yes word done in Korean is a yes ("confirm 할게요", "ok 할게요")
+    "yes": {"N": "yes", "T": "yes", "Y": "yes", "A": "yes", "U": "yes", "H": "yes"},
     "deny": {"N": "deny", "D": "no", "U": "aside"}, "no": {"N": "no", "D": "no", "U": "aside"},
     # a no that only turns a cancel down, then the yes ("아니 취소 안 해요, 보내주세요")
     "aside": {"N": "aside", "U": "aside", "Y": "yes", "A": "yes"},

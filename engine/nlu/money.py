@@ -84,8 +84,14 @@ _KO_BIG_BARE = re_compile(
 _KO_BIG_PUT = re_compile(
     "(?:" + "|".join(f"(?<={word}{gap})" for word in _KO_AWAY_WORDS for gap in (" ", ", "))
     + ")"
-    rf"(?P<neg>)(?P<body>{_KO_BIG})(?=\s*(?:(?:으로|로)요?|이요|요)?\s*(?:[.!~?,…]|$))")
-"""The amount put in the place of one said away, ending what is said ("3만 말고 4만")."""
+    rf"(?P<neg>)(?P<body>{_KO_BIG})(?=\s*(?:(?:으로|로)요?|이요|요)?\s*(?:[.!~?,…ㅋㅎㅠㅜ]|$))")
+"""The amount put in the place of one said away, ending what is said ("3만 말고 4만", "3만
+아니고 5만ㅠ")."""
+_KO_BIG_ALONE = re_compile(
+    r"^\s*(?:(?:아|어|앗|음|헉|아차|ㅈㅅ|미안|미안해|죄송|쏘리)[\s,.!~…]+)*"
+    rf"(?P<neg>)(?P<body>{_KO_BIG.replace('(?:만|억)', '만')})(?=\s*[.!~…ㅋㅎㅠㅜ]*\s*$)")
+"""Ten thousands said as the whole message, after a sound or an apology at most ("5만",
+"아 미안 5만ㅠ"): nothing is counted there but money ("1억" alone may be a wish)."""
 _EN_NUM = rf"(?:{DIGITS}|\.[0-9]+)"
 _EN_GROUPED = rf"(?:{_GROUPED}|{DIGITS}|\.[0-9]+)"  # before a unit said after it
 _EN_MAG = r"(?P<mag>\s?(?:thousand|million|billion)\b|[km](?![a-z])|bn\b)?"
@@ -158,8 +164,8 @@ def find_money(text: str) -> list[Match]:
                     for m in find_money(said)]
     found = [m for m in map(_korean, _KO_MONEY.finditer(text)) if m is not None]
     if "만" in text or "억" in text:
-        found += [m for pattern in (_KO_BIG_BARE, _KO_BIG_PUT) for m in map(_korean,
-                  pattern.finditer(text)) if m is not None]
+        found += [m for pattern in (_KO_BIG_BARE, _KO_BIG_PUT, _KO_BIG_ALONE)
+                  for m in map(_korean, pattern.finditer(text)) if m is not None]
     if _EN_HINT.search(text):
         found += [_english(m) for pattern in _EN_MONEY for m in pattern.finditer(text)]
         found += [_signed(m, Decimal(value) * (1000 if pattern is _EN_WORD_K else 1))

@@ -46,8 +46,10 @@ _MEANS = re_compile(r"은행|뱅크|농협|신협|수협|우체국|새마을금�
 """A way or a place to send to ("카카오페이로", "신한은행으로", "내 다른 계좌로"): nobody."""
 _DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예전에?|방금|있잖아|제일|가장|"
                         r"그|저|이|이런|그런|저런|다른|보낸|받은|친한|아는|말한|했던|만난|빌려준|"
-                        r"빌린)(?=\s)")
-"""A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구")."""
+                        r"빌린|사는|살던|일하는|일했던|다니는|다녔던|있는|있던|계신|계시는|하시는|"
+                        r"가르치는)(?=\s)")
+"""A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구", "옆집 사는
+할머니", "회사에서 일하는 김대리")."""
 CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)면\s|\bif\b", re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer."""
 
@@ -163,7 +165,11 @@ _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)" + _HELPFUL_IF + r"면\s(?!돼|
 "X or actually Y" corrects X)."""
 MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
                       "잠깐", "잠깐만", "정정", "정정할게", "정정할게요", "정정합니다",
+                      "미안", "미안해", "미안해요", "미안요", "미안합니다", "죄송", "죄송해요",
+                      "죄송요", "죄송합니다", "ㅈㅅ", "ㅈㅅㅈㅅ", "쏘리", "앗", "아차", "헐",
                       "actually", "oops", "sorry", "wait", "i", "meant", "correction"})
+"""Words of having misspoken, apologies among them ("아 미안 5만원", "ㅈㅅ 누나한테"): said
+with a changed value, they say nothing else."""
 
 _DETAIL = r"(?:\w+\s+)?(?:id|pin|code|number|phone|card|account|password|address)\b"
 _THEIRS = re_compile(

@@ -61,9 +61,12 @@ def asks(word: str) -> bool:
 
 _QUESTION_MARK = re_compile(r"[?？]")
 _QUESTION_ENDING = re_compile(
-    r"(?:니|나요|냐|냐고|까|까요|는지|는가|인가요?|던가|더라|(?:었|았|였|했|냈|됐|줬|셨|겠)[나니]|"
+    r"(?:(?<!머|언|구|엄)니|나요|냐|냐고|까|까요|는지|는가|인가요?|던가|더라|"
+    r"(?:었|았|였|했|냈|됐|줬|셨|겠)[나니]|"
     r"어때|어때요|"
     r"죠|을래|ㄹ까)[\s.!~]*$")
+"""A Korean question ending: 니 of a verb ("보냈니", "가니"), not of a noun ("할머니", "언니",
+"장바구니")."""
 _SEARCHING = re_compile(r"(?:^|(?<=\s))(?:뭐냐|뭐더라|뭐였더라|뭐지|뭐시기"
                         r"|뭐라\s?(?:그러|하)(?:지|나|더라)|what'?s\s+it\s+called|whatchamacallit)"
                         r"[,.…~]*(?=\s+\S)",

@@ -422,11 +422,11 @@ def cancel_first(text: str, words: YesNoWords) -> str | None:
 
 
 def _negated(cancel: list[str], rest: list[str], words: YesNoWords) -> bool:
-    """Whether a leading cancel is none: a "don't" of the flow's verb after it ("don't send
-    it yet"), or a cancel noun alone that what follows negates ("취소 안 해", "cancel 하지
-    마"; after a no, "아니요 취소 안 할래요" is a no all the same)."""
-    if set(cancel) <= _NEGATING and words.acts(rest[0]):
-        return True  # "don't send it yet"
+    """Whether a leading cancel is none: a "don't" of the flow's verb or of a cancel after it
+    ("don't send it yet", "dont cancel it"), or a cancel noun alone that what follows negates
+    ("취소 안 해", "cancel 하지 마"; after a no, "아니요 취소 안 할래요" is a no all the same)."""
+    if set(cancel) <= _NEGATING and (words.acts(rest[0]) or rest[0] in CANCEL_NOUNS):
+        return True  # "don't send it yet", "dont cancel it!!": the verb after it negated
     return cancel == cancel[-1:] and cancel[-1] in CANCEL_NOUNS and \
         _NOT_DOING.match(" ".join(rest)) is not None
 

@@ -44,6 +44,22 @@ _CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려
              "미루", "당겨", "예약")
 
 
+def light_verbs_off(text: str) -> str:
+    """``text`` with the Korean light verb after an English word blanked out, as long as it
+    was: said so, the English word is the verb ("damaged 됐어요", "lost 했어요", "stolen
+    당했어요", "cancel 해 주세요"), and the light verb no predicate of another.
+
+    >>> light_verbs_off("카드가 damaged 됐어요 ㅠ")
+    '카드가 damaged     ㅠ'
+    """
+    return _LIGHT_VERB.sub(lambda m: " " * len(m[0]), text)
+
+
+_LIGHT_VERB = re_compile(r"(?<=[A-Za-z])\s*(?:당|되|하)?(?:했|됐|되었|하였|해|돼|됨|함|된|한|"
+                         r"당했|당함)(?:어요|어|음|다|습니다|네요|요)?(?![가-힣])")
+"""하다/되다/당하다 as a light verb, right after an English word."""
+
+
 def asked_for(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """The request with the values in it, when a request's ending closes it and only more
     words follow (why, a remark): "ORD-1012 환불해 주세요 노캔 켜면 지직거려요" -> "ORD-1012
@@ -63,4 +79,4 @@ _REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|해줘|해 줘|부�
 """Where a request ends ("…환불해 주세요", "…취소요") and something else follows."""
 
 
-__all__ = ["accounted_by", "asked_for"]
+__all__ = ["accounted_by", "asked_for", "light_verbs_off"]

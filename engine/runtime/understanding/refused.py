@@ -66,9 +66,10 @@ def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: 
         return None  # "can I cancel it later?": a time of undoing it, no date of doing it
     if asked != dated[0] and _put_off(text, said):
         return None  # "maybe later" at a confirmation: not now, no date to ask for
-    if _told_of_before(text, said) or _of_a_thing(text, said) or _of_another(text, said):
+    if _told_of_before(text, said) or _of_a_thing(text, said) or _of_another(text, said) \
+            or _after_if_done(text, said):
         return None  # "그때는 다음 달로 미뤘다가", "이번 달 생활비가", "아들이 이번 달에
-        # 장가간다": no date to ask for
+        # 장가간다", "보내면 나 이번달 라면만 먹어야됨": no date to ask for
     return "set", dated[0], UnreadTime(said)
 
 
@@ -114,6 +115,19 @@ def _of_another(text: str, said: str) -> bool:
     before = text[:max(text.find(said), 0)].split()[-1:]
     return bool(before) and _SUBJECT.fullmatch(before[0]) is not None and \
         before[0] not in _OWN_SUBJECTS
+
+
+def _after_if_done(text: str, said: str) -> bool:
+    """Whether the time ``said`` comes after the act itself said as a condition ("보내면 나
+    이번달 라면만 먹어야됨", "이체하면 다음 주에 카드값 못 내"): it is the time of what would
+    follow, not of the act ("보내면 돼요 다음 주에" says when)."""
+    start = text.find(said)
+    return start > 0 and _IF_DONE.search(text, 0, start) is not None
+
+
+_IF_DONE = re_compile(r"(?:보내|이체하|송금하|부치|쏘|입금하|결제하|주문하|신청하|예약하)"
+                      r"(?:시|드리)?면(?:은)?(?![가-힣])(?!\s*(?:돼|되|좋|될|됩|된|충분|끝))")
+"""The act said as a condition ("보내면", "이체하시면"), not as what would do ("보내면 돼요")."""
 
 
 _SUBJECT = re_compile(r"[가-힣]+[이가]")

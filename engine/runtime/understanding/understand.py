@@ -31,7 +31,7 @@ from engine.nlu.resets import named_resets
 from engine.nlu.retractions import after_retraction, retracted_at, taken_back
 from engine.nlu.segments import each_to, last_sentence, merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
-from engine.runtime.understanding.accounted import accounted_by, asked_for
+from engine.runtime.understanding.accounted import accounted_by, asked_for, light_verbs_off
 from engine.runtime.understanding.bare import (
     OPENING,
     a_note,
@@ -250,7 +250,7 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     if started:  # the request's own values, unless someone else's ("보내준대", "보내달래"),
         # weighed ("보낼까 말까") or on a condition not met yet ("월급 들어오면"); why, said
         # after the request, is none of it ("ORD-1003 구매 취소요 회사에서 지급해준대서요")
-        said = asked_for(text, spans)
+        said = asked_for(light_verbs_off(text), spans)  # "lost 했어요" tells what happened
         return {} if names.reported(said) or names.asks_if_possible(said) or \
             names.undecided(said) or names.conditional(said) else picked
     named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
@@ -293,7 +293,8 @@ def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
     ("물어보고 말할게")."""
     return bool(names.CONDITION.search(text) or _ANOTHER.search(text)
                 or any(_ALSO.search(text[a:b]) for a, b in spans)
-                or any(_HANGUL.search(w) for w in leftover(text, spans, accounted)))
+                or any(_HANGUL.search(w) for w in leftover(light_verbs_off(text), spans,
+                                                            accounted)))
 
 
 def _bare_ok(text: str, service: CompiledService, asked: str | None, answer: str | None,
@@ -334,9 +335,10 @@ def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]]
     said = after_retraction(text) or text  # "40만원? 아니다 20만원 이하로": its last say
     asking = is_question(said) and not (asked and names.name_shaped_like_a_question(
         OPENING.sub("", text)))  # "어 누나요": a name, not "-나요?"
-    if asking or names.hedged(text):
+    plain = light_verbs_off(text)  # "damaged 됐어요": the value's own verb, no report
+    if asking or names.hedged(plain):
         return False
-    if any(names.OTHER_PREDICATE.search(w) for w in leftover(text, spans, accounted_by(words))):
+    if any(names.OTHER_PREDICATE.search(w) for w in leftover(plain, spans, accounted_by(words))):
         return False
     weak = all(name != asked and not service.slots[name].spec.required for name in picked)
     return not (weak and leftover(text, spans, known))
