@@ -51,7 +51,6 @@ KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none m
     "transfer_changes.eval.yaml": set(),
     "pizza_changes.eval.yaml": set(),
     "commerce_confirm.eval.yaml": {
-        "네? 환불되면 쓴 적립금은 어떻게 돼요?",  # starts the points lookup on top
         "nope",  # deny, labelled cancel: the task ends either way
         "됐어요",  # cancel (labelled unsure)
         "네 취소해 주세요",  # at "cancel the order?": read as cancelling the request

@@ -5,10 +5,12 @@ dates, several transfers and questions in the middle; then one in the regions' d
 older people type, one as the young text, one on what is and is not a yes at the confirmation,
 one as speech-to-text writes what is said to a voice assistant, one naming the money, the
 transfer and the account while deciding, one typed fast on a phone, slips and all, one in
-messenger shorthand: ㅇㅇ, ㄱㄱ, 3.5만, jokes and conditions at the confirmation), in English
-(five sets, the second as non-native speakers text, the third as native speakers living in
+messenger shorthand: ㅇㅇ, ㄱㄱ, 3.5만, jokes and conditions at the confirmation, one as older
+people write to a bank: formal, several sentences, a purpose before the request), in English
+(six sets, the second as non-native speakers text, the third as native speakers living in
 Korea do, the fourth as the world's Englishes and phones type, the fifth with context first,
-corrections and every kind of answer at the confirmation), one on when to send (dates as people
+corrections and every kind of answer at the confirmation, the sixth on yeses that are not:
+sarcasm, quotes, hypotheticals, a yes to another question), one on when to send (dates as people
 say them), code-switched (one set) and
 against tricks (two sets on the transfer: injected "system" lines, quoted yeses, markup,
 take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
@@ -17,20 +19,22 @@ name), the pizza shop (eight sets, the fourth as the world's Englishes decide, t
 voice, the sixth as customers text an order indirectly, changing it a detail at a time, the
 seventh against its confirmations: injected lines, forged transcripts, look-alike letters,
 the eighth ordering for a group, with second thoughts and other people's yeses),
-the online shop (ten sets, the fourth as shoppers type in the regions, young and old, the
+the online shop (eleven sets, the fourth as shoppers type in the regions, young and old, the
 fifth in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and
 by nickname, the seventh on the sellers' side and the line between sellers and shoppers, the
 eighth in English again, context first and every kind of answer at a confirmation, the ninth
 on cancels, refunds and exchanges as upset or polite shoppers write them, the tenth in English
-around the shop's Korean words, with questions at every confirmation), the
+around the shop's Korean words, with questions at every confirmation, the eleventh two
+requests at once and hedged answers), the
 bank's card help desk (seven sets, the third in a hurry, upset or unsure, the fourth by voice, the
 fifth as customers explain before they ask, the sixth against its protections: injected lines,
 forged transcripts, someone else's yes, look-alike letters, the seventh code-switched:
 "카드 lost 했어요", "dont cancel it!! 취소하지 마세요"), the small shop assistant (two
-sets: who may ask what, what is never taken), the Korean card application (five sets, the
+sets: who may ask what, what is never taken), the Korean card application (six sets, the
 second on what is and is not a yes, a cancel or a change, the third on tricks against its
 confirmation, the fourth as people change and explain things while applying, the fifth as
-speech-to-text writes what is said), and one more on the transfer's confirmation: hedges,
+speech-to-text writes what is said, the sixth as people compare, describe and doubt before they
+choose), and one more on the transfer's confirmation: hedges,
 reasons, quoted yeses and corrections. Each turn says the stage it should end in and the
 values it should hold.
 
@@ -414,10 +418,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
     "cards_mixed.test.yaml": {
         # "log me in 좀 해주세요": "log in" is no word of the verify flow's
         "verify: a wrong id corrected on the next turn replaces the first",
-        # "아 몰라 forget it, cancel" at the id question: the opening "아 몰라" (whatever) keeps
-        # the cancel from being read
-        "verify: balance, block-my-card, pin change and a lost card don't interrupt; 'forget it,"
-        " cancel' ends it",
         # "it was stolen 이에요" records a lost-card report too (one more completed task than
         # the writer counted); "confirm 할게요" then orders
         "replace: unusable reasons re-ask, a same-message correction to stolen gives lost,"
@@ -428,21 +428,12 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # "no, don't order it now 나중에 할게요": "나중에 할게요" (I'll do it later) cancels, by
         # design, where the writer expected the confirmation kept
         "confirmation: mixed waits and negations stay READY; a plain '아니요 no' cancels",
-        # "pin 이요? its 6543": the question echoed before the answer keeps the pin unread
-        "lost report, unverified: id and pin in mixed sentences, no reason question, express"
-        " kept, 'ok 진행해주세요' orders",
         # "I can't find my card" records a lost report as well: one more completed task, and
         # the later yes lands on the reason question
         "lost report 'I can't find my card' in a mixed message leaves the reason open;"
         " 'misplaced' answers it",
     },
     "commerce_en_3.test.yaml": {
-        # "shipped"/"shipping" in a condition or a question at a confirmation starts the
-        # status flow on top (the confirmation waits under it; nothing is filed)
-        "cancel mouse ORD-1003 - a condition and the girlfriend's go-ahead file nothing, ok"
-        " cancels",
-        "cart P-105 - 'ill get it if its under 160k' holds, no cancels, an ok afterwards adds"
-        " nothing",
         # "track ORD-1002 pls, app says delivered but i wanna double check": the remark after
         # the request keeps the number from being taken
         "track delivered buds ORD-1002, then refund as a follow-up - a business-days question"
@@ -455,6 +446,40 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # "show me my 판매 리포트" as a shopper: read as a product search, not the seller's report
         "consumer asks for a seller sales report (refused, nothing starts), then points and"
         " coupons",
+    },
+    "transfer_elders_ko.test.yaml": {
+        # "…보내 드리려고 하는데 어떻게 하면 되겠습니까?" (how do I…) is asked about, not taken
+        # as the request ("혹시 돈을 보내는 요청 말씀이신가요?")
+        "amount first (10만 원만), recipient 큰 이모 given after",
+        # "형님께 빌린 돈을 갚으려고 합니다. 형에게 백만 원 보내 주십시오.": the story's 형님
+        # reads as a second transfer (asked "(1/2)"), where the writer meant one
+        "uncertainty about the 확인 button does not send",
+        # "오늘은 그만하겠습니다. 취소해 주십시오.": stopping "for today" waits (a hold), so the
+        # two sentences do not agree and the question is asked again
+        "visit-the-bank-tomorrow hesitation does not send, then cancel",
+    },
+    "transfer_en_6.test.yaml": {
+        # "yse" (letters swapped) is no yes word: the question again (a held letter, "yeahh",
+        # is read)
+        "typo yse is still a yes",
+    },
+    "commerce_ko_7.test.yaml": {
+        # a refund asked after a long account of the fault with "안 올라와요" (won't come up):
+        # read as a statement, nothing starts
+        "번호 묻는 중에 '환불 말고 교환이요'로 마음 바꿈, 165만원 노트북 교환은 허용, 질문 뒤"
+        " '네'로 접수",
+        # "별 다섯 개 꽉 채울게요" (five full stars): the rating with a remark is left unread
+        "리뷰: '6점이요'는 범위 밖, '별 다섯 개 꽉 채울게요'로 5점, 확인 단계에서 '죄송해요 오늘은"
+        " 그만할래요'로 등록 없이 끝",
+        # "다이슨 에어랩 최저가 알려줘": a product not in the catalog is asked for again, where
+        # the writer expected "no price information"
+        "가게에 없는 것: 원룸용 냉장고 검색은 못 찾음, 태블릿 추천은 종류를 다시 물음, 노트북"
+        " 100만원 이하면 P-104, 다이슨 에어랩 최저가는 정보 없음",
+    },
+    "card_ko_6.test.yaml": {
+        # "그 체크카드 신청은 안 할게요": the flow's verb as the topic with "won't" is no cancel
+        # (it may turn down one part of a task); the question again
+        "confirm: an emoji alone is no decision; a cancel naming the card ends it",
     },
     "commerce_aftersales_ko.test.yaml": {
         # a change with its reason after it ("환불 말고 그냥 교환으로 할게요 음질은 마음에
@@ -575,6 +600,10 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "pizza_en_6.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "cards_mixed.test.yaml": {"ORDERED"},
          "commerce_en_3.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "transfer_elders_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_en_6.test.yaml": {"EXECUTED", "FAILED"},
+         "commerce_ko_7.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "card_ko_6.test.yaml": {"APPLIED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -11,7 +11,10 @@ sentences of its own (none from the blind sets that found them):
 - an English value with a Korean light verb ("damaged 됐어요", "lost 했어요") is that value;
 - a yes word done in Korean ("confirm 할게요") is a yes;
 - a noun ending in 니 ("장바구니", "할머니") asks nothing;
-- a person described by what they do ("옆집 사는 할머니") is no name.
+- a person described by what they do ("옆집 사는 할머니") is no name;
+- a shrug before a cancel is why ("아 몰라 취소"), before a yes it leaves it unsure;
+- the question echoed with its ending typed apart ("pin 이요? …") still gives the answer;
+- a condition at a confirmation is of the task asked, even naming another flow's word.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from engine.config import load_settings
 from engine.nlu import default_words
 from engine.nlu.money import find_money
 from engine.nlu.phrases import is_question
+from engine.nlu.reasons import answer_of
 from engine.nlu.words import cancel_first, yes_no
 from engine.runtime.engine import Engine
 from engine.runtime.values.session import SessionState
@@ -157,3 +161,37 @@ async def test_a_person_described_by_what_they_do_is_no_name(answer: str) -> Non
 ])
 def test_hundred_millions_are_said_with_their_own_unit(amount: int, text: str) -> None:
     assert won(amount) == text
+
+
+@pytest.mark.parametrize(("text", "answer"), [
+    ("에라 모르겠다 취소해", "cancel"), ("몰라요 그냥 그만할래요", "cancel"),
+    ("idk, forget it", "cancel"), ("dunno... cancel", "cancel"),
+    ("몰라 그냥 보내줘", None), ("idk, sure", None), ("모르겠어요", None),
+])
+def test_a_shrug_before_a_cancel_is_why_before_a_yes_a_doubt(text: str,
+                                                             answer: str | None) -> None:
+    assert answer_of(text, TRANSFER.words) == answer
+
+
+@pytest.mark.parametrize("reply", ["pin 요? 2468", "PIN 이요? it's 2468", "pin은요? 2468"])
+async def test_the_question_echoed_with_its_ending_apart_gives_the_answer(reply: str) -> None:
+    snapshot, _ = await play(CARDS, ["verify me", "u64", reply])
+    assert (snapshot["flow"], snapshot["stage"]) == ("verify", "VERIFIED")
+
+
+COMMERCE = compile_file(ROOT / "flows" / "commerce.yaml")
+
+
+@pytest.mark.parametrize("reply", [
+    "only if it hasnt been shipped out yet", "ok if shipping is still free",
+    "배송 출발 전이면 해주세요"])
+async def test_a_condition_at_a_confirmation_starts_no_other_flow(reply: str) -> None:
+    store = MemoryStore()
+    engine = Engine(COMMERCE, store=store, settings=load_settings({}), clock=lambda: CLOCK)
+    context = {"is_logged_in": True, "user_id": "u-1", "user_type": "consumer"}
+    for message in ["P-106 2개 장바구니에 담아줘", reply]:
+        done = [e async for e in engine.turn("s", message, context=context)][-1]
+    await engine.aclose()
+    snapshot = done.state_snapshot  # type: ignore[union-attr]
+    assert (snapshot["flow"], snapshot["stage"]) == ("order", "READY")
+    assert await store.completed("s") == []

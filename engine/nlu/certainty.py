@@ -244,8 +244,14 @@ def inexact(text: str, match: Match) -> bool:
     """
     if isinstance(match.value, bool) or not isinstance(match.value, int | float):
         return False
+    opens = max((m.end() for m in _SENTENCE_END.finditer(text, 0, match.start)), default=0)
+    closing = _SENTENCE_END.search(text, match.end)  # a sum in its own sentence: "…보내 주십시오.
+    closes = closing.start() if closing is not None else len(text)  # 음식값을 나누기로 했습니다"
     return bool(_ROUGH_BEFORE.search(text, 0, match.start) or
-                _ROUGH_AFTER.match(text, match.end) or _SUM.search(text))
+                _ROUGH_AFTER.match(text, match.end) or _SUM.search(text, opens, closes))
+
+
+_SENTENCE_END = re_compile(r"[.!?。]+\s+")
 
 
 _GIVEN_AFTER = re_compile(

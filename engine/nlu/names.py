@@ -291,13 +291,35 @@ def reported(text: str) -> bool:
     [False, False]
     >>> reported("20개 담아줘요 나눠줄라고"), reported("보내라고 했잖아")  # a purpose, a quote
     (False, True)
+    >>> reported("책 사라고 조카한테 5만원 보내줘"), reported("엄마가 보내라고")
+    (False, True)
     """
     for found in _REPORTED.finditer(text):
         start = text.rfind(" ", 0, found.start()) + 1
         before = text[:start].split()[-1:]
+        if found.group().startswith("라고") and _purpose(text[found.end():]) and not \
+                any(map(_SUBJECT_OF.fullmatch, text[:start].split()[-3:])):
+            continue  # "이사 비용에 보태라고 아들에게 오십만 원을 보내 주십시오": what for
+            # ("아빠가 보내라고, 3만원": his words)
         if not (text[start:].startswith(_NOT_DONE) or before in (["안"], ["못"])):
             return True
     return False
+
+
+def _purpose(after: str) -> bool:
+    """Whether what follows a "-라고" goes on with the request, so the "-라고" says what for
+    ("보태라고 아들에게 보내 주십시오"), not whose words ("보내라고 했잖아", "…라고요")."""
+    words = after.lstrip(" ,").split()
+    return bool(words) and after[:1] in (" ", ",") and _SAYING.match(words[0]) is None
+
+
+_SUBJECT_OF = re_compile(r"[가-힣]+(?:가|이|께서)")
+"""Someone before a "-라고", as its subject: their words ("아빠가 보내라고")."""
+_SAYING = re_compile(r"(?:문자|카톡|톡|메시지|연락|전화|했|해|그러|그랬|그런|말|얘기|이야기|전해|"
+                     r"시켰|시키|부탁|들었|듣|써|적)"
+                     r"|(?:하|한|할|합)[가-힣]*(?:다|어|아|요|죠|네|데|고|음|서|니|지|래|라|야|임)$")
+"""(하/한/할/합 only as a verb: "하던데", not "할머니께".)"""
+"""A verb of saying or hearing after a "-라고" ("보내라고 했잖아", "…라고 들었어요")."""
 
 
 _NOT_DONE = ("안", "못")

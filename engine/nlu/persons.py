@@ -19,9 +19,10 @@ _NO_OWNER = frozenset({"우리", "제", "내", "저희", "울", "나의", "저�
                        "오늘", "내일", "먼저", "다시", "좀", "일단", "그럼", "네", "응", "아",
                        "음", "이번엔", "꼭", "바로"})
 
-_NOT_A_NOUN = ("는", "던", "한", "로", "게", "히", "서", "에", "도", "만", "를", "을", "가")
-"""Endings of a word that modifies or is a case of its own ("일하는", "그대로", "형이랑"):
-no owner."""
+_NOT_A_NOUN = ("는", "던", "한", "로", "게", "히", "서", "에", "도", "만", "를", "을", "가", "고",
+               "면", "요", "데")
+"""Endings of a word that modifies or is a case of its own ("일하는", "그대로", "형이랑") or
+ends a clause ("보태라고 딸에게", "괜찮으면 동생한테"): no owner."""
 
 
 def someones(owner: str, value: str) -> bool:

@@ -266,6 +266,7 @@ BARE_NEGATIONS = ("하지 마", "하지 마요", "하지 마세요", "하지 말
                   "하지 말아 주세요", "하지 말자", "안 할래", "안 할래요", "안 할게", "안 할게요",
                   "안 할 거예요", "안 할 거야", "안 할 겁니다",
                   "안 할께요", "안 해", "안 해요", "안 합니다", "안 혀", "안 해유", "안 할란다",
+                  "하지 마십시오", "안 하겠습니다", "안 하겠어요",
                   "안 할라요", "dont", "do not", "please dont",
                   "dont do it", "do not do it", "dont do that", "not now")
 """Negations with no verb ("하지 마", "don't"): a cancel when they open the message."""
@@ -394,12 +395,13 @@ def negations(verbs: Iterable[str]) -> frozenset[str]:
         if kind != "vowel":  # a noun with 하다: 이체하지 마, 이체 안 할래
             forms.update(verb + n for n in NEG_HADA)
             forms.update(f"{verb} 안 {e}" for e in ("해", "해요", "합니다", "해유", "혀",
-                                                    *(f"할{w}" for w in NEG_WILL)))
+                                                    "하겠습니다", *(f"할{w}" for w in NEG_WILL)))
         if kind != "consonant" or _final_l(verb[-1]):  # a verb stem: 보내지 마, 안 보낼래,
             willing = verb[:-1] + _with_final_l(verb[-1])  # 안 보내; 만들지 마, 안 만들래
             forms.update(verb + n for n in NEG_VOWEL)
             forms.update(f"안 {willing}{w}" for w in NEG_WILL)
-            forms.update((f"안 {verb}", f"안 {verb}요", f"안 {verb}유"))  # 유: Chungcheong
+            forms.update((f"안 {verb}", f"안 {verb}요", f"안 {verb}유",  # 유: Chungcheong
+                          f"안 {verb}겠습니다", f"안 {verb}겠어요"))
     return _set(forms)
 
 

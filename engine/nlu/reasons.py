@@ -10,6 +10,7 @@ from typing import Any
 
 from engine.precompiled import re_compile
 
+from .acknowledged import decided_in_sentences
 from .money import find_money
 from .persons import full_name, relation
 from .phrases import CONTRAST, HOLD, is_question, not_knowing
@@ -48,6 +49,8 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
         return after
     if answer is None and tail is None and (before := decided_before_why(text, words)):
         return before
+    if answer is None and tail is None and (spread := decided_in_sentences(text, words)):
+        return spread  # "네, 금액 확인했습니다. 보내 주십시오."
     return None if answer == "cancel" and said == "confirm" else answer
 
 
@@ -282,7 +285,9 @@ def _felt(head: list[str]) -> bool:
 _FEELING = re_compile(r"[가-힣](?:다|네|네요|군|군요|잖아|잖아요|죽겠네|죽겠다)$")
 _ANNOYED = frozenset({"ugh", "meh", "argh", "hassle", "forever", "annoying", "complicated",
                       "tired", "bored", "whatever", "ㅡㅡ", "짜증", "짜증나", "짜증나네", "아이고",
-                      "아이구", "에휴", "휴"})
+                      "아이구", "에휴", "휴", "몰라", "아몰라", "몰라요", "모르겠어", "모르겠어요",
+                      "에라", "에라이", "idk", "dunno"})
+"""Annoyance and a shrug ("아 몰라 취소", "idk just cancel it"): before a cancel, why."""
 _LATER = frozenset({"나중에", "다음에", "later", "another"})
 """A cancel word that puts off ("결정은 나중에 할게요"): waiting, never after a feeling."""
 _LONGEST_CANCEL = 3

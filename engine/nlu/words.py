@@ -129,8 +129,12 @@ class _Grammar:
             found.add("X")
         if text == _UNSAID:
             found.add("U")
-        if text in self.yes or (single and len(text) <= _LONGEST_RUN and self._run(text)):
+        stretched = _STRETCHED.sub(r"\1", text) if _STRETCHED.search(text) else None
+        if text in self.yes or (single and len(text) <= _LONGEST_RUN and self._run(text)) or \
+                stretched in self.yes:  # "yeahh", "yupp": a yes held on the keyboard
             found.add("Y")
+        if stretched in self.no:  # "nooo", "nahh"
+            found.add("D")
         if text.endswith("말고") and (text[:-2].rstrip() in self.yes or not text[:-2].strip()):
             found.add("M")
         return frozenset(found)
@@ -143,6 +147,8 @@ class _Grammar:
         return _run(text, self.yes, len(text))
 
 
+_STRETCHED = re_compile(r"(?<=[a-z])([a-z])\1+$")
+"""An English word's last letter held ("yeahh", "yupp", "nooo")."""
 _HELD = re_compile(r"ㅔ+")
 """The vowel of 네 held on the keyboard ("네ㅔ", "네네ㅔㅔ")."""
 

@@ -154,7 +154,9 @@ async def _unsettled(run: Turn, flow: CompiledFlow) -> Intent | None:
     in a message that holds no answer."""
     service, message = run.service, run.state.message
     share = _share_answered(run)
-    other = None if share else routing.other_intent(message, service, flow)
+    held = bool(run.state.stage.decide) and names.CONDITION.search(message) is not None
+    other = None if share or held else routing.other_intent(message, service, flow)  # held:
+    # a condition at a confirmation is of the task asked ("only if it hasnt shipped yet")
     if other is not None:
         return other
     live = run.engine.understanding

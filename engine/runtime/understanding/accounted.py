@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from engine.nlu import names
 from engine.nlu.endings import REQUEST
 from engine.nlu.phrases import THINKING
+from engine.nlu.segments import last_sentence
 from engine.nlu.words import YesNoWords
 from engine.precompiled import re_compile
 
@@ -74,9 +75,35 @@ def asked_for(text: str, spans: Sequence[tuple[int, int]]) -> str:
     return text
 
 
-_REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|해줘|해 줘|부탁해요|부탁드려요|부탁합니다|"
+def told_off(text: str) -> str:
+    """The request without what is told before it in a sentence of its own ("어제 엄마한테
+    1만원 보냈거든. 오늘은 누나한테 3만원 보내줘") or after it ("엄마한테 3만원 보내줘 어제
+    약속했거든"): the values of a story are nobody's request."""
+    if (last := last_sentence(text)) is not None and \
+            names.reported(text[:len(text) - len(last)].rstrip(" .!~…")):
+        return last
+    cut = told_after(text)
+    return text[:cut] if cut else text
+
+
+def told_after(text: str) -> int | None:
+    """Where the request ends when all that follows tells of what was done or said ("엄마한테
+    3만원 보내줘 어제 약속했거든"): the values said after it are the story's, not the
+    request's; None when nothing is told after a request.
+
+    >>> told_after("엄마한테 3만원 보내줘 어제 약속했거든"), told_after("3만원 보내줘 내일")
+    (12, None)
+    """
+    for end in _REQUEST_END.finditer(text):
+        if names.reported(light_verbs_off(text[end.end():])) and \
+                not names.reported(text[:end.end()]):  # "…부탁해요, 카드가 cracked 됐어요": of it
+            return end.end()
+    return None
+
+
+_REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|부탁해요|부탁드려요|부탁합니다|"
                           r"할게요|할래요|하고 싶어요|싶어요|[가-힣]요)(?=[\s,.!~]+\S)")
 """Where a request ends ("…환불해 주세요", "…취소요") and something else follows."""
 
 
-__all__ = ["accounted_by", "asked_for", "light_verbs_off"]
+__all__ = ["accounted_by", "asked_for", "light_verbs_off", "told_after", "told_off"]

@@ -39,10 +39,11 @@ def things_elsewhere(service: CompiledService, here: str) -> frozenset[str]:
 _THINGS: dict[tuple[int, str], tuple[CompiledService, frozenset[str]]] = {}
 TOPIC_OFF = re_compile(r"(?:은|는)$")
 """The topic particle a thing is named with ("마우스는")."""
-_PARTICLE = re_compile(r"^(?:(?: ?(?:한테|에게|께|한테로|에게로|한텐|한테는|에겐|에게는|께는))"
-                       r"|으로|로|을|를|이|가|은|는|이요|요|에|까지)(?![^\s0-9])")
-"""A particle right after a value; one of to whom may be said apart ("아빠 한테") or typed
-onto the amount after it ("엄마한테3만원"); when ("금요일에", "말일까지")."""
+_PARTICLE = re_compile(r"^(?: ?(?:씨|님))?(?:(?: ?(?:한테|에게|께|한테로|에게로|한텐|한테는|"
+                       r"에겐|에게는|께는))|으로|로|을|를|이|가|은|는|이요|요|에|까지)(?![^\s0-9])")
+"""A particle right after a value, after an honorific too ("이정희 씨에게"); one of to whom
+may be said apart ("아빠 한테") or typed onto the amount after it ("엄마한테3만원"); when
+("금요일에", "말일까지")."""
 
 
 def says_cancel(text: str, words: YesNoWords) -> bool:

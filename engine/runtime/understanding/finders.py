@@ -135,7 +135,8 @@ def answer_after_echo(text: str, slot: CompiledSlot) -> str:
         return echoed.group(2)
     own = _own_words(slot.name, tuple(slot.spec.names), slot.spec.description or "")
     for word in re.findall(r"\w+", echoed.group(1).casefold()):
-        if not (word in own or _ECHO_ENDING.sub("", word) in own or asks(word) or
+        stem = _ECHO_ENDING.sub("", word)  # "pin 이요?": an ending typed apart is none
+        if not (word in own or stem in own or not stem or asks(word) or
                 word in FILLERS or word in _ECHO_FILLERS):
             return text
     return echoed.group(2)
@@ -146,7 +147,7 @@ _WHY_NEEDED = re_compile(r"\bneed\b|\bnecessary\b|\brequired\b|\bwhy\b|필요|�
                          r"|꼭\s*(?:알려|말해|줘)", re.IGNORECASE)
 """Asking why the value is needed before giving it ("why do you need that? its 1234", "꼭
 필요해요? 1234요"): the answer follows."""
-_ECHO_ENDING = re_compile(r"(?:이요|요|은|는|이|가|을|를|냐고|라고|이라고|말이야|말이에요)$")
+_ECHO_ENDING = re_compile(r"(?:이요|요|은|는|이|가|을|를|냐고|라고|이라고|말이야|말이에요)+$")
 _ECHO_FILLERS = frozenset({"my", "the", "your", "oh", "ah", "a", "much", "many", "내", "제", "아",
                            "네"})
 
@@ -252,7 +253,8 @@ def set_aside(text: str, values: Mapping[str, Any]) -> list[tuple[int, int]]:
     said = "|".join(re.escape(n) for n in [*named, *filter(None, map(persons.given_name, named))])
     if not said:
         return []
-    return [m.span() for m in re.finditer(rf"(?<!\S)(?:{said})\S*\s*{SET_ASIDE}", text)]
+    return [m.span() for m in re.finditer(  # with an honorific: "박지영 님이 아니라"
+        rf"(?<!\S)(?:{said})\S*(?:\s(?:씨|님)\S*)?\s*{SET_ASIDE}", text)]
 
 
 def words_of(text: str, matches: Sequence[Match]) -> list[tuple[int, int]]:

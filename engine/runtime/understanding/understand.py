@@ -31,7 +31,12 @@ from engine.nlu.resets import named_resets
 from engine.nlu.retractions import after_retraction, retracted_at, taken_back
 from engine.nlu.segments import each_to, last_sentence, merge_tasks, task_parts, without_told
 from engine.precompiled import re_compile
-from engine.runtime.understanding.accounted import accounted_by, asked_for, light_verbs_off
+from engine.runtime.understanding.accounted import (
+    accounted_by,
+    asked_for,
+    light_verbs_off,
+    told_off,
+)
 from engine.runtime.understanding.bare import (
     OPENING,
     a_note,
@@ -113,9 +118,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
         text = answer_after_echo(thanked_off(text), service.slots[asked])
     answer = answer_of(text, words)
     confirming = (values or {}) if current.decide == "confirm" else None  # what it asks
-    if confirming is None and (last := last_sentence(text)) is not None and \
-            names.reported(text[:len(text) - len(last)].rstrip(" .!~…")):
-        text = last  # "어제 엄마한테 1만원 보냈거든. 오늘은 누나한테 3만원 보내줘": told
+    text = told_off(text) if confirming is None else text
     text = each_to(text) if batching and confirming is None else text  # "엄마랑 아빠한테 각각"
     verbs = flow.amount_verbs
     slots, found = _found(text, flow, asked, today, verbs)
@@ -353,8 +356,8 @@ def _restated(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
     cancel word says so: "체크카드는 취소해 주세요")."""
     picked, spans = _pick_spans(text, [s for s, _ in found], found, asked=None)
     said = [(m.start, m.end) for _, ms in found for m in ms]
-    if not said or any(not _same(values.get(slot.name), m.value) for slot, ms in found
-                       for m in ms):
+    if not said or any(not _same(values.get(slot.name), picked.get(slot.name, m.value))
+                       for slot, ms in found for m in ms):  # as read: "이정희 씨에게" names 이정희
         return None  # no value, or one not the task's
     chosen = any(ms and slot.spec.type == "enum" for slot, ms in found)
     rest = without(text, said)
