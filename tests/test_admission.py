@@ -122,3 +122,49 @@ async def test_someone_elses_session_is_a_typed_refusal(transfer: CompiledServic
 async def test_an_admitted_turn_carries_no_refusal(transfer: CompiledService) -> None:
     done = await engine_of(transfer).reply("u", "잔액 알려줘")
     assert done.refusal is None and "error" not in done.trace
+
+
+async def asked_then_refused(engine: Engine, message: str) -> tuple[str, httpx.Response]:
+    """The question of a transfer's confirmation, then ``message`` refused over HTTP."""
+    ready = await engine.reply("u", "엄마한테 3만원 보내줘")
+    return ready.message, await post(engine, message)
+
+
+@pytest.mark.parametrize("message", ["가" * (LIMIT + 1), "  \u200b ", "네 " * LIMIT])
+async def test_a_refused_message_asks_the_waiting_question_again(
+        transfer: CompiledService, message: str) -> None:
+    """At a confirmation, a message refused before the turn (too long, empty) says why and
+    asks the question again; nothing is read, nothing is sent."""
+    engine = engine_of(transfer)
+    question, response = await asked_then_refused(engine, message)
+    interaction = response.json()["interaction"]
+    refusal = engine.admit(message)
+    assert refusal is not None and interaction["message"] == f"{refusal.text} {question}"
+    assert interaction["state_snapshot"]["stage"] == "READY"
+    assert interaction["state_snapshot"]["slots"]["amount"] == 30000
+    assert await engine.store.completed("u") == []
+
+
+async def test_a_refused_message_outside_a_flow_says_only_why(
+        transfer: CompiledService) -> None:
+    engine = engine_of(transfer)
+    await engine.reply("u", "엄마한테 3만원 보내줘")
+    await engine.reply("u", "확인")  # the transfer ends: no question waits
+    response = await post(engine, "가" * (LIMIT + 1))
+    refusal = engine.admit("가" * (LIMIT + 1))
+    assert refusal is not None and response.json()["interaction"]["message"] == refusal.text
+
+
+def test_a_waiting_question_holding_a_sensitive_value_is_not_said_again() -> None:
+    from engine.runtime.engine import _still_asked
+    from engine.runtime.values.session import SessionState
+
+    pizza = compile_file(Path(__file__).parent.parent / "flows" / "pizza.yaml")
+    flow = pizza.flows["payment"]
+    stage = next(name for name in flow.stages if flow.in_progress(name))
+    said = {"role": "assistant", "content": "Pay with card 4111111111111111?"}
+    state = SessionState(flow=flow.name, stage=stage,
+                         slots={"card_number": "4111111111111111"}, raw_history=[said])
+    assert _still_asked(state, pizza) is None
+    state.slots["card_number"] = "5500000000000004"
+    assert _still_asked(state, pizza) == said["content"]

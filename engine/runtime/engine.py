@@ -18,7 +18,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, Protocol, cast
 
-from engine.compiler.compiled import CompiledService
+from engine.compiler.compiled import CompiledService, secrets_of
 from engine.compiler.filters import GLOBALS
 from engine.config import Settings
 from engine.runtime.calls.actions import ActionStub
@@ -371,8 +371,22 @@ async def refusal_done(store: SessionStore, service: CompiledService, session_id
         state = SessionState()
     if state.owner != owner:
         state = SessionState()
-    return plain_done(refusal.text, state, service, turn_id or f"{random.getrandbits(32):08x}",
+    asked = _still_asked(state, service)
+    return plain_done(f"{refusal.text} {asked}" if asked else refusal.text, state, service,
+                      turn_id or f"{random.getrandbits(32):08x}",
                       started or time.perf_counter(), refusal=refusal)
+
+
+def _still_asked(state: SessionState, service: CompiledService) -> str | None:
+    """What the last answer asked, while its flow waits for an answer: a refused message
+    ("메시지가 너무 길어요 …") says it again, so the question is not lost (never an answer
+    holding a sensitive value)."""
+    flow = service.flows.get(state.flow or "")
+    said = next((m.get("content") for m in reversed(state.raw_history)
+                 if m.get("role") == "assistant"), None) if flow is not None and \
+        flow.in_progress(state.stage) else None
+    secrets = secrets_of(state.slots, service.sensitive)
+    return said if said and not any(s in said for s in secrets) else None
 
 
 def plain_done(message: str, state: SessionState, service: CompiledService, turn_id: str,

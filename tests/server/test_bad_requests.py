@@ -90,8 +90,9 @@ async def test_the_limit_is_max_message_chars(make_server: MakeServer) -> None:
 
 async def test_an_over_long_message_gets_a_done_tagged_context_overflow_everywhere(
         make_server: MakeServer) -> None:
-    """The 413 carries the DONE a chat client shows: the refusal, ``CONTEXT_OVERFLOW`` and the
-    session as it was (its READY stays READY, nothing ran)."""
+    """The 413 carries the DONE a chat client shows: the refusal with the waiting question
+    again, ``CONTEXT_OVERFLOW`` and the session as it was (its READY stays READY, nothing
+    ran)."""
     server = make_server(settings=Settings(max_message_chars=20))
     body = {"session_id": "u", "message": "가" * 21}
     async with server.client() as client:
@@ -101,7 +102,8 @@ async def test_an_over_long_message_gets_a_done_tagged_context_overflow_everywhe
     for answer in answers:
         assert answer.status_code == 413 and answer.json()["error"] == "message_too_long"
         done = answer.json()["interaction"]
-        assert done["message"] == "메시지가 너무 길어요. 20자 이내로 입력해 주세요."
+        assert done["message"] == "메시지가 너무 길어요. 20자 이내로 입력해 주세요. " \
+            "엄마에게 1만원을 이체할까요?"
         assert done["_trace"]["failure_tags"] == ["CONTEXT_OVERFLOW"]
         assert (done["state_snapshot"]["stage"], done["next_action"]) == ("READY", "CONFIRM")
     record = await server.store.load("u")
@@ -113,11 +115,12 @@ async def test_a_blank_message_is_answered_by_done_and_changes_nothing(
         client: httpx.AsyncClient, server: Running, blank: str) -> None:
     before = await chat(client, "b", "엄마한테 1만원 보내줘")
     interaction = await chat(client, "b", blank)
-    assert interaction["message"] == "질문을 입력해주세요."
+    asked_again = f"질문을 입력해주세요. {before['message']}"  # the confirmation waits
+    assert interaction["message"] == asked_again
     assert interaction["state_snapshot"]["stage"] == before["state_snapshot"]["stage"] == "READY"
     events = await sse(client, "GET", STREAM, params={"session_id": "b", "message": blank})
     assert [name for name, _ in events] == ["DONE"]
-    assert events[0][1]["message"] == "질문을 입력해주세요."
+    assert events[0][1]["message"] == asked_again
     record = await server.store.load("b")
     assert record is not None and record.version == 1
 
