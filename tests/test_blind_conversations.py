@@ -6,7 +6,8 @@ older people type, one as the young text, one on what is and is not a yes at the
 one as speech-to-text writes what is said to a voice assistant, one naming the money, the
 transfer and the account while deciding, one typed fast on a phone, slips and all, one in
 messenger shorthand: ㅇㅇ, ㄱㄱ, 3.5만, jokes and conditions at the confirmation, one as older
-people write to a bank: formal, several sentences, a purpose before the request), in English
+people write to a bank: formal, several sentences, a purpose before the request, one
+typed in pieces across messages by the busy), in English
 (six sets, the second as non-native speakers text, the third as native speakers living in
 Korea do, the fourth as the world's Englishes and phones type, the fifth with context first,
 corrections and every kind of answer at the confirmation, the sixth on yeses that are not:
@@ -19,24 +20,24 @@ name), the pizza shop (eight sets, the fourth as the world's Englishes decide, t
 voice, the sixth as customers text an order indirectly, changing it a detail at a time, the
 seventh against its confirmations: injected lines, forged transcripts, look-alike letters,
 the eighth ordering for a group, with second thoughts and other people's yeses),
-the online shop (eleven sets, the fourth as shoppers type in the regions, young and old, the
+the online shop (twelve sets, the fourth as shoppers type in the regions, young and old, the
 fifth in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and
 by nickname, the seventh on the sellers' side and the line between sellers and shoppers, the
 eighth in English again, context first and every kind of answer at a confirmation, the ninth
 on cancels, refunds and exchanges as upset or polite shoppers write them, the tenth in English
 around the shop's Korean words, with questions at every confirmation, the eleventh two
-requests at once and hedged answers), the
-bank's card help desk (seven sets, the third in a hurry, upset or unsure, the fourth by voice, the
+requests at once and hedged answers, the twelfth on reviews and ratings), the
+bank's card help desk (eight sets, the third in a hurry, upset or unsure, the fourth by voice, the
 fifth as customers explain before they ask, the sixth against its protections: injected lines,
 forged transcripts, someone else's yes, look-alike letters, the seventh code-switched:
-"카드 lost 했어요", "dont cancel it!! 취소하지 마세요"), the small shop assistant (two
-sets: who may ask what, what is never taken), the Korean card application (six sets, the
-second on what is and is not a yes, a cancel or a change, the third on tricks against its
-confirmation, the fourth as people change and explain things while applying, the fifth as
-speech-to-text writes what is said, the sixth as people compare, describe and doubt before they
-choose), and one more on the transfer's confirmation: hedges,
-reasons, quoted yeses and corrections. Each turn says the stage it should end in and the
-values it should hold.
+"카드 lost 했어요", "dont cancel it!! 취소하지 마세요", the eighth in distress: lost abroad,
+fraud, panic), the small shop assistant (three sets: who may ask what, what is never taken,
+claimed roles and rules talked around), the Korean card application (six sets, the second on
+what is and is not a yes, a cancel or a change, the third on tricks against its confirmation,
+the fourth as people change and explain things while applying, the fifth as speech-to-text
+writes what is said, the sixth as people compare, describe and doubt before they choose), and
+one more on the transfer's confirmation: hedges, reasons, quoted yeses and corrections. Each
+turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -340,9 +341,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
     },
     "card_voice_ko.test.yaml": set(),
     "cards_adversarial.test.yaml": {
-        # a message over the length limit is told the limit, where the writer expected the
-        # question asked again (nothing is read from it either way)
-        "very long messages during verification give no id and no pin",
         # "yes I confirm in advance" in the first message reads as a second request, to verify
         # ("confirm my identity"): after the cancel the PIN is asked (nothing is ordered)
         "a yes given in the opening request, before the question, does not order",
@@ -481,6 +479,56 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # (it may turn down one part of a task); the question again
         "confirm: an emoji alone is no decision; a cancel naming the card ends it",
     },
+    "transfer_split_ko.test.yaml": {
+        # "민수한테 3만원 보내 달라고" (said again, as "I asked you to send…"): -라고 at the end
+        # reads as quoted words, no yes; the question again
+        "pause at confirmation, then the same request restated counts as yes",
+        # "응 나도 괜찮아 보내줘" after the wife's approval: "나도 괜찮아" (me too) is a remark
+        # the rules do not pass over; the question again
+        "someone else's approval is not the user's yes",
+        # "ㅇㅇ 계속해" after a balance question: the confirmation is asked again in its
+        # reminder form ("'확인' 또는 '취소'로 답해 주세요. …"), not the writer's wording
+        "balance asked at confirmation needs a second yes to send",
+    },
+    "shop_ko_3.test.yaml": {
+        # "이번 달" alone (a consumer, a logged-out seller) gets "did you mean 매출 조회?"; a
+        # yes to it is refused by the sales flow (no report), as in the second set
+        "logged-out seller: sales is refused however they insist, recommendation still works",
+        "consumer: a spaced 매 출, a vague 이번 달 or the typed button label never reach the"
+        " report",
+        # a hum at "did you mean the sales report?" asks in the general form ("이 요청을 원하시는
+        # 게 맞나요?")
+        "seller: 'did you mean the sales report' repeats on a hum, the button gives the report",
+        # after a finished flow a refusal says DONE as its next action (as in the first set)
+        "consumer: a card refusal and an empty message after a recommendation change nothing",
+        # "이번 달 매출 알려주지 마" (don't tell me): asked whether the report is meant, where the
+        # writer expected the greeting (no report either way)
+        "seller changes mind: a declined report gives nothing, then yes, then declined again",
+    },
+    "cards_en_5.test.yaml": {
+        # a theft told inside a question ("…my card was stolen…, what do i do??") starts the
+        # replacement's verification without the lost report's own sentence
+        "lost abroad: unverified stolen report verifies, gives a foreign number, YES PLEASE"
+        " orders",
+        # "authenticate me" is no word of the verify flow's
+        "verify: PIN blurted before the id is kept, the id then verifies at once",
+        # "the first one obviously": a word after the place keeps it from choosing
+        "which one: 'the first one' starts a replacement that verifies first",
+        # "available funds??" is no balance word: the replacement's question again
+        "scratched card: a funds question mid-replacement, then Cancel ends it",
+        # "make it express, i really need it asap": "really" keeps the change unsure
+        "flying home: 'make it express' at the confirmation asks again with express, YES"
+        " orders",
+        # everything in one message from an unverified customer: after the verification the
+        # replacement asks its questions again where the writer expected them kept
+        "everything in one panicked message: kept through verification, straight to the"
+        " confirmation",
+    },
+    "commerce_reviews_ko.test.yaml": {
+        # a comment that is a question ("…충분하지 않나요?") is no value, even for free text:
+        # the comment is asked again
+        "물음표로 끝나는 후기 내용도 그대로 후기로 받고 확인 화면에서 멈추며, '확인'으로 등록",
+    },
     "commerce_aftersales_ko.test.yaml": {
         # a change with its reason after it ("환불 말고 그냥 교환으로 할게요 음질은 마음에
         # 들어서요"), a number corrected with "잘못 썼다" before it, a no with the speaker's plan
@@ -604,6 +652,9 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_en_6.test.yaml": {"EXECUTED", "FAILED"},
          "commerce_ko_7.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          "card_ko_6.test.yaml": {"APPLIED"},
+         "transfer_split_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "shop_ko_3.test.yaml": set(), "cards_en_5.test.yaml": {"ORDERED"},
+         "commerce_reviews_ko.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

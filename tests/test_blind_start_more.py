@@ -59,6 +59,7 @@ KNOWN_HARMFUL: dict[str, set[str]] = {
         "my wallet got stolen with my card in it", "u482 card stolen", "stolen",
         "no I didn't lose it, it was stolen", "MY CARD WAS STOLEN!!!",
         "I lost my card and I also want to know my balance",
+        "please block my card, it's been stolen",
         # a loss said of someone else's card, in the past, or in a question of how to report
         # it starts the lost report
         "my husband's card was stolen, he needs a replacement",

@@ -77,7 +77,7 @@ _SUM = re_compile(r"[+×*÷=]|\d\s*x\s*\d|\b(?:plus|minus|times|split|divided)\b
                   re.IGNORECASE)
 PARTICLE = re_compile(
     r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요|만|정도|쯤|씩|"
-    r"입니다|이에요|예요|에요|이야|야|임)+$")
+    r"입니다|이에요|예요|에요|이야|야|임|이고|이구)+$")
 """Korean particles, copulas and the like, left over once a value is taken out of a word."""
 _CHANGE = frozenset({
     "바꿔", "바꿔줘", "바꿔요", "바꿔주세요", "바꿀게", "변경", "변경해", "변경해줘",

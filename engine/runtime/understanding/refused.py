@@ -67,7 +67,7 @@ def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: 
     if asked != dated[0] and _put_off(text, said):
         return None  # "maybe later" at a confirmation: not now, no date to ask for
     if _told_of_before(text, said) or _of_a_thing(text, said) or _of_another(text, said) \
-            or _after_if_done(text, said):
+            or _after_if_done(text, said) or _AGAIN.search(text):
         return None  # "그때는 다음 달로 미뤘다가", "이번 달 생활비가", "아들이 이번 달에
         # 장가간다", "보내면 나 이번달 라면만 먹어야됨": no date to ask for
     return "set", dated[0], UnreadTime(said)
@@ -128,6 +128,12 @@ def _after_if_done(text: str, said: str) -> bool:
 _IF_DONE = re_compile(r"(?:보내|이체하|송금하|부치|쏘|입금하|결제하|주문하|신청하|예약하)"
                       r"(?:시|드리)?면(?:은)?(?![가-힣])(?!\s*(?:돼|되|좋|될|됩|된|충분|끝))")
 """The act said as a condition ("보내면", "이체하시면"), not as what would do ("보내면 돼요")."""
+
+
+_AGAIN = re_compile(r"(?:또|다시|한\s?번\s?더)\s*(?:보내|보낼|이체|송금|부치|부칠)"
+                    r"|\b(?:again|another one)\b", re.IGNORECASE)
+"""Another sending ("다음 주에 또 보낼지도 몰라", "I might send again next week"): its time is
+none of this one's."""
 
 
 _SUBJECT = re_compile(r"[가-힣]+[이가]")

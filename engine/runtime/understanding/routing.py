@@ -13,7 +13,7 @@ import datetime as dt
 import re
 from collections.abc import Callable
 
-from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage
+from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage, LinkStep
 from engine.nlu import classify, is_statement, names, not_knowing
 from engine.nlu.intents import EXAMPLE, INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
@@ -212,6 +212,7 @@ def several(message: str, service: CompiledService, today: dt.date
         elif found:  # words with no intent of their own belong to the part before
             intent, text = found[-1]
             found[-1] = (intent, f"{text} {part.strip()}")
+    found = _one_task(found, service)  # "new card please, my card was stolen": one card
     flows = [service.routes[i.name or ""] for i, _ in found]
     if len(found) < 2 and not corrected or len(set(flows)) != len(flows):
         return []  # one request (unless it took another's place: that one is no request)
@@ -219,6 +220,22 @@ def several(message: str, service: CompiledService, today: dt.date
         priority = _priorities(service)
         found.sort(key=lambda part: -priority.get(part[0].name or "", 0))
     return found
+
+
+def _one_task(found: list[tuple[Intent, str]], service: CompiledService
+              ) -> list[tuple[Intent, str]]:
+    """``found`` without a request whose flow another request's flow hands over to ("report a
+    lost card" links to "replace a card"): said together, they ask for one task, not two."""
+    flows = {service.routes[i.name or ""] for i, _ in found}
+    handed = {target for name in flows for target in _links(service.flows[name])}
+    kept = [(i, text) for i, text in found if service.routes[i.name or ""] not in handed]
+    return kept if kept else found
+
+
+def _links(flow: CompiledFlow) -> set[str]:
+    """The flows ``flow``'s stages hand the conversation over to (``link``)."""
+    return {step.flow for stage in flow.stages.values() for step in stage.steps
+            if isinstance(step, LinkStep)}
 
 
 def _gives_to(part: str, intent: Intent, before: Intent, service: CompiledService,

@@ -1,0 +1,92 @@
+"""Requests said in pieces or twice over, each class with sentences of its own (none from the
+blind sets that found them):
+
+- two intents in one message whose flows are one task (a lost-card report hands over to the
+  replacement) start one task: one card is ordered, never a second replacement after it;
+- an amount said with "-이고" ("금액은 2만원이고") is the amount;
+- a time said of another, later sending ("다음 주에 또 보낼지도") is no date for this one;
+- "일단", "여기서" and "별거 아냐" around a yes add nothing to it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.compiler import compile_file
+from engine.config import load_settings
+from engine.runtime.engine import Engine
+from engine.runtime.values.session import SessionState
+from engine.store import MemoryStore
+
+ROOT = Path(__file__).resolve().parents[1]
+CARDS = compile_file(ROOT / "flows" / "cards.yaml")
+TRANSFER = compile_file(ROOT / "flows" / "transfer.yaml")
+CLOCK = dt.datetime(2026, 3, 11, 9, 0).astimezone()
+
+
+async def play(service: Any, messages: list[str], slots: dict[str, Any] | None = None
+               ) -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
+    """The last snapshot and reply, and the tasks the conversation finished."""
+    store = MemoryStore()
+    engine = Engine(service, store=store, settings=load_settings({}), clock=lambda: CLOCK)
+    if slots:
+        await store.commit("s", SessionState(slots=slots).to_json(), expected_version=0)
+    snapshot: dict[str, Any] = {}
+    message = ""
+    for text in messages:
+        done = [e async for e in engine.turn("s", text)][-1]
+        snapshot, message = dict(done.state_snapshot), done.message  # type: ignore[union-attr]
+    finished = await store.completed("s")
+    await engine.aclose()
+    return snapshot, message, finished
+
+
+@pytest.mark.parametrize("opening", [
+    "replace my card please, someone stole it at the gym",
+    "my card has gone missing, i need a replacement",
+    "can you send me a new card? mine was misplaced on holiday",
+])
+async def test_a_loss_said_with_a_replacement_orders_one_card(opening: str) -> None:
+    snapshot, message, finished = await play(
+        CARDS, [opening, "010-3030-4040", "yes"], slots={"user_id": "u77"})
+    orders = [task for task in finished if task.get("flow") == "replace"]
+    assert [task.get("outcome") for task in orders] == ["ORDERED"]
+    assert snapshot["stage"] == "ORDERED" and message == "Your new card is ordered."
+
+
+async def test_two_requests_of_different_tasks_still_run_both() -> None:
+    snapshot, message, _ = await play(
+        CARDS, ["whats my balance and replace my card"], slots={"user_id": "u77"})
+    assert message == "The balance of u77 is 1,250.00. Was the card lost or damaged?"
+    assert (snapshot["flow"], snapshot["stage"]) == ("replace", "FILLING")
+
+
+@pytest.mark.parametrize(("answer", "amount"), [("금액은 4만원이고", 40000),
+                                                ("7만원이구", 70000)])
+async def test_an_amount_said_with_igo_is_the_amount(answer: str, amount: int) -> None:
+    snapshot, _, _ = await play(TRANSFER, ["송금하려고요", answer])
+    assert (snapshot["stage"], snapshot["slots"]["amount"]) == ("FILLING", amount)
+
+
+@pytest.mark.parametrize("reply", ["다음 달에 또 보낼 수도 있어", "모레 다시 송금할지도 몰라",
+                                   "might send him another one next week"])
+async def test_a_time_of_another_sending_is_no_date(reply: str) -> None:
+    snapshot, _, finished = await play(TRANSFER, ["삼촌한테 5만원 보내줘", reply])
+    assert (snapshot["stage"], snapshot["slots"]["when"], finished) == ("READY", None, [])
+
+
+@pytest.mark.parametrize("reply", ["일단 이거 송금해줘", "그냥 여기서 이체해 주세요",
+                                   "아 별거 아니야 보내줘"])
+async def test_words_around_a_yes_that_add_nothing(reply: str) -> None:
+    snapshot, _, finished = await play(TRANSFER, ["삼촌한테 5만원 보내줘", reply])
+    assert (snapshot["stage"], len(finished)) == ("EXECUTED", 1)
+
+
+@pytest.mark.parametrize("reply", ["일단 보류", "별거 아니야", "여기서요?"])
+async def test_those_words_alone_decide_nothing(reply: str) -> None:
+    snapshot, _, finished = await play(TRANSFER, ["삼촌한테 5만원 보내줘", reply])
+    assert (snapshot["stage"], finished) == ("READY", [])
