@@ -1,43 +1,43 @@
 """Sets of whole conversations, written blind (from a prose description of the service, not the
 flow file or the code): the transfer service in Korean (four sets, the second on corrections,
-typing habits and texted endings, the third on formal and dictated messages, the fourth on
-dates, several transfers and questions in the middle; then one in the regions' dialects and as
-older people type, one as the young text, one on what is and is not a yes at the confirmation,
-one as speech-to-text writes what is said to a voice assistant, one naming the money, the
-transfer and the account while deciding, one typed fast on a phone, slips and all, one in
-messenger shorthand: ㅇㅇ, ㄱㄱ, 3.5만, jokes and conditions at the confirmation, one as older
-people write to a bank: formal, several sentences, a purpose before the request, one
-typed in pieces across messages by the busy), in English
-(six sets, the second as non-native speakers text, the third as native speakers living in
-Korea do, the fourth as the world's Englishes and phones type, the fifth with context first,
-corrections and every kind of answer at the confirmation, the sixth on yeses that are not:
-sarcasm, quotes, hypotheticals, a yes to another question), one on when to send (dates as people
-say them), code-switched (one set) and
-against tricks (two sets on the transfer: injected "system" lines, quoted yeses, markup,
-take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
-hostile text; one more on several transfers in one message, each decided by its place or its
-name), the pizza shop (eight sets, the fourth as the world's Englishes decide, the fifth by
-voice, the sixth as customers text an order indirectly, changing it a detail at a time, the
-seventh against its confirmations: injected lines, forged transcripts, look-alike letters,
-the eighth ordering for a group, with second thoughts and other people's yeses),
-the online shop (twelve sets, the fourth as shoppers type in the regions, young and old, the
-fifth in English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and
-by nickname, the seventh on the sellers' side and the line between sellers and shoppers, the
-eighth in English again, context first and every kind of answer at a confirmation, the ninth
-on cancels, refunds and exchanges as upset or polite shoppers write them, the tenth in English
-around the shop's Korean words, with questions at every confirmation, the eleventh two
-requests at once and hedged answers, the twelfth on reviews and ratings), the
-bank's card help desk (eight sets, the third in a hurry, upset or unsure, the fourth by voice, the
-fifth as customers explain before they ask, the sixth against its protections: injected lines,
-forged transcripts, someone else's yes, look-alike letters, the seventh code-switched:
-"카드 lost 했어요", "dont cancel it!! 취소하지 마세요", the eighth in distress: lost abroad,
-fraud, panic), the small shop assistant (three sets: who may ask what, what is never taken,
-claimed roles and rules talked around), the Korean card application (six sets, the second on
-what is and is not a yes, a cancel or a change, the third on tricks against its confirmation,
-the fourth as people change and explain things while applying, the fifth as speech-to-text
-writes what is said, the sixth as people compare, describe and doubt before they choose), and
-one more on the transfer's confirmation: hedges, reasons, quoted yeses and corrections. Each
-turn says the stage it should end in and the values it should hold.
+typing habits and texted endings, the third on formal and dictated messages, the fourth on dates,
+several transfers and questions in the middle; then one in the regions' dialects and as older
+people type, one as the young text, one on what is and is not a yes at the confirmation, one as
+speech-to-text writes what is said to a voice assistant, one naming the money, the transfer and
+the account while deciding, one typed fast on a phone, slips and all, one in messenger shorthand:
+ㅇㅇ, ㄱㄱ, 3.5만, jokes and conditions at the confirmation, one as older people write to a bank:
+formal, several sentences, a purpose before the request, one typed in pieces across messages by
+the busy, one more on batches decided one by one, one on a yes said with a change, a question or a
+condition), in English (six sets, the second as non-native speakers text, the third as native
+speakers living in Korea do, the fourth as the world's Englishes and phones type, the fifth with
+context first, corrections and every kind of answer at the confirmation, the sixth on yeses that
+are not: sarcasm, quotes, hypotheticals, a yes to another question), one on when to send (dates as
+people say them), code-switched (one set) and against tricks (two sets on the transfer: injected
+"system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes; look-alike and
+hidden characters, forged transcripts, hostile text; one more on several transfers in one message,
+each decided by its place or its name), the pizza shop (nine sets, the fourth as the world's
+Englishes decide, the fifth by voice, the sixth as customers text an order indirectly, changing it
+a detail at a time, the seventh against its confirmations: injected lines, forged transcripts,
+look-alike letters, the eighth ordering for a group, with second thoughts and other people's
+yeses, the ninth on paying: card numbers in every form, declines, methods changed), the online
+shop (thirteen sets, the fourth as shoppers type in the regions, young and old, the fifth in
+English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and by
+nickname, the seventh on the sellers' side and the line between sellers and shoppers, the eighth
+in English again, context first and every kind of answer at a confirmation, the ninth on cancels,
+refunds and exchanges as upset or polite shoppers write them, the tenth in English around the
+shop's Korean words, with questions at every confirmation, the eleventh two requests at once and
+hedged answers, the twelfth on reviews and ratings, the thirteenth on the cart and buying now),
+the bank's card help desk (eight sets, the third in a hurry, upset or unsure, the fourth by voice,
+the fifth as customers explain before they ask, the sixth against its protections: injected lines,
+forged transcripts, someone else's yes, look-alike letters, the seventh code-switched: "카드 lost
+했어요", "dont cancel it!! 취소하지 마세요", the eighth in distress: lost abroad, fraud, panic),
+the small shop assistant (three sets: who may ask what, what is never taken, claimed roles and
+rules talked around), the Korean card application (six sets, the second on what is and is not a
+yes, a cancel or a change, the third on tricks against its confirmation, the fourth as people
+change and explain things while applying, the fifth as speech-to-text writes what is said, the
+sixth as people compare, describe and doubt before they choose), and one more on the transfer's
+confirmation: hedges, reasons, quoted yeses and corrections. Each turn says the stage it should
+end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -474,6 +474,9 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "가게에 없는 것: 원룸용 냉장고 검색은 못 찾음, 태블릿 추천은 종류를 다시 물음, 노트북"
         " 100만원 이하면 P-104, 다이슨 에어랩 최저가는 정보 없음",
     },
+    "transfer_yes_but.test.yaml": set(),
+    "pizza_payments.test.yaml": set(),
+    "commerce_cart_ko.test.yaml": set(),
     "card_ko_6.test.yaml": {
         # "그 체크카드 신청은 안 할게요": the flow's verb as the topic with "won't" is no cancel
         # (it may turn down one part of a task); the question again
@@ -506,10 +509,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "seller changes mind: a declined report gives nothing, then yes, then declined again",
     },
     "cards_en_5.test.yaml": {
-        # a theft told inside a question ("…my card was stolen…, what do i do??") starts the
-        # replacement's verification without the lost report's own sentence
-        "lost abroad: unverified stolen report verifies, gives a foreign number, YES PLEASE"
-        " orders",
         # "authenticate me" is no word of the verify flow's
         "verify: PIN blurted before the id is kept, the id then verifies at once",
         # "the first one obviously": a word after the place keeps it from choosing
@@ -528,6 +527,16 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a comment that is a question ("…충분하지 않나요?") is no value, even for free text:
         # the comment is asked again
         "물음표로 끝나는 후기 내용도 그대로 후기로 받고 확인 화면에서 멈추며, '확인'으로 등록",
+    },
+    "transfer_batches_3.test.yaml": {
+        # the last transfer of a batch ends with the batch's summary ("2건 이체가 모두
+        # 완료됐어요."), where the writer expected that transfer's own sentence (each was sent
+        # on its own yes)
+        "batch3: yes naming the person being confirmed sends only that one",
+        "batch3: changing dad's amount while dad is asked, then yes",
+        "batch3: history asked while the second is asked keeps it unsent",
+        # "월급 들어오면 아빠 건 보내줘": a time that names no date, asked for (nothing is sent)
+        "batch3: condition on the second one sends nothing, then cancel",
     },
     "commerce_aftersales_ko.test.yaml": {
         # a change with its reason after it ("환불 말고 그냥 교환으로 할게요 음질은 마음에
@@ -655,6 +664,10 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_split_ko.test.yaml": {"EXECUTED", "FAILED"},
          "shop_ko_3.test.yaml": set(), "cards_en_5.test.yaml": {"ORDERED"},
          "commerce_reviews_ko.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "transfer_batches_3.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_yes_but.test.yaml": {"EXECUTED", "FAILED"},
+         "pizza_payments.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "commerce_cart_ko.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

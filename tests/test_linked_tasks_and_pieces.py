@@ -5,7 +5,10 @@ blind sets that found them):
   replacement) start one task: one card is ordered, never a second replacement after it;
 - an amount said with "-이고" ("금액은 2만원이고") is the amount;
 - a time said of another, later sending ("다음 주에 또 보낼지도") is no date for this one;
-- "일단", "여기서" and "별거 아냐" around a yes add nothing to it.
+- "일단", "여기서", "별거 아냐", "확실해" and "늘 고마워요" around a yes add nothing to it;
+- two catalogue names said apart in one request name no product (which one?), a name only
+  like another intent's example is the request's own, and a number typed onto a name is no
+  count, a particle after it notwithstanding ("버즈3랑").
 """
 
 from __future__ import annotations
@@ -80,7 +83,8 @@ async def test_a_time_of_another_sending_is_no_date(reply: str) -> None:
 
 
 @pytest.mark.parametrize("reply", ["일단 이거 송금해줘", "그냥 여기서 이체해 주세요",
-                                   "아 별거 아니야 보내줘"])
+                                   "아 별거 아니야 보내줘", "응 확실해요, 이체해줘",
+                                   "네 보내주세요 항상 고마워요"])
 async def test_words_around_a_yes_that_add_nothing(reply: str) -> None:
     snapshot, _, finished = await play(TRANSFER, ["삼촌한테 5만원 보내줘", reply])
     assert (snapshot["stage"], len(finished)) == ("EXECUTED", 1)
@@ -90,3 +94,34 @@ async def test_words_around_a_yes_that_add_nothing(reply: str) -> None:
 async def test_those_words_alone_decide_nothing(reply: str) -> None:
     snapshot, _, finished = await play(TRANSFER, ["삼촌한테 5만원 보내줘", reply])
     assert (snapshot["stage"], finished) == ("READY", [])
+
+
+COMMERCE = compile_file(ROOT / "flows" / "commerce.yaml")
+SHOPPER = {"is_logged_in": True, "user_id": "u-1", "user_type": "consumer"}
+
+
+async def cart(message: str) -> dict[str, Any]:
+    engine = Engine(COMMERCE, store=MemoryStore(), settings=load_settings({}),
+                    clock=lambda: CLOCK)
+    done = [e async for e in engine.turn("s", message, context=SHOPPER)][-1]
+    await engine.aclose()
+    return dict(done.state_snapshot)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("message", [
+    "소니 WF-1000XM5하고 갤럭시 버즈3 장바구니에 넣어줘",
+    "갤럭시 버즈3이랑 로지텍 MX Keys Mini 담아줘",
+])
+async def test_two_names_said_apart_name_no_product(message: str) -> None:
+    snapshot = await cart(message)
+    assert (snapshot["flow"], snapshot["slots"]["product"]) == ("order", None)
+    assert snapshot["slots"]["quantity"] is None  # "버즈3" counts nothing
+
+
+@pytest.mark.parametrize(("message", "quantity"), [
+    ("갤럭시 버즈3 장바구니에 넣어줘", None), ("갤럭시 버즈3랑 충전기 담아줘", None),
+    ("갤럭시 버즈3 3개만요 담아줘", 3), ("갤럭시 버즈3 담아줘", None)])
+async def test_a_number_typed_onto_a_name_is_no_count(message: str,
+                                                      quantity: int | None) -> None:
+    snapshot = await cart(message)
+    assert snapshot["slots"]["quantity"] == quantity

@@ -4,7 +4,8 @@ A name is found when the message holds a run of its words, in order: the whole n
 two or more of its words that make at least half of it ("로지텍 MX Keys" for "로지텍 MX
 Keys Mini", "에어팟 프로" for "애플 에어팟 프로 2"). Words compare casefolded; a Korean
 particle glued to a message word is left out ("에어팟 프로를"). The name with the longest
-run wins; two names found by runs as long give nothing ("로지텍 MX" is two products).
+run wins; two names found by runs as long give nothing ("로지텍 MX" is two products), nor
+do two names said apart ("갤럭시 버즈3하고 소니 WF-1000XM5": which one?).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from .spans import Match
 from .words import normalise
 
 _WORD = re_compile(r"\S+")
-_PARTICLE = re_compile(r"(?:은|는|이|가|을|를|도|만|으로|로|와|과|랑|이랑|요|이요)$")
+_PARTICLE = re_compile(r"(?:은|는|이|가|을|를|도|만|으로|로|와|과|랑|이랑|하고|하구|요|이요)$")
 
 
 def find_known(text: str, names: Sequence[str]) -> list[Match]:
@@ -27,6 +28,8 @@ def find_known(text: str, names: Sequence[str]) -> list[Match]:
     ...                                                        "로지텍 MX Master 3S"])]
     ['로지텍 MX Keys Mini']
     >>> find_known("로지텍 MX 담아줘", ["로지텍 MX Keys Mini", "로지텍 MX Master 3S"])
+    []
+    >>> find_known("갤럭시 버즈3하고 소니 WF-1000XM5", ["갤럭시 버즈3", "소니 WF-1000XM5"])
     []
     """
     words = [(m.start(), m.end(), part) for m in _WORD.finditer(text)
@@ -47,6 +50,8 @@ def find_known(text: str, names: Sequence[str]) -> list[Match]:
     if len(found) > 1:
         return []
     _, name, start, end = found[0]
+    if any(e <= start or end <= s for _, _, s, e in best):
+        return []  # another name said apart from it: "버즈3하고 소니 WF-1000XM5", which one?
     return [Match(name, start, end, text[start:end])]
 
 

@@ -74,10 +74,15 @@ _FINDERS: dict[str, Finder] = {
 
 def _named(text: str, match: Match) -> bool:
     """Whether a number is part of a name: typed onto the letters before it, and no counter
-    after it ("버즈3", "갤럭시S24", "MX3"; not "사과3개")."""
+    after it ("버즈3", "버즈3랑", "갤럭시S24", "MX3"; not "사과3개")."""
     before = text[match.start - 1] if match.start else " "
-    after = text[match.end] if match.end < len(text) else " "
-    return before.isalpha() and not after.isalpha()
+    return before.isalpha() and _COUNTER.match(text, match.end) is None
+
+
+_COUNTER = re_compile(r"\s?(?:(?:개|박스|세트|장|병|팩|벌|켤레|대|권|묶음|통|봉|짝)"
+                      r"(?:요|씩|만|을|를|이|가|은|는|도|로|으로|이요|짜리|입니다|이에요)*(?![가-힣])"
+                      r"|pcs?\b|ea\b|x\b|units?\b|pieces?\b)", re.IGNORECASE)
+"""A counter after a number: what is counted ("3개", "3개만요", "2 pcs"; not "3 장바구니")."""
 
 
 def find_all(text: str, slots: Sequence[CompiledSlot],

@@ -206,6 +206,9 @@ def several(message: str, service: CompiledService, today: dt.date
         intents = ranked(part, service)
         if found and intents and _corrects(found[-1][1], part):  # "…, no wait, it was stolen"
             found[-1], corrected = (intents[0], f"{found[-1][1]} {part.strip()}"), True
+        elif found and intents and _only_like(found[-1][0]) and not _only_like(intents[0]):
+            found[-1] = (intents[0], f"{found[-1][1]} {part.strip()}")  # "버즈3하고 소니
+            # WF-1000XM5 담아줘": a name only like another's example is this request's
         elif intents and not (found and _gives_to(part, intents[0], found[-1][0], service,
                                                    today)):
             found.append((intents[0], part.strip()))
@@ -220,6 +223,11 @@ def several(message: str, service: CompiledService, today: dt.date
         priority = _priorities(service)
         found.sort(key=lambda part: -priority.get(part[0].name or "", 0))
     return found
+
+
+def _only_like(intent: Intent) -> bool:
+    """Whether ``intent`` was found only by a likeness to its examples (no keyword said)."""
+    return intent.reason.startswith((EXAMPLE, LEARNED))
 
 
 def _one_task(found: list[tuple[Intent, str]], service: CompiledService
