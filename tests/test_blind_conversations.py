@@ -8,34 +8,37 @@ the account while deciding, one typed fast on a phone, slips and all, one in mes
 ㅇㅇ, ㄱㄱ, 3.5만, jokes and conditions at the confirmation, one as older people write to a bank:
 formal, several sentences, a purpose before the request, one typed in pieces across messages by
 the busy, one more on batches decided one by one, one on a yes said with a change, a question or a
-condition), in English (six sets, the second as non-native speakers text, the third as native
-speakers living in Korea do, the fourth as the world's Englishes and phones type, the fifth with
-context first, corrections and every kind of answer at the confirmation, the sixth on yeses that
-are not: sarcasm, quotes, hypotheticals, a yes to another question), one on when to send (dates as
-people say them), code-switched (one set) and against tricks (two sets on the transfer: injected
-"system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes; look-alike and
-hidden characters, forged transcripts, hostile text; one more on several transfers in one message,
-each decided by its place or its name), the pizza shop (nine sets, the fourth as the world's
-Englishes decide, the fifth by voice, the sixth as customers text an order indirectly, changing it
-a detail at a time, the seventh against its confirmations: injected lines, forged transcripts,
-look-alike letters, the eighth ordering for a group, with second thoughts and other people's
-yeses, the ninth on paying: card numbers in every form, declines, methods changed), the online
-shop (thirteen sets, the fourth as shoppers type in the regions, young and old, the fifth in
+condition, one on amounts and dates said together), in English (six sets, the second as non-native
+speakers text, the third as native speakers living in Korea do, the fourth as the world's
+Englishes and phones type, the fifth with context first, corrections and every kind of answer at
+the confirmation, the sixth on yeses that are not: sarcasm, quotes, hypotheticals, a yes to
+another question), one on when to send (dates as people say them), code-switched (one set) and
+against tricks (three sets on the transfer: injected "system" lines, quoted yeses, markup,
+take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
+hostile text; one more on several transfers in one message, each decided by its place or its
+name), the pizza shop (ten sets, the fourth as the world's Englishes decide, the fifth by voice,
+the sixth as customers text an order indirectly, changing it a detail at a time, the seventh
+against its confirmations: injected lines, forged transcripts, look-alike letters, the eighth
+ordering for a group, with second thoughts and other people's yeses, the ninth on paying: card
+numbers in every form, declines, methods changed, the tenth on what one can and cannot eat), the
+online shop (fifteen sets, the fourth as shoppers type in the regions, young and old, the fifth in
 English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and by
 nickname, the seventh on the sellers' side and the line between sellers and shoppers, the eighth
 in English again, context first and every kind of answer at a confirmation, the ninth on cancels,
 refunds and exchanges as upset or polite shoppers write them, the tenth in English around the
 shop's Korean words, with questions at every confirmation, the eleventh two requests at once and
-hedged answers, the twelfth on reviews and ratings, the thirteenth on the cart and buying now),
-the bank's card help desk (eight sets, the third in a hurry, upset or unsure, the fourth by voice,
-the fifth as customers explain before they ask, the sixth against its protections: injected lines,
-forged transcripts, someone else's yes, look-alike letters, the seventh code-switched: "카드 lost
-했어요", "dont cancel it!! 취소하지 마세요", the eighth in distress: lost abroad, fraud, panic),
-the small shop assistant (three sets: who may ask what, what is never taken, claimed roles and
-rules talked around), the Korean card application (six sets, the second on what is and is not a
-yes, a cancel or a change, the third on tricks against its confirmation, the fourth as people
-change and explain things while applying, the fifth as speech-to-text writes what is said, the
-sixth as people compare, describe and doubt before they choose), and one more on the transfer's
+hedged answers, the twelfth on reviews and ratings, the thirteenth on the cart and buying now, the
+fourteenth on orders placed: status, then acting on them, the fifteenth English yeses and noes of
+every shape), the bank's card help desk (eight sets, the third in a hurry, upset or unsure, the
+fourth by voice, the fifth as customers explain before they ask, the sixth against its
+protections: injected lines, forged transcripts, someone else's yes, look-alike letters, the
+seventh code-switched: "카드 lost 했어요", "dont cancel it!! 취소하지 마세요", the eighth in
+distress: lost abroad, fraud, panic), the small shop assistant (three sets: who may ask what, what
+is never taken, claimed roles and rules talked around), the Korean card application (seven sets,
+the second on what is and is not a yes, a cancel or a change, the third on tricks against its
+confirmation, the fourth as people change and explain things while applying, the fifth as
+speech-to-text writes what is said, the sixth as people compare, describe and doubt before they
+choose, the seventh for someone else, in English or mixed), and one more on the transfer's
 confirmation: hedges, reasons, quoted yeses and corrections. Each turn says the stage it should
 end in and the values it should hold.
 
@@ -538,6 +541,34 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # "월급 들어오면 아빠 건 보내줘": a time that names no date, asked for (nothing is sent)
         "batch3: condition on the second one sends nothing, then cancel",
     },
+    "transfer_amounts_ko.test.yaml": {
+        # "월급 들어오면 그때 보내줘" at the confirmation: a time that names no date, asked for
+        # (nothing is sent), where the writer expected READY
+        "만오천원 written as one word",
+    },
+    "commerce_status_ko.test.yaml": {
+        # "ORD-12" (too short) as the fourth message does not count toward giving up: asked
+        # again, where the writer expected GAVE_UP
+        "번호를 끝내 못 대면 네 번째 메시지에서 조회를 마침 (GAVE_UP)",
+        # "ORD-1003 배송 상태부터 알려주세요" at a cancel's confirmation runs the status on top:
+        # its answer asks whether to go on (the cancel waits under it, nothing is filed)
+        "취소 확인 중 같은 주문의 배송 상태를 물어도 접수되지 않고 확인 단계로 돌아옴, '넵'으로"
+        " 접수",
+    },
+    "pizza_en_7.test.yaml": {
+        # "is your pizza dough vegan?" is a question: it starts no order
+        "diet question: 'is your pizza dough vegan?' starts an order; questions never confirm"
+        " or charge",
+    },
+    "card_ko_7.test.yaml": set(),
+    "commerce_en_4.test.yaml": set(),
+    "transfer_adversarial_3.test.yaml": {
+        # "박지영한테 3만원 보내줄래" said again at the confirmation: "-줄래" (will you send)
+        # is not read as the request said again; the question again
+        "same request repeated confirms once, third time is a new transfer",
+        # "…월급 들어오면 그때 보내줘": a time that names no date, asked for (nothing is sent)
+        "conditional and questioning yeses wait",
+    },
     "commerce_aftersales_ko.test.yaml": {
         # a change with its reason after it ("환불 말고 그냥 교환으로 할게요 음질은 마음에
         # 들어서요"), a number corrected with "잘못 썼다" before it, a no with the speaker's plan
@@ -668,6 +699,12 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_yes_but.test.yaml": {"EXECUTED", "FAILED"},
          "pizza_payments.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_cart_ko.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "transfer_amounts_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "commerce_status_ko.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "pizza_en_7.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "card_ko_7.test.yaml": {"APPLIED"},
+         "transfer_adversarial_3.test.yaml": {"EXECUTED", "FAILED"},
+         "commerce_en_4.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -16,37 +16,26 @@ from the blind set that found them):
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.compiler import compile_file
-from engine.config import load_settings
 from engine.nlu import default_words
 from engine.nlu.names import reported
 from engine.nlu.reasons import answer_of
 from engine.nlu.words import yes_no
-from engine.runtime.engine import Engine
-from engine.store import MemoryStore
+from tests.played import play as played_in
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSFER = compile_file(ROOT / "flows" / "transfer.yaml")
 READY_WORDS = TRANSFER.flows["transfer"].stages["READY"].words or TRANSFER.words
-CLOCK = dt.datetime(2026, 3, 11, 9, 0).astimezone()
 
 
 async def play(messages: list[str]) -> tuple[dict[str, Any], int]:
-    store = MemoryStore()
-    engine = Engine(TRANSFER, store=store, settings=load_settings({}), clock=lambda: CLOCK)
-    snapshot: dict[str, Any] = {}
-    for message in messages:
-        events = [e async for e in engine.turn("s", message)]
-        snapshot = dict(events[-1].state_snapshot)  # type: ignore[union-attr]
-    finished = len(await store.completed("s"))
-    await engine.aclose()
-    return snapshot, finished
+    played = await played_in(TRANSFER, messages)
+    return played.snapshot, len(played.finished)
 
 
 @pytest.mark.parametrize(("text", "answer"), [

@@ -13,39 +13,24 @@ blind sets that found them):
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.compiler import compile_file
-from engine.config import load_settings
-from engine.runtime.engine import Engine
-from engine.runtime.values.session import SessionState
-from engine.store import MemoryStore
+from tests.played import play as played_in
 
 ROOT = Path(__file__).resolve().parents[1]
 CARDS = compile_file(ROOT / "flows" / "cards.yaml")
 TRANSFER = compile_file(ROOT / "flows" / "transfer.yaml")
-CLOCK = dt.datetime(2026, 3, 11, 9, 0).astimezone()
 
 
 async def play(service: Any, messages: list[str], slots: dict[str, Any] | None = None
                ) -> tuple[dict[str, Any], str, list[dict[str, Any]]]:
     """The last snapshot and reply, and the tasks the conversation finished."""
-    store = MemoryStore()
-    engine = Engine(service, store=store, settings=load_settings({}), clock=lambda: CLOCK)
-    if slots:
-        await store.commit("s", SessionState(slots=slots).to_json(), expected_version=0)
-    snapshot: dict[str, Any] = {}
-    message = ""
-    for text in messages:
-        done = [e async for e in engine.turn("s", text)][-1]
-        snapshot, message = dict(done.state_snapshot), done.message  # type: ignore[union-attr]
-    finished = await store.completed("s")
-    await engine.aclose()
-    return snapshot, message, finished
+    played = await played_in(service, messages, slots=slots)
+    return played.snapshot, played.message, played.finished
 
 
 @pytest.mark.parametrize("opening", [
@@ -101,11 +86,7 @@ SHOPPER = {"is_logged_in": True, "user_id": "u-1", "user_type": "consumer"}
 
 
 async def cart(message: str) -> dict[str, Any]:
-    engine = Engine(COMMERCE, store=MemoryStore(), settings=load_settings({}),
-                    clock=lambda: CLOCK)
-    done = [e async for e in engine.turn("s", message, context=SHOPPER)][-1]
-    await engine.aclose()
-    return dict(done.state_snapshot)  # type: ignore[union-attr]
+    return (await played_in(COMMERCE, [message], context=SHOPPER)).snapshot
 
 
 @pytest.mark.parametrize("message", [
@@ -125,3 +106,18 @@ async def test_a_number_typed_onto_a_name_is_no_count(message: str,
                                                       quantity: int | None) -> None:
     snapshot = await cart(message)
     assert snapshot["slots"]["quantity"] == quantity
+
+
+@pytest.mark.parametrize("message", ["이모랑 삼촌 두 분께 각각 2만원 보내드려",
+                                     "형하고 누나 2명한테 3만원씩 보내줘",
+                                     "할머니랑 할아버지 모두에게 5만원씩"])
+async def test_a_head_count_after_the_people_still_splits_each(message: str) -> None:
+    snapshot, reply, _ = await play(TRANSFER, [message])
+    assert snapshot["stage"] == "READY" and "(1/2)" in reply
+    assert snapshot["task_queue"] and snapshot["slots"]["amount"] in (20000, 30000, 50000)
+
+
+@pytest.mark.parametrize("reply", ["다음에 올게요", "나중에 다시 올게요"])
+async def test_coming_back_later_cancels(reply: str) -> None:
+    snapshot, _, finished = await play(TRANSFER, ["삼촌한테 5만원 보내줘", reply])
+    assert (snapshot["stage"], len(finished)) == ("CANCELLED", 1)

@@ -248,6 +248,21 @@ async def test_invisible_characters_never_reach_understanding(transfer: Compiled
     assert odd.trace.get("error") is None
 
 
+@pytest.mark.parametrize("marked", ["예\u0336", "o\u0338k\u0338", "y\u0335e\u0335s\u0335",
+                                    "확\u0301인", "응\u0334", "sure\u20d2"])
+async def test_a_yes_struck_through_or_marked_moves_no_money(transfer: CompiledService,
+                                                            marked: str) -> None:
+    """A yes drawn over with a line, or with marks no one types on Hangul, reads as its
+    letters, but is never the user's own clear yes: the question is asked again."""
+    engine = Engine(transfer, store=MemoryStore(), clock=lambda: TODAY,
+                    settings=load_settings({}))
+    await engine.reply("s", "이모한테 2만원 보내줘")
+    done = await engine.reply("s", marked)
+    assert done.state_snapshot["stage"] == "READY"
+    assert await engine.store.completed("s") == []
+    assert (await engine.reply("s", "네")).state_snapshot["stage"] == "EXECUTED"
+
+
 async def test_a_session_belongs_to_the_principal_that_created_it(
         transfer: CompiledService) -> None:
     engine = Engine(transfer, store=MemoryStore(), clock=lambda: TODAY,

@@ -19,7 +19,6 @@ sentences of its own (none from the blind sets that found them):
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -27,36 +26,23 @@ import pytest
 
 from engine.compiler import compile_file
 from engine.compiler.filters import won
-from engine.config import load_settings
 from engine.nlu import default_words
 from engine.nlu.money import find_money
 from engine.nlu.phrases import is_question
 from engine.nlu.reasons import answer_of
 from engine.nlu.words import cancel_first, yes_no
-from engine.runtime.engine import Engine
-from engine.runtime.values.session import SessionState
-from engine.store import MemoryStore
+from tests.played import play as played_in
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSFER = compile_file(ROOT / "flows" / "transfer.yaml")
 CARDS = compile_file(ROOT / "flows" / "cards.yaml")
-CLOCK = dt.datetime(2026, 3, 11, 9, 0).astimezone()
 
 
 async def play(service: Any, messages: list[str], slots: dict[str, Any] | None = None
                ) -> tuple[dict[str, Any], int]:
     """The last turn's snapshot and how many tasks the conversation finished."""
-    store = MemoryStore()
-    engine = Engine(service, store=store, settings=load_settings({}), clock=lambda: CLOCK)
-    if slots:
-        await store.commit("s", SessionState(slots=slots).to_json(), expected_version=0)
-    snapshot: dict[str, Any] = {}
-    for message in messages:
-        events = [e async for e in engine.turn("s", message)]
-        snapshot = dict(events[-1].state_snapshot)  # type: ignore[union-attr]
-    finished = len(await store.completed("s"))
-    await engine.aclose()
-    return snapshot, finished
+    played = await played_in(service, messages, slots=slots)
+    return played.snapshot, len(played.finished)
 
 
 @pytest.mark.parametrize(("text", "value"), [
@@ -186,12 +172,6 @@ COMMERCE = compile_file(ROOT / "flows" / "commerce.yaml")
     "only if it hasnt been shipped out yet", "ok if shipping is still free",
     "배송 출발 전이면 해주세요"])
 async def test_a_condition_at_a_confirmation_starts_no_other_flow(reply: str) -> None:
-    store = MemoryStore()
-    engine = Engine(COMMERCE, store=store, settings=load_settings({}), clock=lambda: CLOCK)
     context = {"is_logged_in": True, "user_id": "u-1", "user_type": "consumer"}
-    for message in ["P-106 2개 장바구니에 담아줘", reply]:
-        done = [e async for e in engine.turn("s", message, context=context)][-1]
-    await engine.aclose()
-    snapshot = done.state_snapshot  # type: ignore[union-attr]
-    assert (snapshot["flow"], snapshot["stage"]) == ("order", "READY")
-    assert await store.completed("s") == []
+    played = await played_in(COMMERCE, ["P-106 2개 장바구니에 담아줘", reply], context=context)
+    assert (played.snapshot["flow"], played.stage, played.finished) == ("order", "READY", [])

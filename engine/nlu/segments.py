@@ -141,8 +141,10 @@ def merge_tasks(per_part: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 _EACH = re_compile(r"^(?P<before>.*?)(?P<people>(?:[가-힣A-Za-z]+?(?:\s?(?:씨|님))?"
-                   r"(?:이랑|랑|하고|와|과|\s*,)\s*)+[가-힣A-Za-z]+?(?:\s?(?:씨|님))?)\s?"
+                   r"(?:이랑|랑|하고|와|과|\s*,)\s*)+[가-힣A-Za-z]+?(?:\s?(?:씨|님))?)"
+                   r"(?:\s(?:[두세네2-4]\s?(?:명|분|사람)|둘\s?다|셋\s?다|모두|다))?\s?"
                    r"(?P<to>한테|에게|께)(?P<rest>.*(?:각각|각자|씩).*)$")
+"""(A head count after the people counts them: "엄마랑 아빠 2명한테 만원씩", "둘 다한테".)"""
 _JOINED = re_compile(r"(?<=[가-힣A-Za-z])(?:이랑|랑|하고|와|과)\s*|\s*,\s*")
 _EACH_WORD = re_compile(r"\s*(?:각각|각자)\s*|(?<=[0-9원만천kK])씩")
 
@@ -159,6 +161,8 @@ def each_to(text: str) -> str:
     '누나랑 형한테 2만원 보내줘'
     >>> each_to("김민수 씨랑 박지영 님한테 각각 2만원씩")
     '김민수 씨한테 2만원, 박지영 님한테 2만원'
+    >>> each_to("엄마랑 아빠 두 분께 만원씩 보내줘")
+    '엄마께 만원 보내줘, 아빠께 만원 보내줘'
     """
     each = _EACH.match(text.strip())
     if each is None:

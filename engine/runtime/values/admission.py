@@ -162,12 +162,17 @@ _DROPPED = frozenset({"Cf", "Cs", "Cc"})
 
 def hides_in_words(message: str) -> bool:
     """Whether ``message`` hides an invisible character inside a word ("ye\u200bs",
-    "확\u200d인"): read through for values, but never the user's own clear yes.
+    "확\u200d인") or marks a word with what no one types on it — a line struck through or
+    over it ("y\u0336e\u0336s\u0336", "네\u0336"), accents on Hangul: read through for
+    values, but never the user's own clear yes.
 
     >>> hides_in_words("ye\u200bs"), hides_in_words("yes\u200b"), hides_in_words("네 👍")
     (True, False, False)
+    >>> hides_in_words("네\u0336"), hides_in_words("y\u0336es"), hides_in_words("café")
+    (True, True, False)
     """
-    return not message.isascii() and _HIDDEN_IN_WORD.search(message) is not None
+    return not message.isascii() and (_HIDDEN_IN_WORD.search(message) is not None or
+                                       _MARKED.search(message) is not None)
 
 
 def invisible_bmp_ranges() -> str:
@@ -194,6 +199,9 @@ _INVISIBLE_BMP = re_compile(  # invisible_bmp_ranges(), written out: not built a
     "\\ud800-\\udfff\\ufeff-\\ufeff\\ufff9-\\ufffb]")
 _ASTRAL = re_compile("[\U00010000-\U0010ffff]")
 _HIDDEN_IN_WORD = re_compile(rf"(?<=\w){_INVISIBLE_BMP.pattern}+(?=\w)")
+_MARKED = re_compile(r"[\u0334-\u0338\u20d2\u20d3\u20e5\u20e6\u20ea\u20eb]"
+                     r"|(?<=[가-힣ㄱ-ㅣ])[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff]")
+"""A line struck through or laid over a letter, or any combining mark on Hangul."""
 
 
 def caller_of(session_id: str, owner: str | None) -> str:
