@@ -108,13 +108,17 @@ async def test_a_number_typed_onto_a_name_is_no_count(message: str,
     assert snapshot["slots"]["quantity"] == quantity
 
 
-@pytest.mark.parametrize("message", ["이모랑 삼촌 두 분께 각각 2만원 보내드려",
-                                     "형하고 누나 2명한테 3만원씩 보내줘",
-                                     "할머니랑 할아버지 모두에게 5만원씩"])
-async def test_a_head_count_after_the_people_still_splits_each(message: str) -> None:
+@pytest.mark.parametrize(("message", "first", "second", "amount"), [
+    ("이모랑 삼촌 두 분께 각각 2만원 보내드려", "이모", "삼촌", 20000),
+    ("형하고 누나 2명한테 3만원씩 보내줘", "형", "누나", 30000),
+    ("할머니랑 할아버지 모두에게 5만원씩", "할머니", "할아버지", 50000)])
+async def test_a_head_count_after_the_people_still_splits_each(
+        message: str, first: str, second: str, amount: int) -> None:
     snapshot, reply, _ = await play(TRANSFER, [message])
     assert snapshot["stage"] == "READY" and "(1/2)" in reply
-    assert snapshot["task_queue"] and snapshot["slots"]["amount"] in (20000, 30000, 50000)
+    assert (snapshot["slots"]["target"], snapshot["slots"]["amount"]) == (first, amount)
+    assert [(task["target"], task["amount"]) for task in snapshot["task_queue"]] == \
+        [(second, amount)]
 
 
 @pytest.mark.parametrize("reply", ["다음에 올게요", "나중에 다시 올게요"])

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from engine.precompiled import re_compile
 
+from .text import SENTENCE_END
 from .words import Answer, YesNoWords, yes_no
 
-_SENTENCE_END = re_compile(r"(?<=[.!。])\s+")
 _ACKNOWLEDGED = re_compile(
     r"^(?:(?:네|예|아|아하|음|그래요|그럼|그러면|그래도)[,.!~\s]+)?"
     r"(?:(?:이제|이젠|잘|다|제\s?생각에도|저도|금액(?:도)?|내용(?:도)?|받는\s?(?:사람|분)(?:도)?|"
@@ -46,7 +46,7 @@ def decided_in_sentences(text: str, words: YesNoWords) -> Answer | None:
     """
     if "?" in text or "？" in text:
         return None
-    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s.strip(" .!~")]
+    sentences = [s for s in SENTENCE_END.split(text.strip()) if s.strip(" .!~")]
     if len(sentences) < 2:
         return None
     said: set[Answer] = set()

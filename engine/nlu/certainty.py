@@ -29,6 +29,7 @@ from .numbers import EN_NUMERAL, english_numeral, find_numbers, parse_numeral, t
 from .phrases import A_LAUGH, CANCEL_SET_ASIDE, FILLERS
 from .retractions import retraction_spans
 from .spans import Match
+from .text import SENTENCE_END
 
 _NEGATED_AFTER = re_compile(
     r"\s*(?:원|won|dollars?|달러)?\s*(?:한텐|에겐|한테|헌테|헨테|한태|에게|께)?(?:은|는|이|가|을|를|도)?\s*"
@@ -244,14 +245,12 @@ def inexact(text: str, match: Match) -> bool:
     """
     if isinstance(match.value, bool) or not isinstance(match.value, int | float):
         return False
-    opens = max((m.end() for m in _SENTENCE_END.finditer(text, 0, match.start)), default=0)
-    closing = _SENTENCE_END.search(text, match.end)  # a sum in its own sentence: "…보내 주십시오.
+    opens = max((m.end() for m in SENTENCE_END.finditer(text, 0, match.start)), default=0)
+    closing = SENTENCE_END.search(text, match.end)  # a sum in its own sentence: "…보내 주십시오.
     closes = closing.start() if closing is not None else len(text)  # 음식값을 나누기로 했습니다"
     return bool(_ROUGH_BEFORE.search(text, 0, match.start) or
                 _ROUGH_AFTER.match(text, match.end) or _SUM.search(text, opens, closes))
 
-
-_SENTENCE_END = re_compile(r"[.!?。]+\s+")
 
 
 _GIVEN_AFTER = re_compile(

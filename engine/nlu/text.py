@@ -84,4 +84,9 @@ def _decision_text(text: str) -> str | None:
     return normalised if 0 < len(normalised) <= _LONGEST else None
 
 
-__all__ = ["decision_text", "normalise"]
+SENTENCE_END = re_compile(r"(?<=[.!?。])\s+|\n+")
+"""Where one sentence of a message ends and the next begins: after . ! ? 。 and a space, or at
+a line break."""
+
+
+__all__ = ["SENTENCE_END", "decision_text", "normalise"]

@@ -3,18 +3,26 @@ the sounds one makes while thinking ("어 그 팔만 원으로"),
 a value set aside ("말고"), a request's ending ("주세요", "주이소"), a word of changing or of
 the speaker's own giving, finding the value ("찾았어요 ORD-1002요") or naming which task
 ("이번 건은"). A change at a confirmation is sure only when every other word is one of
-these."""
+these (``not_a_change``); values read mid-flow are sure only outside a question, a hedge or
+another verb's sentence (``sure_of``). What was told before or after a request is the
+story's (``told_off``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+from engine.compiler.compiled import CompiledService
 from engine.nlu import names
+from engine.nlu.certainty import leftover
 from engine.nlu.endings import REQUEST
-from engine.nlu.phrases import THINKING
+from engine.nlu.phrases import THINKING, is_question
+from engine.nlu.retractions import after_retraction
 from engine.nlu.segments import last_sentence
 from engine.nlu.words import YesNoWords
 from engine.precompiled import re_compile
+from engine.runtime.understanding.bare import OPENING
 
 
 def accounted_by(words: YesNoWords) -> Callable[[str], bool]:
@@ -43,6 +51,41 @@ _GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)
 "20만원 드릴게요"): said with an amount, it says nothing else ("주던데" is someone else's)."""
 _CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여", "올려", "내려", "미뤄",
              "미루", "당겨", "예약")
+
+
+def sure_of(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
+          service: CompiledService, asked: str | None, words: YesNoWords,
+          known: Callable[[str], bool]) -> bool:
+    """Whether the rules are sure of values found mid-flow: never in a question ("3만원?"); an
+    optional slot's alone, unasked, needs the rest ``known`` ("오늘 날씨 좋다": no date)."""
+    if not picked:
+        return True
+    said = after_retraction(text) or text  # "40만원? 아니다 20만원 이하로": its last say
+    asking = is_question(said) and not (asked and names.name_shaped_like_a_question(
+        OPENING.sub("", text)))  # "어 누나요": a name, not "-나요?"
+    plain = light_verbs_off(text)  # "damaged 됐어요": the value's own verb, no report
+    if asking or names.hedged(plain):
+        return False
+    if any(names.OTHER_PREDICATE.search(w) for w in leftover(plain, spans, accounted_by(words))):
+        return False
+    weak = all(name != asked and not service.slots[name].spec.required for name in picked)
+    return not (weak and leftover(text, spans, known))
+
+
+def not_a_change(text: str, spans: Sequence[tuple[int, int]],
+                  accounted: Callable[[str], bool]) -> bool:
+    """At a confirmation, values that change nothing: a condition ("yes if it's cheese"),
+    another task ("누나한테도", "yes and send Tom 10k too"), a sentence about something else
+    ("물어보고 말할게")."""
+    return bool(names.CONDITION.search(text) or _ANOTHER.search(text)
+                or any(_ALSO.search(text[a:b]) for a, b in spans)
+                or any(_HANGUL.search(w) for w in leftover(light_verbs_off(text), spans,
+                                                            accounted)))
+
+
+_HANGUL = re_compile(r"[가-힣]+")
+_ALSO = re_compile(r"(?:한테|에게|께|원)도$")
+_ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
 
 
 def light_verbs_off(text: str) -> str:
@@ -106,4 +149,5 @@ _REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|부탁�
 """Where a request ends ("…환불해 주세요", "…취소요") and something else follows."""
 
 
-__all__ = ["accounted_by", "asked_for", "light_verbs_off", "told_after", "told_off"]
+__all__ = ["accounted_by", "asked_for", "light_verbs_off", "not_a_change", "sure_of",
+           "told_after", "told_off"]

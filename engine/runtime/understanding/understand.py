@@ -28,17 +28,17 @@ from engine.nlu.certainty import inexact, leftover, named_by, negated, ranged
 from engine.nlu.phrases import thanked_off
 from engine.nlu.reasons import answer_of, decided_of
 from engine.nlu.resets import named_resets
-from engine.nlu.retractions import after_retraction, retracted_at, taken_back
+from engine.nlu.retractions import retracted_at, taken_back
 from engine.nlu.segments import each_to, last_sentence, merge_tasks, task_parts, without_told
-from engine.precompiled import re_compile
 from engine.runtime.understanding.accounted import (
     accounted_by,
     asked_for,
     light_verbs_off,
+    not_a_change,
+    sure_of,
     told_off,
 )
 from engine.runtime.understanding.bare import (
-    OPENING,
     a_note,
     bare_ok,
     bare_value,
@@ -280,24 +280,13 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
         spans = [*spans, *words_of(text, [m for _, ms in found for m in ms]),  # "5만원 말고 7만원"
                  *set_aside(text, {k: confirming.get(k) for k in picked}),  # "아빠 말고 오빠한테"
                  (0, retracted_at(text) or 0)]  # taken back: "4만원 아니 3만원으로 해줘"
-        if _not_a_change(text, spans, changing) or quits(leftover(text, spans, lambda w: False),
+        if not_a_change(text, spans, changing) or quits(leftover(text, spans, lambda w: False),
                                                          words):
             return {}  # "오늘은 그만할래요": no date
         known = changing
     else:
         spans += said_away(text, found, picked)
-    return picked if _sure(text, picked, spans, service, asked, words, known) else {}
-
-
-def _not_a_change(text: str, spans: Sequence[tuple[int, int]],
-                  accounted: Callable[[str], bool]) -> bool:
-    """At a confirmation, values that change nothing: a condition ("yes if it's cheese"),
-    another task ("누나한테도", "yes and send Tom 10k too"), a sentence about something else
-    ("물어보고 말할게")."""
-    return bool(names.CONDITION.search(text) or _ANOTHER.search(text)
-                or any(_ALSO.search(text[a:b]) for a, b in spans)
-                or any(_HANGUL.search(w) for w in leftover(light_verbs_off(text), spans,
-                                                            accounted)))
+    return picked if sure_of(text, picked, spans, service, asked, words, known) else {}
 
 
 def _bare_ok(text: str, service: CompiledService, asked: str | None, answer: str | None,
@@ -323,28 +312,6 @@ def _elsewhere(text: str, service: CompiledService, here: str) -> bool:
     """Whether ``text`` names an intent, over its threshold, that another flow than ``here``
     takes."""
     return any(service.routes[i.name or ""] != here for i in routed_intents(text, service))
-
-
-_HANGUL = re_compile(r"[가-힣]+")
-_ALSO = re_compile(r"(?:한테|에게|께|원)도$")
-_ANOTHER = re_compile(r"\b(?:too|also|as well|another|additionally)\b", re.IGNORECASE)
-def _sure(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
-          service: CompiledService, asked: str | None, words: YesNoWords,
-          known: Callable[[str], bool]) -> bool:
-    """Whether the rules are sure of values found mid-flow: never in a question ("3만원?"); an
-    optional slot's alone, unasked, needs the rest ``known`` ("오늘 날씨 좋다": no date)."""
-    if not picked:
-        return True
-    said = after_retraction(text) or text  # "40만원? 아니다 20만원 이하로": its last say
-    asking = is_question(said) and not (asked and names.name_shaped_like_a_question(
-        OPENING.sub("", text)))  # "어 누나요": a name, not "-나요?"
-    plain = light_verbs_off(text)  # "damaged 됐어요": the value's own verb, no report
-    if asking or names.hedged(plain):
-        return False
-    if any(names.OTHER_PREDICATE.search(w) for w in leftover(plain, spans, accounted_by(words))):
-        return False
-    weak = all(name != asked and not service.slots[name].spec.required for name in picked)
-    return not (weak and leftover(text, spans, known))
 
 
 def _restated(text: str, found: Sequence[tuple[CompiledSlot, list[Match]]],
