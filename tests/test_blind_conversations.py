@@ -1,46 +1,48 @@
-"""Sets of whole conversations, written blind (from a prose description of the service, not the
-flow file or the code): the transfer service in Korean (four sets, the second on corrections,
-typing habits and texted endings, the third on formal and dictated messages, the fourth on dates,
-several transfers and questions in the middle; then one in the regions' dialects and as older
-people type, one as the young text, one on what is and is not a yes at the confirmation, one as
-speech-to-text writes what is said to a voice assistant, one naming the money, the transfer and
-the account while deciding, one typed fast on a phone, slips and all, one in messenger shorthand:
-ㅇㅇ, ㄱㄱ, 3.5만, jokes and conditions at the confirmation, one as older people write to a bank:
-formal, several sentences, a purpose before the request, one typed in pieces across messages by
-the busy, one more on batches decided one by one, one on a yes said with a change, a question or a
-condition, one on amounts and dates said together), in English (six sets, the second as non-native
-speakers text, the third as native speakers living in Korea do, the fourth as the world's
-Englishes and phones type, the fifth with context first, corrections and every kind of answer at
-the confirmation, the sixth on yeses that are not: sarcasm, quotes, hypotheticals, a yes to
-another question), one on when to send (dates as people say them), code-switched (one set) and
-against tricks (three sets on the transfer: injected "system" lines, quoted yeses, markup,
-take-backs, pressure, someone else's yes; look-alike and hidden characters, forged transcripts,
-hostile text; one more on several transfers in one message, each decided by its place or its
-name), the pizza shop (ten sets, the fourth as the world's Englishes decide, the fifth by voice,
-the sixth as customers text an order indirectly, changing it a detail at a time, the seventh
-against its confirmations: injected lines, forged transcripts, look-alike letters, the eighth
-ordering for a group, with second thoughts and other people's yeses, the ninth on paying: card
-numbers in every form, declines, methods changed, the tenth on what one can and cannot eat), the
-online shop (fifteen sets, the fourth as shoppers type in the regions, young and old, the fifth in
-English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and by
-nickname, the seventh on the sellers' side and the line between sellers and shoppers, the eighth
-in English again, context first and every kind of answer at a confirmation, the ninth on cancels,
-refunds and exchanges as upset or polite shoppers write them, the tenth in English around the
-shop's Korean words, with questions at every confirmation, the eleventh two requests at once and
-hedged answers, the twelfth on reviews and ratings, the thirteenth on the cart and buying now, the
-fourteenth on orders placed: status, then acting on them, the fifteenth English yeses and noes of
-every shape), the bank's card help desk (eight sets, the third in a hurry, upset or unsure, the
-fourth by voice, the fifth as customers explain before they ask, the sixth against its
-protections: injected lines, forged transcripts, someone else's yes, look-alike letters, the
-seventh code-switched: "카드 lost 했어요", "dont cancel it!! 취소하지 마세요", the eighth in
-distress: lost abroad, fraud, panic), the small shop assistant (three sets: who may ask what, what
-is never taken, claimed roles and rules talked around), the Korean card application (seven sets,
-the second on what is and is not a yes, a cancel or a change, the third on tricks against its
-confirmation, the fourth as people change and explain things while applying, the fifth as
-speech-to-text writes what is said, the sixth as people compare, describe and doubt before they
-choose, the seventh for someone else, in English or mixed), and one more on the transfer's
-confirmation: hedges, reasons, quoted yeses and corrections. Each turn says the stage it should
-end in and the values it should hold.
+"""Sets of whole conversations, written blind (from a prose description of the service, not the flow
+file or the code): the transfer service in Korean (four sets, the second on corrections, typing
+habits and texted endings, the third on formal and dictated messages, the fourth on dates, several
+transfers and questions in the middle; then one in the regions' dialects and as older people type,
+one as the young text, one on what is and is not a yes at the confirmation, one as speech-to-text
+writes what is said to a voice assistant, one naming the money, the transfer and the account while
+deciding, one typed fast on a phone, slips and all, one in messenger shorthand: ㅇㅇ, ㄱㄱ, 3.5만,
+jokes and conditions at the confirmation, one as older people write to a bank: formal, several
+sentences, a purpose before the request, one typed in pieces across messages by the busy, one more
+on batches decided one by one, one on a yes said with a change, a question or a condition, one on
+amounts and dates said together, one on corrections at every point of a transfer), in English (seven
+sets, the second as non-native speakers text, the third as native speakers living in Korea do, the
+fourth as the world's Englishes and phones type, the fifth with context first, corrections and every
+kind of answer at the confirmation, the sixth on yeses that are not: sarcasm, quotes, hypotheticals,
+a yes to another question, the seventh as people text: pls, 30k, kk, ya send it), one on when to
+send (dates as people say them), code-switched (one set) and against tricks (three sets on the
+transfer: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes;
+look-alike and hidden characters, forged transcripts, hostile text; one more on several transfers in
+one message, each decided by its place or its name), the pizza shop (eleven sets, the fourth as the
+world's Englishes decide, the fifth by voice, the sixth as customers text an order indirectly,
+changing it a detail at a time, the seventh against its confirmations: injected lines, forged
+transcripts, look-alike letters, the eighth ordering for a group, with second thoughts and other
+people's yeses, the ninth on paying: card numbers in every form, declines, methods changed, the
+tenth on what one can and cannot eat, the eleventh on changing an order while it is taken), the
+online shop (sixteen sets, the fourth as shoppers type in the regions, young and old, the fifth in
+English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and by nickname,
+the seventh on the sellers' side and the line between sellers and shoppers, the eighth in English
+again, context first and every kind of answer at a confirmation, the ninth on cancels, refunds and
+exchanges as upset or polite shoppers write them, the tenth in English around the shop's Korean
+words, with questions at every confirmation, the eleventh two requests at once and hedged answers,
+the twelfth on reviews and ratings, the thirteenth on the cart and buying now, the fourteenth on
+orders placed: status, then acting on them, the fifteenth English yeses and noes of every shape, the
+sixteenth on cancels, returns and exchanges in English, with past ones told in passing), the bank's
+card help desk (nine sets, the third in a hurry, upset or unsure, the fourth by voice, the fifth as
+customers explain before they ask, the sixth against its protections: injected lines, forged
+transcripts, someone else's yes, look-alike letters, the seventh code-switched: "카드 lost 했어요",
+"dont cancel it!! 취소하지 마세요", the eighth in distress: lost abroad, fraud, panic, the ninth
+anxious and venting, requests with remarks after them), the small shop assistant (four sets: who may
+ask what, what is never taken, claimed roles and rules talked around, newcomers who do not know what
+it does), the Korean card application (seven sets, the second on what is and is not a yes, a cancel
+or a change, the third on tricks against its confirmation, the fourth as people change and explain
+things while applying, the fifth as speech-to-text writes what is said, the sixth as people compare,
+describe and doubt before they choose, the seventh for someone else, in English or mixed), and one
+more on the transfer's confirmation: hedges, reasons, quoted yeses and corrections. Each turn says
+the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -336,11 +338,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # sales said in other words by a consumer ("판매금액 합계") gets "did you mean 매출
         # 조회?" (a yes to it is refused by the sales flow itself: no report)
         "consumer: sales asked in other words never gets a report or a sales offer",
-        # after a finished flow a refusal by the guard says DONE as its next action, where the
-        # writer expected ASK (as in the first set)
-        "consumer: hyphenated card number after a recommendation is refused and keeps"
-        " recommend/PICK",
-        "seller: run-together card number after a report is refused and keeps sales/REPORT",
     },
     "card_voice_ko.test.yaml": set(),
     "cards_adversarial.test.yaml": {
@@ -411,11 +408,7 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # where the writer expected READY
         "월급 들어오면 ㄱㄱ 조건",
     },
-    "pizza_en_6.test.yaml": {
-        # "what's the largest you got?" with the occasion before it is a question: it starts
-        # no order (answered by the help text)
-        "size words: 'the largest you got' keeps the order asking, nothing placed",
-    },
+    "pizza_en_6.test.yaml": set(),
     "cards_mixed.test.yaml": {
         # "log me in 좀 해주세요": "log in" is no word of the verify flow's
         "verify: a wrong id corrected on the next turn replaces the first",
@@ -505,22 +498,11 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a hum at "did you mean the sales report?" asks in the general form ("이 요청을 원하시는
         # 게 맞나요?")
         "seller: 'did you mean the sales report' repeats on a hum, the button gives the report",
-        # after a finished flow a refusal says DONE as its next action (as in the first set)
-        "consumer: a card refusal and an empty message after a recommendation change nothing",
         # "이번 달 매출 알려주지 마" (don't tell me): asked whether the report is meant, where the
         # writer expected the greeting (no report either way)
         "seller changes mind: a declined report gives nothing, then yes, then declined again",
     },
     "cards_en_5.test.yaml": {
-        # "authenticate me" is no word of the verify flow's
-        "verify: PIN blurted before the id is kept, the id then verifies at once",
-        # "the first one obviously": a word after the place keeps it from choosing
-        "which one: 'the first one' starts a replacement that verifies first",
-        # "available funds??" is no balance word: the replacement's question again
-        "scratched card: a funds question mid-replacement, then Cancel ends it",
-        # "make it express, i really need it asap": "really" keeps the change unsure
-        "flying home: 'make it express' at the confirmation asks again with express, YES"
-        " orders",
         # everything in one message from an unverified customer: after the verification the
         # replacement asks its questions again where the writer expected them kept
         "everything in one panicked message: kept through verification, straight to the"
@@ -571,12 +553,10 @@ KNOWN_FAILING: dict[str, set[str]] = {
     },
     "commerce_aftersales_ko.test.yaml": {
         # a change with its reason after it ("환불 말고 그냥 교환으로 할게요 음질은 마음에
-        # 들어서요"), a number corrected with "잘못 썼다" before it, a no with the speaker's plan
-        # and a remark ("아뇨 그냥 쓸래요 제가 … 잘못 꽂았던 거였어요"): the question again
+        # 들어서요"), a no with the speaker's plan and a remark ("아뇨 그냥 쓸래요 제가 …
+        # 잘못 꽂았던 거였어요"): the question again
         "환불 확인 단계에서 '환불 말고 그냥 교환으로 할게요'로 바꾸면 교환 확인을 다시 묻고 '좋아요"
         " 그렇게 접수해주세요'로 교환 접수",
-        "확인 단계에서 잘못 적은 주문번호를 바로잡으면 번호만 바뀌고 다시 확인, '응 접수'로"
-        " 한 번 접수",
         "교환 확인에서 이유를 붙인 거절('아뇨 그냥 쓸래요 …')은 취소, 아무 것도 접수 안 됨",
         # "주문 철회" (withdrawing an order) is no word of the shop's: nothing starts
         "종류를 안 밝힌 '주문 철회'는 번호 뒤에 종류를 묻고, '주문 취소로 할게요'로 취소 확인, '넹"
@@ -591,17 +571,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "번호 없이 교환 요청 후 네 번째 메시지에서 포기(GAVE_UP), 중간의 '아니요'는 취소가 아님",
     },
     "shop_ko.test.yaml": {
-        # after a finished flow a refusal by the guard says DONE as its next action, where the
-        # writer expected ASK (the describer was unsure of it too)
-        "consumer: sales asks are refused, even the typed 매출 조회 label, while a recommendation"
-        " still counts",
-        "consumer: a dashed card number in a sentence is refused and the finished recommendation"
-        " stays",
-        "seller: passwords and 카드 번호 are refused for sellers too, even with 매출 beside them",
-        # a spaced 매출 ("매 출 현황") from a consumer gets "did you mean 매출 조회?" (a yes to it
-        # is refused by the sales flow itself: no report)
-        "consumer: spaced, misspelt or reworded sales words never bring the report or a sales"
-        " offer",
         # a request turned down two words after its keyword ("매출 같은 건 보여주지 마세요") is
         # read as the request: a seller gets the report
         "seller: refusing the report brings none, a later plain request does",
@@ -642,6 +611,55 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # a question to someone else before the request, unpunctuated as speech is ("여보 뭐해
         # 어 엄마한테 만 원 보내 줘"): the message reads as a question, nothing starts
         "voice background talk captured and question to spouse",
+    },
+    "transfer_corrections_ko.test.yaml": {
+        # a change after a story of what others said ("회비 올랐대서 15만원 내야 된대 15만원으로
+        # 부탁해"): someone else's words around the value, the question again
+        "이유를 설명하며 금액 올리기",
+        # a relation alone at the confirmation ("누나"): no change word, the question again
+        "바꾼다는 말 없이 새 받는 사람만 던지기",
+    },
+    "transfer_en_texting.test.yaml": {
+        # "k it came in. send it" after "ya once my paycheck hits": a story sentence before the
+        # yes, the question again (nothing is sent)
+        "conditional ya once paycheck hits is not a yes",
+    },
+    "shop_ko_4.test.yaml": {
+        # two requests joined ("추천 아이템도 보고 매출도 체크하려고요") both run for a seller,
+        # where the writer expected "which one?" for a message with both words
+        "seller: 취소 at which-one gives the seller greeting and starts nothing",
+    },
+    "cards_en_6.test.yaml": {
+        # the reason in a long story is not sure ("…my card was stolen out of my coat pocket…,
+        # I don't know what to do"), and a PIN said with a question after it ("…but should I
+        # even be telling you that??") is asked again
+        "lost: ATM story, unverified, verifies then phone, yes orders",
+        # "it's damaged, ok?": a tag question keeps the reason unsure; a 7-digit phone
+        # ("5557777") is taken, where the writer expected 8 characters at least
+        "replace: an unreadable story as reason is asked again, short phone asked again",
+        # the writer expected completed 1 while nothing had ended (no verification ran)
+        "lost: can't find it leaves the reason open, wait at confirmation, then changed my mind",
+        # "it's stolen I think, or lost": two readings of the reason, asked again
+        "two requests: verify then replace, reason from a hesitant answer, then cancel",
+        # "cancel that and whats my balance? sorry, my head is all over the place": the remark
+        # after the question keeps the balance from starting
+        "cancel and start: cancel the replacement and ask for the balance in one message",
+    },
+    "pizza_changes.test.yaml": {
+        # the size inside a long story ("…somebody suggested pizza, which sounds perfect, so
+        # let's go with a large…") is not read: "did you mean an order?"
+        "rambling: size only in a long message, then corrected while cheese is asked",
+    },
+    "commerce_en_5.test.yaml": {
+        # "I can't find the confirmation email anywhere", "…if you can't even find the order?":
+        # "find" starts a product search
+        "EN shopper who cannot find the order number gives up after four messages without an id",
+        "EN unknown order ORD-9999 is not found, a follow-up question about sending things back"
+        " submits nothing",
+        # "The first pair went back to you as a return": a return told without its verb in the
+        # past starts the refund before the review
+        "EN past return mentioned in passing inside a review request: the review asks for the"
+        " rating, a blank message changes nothing",
     },
 }
 MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXECUTED"},
@@ -705,6 +723,11 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "card_ko_7.test.yaml": {"APPLIED"},
          "transfer_adversarial_3.test.yaml": {"EXECUTED", "FAILED"},
          "commerce_en_4.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "transfer_corrections_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_en_texting.test.yaml": {"EXECUTED", "FAILED"},
+         "shop_ko_4.test.yaml": set(), "cards_en_6.test.yaml": {"ORDERED"},
+         "pizza_changes.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "commerce_en_5.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",

@@ -82,6 +82,6 @@ def test_the_cli_prints_coverage_before_the_closing_line(
     lines = capsys.readouterr().out.splitlines()
     assert "coverage of flow `transfer` (transfer.yaml): stages 10/10, transitions 9/9, " \
            "slot branches 9/9" in lines
-    assert any(line.endswith("flows/transfer.yaml:80: slot when rejected — covered")
+    assert any(line.endswith("flows/transfer.yaml:82: slot when rejected — covered")
                for line in lines)
     assert lines[-1].endswith("passed, 0 failed")

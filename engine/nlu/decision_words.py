@@ -70,7 +70,9 @@ EN: dict[str, tuple[str, ...]] = dict(
             "forget it", "forget about it", "call it off", "scrap it", "scrap that",
             "i dont want it", "i dont want it anymore", "dont want it anymore",
             "changed my mind", "i changed my mind", "not interested", "nvm", "scratch that",
-            "forget that", "dont bother"),
+            "forget that", "dont bother", "forget i said anything", "forget i asked",
+            "forget i said that", "forget what i said", "ignore that", "ignore me",
+            "disregard that"),
     deny=("no", "nope", "nah", "no thanks", "no thank you", "not really", "negative",
           "absolutely not", "definitely not", "of course not", "certainly not", "no way",
           "hell no", "not at all", "no absolutely not", "no definitely not"),
@@ -120,7 +122,11 @@ NEUTRAL = {
            "excuse me", "dear", "too", "from me", "as well", "for your help", "thank you kindly",
            "po", "o", "am", "i see", "got it", "gotcha", "through", "kindly", "anyway",
            "anyways", "for real", "for real now", "yaar", "bro", "dude", "also", "that one",
-           "im back", "i am back", "im back now", "ok im back",
+           "im back", "i am back", "im back now", "ok im back", "understood", "noted",
+           "makes sense", "that makes sense", "im sure", "i am sure", "im sure now",
+           "i am sure now", "im certain", "i am certain", "im certain now", "i checked",
+           "ive checked", "i double checked", "checked", "double checked", "all checked",
+           "i read it", "i see now",
            "this one", "please to", "with"),
 }
 """Politeness and fillers: words a decision may carry without changing what it is."""

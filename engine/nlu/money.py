@@ -250,7 +250,9 @@ def changed_by(text: str, match: Match) -> tuple[int, tuple[int, int]] | None:
 
 _SCALE = re_compile(
     r"(?<!\S)(?:(?P<times>두|세|네|[2-4])\s*배(?:로|만큼)?|(?P<half>절반|반)(?:만|으로|로)?)(?:요)?"
-    r"(?!\S)|\b(?:(?P<double>double|twice)|(?P<en_half>half))\b", re.IGNORECASE)
+    r"(?!\S)|\b(?:(?P<double>double(?![- ]?(?:check|click|tap|sure))|twice(?= as much| the "
+    r"(?:amount|money|sum)| that))|(?P<en_half>half(?! (?:an? hour|past|hour|the time)\b)))\b",
+    re.IGNORECASE)
 _TIMES = {"두": 2, "세": 3, "네": 4, "2": 2, "3": 3, "4": 4}
 
 
@@ -260,8 +262,10 @@ def scaled_by(text: str) -> tuple[float, tuple[int, int]] | None:
 
     >>> scaled_by("두 배로 해줘"), scaled_by("응 반만 보내"), scaled_by("make it half")
     ((2, (0, 4)), (0.5, (2, 4)), (0.5, (8, 12)))
-    >>> scaled_by("반갑습니다"), scaled_by("반대로 해줘")
-    (None, None)
+    >>> scaled_by("반갑습니다"), scaled_by("반대로 해줘"), scaled_by("ok i double checked")
+    (None, None, None)
+    >>> scaled_by("i checked twice, send it"), scaled_by("twice as much please")[0]
+    (None, 2)
     """
     said = _SCALE.search(text)
     if said is None:

@@ -50,8 +50,10 @@ _DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예�
                         r"가르치는)(?=\s)")
 """A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구", "옆집 사는
 할머니", "회사에서 일하는 김대리")."""
-CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)면\s|\bif\b", re.IGNORECASE)
-"""A condition ("무료면 담아주세요", "if it's free") is no answer."""
+CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)면\s(?!\s*(?:돼|되|됩|된다|충분))|\bif\b",
+                       re.IGNORECASE)
+"""A condition ("무료면 담아주세요", "if it's free") is no answer; "-면 돼" (that will do:
+"반만 보내면 돼") is none."""
 
 _AND = re_compile(r"[가-힣A-Za-z0-9](?:이랑|랑|하고)\s|\band\b|&")
 """Two of them ("엄마랑 아빠", "P-101이랑 P-102"): no one name."""
@@ -167,7 +169,13 @@ MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말�
                       "잠깐", "잠깐만", "정정", "정정할게", "정정할게요", "정정합니다",
                       "미안", "미안해", "미안해요", "미안요", "미안합니다", "죄송", "죄송해요",
                       "죄송요", "죄송합니다", "ㅈㅅ", "ㅈㅅㅈㅅ", "쏘리", "앗", "아차", "헐",
-                      "actually", "oops", "sorry", "wait", "i", "meant", "correction"})
+                      "말했네요", "말했습니다", "말했음", "말했나", "눌렀다", "눌렀어", "눌렀어요",
+                      "눌렀네", "눌렀네요", "쳤다", "쳤어", "쳤어요", "쳤네", "쳤네요", "적었다",
+                      "적었어", "적었어요", "적었네요", "썼다", "썼어", "썼어요", "썼네요", "오타",
+                      "오타요", "오타예요", "오타다", "오타남", "오타났다", "오타났어요", "헉",
+                      "아이고", "아이쿠", "어머", "실수", "실수요", "실수했어요", "실수했네요",
+                      "실수했다", "actually", "oops", "sorry", "wait", "i", "meant",
+                      "correction", "typo", "mistyped", "my bad", "my mistake"})
 """Words of having misspoken, apologies among them ("아 미안 5만원", "ㅈㅅ 누나한테"): said
 with a changed value, they say nothing else."""
 

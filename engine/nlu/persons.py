@@ -60,7 +60,11 @@ _NO_NAME_BEFORE = frozenset({
     "맞다", "혹시", "차라리", "대신", "또", "이번엔", "이번에는", "다음엔", "어제", "모레",
     "내일모레", "글피", "이따", "이따가", "나중에", "아까", "방금", "좋아", "그래", "오늘",
     "오늘은", "오늘도", "내일", "내일은", "어제는", "지금", "지금은", "이번", "이번은", "요번엔",
-    "일단", "우선", "먼저", "마지막으로", "그다음", "다음", "다음은"})
+    "일단", "우선", "먼저", "마지막으로", "그다음", "다음", "다음은",
+    # apologies and exclamations said before whom a change is for ("아 미안 언니로 해줘")
+    "미안", "미안미안", "죄송", "쏘리", "잘못", "헉", "앗", "아차", "헐", "어머", "어머나",
+    "아이고", "아이구", "아이쿠", "어휴", "에휴", "아휴", "하아", "에이", "와", "우와", "어라",
+    "엇", "웁스"})
 _NAMED = re_compile(r"[가-힣]{1,4}|[A-Z][A-Za-z'-]*")
 _SSI_AFTER = re_compile(r"(?<=[가-힣]{2})씨$")
 
@@ -88,6 +92,12 @@ def titled(before: str, value: str) -> str | None:
             or before.endswith(_NOT_A_NOUN) or (value in _ADDRESS and _RELATION.fullmatch(before)):
         return None
     return before if value in ("씨", "님") else f"{before} {value}"
+
+
+def no_name(word: str) -> bool:
+    """Whether ``word``, said right before a name, is no part of it: an opener, a time, an
+    apology or an exclamation ("아 미안 언니로 해줘", "그럼 민수 씨")."""
+    return word in _NO_NAME_BEFORE or word in _NO_OWNER
 
 
 def relation(word: str) -> bool:
@@ -189,5 +199,5 @@ _NOT_NAMES = frozenset({"It", "That", "What", "Who", "Where", "There", "Here", "
 """Capitalised words said with 's that are no one ("It's", "Today's", "Mother's Day")."""
 
 
-__all__ = ["KIN", "called", "full_name", "given_name", "named_before", "relation", "someones",
-           "titled", "without_ssi"]
+__all__ = ["KIN", "called", "full_name", "given_name", "named_before", "no_name", "relation",
+           "someones", "titled", "without_ssi"]

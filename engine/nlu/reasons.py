@@ -41,6 +41,10 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
         said_first = yes_no(text[:retracted_at(text) or 0], words)  # is neither, unless by a
         return "cancel" if said_first != "confirm" or _CANCEL_WORD.search(tail or "") \
             else None  # cancel word ("응 아 아니다 그만할래")
+    if answer is None and said is None and tail is not None and \
+            yes_no(text[:retracted_at(text) or 0], words) == "cancel" and \
+            decided_before_why(text, words) == "cancel":
+        return "cancel"  # "cancel. sorry. I just can't do this right now": sorry, not taken back
     if answer is None and tail is None and denied_with_reason(text, words):
         return "deny"
     if answer is None and tail is None and cancelled_after_feeling(text, words):
@@ -191,10 +195,11 @@ def decided_before_why(text: str, words: YesNoWords) -> Answer | None:
     said = decision_text(text) or ""
     tokens = said.split(" ") if said else []
     if len(tokens) < 2 or not (_caused(tokens[-1]) or _BILL.search(tokens[-1]) or
-                               _WHY_WORD_EN.search(said) or _NO_NEED.search(said)) \
+                               _WHY_WORD_EN.search(said) or _NO_NEED.search(said) or
+                               _OWN_PLAN_EN.search(said)) \
             or is_question(text):
         return None  # most messages: no why ends them
-    for cut in range(max(1, len(tokens) - _MOST_FELT), len(tokens)):
+    for cut in range(max(1, len(tokens) - 2 * _MOST_FELT), len(tokens)):
         head, why = " ".join(tokens[:cut]), tokens[cut:]
         answer = yes_no(head, words)
         if answer in ("confirm", "cancel") and _only_why(why, words, answer == "cancel"):
@@ -206,13 +211,16 @@ def _only_why(why: list[str], words: YesNoWords, cancelling: bool) -> bool:
     """Whether ``why`` (the words after a decision) is only why; after a cancel it may say
     what is not so."""
     said = " ".join(why)
-    if (CONTRAST | HOLD | _LATER).intersection(why) or not_knowing(said) or find_money(said) \
-            or any(any(c.isdigit() for c in t) or words.acts(t) or words.cancels(t) or
-                   words.known(t) and yes_no(t, words) is not None for t in why):
+    plan = cancelling and _OWN_PLAN_EN.match(said) is not None  # its verbs are the speaker's
+    if (CONTRAST | HOLD | _LATER).intersection(why) - ({"now"} if plan else set()) or \
+            not_knowing(said) or find_money(said) \
+            or any(any(c.isdigit() for c in t) or words.cancels(t) or not plan and (
+                words.acts(t) or words.known(t) and yes_no(t, words) is not None) for t in why):
         return False
     if said.isascii():
-        return (_WHY_EN.match(said) is not None or cancelling and _NO_NEED.search(said)
-                is not None) and not (_ELSE_EN if cancelling else _NOT_EN).search(said)
+        return (_WHY_EN.match(said) is not None or cancelling and (
+            _NO_NEED.search(said) or _OWN_PLAN_EN.match(said)) is not None) and \
+            not (_ELSE_EN if cancelling else _NOT_EN).search(said)
     return (_caused(why[-1]) or _BILL.search(why[-1]) is not None) and \
         (cancelling or _NEGATED.search(said) is None) and not any(map(_someone, why))
 
@@ -232,6 +240,11 @@ _NEGATED = re_compile(r"(?<!\S)(?:안|못)(?!\S)|아니|않|없|말[고아]")
 """A turn against the decision in its why ("안 급해요", "아니에요", "필요 없어요")."""
 _WHY_EN = re_compile(r"^(?:because|cause|cuz|since|it'?s for|its for|for)\s+[a-z' ]+$",
                      re.IGNORECASE)
+_OWN_PLAN_EN = re_compile(r"\bi\s?(?:ll|will|m going to|am going to|m gonna|am gonna)\s+"
+                          r"(?:just\s+)?[a-z ]+$|\bi\s+(?:just\s+)?(?:cant|cannot)\s+"
+                          r"(?:do|deal with|handle|face)\s+(?:this|it|that)\b[a-z ]*$")
+"""The speaker's own plan instead, or giving up, after a cancel ("forget it, I'll just go
+into the branch", "cancel. sorry. I just can't do this right now")."""
 _WHY_WORD_EN = re_compile(r"\b(?:because|cause|cuz|since|for)\b", re.IGNORECASE)
 _ELSE_EN = re.compile(r"\b(?:wait|but|later|if|unless|when|maybe|think|guess|joke|joking|"
                       r"kidding)\b", re.IGNORECASE)
@@ -410,5 +423,10 @@ _KO_VERB = re_compile(r"[가-힣](?:고|구|봐|봐요|어|어요|아|아요|라
 """A Korean verb's ending, as after 그만 ("물어봐", "묻고", "귀찮게")."""
 
 
-__all__ = ["answer_of", "cancelled_after_feeling", "denied_with_reason", "only_reason",
-           "stopped_doing"]
+def caused(word: str) -> bool:
+    """Whether ``word`` ends a clause of cause ("용돈이니까", "더치페이라", "있어서")."""
+    return _caused(word)
+
+
+__all__ = ["answer_of", "caused", "cancelled_after_feeling", "denied_with_reason",
+           "only_reason", "stopped_doing"]

@@ -365,6 +365,8 @@ class TurnRun(Turn):
     def done(self, started: float) -> Done:
         state = self.state
         next_action, buttons = asking(self.state, self.reply)
+        if self.refused and next_action == "DONE":  # "카드번호는…" after a recommendation
+            next_action = "ASK"
         trace: Trace = {"turn_id": self.turn_id, "total_elapsed_ms": ms(started),
                         "agents": self.tracer.entries, "reading": self._read()}
         if self.stack.ops:

@@ -28,6 +28,7 @@ def blocked(run: Turn) -> bool:
         run.tracer.step("guard", started)
         run.tracer.tag(rule.tag)
         run.reply.say(rule.say)
+        run.refused = True
     return rule is not None
 
 

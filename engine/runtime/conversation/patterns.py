@@ -37,7 +37,8 @@ async def route(run: Turn) -> None:
     run.emit(AgentStart("intent", label))
     started = time.perf_counter()
     service = run.service
-    ranked = routing.ranked(run.state.message, service)
+    ranked = routing.ranked(run.state.message, service) or \
+        routing.leading(run.state.message, service)
     # rules under the intent's `act` bound are not sure: a configured model decides
     by_rules = bool(ranked) and not (run.engine.understanding is not None and
                                      routing.under_act(ranked[0], service))
@@ -363,6 +364,10 @@ async def clarified(run: Turn) -> None:
         answer = yes_no(run.state.message, service.words)
         if answer == "confirm":
             choice = clarify["options"][0]
+        elif answer is None and routing.gives_values(run.state.message, service,
+                                                     clarify["options"][0],
+                                                     run.state.now.date()):
+            choice = clarify["options"][0]  # "to Jake, 35k": the request's values, its yes
         elif answer is not None:  # no: ask to say more, or the default flow answers
             session.clarify = None
             if service.patterns.low_confidence is not None:

@@ -106,6 +106,9 @@ class Turn(abc.ABC):
         """Tasks ended since the last write, committed with the session."""
         self.missed = False
         """The turn's model call failed (too late, an error): the user is told so."""
+        self.refused = False
+        """A guard rule answered the turn: it asks for something else, even after a task
+        that ended (next_action ASK, not the ended stage's DONE)."""
         self.settled: list[str] = []
         """Irreversible actions whose outcome this turn learnt (ran, or definitely failed)."""
         self.version = version

@@ -18,6 +18,7 @@ from engine.nlu import names
 from engine.nlu.certainty import leftover
 from engine.nlu.endings import REQUEST
 from engine.nlu.phrases import THINKING, is_question
+from engine.nlu.reasons import caused
 from engine.nlu.retractions import after_retraction
 from engine.nlu.segments import last_sentence
 from engine.nlu.words import YesNoWords
@@ -31,15 +32,18 @@ def accounted_by(words: YesNoWords) -> Callable[[str], bool]:
         w.startswith(_CHANGING) or _GIVING.fullmatch(w) is not None or w in _ASKING_FOR
 
 
-_ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요",
-                     "주실래요", "부탁해요", "부탁드려요", "부탁드립니다", "걸로", "거로", "것으로",
+_ASIDE = frozenset({"말고", "아니고", "아니라", "대신", "대신에", "주세요", "줘", "줘요", "돼",
+                     "돼요", "됩니다", "주실래요", "부탁해요", "부탁드려요", "부탁드립니다",
+                     "걸로", "거로", "것으로",
                      "이거", "이건", "그거", "그건", "그것", "이번엔", "이번에는", "맞다",
                      "그리고", "do", "let", "s", "lets", "go", "with", "instead", "rather", "we",
                      "us",
                      "and", "also", "찾았어요", "찾았다", "찾았네요", "찾았습니다", "찾았음",
                      "여기요", "여기", "이번", "건", "건은", "건도", "거는", "것은", "그러니까",
                      "그니까", "결론은", "결론적으로", "요컨대", "아무튼", "암튼", "어쨌든", "so",
-                     "anyway", "basically"})
+                     "anyway", "basically", "다시", "딱", "그냥", "처음대로", "원래대로", "돈은",
+                     "돈", "제가", "내가", "갈게", "갈게요", "갈래", "갈래요", "가자", "가죠",
+                     "갑시다", "가겠습니다"})
 """Words said with a changed value that say nothing else ("5만원 말고 7만원", "바꿔 주세요",
 "오빠한테 보내는 걸로", "let's do friday", "그리고 받는 사람은 아빠로", "찾았어요 ORD-1002요",
 "그러니까 결론은, 아빠로 바꿔줘")."""
@@ -50,7 +54,7 @@ _GIVING = re_compile(r"(?:주|드리)(?:세요|십시오|실래요|려고(?:요)
 """A giving verb's word of the speaker's own giving, asked for, promised or meant ("3만원 줄게",
 "20만원 드릴게요"): said with an amount, it says nothing else ("주던데" is someone else's)."""
 _CHANGING = ("바꿔", "바꾸", "바꿀", "변경", "수정", "고쳐", "늘려", "줄여", "올려", "내려", "미뤄",
-             "미루", "당겨", "예약")
+             "미루", "당겨", "예약", "낮춰", "낮추", "높여", "맞춰", "맞추", "조정")
 
 
 def sure_of(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int]],
@@ -66,21 +70,87 @@ def sure_of(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int
     plain = light_verbs_off(text)  # "damaged 됐어요": the value's own verb, no report
     if asking or names.hedged(plain):
         return False
-    if any(names.OTHER_PREDICATE.search(w) for w in leftover(plain, spans, accounted_by(words))):
+    accounted = accounted_by(words)
+    if any(names.OTHER_PREDICATE.search(w)
+           for w in leftover(why_off(plain, spans, accounted), spans, accounted)):
         return False
     weak = all(name != asked and not service.slots[name].spec.required for name in picked)
-    return not (weak and leftover(text, spans, known))
+    return not (weak and leftover(why_en_off(text, spans), spans, known))
 
 
 def not_a_change(text: str, spans: Sequence[tuple[int, int]],
-                  accounted: Callable[[str], bool]) -> bool:
+                  accounted: Callable[[str], bool], *, adding: bool = False) -> bool:
     """At a confirmation, values that change nothing: a condition ("yes if it's cheese"),
-    another task ("누나한테도", "yes and send Tom 10k too"), a sentence about something else
+    another task ("누나한테도", "yes and send Tom 10k too"; ``adding`` a yes/no extra to the
+    task, "too" adds it: "and add extra cheese too"), a sentence about something else
     ("물어보고 말할게")."""
-    return bool(names.CONDITION.search(text) or _ANOTHER.search(text)
+    return bool(names.CONDITION.search(text) or not adding and _ANOTHER.search(text)
                 or any(_ALSO.search(text[a:b]) for a, b in spans)
-                or any(_HANGUL.search(w) for w in leftover(light_verbs_off(text), spans,
-                                                            accounted)))
+                or any(_HANGUL.search(w) for w in leftover(
+                    why_off(light_verbs_off(text), spans, accounted), spans, accounted)))
+
+
+def why_off(text: str, spans: Sequence[tuple[int, int]],
+            accounted: Callable[[str], bool]) -> str:
+    """``text`` with a clause of why said with a change blanked out: one ending in a word of
+    cause before the values ("용돈이니까 만원 더 얹어줘", "아 더치페이라 반만 보내면 돼"),
+    the words that end the message in one after them ("오천원 빼고 보내야 해 내가 받을 게
+    있어서"), or an English one after them ("make it express, I fly out tomorrow"); never
+    a word that turns something down ("3만원으로 바꾸지 마 비싸니까").
+
+    >>> why_off("용돈이니까 만원 더 얹어줘", [(6, 8)], lambda w: False)
+    '      만원 더 얹어줘'
+    """
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text)]
+    spans = [(a, b) for a, b in spans if b > a]
+    if not spans or not words:
+        return text
+    first, last = min(a for a, _ in spans), max(b for _, b in spans)
+    before = [(a, b) for a, b in words if b <= first]
+    lead = max((i for i, (a, b) in enumerate(before) if caused(text[a:b]) or
+                text[a:b] in _SAID_SO), default=None)
+    if lead is not None and not any(_TURNED.search(text[a:b]) for a, b in before[:lead + 1]):
+        text = " " * before[lead][1] + text[before[lead][1]:]
+    if (told := why_en_off(text, spans)) != text:  # "make it express, I fly out tomorrow"
+        return told
+    after = [(a, b) for a, b in words if a >= last]
+    if after and (caused(end := text[after[-1][0]:after[-1][1]]) or end in _SAID_SO):
+        cut = len(after)
+        while cut > 0 and len(after) - cut < _LONGEST_WHY:
+            a, b = after[cut - 1]
+            if accounted(text[a:b]) or _TURNED.search(text[a:b]):
+                break
+            cut -= 1
+        if cut < len(after):
+            start = after[cut][0]
+            text = text[:start] + " " * (len(text) - start)
+    return text
+
+
+def why_en_off(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with why said in English after its values blanked out ("make it express, I
+    fly out tomorrow", "…because I fly out tomorrow")."""
+    last = max((b for a, b in spans if b > a), default=len(text))
+    why = _WHY_EN.search(text, len(text[:last].rstrip(",.!~ ")))
+    if why is None or _TURNED_EN.search(why.group()):
+        return text
+    return text[:why.start()] + " " * (len(text) - why.start())
+
+
+_WORD = re_compile(r"\S+")
+_WHY_EN = re_compile(r"(?:,\s*|\s+)(?:because|cause|cuz|coz|since)\b.*$|,\s*(?:i|i'm|im|i've|ive|"
+                     r"we|we're|my|it's|its|there's)\b.*$", re.IGNORECASE | re.DOTALL)
+"""Why, said in English after a change ("make it express, I fly out tomorrow")."""
+_TURNED_EN = re_compile(r"\b(?:not|no|never|dont|cant|wont|but|if|unless|wait|instead|rather|"
+                        r"actually|also|too|and)\b|n't\b|\d", re.IGNORECASE)
+"""What makes an English why more than why: a turn, a condition, another value."""
+_SAID_SO = frozenset({"해서", "해서요", "해가지고", "해갖고"})
+"""해서 as why around a change ("엄마가 그러라고 해서", "반반 내기로 해서 반만"), where it
+ends the message or comes before the values (not "3만원 해서 보내줘": do and then)."""
+_LONGEST_WHY = 5
+"""Words: the why said after a change is short ("내가 받을 게 있어서")."""
+_TURNED = re_compile(r"^(?:안|못|마|말|않)|않|아니|말[고아]|지\s?마|없")
+"""A word that turns something down: no part of a why to blank out."""
 
 
 _HANGUL = re_compile(r"[가-힣]+")

@@ -122,15 +122,19 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
         return found
     for at in _naming(tuple(slot.spec.names)).finditer(text):
         group = next(g for g in ("to", "is", "into") if at[g])
-        first, _, then = at[group].partition(" ")
+        said, start = at[group], at.start(group)
+        first, _, then = said.partition(" ")
         titled = persons.titled(first, then) if then else None
-        read = _bare_name(at[group], slot, None)
+        if group == "into" and then and titled is None and persons.no_name(first) and \
+                persons.relation(then):  # "아 미안 언니로 해줘": 언니
+            said, start, first, then = then, start + len(first) + 1, then, ""
+        read = _bare_name(said, slot, None)
         if read is None or then and titled is None:
             continue  # two words: a name with its title, or one relation, only
         if group == "into" and not _someone(first, then, titled):
             continue
-        found.append(Match(value=titled or read[0], start=at.start(group), end=at.end(group),
-                           text=at[group]))
+        found.append(Match(value=titled or read[0], start=start, end=start + len(said),
+                           text=said))
     return found
 
 

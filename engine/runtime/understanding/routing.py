@@ -20,8 +20,10 @@ from engine.nlu.money import find_money
 from engine.nlu.phrases import contrasted, is_question, thanked_off
 from engine.nlu.retractions import after_retraction, retracted_at
 from engine.nlu.segments import PLACES
+from engine.nlu.text import SENTENCE_END
 from engine.nlu.words import decision_text, normalise
 from engine.precompiled import re_compile
+from engine.runtime.understanding.clauses import only_told, opening, turned_down
 from engine.runtime.understanding.llm import LlmUnderstanding
 from engine.runtime.understanding.understand import (
     Intent,
@@ -41,8 +43,29 @@ _EN_QUESTION = re_compile(r"^(?:what|how|why|when|where|who|which|can|could|do|d
 
 
 def ranked(message: str, service: CompiledService) -> list[Intent]:
-    """The routed intents whose rules match ``message`` over their threshold, best first."""
-    return by_rank(routed_intents(message, service), service)
+    """The routed intents whose rules match ``message`` over their threshold, best first;
+    of a message of several sentences, not an intent whose words only tell of it as done
+    where another sentence asks for something ("I returned a pair of earbuds last month.
+    Can you compare prices for P-106?": a comparison, no return)."""
+    found = routed_intents(message, service)
+    if len(found) > 1 and len(sentences := SENTENCE_END.split(message.strip())) > 1:
+        keywords = {rule.name: rule.keywords for rule in service.intents}
+        kept = [i for i in found if not only_told(sentences, keywords[i.name or ""])]
+        found = kept or found
+    return by_rank(found, service)
+
+
+def leading(message: str, service: CompiledService) -> list[Intent]:
+    """The routed intents of the request a message opens with, where the whole names none
+    and all that follows the request is a remark of its own ("log me in please, I'm really
+    nervous about doing this online": its likeness to the examples is lost in the remark);
+    [] when nothing follows, the rest names an intent by a keyword or takes the request back
+    ("…, no wait")."""
+    head, rest = opening(message)
+    if not rest or turned_down(head) or any(score.reason.startswith("keyword")
+                                            for score in classify(rest, service.intents)):
+        return []  # "not ordering, just want to know if you're open": no order
+    return ranked(head, service)
 
 
 def guess(message: str, service: CompiledService, today: dt.date) -> Intent | None:
@@ -94,6 +117,13 @@ def complete(message: str, service: CompiledService, today: dt.date) -> Intent |
             whole.add(intent)
     return Intent(whole.pop(), INTERRUPT_SURE, "every value its flow needs") \
         if len(whole) == 1 else None
+
+
+def gives_values(message: str, service: CompiledService, intent: str, today: dt.date) -> bool:
+    """Whether ``message`` gives values the flow of ``intent`` takes, as a request of its own
+    would ("to Jake, 35k" after "did you mean a transfer?"); never a question or a hedge."""
+    return not (is_question(message) or names.hedged(message)) and _takes(
+        message, service, service.flows[service.routes[intent]], today, lambda slot: True)
 
 
 def _takes(message: str, service: CompiledService, flow: CompiledFlow, today: dt.date,
@@ -264,20 +294,26 @@ def _corrects(before: str, part: str) -> bool:
 
 
 def elsewhere(intent: Intent, service: CompiledService, flow: CompiledFlow) -> Intent | None:
-    """``intent`` when it routes to another flow than ``flow``."""
+    """``intent`` when it routes to another flow than ``flow``, one that does not hand over
+    to ``flow`` ("stolen, or lost" while a replacement runs: its answer, no lost report that
+    would start a second replacement)."""
     target = service.routes.get(intent.name or "")
-    return intent if target is not None and target != flow.name else None
+    if target is None or target == flow.name or flow.name in _links(service.flows[target]):
+        return None
+    return intent
 
 
 def other_intent(message: str, service: CompiledService, flow: CompiledFlow) -> Intent | None:
     """The best rule intent of ``message`` when it routes away from ``flow`` (one only
-    an example's likeness or the learned model found needs ``INTERRUPT_SURE``)."""
-    intents = ranked(message, service)
-    if not intents or (intents[0].reason.startswith((LEARNED, EXAMPLE)) and
-                       intents[0].confidence < INTERRUPT_SURE):
-        return None  # a likeness alone must be surer to leave the task at hand ("네 등록해
-        # 주세요" is a little like "환불해 주세요": no refund)
-    return elsewhere(intents[0], service, flow)
+    an example's likeness or the learned model found needs ``INTERRUPT_SURE``), or of the
+    request the message opens with, a remark after it ("how much can i spend right now? I
+    need to know before anything else")."""
+    for intents in (ranked(message, service), leading(message, service)):
+        if intents and not (intents[0].reason.startswith((LEARNED, EXAMPLE)) and
+                            intents[0].confidence < INTERRUPT_SURE):
+            return elsewhere(intents[0], service, flow)
+    return None  # a likeness alone must be surer to leave the task at hand ("네 등록해
+    # 주세요" is a little like "환불해 주세요": no refund)
 
 
 def digression(message: str, service: CompiledService, stage: CompiledStage,
@@ -311,6 +347,9 @@ def choose(message: str, options: list[str], service: CompiledService) -> str | 
     if named:
         return None
     index = ordinal(text)
+    head, rest = opening(message)
+    if index is None and rest:
+        index = ordinal(head)  # "the second one, I just want to know where things stand"
     if index is not None:
         return options[index] if index < len(options) else None
     candidates = [i for i in ranked(message, service) if i.name in options]
@@ -324,7 +363,8 @@ _ORDINAL = re_compile(
     r"(?P<n>[1-9]|첫|두|세|first|second|third|1st|2nd|3rd)"
     r"(?:\s?(?:번째|번|째|번 째|one|option|choice))?"
     r"(?:\s?(?:요|이요|거|거요|걸로|걸로요|것|꺼|꺼요|으로|로|주세요|할게요|부탁해요|please|pls|plz|"
-    r"thanks|thx|ty|then|i guess|i think|is fine|thank you))*")
+    r"thanks|thx|ty|then|i guess|i think|i suppose|i reckon|obviously|of course|is fine|"
+    r"thank you))*")
 
 
 def ordinal(text: str) -> int | None:
@@ -387,6 +427,7 @@ def llm_ranked(service: CompiledService, llm: LlmUnderstanding | None) -> list[I
                    service)
 
 
-__all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "guess", "llm_intent",
-           "llm_ranked", "merge", "ordinal", "other_intent", "ranked", "settled", "several",
-           "under_act"]
+__all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "gives_values", "guess",
+           "leading",
+           "llm_intent", "llm_ranked", "merge", "ordinal", "other_intent", "ranked", "settled",
+           "several", "under_act"]

@@ -280,8 +280,9 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
         spans = [*spans, *words_of(text, [m for _, ms in found for m in ms]),  # "5만원 말고 7만원"
                  *set_aside(text, {k: confirming.get(k) for k in picked}),  # "아빠 말고 오빠한테"
                  (0, retracted_at(text) or 0)]  # taken back: "4만원 아니 3만원으로 해줘"
-        if not_a_change(text, spans, changing) or quits(leftover(text, spans, lambda w: False),
-                                                         words):
+        adding = all(service.slots[k].spec.type == "boolean" for k in picked)  # "add cheese too"
+        if not_a_change(text, spans, changing, adding=adding) or \
+                quits(leftover(text, spans, lambda w: False), words):
             return {}  # "오늘은 그만할래요": no date
         known = changing
     else:
