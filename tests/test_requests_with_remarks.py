@@ -150,6 +150,13 @@ async def test_values_given_to_did_you_mean_take_it(answer: str) -> None:
     assert played.stage == "READY" and played.finished == []
 
 
+@pytest.mark.parametrize("answer", ["tomorrow", "35k?", "maybe 35k to Jake"])
+async def test_a_question_a_hedge_or_an_optional_value_takes_no_did_you_mean(answer: str
+                                                                             ) -> None:
+    played = await play(TRANSFER, ["pls sendd", answer])
+    assert played.snapshot.get("flow") is None and played.finished == []
+
+
 @pytest.mark.parametrize(("message", "target"), [("Mina needs 20k, can you send it", "Mina"),
                                                  ("my brother needs 30k", "brother")])
 async def test_who_needs_the_money_is_whom_it_is_sent_to(message: str, target: str) -> None:

@@ -120,10 +120,12 @@ def complete(message: str, service: CompiledService, today: dt.date) -> Intent |
 
 
 def gives_values(message: str, service: CompiledService, intent: str, today: dt.date) -> bool:
-    """Whether ``message`` gives values the flow of ``intent`` takes, as a request of its own
-    would ("to Jake, 35k" after "did you mean a transfer?"); never a question or a hedge."""
+    """Whether ``message`` gives values the flow of ``intent`` requires, as a request of its
+    own would ("to Jake, 35k" after "did you mean a transfer?"; not "tomorrow" alone, an
+    optional date); never a question or a hedge."""
     return not (is_question(message) or names.hedged(message)) and _takes(
-        message, service, service.flows[service.routes[intent]], today, lambda slot: True)
+        message, service, service.flows[service.routes[intent]], today,
+        lambda slot: bool(service.slots[slot].spec.required))
 
 
 def _takes(message: str, service: CompiledService, flow: CompiledFlow, today: dt.date,
@@ -428,6 +430,5 @@ def llm_ranked(service: CompiledService, llm: LlmUnderstanding | None) -> list[I
 
 
 __all__ = ["ambiguous", "by_rank", "choose", "digression", "elsewhere", "gives_values", "guess",
-           "leading",
-           "llm_intent", "llm_ranked", "merge", "ordinal", "other_intent", "ranked", "settled",
-           "several", "under_act"]
+           "leading", "llm_intent", "llm_ranked", "merge", "ordinal", "other_intent", "ranked",
+           "settled", "several", "under_act"]
