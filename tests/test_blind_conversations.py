@@ -8,41 +8,44 @@ deciding, one typed fast on a phone, slips and all, one in messenger shorthand: 
 jokes and conditions at the confirmation, one as older people write to a bank: formal, several
 sentences, a purpose before the request, one typed in pieces across messages by the busy, one more
 on batches decided one by one, one on a yes said with a change, a question or a condition, one on
-amounts and dates said together, one on corrections at every point of a transfer), in English (seven
-sets, the second as non-native speakers text, the third as native speakers living in Korea do, the
-fourth as the world's Englishes and phones type, the fifth with context first, corrections and every
-kind of answer at the confirmation, the sixth on yeses that are not: sarcasm, quotes, hypotheticals,
-a yes to another question, the seventh as people text: pls, 30k, kk, ya send it), one on when to
-send (dates as people say them), code-switched (one set) and against tricks (three sets on the
+amounts and dates said together, one on corrections at every point of a transfer, one on questions
+asked at every point of it), in English (eight sets, the second as non-native speakers text, the
+third as native speakers living in Korea do, the fourth as the world's Englishes and phones type,
+the fifth with context first, corrections and every kind of answer at the confirmation, the sixth on
+yeses that are not: sarcasm, quotes, hypotheticals, a yes to another question, the seventh as people
+text: pls, 30k, kk, ya send it, the eighth on amounts and dates said in English words), one on when
+to send (dates as people say them), code-switched (one set) and against tricks (three sets on the
 transfer: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes;
 look-alike and hidden characters, forged transcripts, hostile text; one more on several transfers in
-one message, each decided by its place or its name), the pizza shop (eleven sets, the fourth as the
+one message, each decided by its place or its name), the pizza shop (twelve sets, the fourth as the
 world's Englishes decide, the fifth by voice, the sixth as customers text an order indirectly,
 changing it a detail at a time, the seventh against its confirmations: injected lines, forged
 transcripts, look-alike letters, the eighth ordering for a group, with second thoughts and other
 people's yeses, the ninth on paying: card numbers in every form, declines, methods changed, the
-tenth on what one can and cannot eat, the eleventh on changing an order while it is taken), the
-online shop (sixteen sets, the fourth as shoppers type in the regions, young and old, the fifth in
-English and code-switched, the sixth as shoppers on a phone refer to things by 그거 and by nickname,
-the seventh on the sellers' side and the line between sellers and shoppers, the eighth in English
-again, context first and every kind of answer at a confirmation, the ninth on cancels, refunds and
-exchanges as upset or polite shoppers write them, the tenth in English around the shop's Korean
-words, with questions at every confirmation, the eleventh two requests at once and hedged answers,
-the twelfth on reviews and ratings, the thirteenth on the cart and buying now, the fourteenth on
-orders placed: status, then acting on them, the fifteenth English yeses and noes of every shape, the
-sixteenth on cancels, returns and exchanges in English, with past ones told in passing), the bank's
-card help desk (nine sets, the third in a hurry, upset or unsure, the fourth by voice, the fifth as
-customers explain before they ask, the sixth against its protections: injected lines, forged
-transcripts, someone else's yes, look-alike letters, the seventh code-switched: "카드 lost 했어요",
-"dont cancel it!! 취소하지 마세요", the eighth in distress: lost abroad, fraud, panic, the ninth
-anxious and venting, requests with remarks after them), the small shop assistant (four sets: who may
-ask what, what is never taken, claimed roles and rules talked around, newcomers who do not know what
-it does), the Korean card application (seven sets, the second on what is and is not a yes, a cancel
-or a change, the third on tricks against its confirmation, the fourth as people change and explain
-things while applying, the fifth as speech-to-text writes what is said, the sixth as people compare,
-describe and doubt before they choose, the seventh for someone else, in English or mixed), and one
-more on the transfer's confirmation: hedges, reasons, quoted yeses and corrections. Each turn says
-the stage it should end in and the values it should hold.
+tenth on what one can and cannot eat, the eleventh on changing an order while it is taken, the
+twelfth ordering while the family talks over the customer), the online shop (seventeen sets, the
+fourth as shoppers type in the regions, young and old, the fifth in English and code-switched, the
+sixth as shoppers on a phone refer to things by 그거 and by nickname, the seventh on the sellers'
+side and the line between sellers and shoppers, the eighth in English again, context first and every
+kind of answer at a confirmation, the ninth on cancels, refunds and exchanges as upset or polite
+shoppers write them, the tenth in English around the shop's Korean words, with questions at every
+confirmation, the eleventh two requests at once and hedged answers, the twelfth on reviews and
+ratings, the thirteenth on the cart and buying now, the fourteenth on orders placed: status, then
+acting on them, the fifteenth English yeses and noes of every shape, the sixteenth on cancels,
+returns and exchanges in English, with past ones told in passing, the seventeenth looking for
+things: budgets, purposes, nicknames), the bank's card help desk (nine sets, the third in a hurry,
+upset or unsure, the fourth by voice, the fifth as customers explain before they ask, the sixth
+against its protections: injected lines, forged transcripts, someone else's yes, look-alike letters,
+the seventh code-switched: "카드 lost 했어요", "dont cancel it!! 취소하지 마세요", the eighth in
+distress: lost abroad, fraud, panic, the ninth anxious and venting, requests with remarks after
+them), the small shop assistant (four sets: who may ask what, what is never taken, claimed roles and
+rules talked around, newcomers who do not know what it does), the Korean card application (eight
+sets, the second on what is and is not a yes, a cancel or a change, the third on tricks against its
+confirmation, the fourth as people change and explain things while applying, the fifth as
+speech-to-text writes what is said, the sixth as people compare, describe and doubt before they
+choose, the seventh for someone else, in English or mixed, the eighth describing the card instead of
+naming it, in every register), and one more on the transfer's confirmation: hedges, reasons, quoted
+yeses and corrections. Each turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -92,8 +95,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "exchange confirmed but the shop answers HTTP 422, so it fails without a hook",
         # a vague cart request ("장바구니에 뭐 좀 담을래요") is no order: asked to say more
         "outside READY a 아니요 is not a cancel (cart asks again); 그만 then cancels",
-        # "업무용이요" is not read as the purpose "work"
-        "laptop recommendation asks for the budget, purpose then budget said casually",
         # a lone "ㅠㅠ" is not counted as a failed answer, so the flow does not give up yet
         "status gives up after three unusable answers",
     },
@@ -147,8 +148,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # the number inside a sentence of where it is written ("문자에 (ORD-…) 이렇게
         # 써있네요") is not read
         "괄호 안 8자리 주문번호로 환불, 번호 메시지의 '~네요'가 승낙으로 읽히지 않음",
-        # "에어팟 받았는데 맘 바뀜 ORD-1008 주문 취소 해주셈": the order number is asked again
-        "받은 에어팟 '주문 취소 해주셈': 배송 완료라 승낙 뒤 거절, 환불 안내",
         # a question before the request ("이런 경우에도 교환이 가능한지요? 가능하다면 …")
         # makes the message a question: nothing starts
         "질문과 요청을 한 문장에 담은 공손한 노트북 교환(100만원 초과 교환은 접수됨)",
@@ -661,6 +660,38 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "EN past return mentioned in passing inside a review request: the review asks for the"
         " rating, a blank message changes nothing",
     },
+    "transfer_questions_ko.test.yaml": set(),
+    "transfer_amounts_en.test.yaml": {
+        # "a couple hundred thousand won", "somewhere between 30 and 40k": a guess of an amount
+        # leaves the whole request to the model, its recipient too (offline: which request?)
+        "a couple hundred thousand is vague and not guessed",
+        "a range between two amounts is not guessed",
+        # "…, his number's 010-… if the bank needs it": the "if" is read as a condition on the
+        # request, nothing taken
+        "phone number in the message is not the amount",
+        # "I meant 35,000 not 53,000": a grouped number without "won" at the confirmation is
+        # no amount, the question again
+        "amount corrected with both numbers named at confirmation",
+    },
+    "pizza_en_8.test.yaml": set(),
+    "card_ko_8.test.yaml": {
+        # "네 해외에서도 결제하려고 하는 거라서요": a yes followed only by why is a yes (see
+        # YES_WITH_WHY), where the writer expected the question again
+        "confirm: a yes wrapped in a reason waits, a plain request applies",
+    },
+    "commerce_ko_8.test.yaml": {
+        # "30만원 안쪽으로 선물할 만한 거 골라줘": "골라줘" is no word of a recommendation,
+        # "did you mean a recommendation?"
+        "비회원이 예산(30만원 안쪽)부터 말하고 종류는 나중에: 카테고리를 묻고 '이어폰으로요'에"
+        " 버즈3",
+        # "27인치 QHD면 좋겠어요" is small talk to the rules (a digression), which counts no
+        # filling turn: the task gives up a message later than the writer expected
+        "모니터 추천에 용도·크기·주사율만 말하고 예산을 끝내 안 주면 네 번째 메시지에서 GAVE_UP",
+        # a product not in the catalogue is asked for again; a search asked for then interrupts
+        # the comparison, which resumes after it (the writer expected the search to end it)
+        "카탈로그에 없는 다이슨 에어랩 최저가는 판매처 정보를 못 찾았다고 하고, 드라이기 검색은"
+        " 검색 흐름으로",
+    },
 }
 MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXECUTED"},
          "transfer_en.test.yaml": {"EXECUTED"}, "transfer_en_2.test.yaml": {"EXECUTED"},
@@ -728,6 +759,11 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "shop_ko_4.test.yaml": set(), "cards_en_6.test.yaml": {"ORDERED"},
          "pizza_changes.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "commerce_en_5.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "transfer_questions_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_amounts_en.test.yaml": {"EXECUTED", "FAILED"},
+         "pizza_en_8.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "card_ko_8.test.yaml": {"APPLIED"},
+         "commerce_ko_8.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",
@@ -738,6 +774,9 @@ SAID_AGAIN = {"7-repeat: identical repeat",
               "7-repeat: 존댓말 repeat with amount in hangul numerals",
               "7-repeat: repeated twice then cancelled"}
 """Conversations where the writer's "not a yes" is the request said again: a yes here."""
+YES_WITH_WHY = {"confirm: a yes wrapped in a reason waits, a plain request applies"}
+"""Conversations where the writer's "not a yes" is a yes followed only by why ("네 해외에서도
+결제하려고 하는 거라서요"): a yes here, as docs/understanding.md says."""
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_FAILING))
@@ -745,7 +784,8 @@ async def test_blind_conversations_hold(name: str) -> None:
     results = await run_file(BLIND / name)
     assert len(results) >= 20
     moved = [(r.name, m.user) for r in results for m in r.mismatches
-             if m.field == "stage" and m.actual in MOVED[name] and r.name not in SAID_AGAIN]
+             if m.field == "stage" and m.actual in MOVED[name]
+             and r.name not in SAID_AGAIN | YES_WITH_WHY]
     assert moved == [], "money moved where the writer expected something else"
     failing = {r.name for r in results if r.mismatches}
     known = KNOWN_FAILING[name]

@@ -32,13 +32,15 @@ from .spans import Match
 from .text import SENTENCE_END
 
 _NEGATED_AFTER = re_compile(
-    r"\s*(?:원|won|dollars?|달러)?\s*(?:한텐|에겐|한테|헌테|헨테|한태|에게|께)?(?:은|는|이|가|을|를|도)?\s*"
+    r"\s*(?:원|won|dollars?|달러)?\s*(?:한텐|에겐|한테|헌테|헨테|한태|에게|께)?용?(?:은|는|이|가|을|를|도)?\s*"
     r"(?:(?:\S+\s*)?(?:거|건|게)\s*)?"
     r"(?:(?:아니고|아니라|아니야|아니에요|아니예요|아닙니다|아님|아니|말고|대신에?|빼고|안\s*돼|"
     r"안\s*되)(?:\s|$|[,.!요세])|\S*지\s*(?:마|말)"
-    r"|(?:안|못)\s*(?:보내|보낼|보냄|줘|줄|주|드려|드릴|부쳐|이체|송금|넣|쏴|할|해|하|만들|쓸|써|쓰))")
+    r"|(?:(?:발급|신청|가입|결제|주문|구매)\s*)?"  # "신용카드는 발급 안 받을래요"
+    r"(?:안|못)\s*(?:보내|보낼|보냄|줘|줄|주|드려|드릴|부쳐|이체|송금|넣|쏴|할|해|하|만들|쓸|써|쓰|"
+    r"받|살|사))")
 _TURNED_DOWN = re_compile(
-    r"\s*(?:은|는|이|가|을|를|도)?\s*(?:\S+기\s*)?"
+    r"\s*용?(?:은|는|이|가|을|를|도)?\s*(?:\S+기\s*)?"
     r"(?:싫|별로(?=\s|$|[,.!?~]|야|예요|에요|다|입니다|고)|필요\s*없|원하지\s*않|취소)")
 """A choice turned down right after it ("체크카드는 싫어요", "쓰기 싫고", "별로예요", "필요
 없어요"), not a bound said of it ("50만원 넘는 건 싫어요")."""
@@ -74,12 +76,14 @@ _SUM = re_compile(r"[+×*÷=]|\d\s*x\s*\d|\b(?:plus|minus|times|split|divided)\b
                   r"더하기|더해|더한|빼기|곱해|나눠|나누어|나눈|합쳐|합해|짜리|원권|만큼|인당|명분|각각|"
                   r"반띵|반반|절반|분의|(?:두|세|네|다섯|[2-9])\s*(?:번|배(?!송|달))|"
                   r"(?:의|원|만)\s?반(?:만|값|으로|이요|요)?(?![가-힣])|"
-                  r"\b(?:each|apiece|per person|per head|half)\b",
+                  r"\b(?:each|apiece|per person|per head|"
+                  r"half(?!\s+(?:of\s+)?an?\s+(?:thousand|million|hour)\b|\s+(?:past|hour)\b))\b",
                   re.IGNORECASE)
 PARTICLE = re_compile(
     r"^(?:한테|에게|께|한테로|에게로|으로|로|을|를|이|가|은|는|이요|요|만|정도|쯤|씩|"
-    r"입니다|이에요|예요|에요|이야|야|임|이고|이구)+$")
-"""Korean particles, copulas and the like, left over once a value is taken out of a word."""
+    r"입니다|이에요|예요|에요|이야|야|임|이고|이구|용)+$")
+"""Korean particles, copulas and the like, left over once a value is taken out of a word ("용"
+of a purpose: "게임용이요")."""
 _CHANGE = frozenset({
     "바꿔", "바꿔줘", "바꿔요", "바꿔주세요", "바꿀게", "변경", "변경해", "변경해줘",
     "변경해주세요", "수정", "수정해", "수정해줘", "수정해주세요", "고쳐", "고쳐줘", "해줘",

@@ -242,7 +242,7 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
         re_compile(r"\b(?:on\s+)?the\s+(?P<d>[1-9]|[12][0-9]|3[01])(?:st|nd|rd|th)\b"
                    r"(?:\s+of\s+(?P<rel>this|next)\s+month\b)?"
                    r"(?=\s*(?:$|[,.!?~]|(?:please|pls|plz|and|at|for|to|then|thanks|thx|"
-                   r"instead|ok|okay)\b))", _I),
+                   r"instead|ok|okay|send|transfer|pay|wire|give)\b))", _I),
         _day_of_month,
     ),
     (re_compile(r"(?:(?P<rel>이번|다음|담)\s?달\s*)?말일"

@@ -8,7 +8,8 @@ anywhere, because Korean glues particles and numbers on ("50달러에"), and a H
 of four syllables or more also when spaced in two ("체크 카드" for 체크카드). A Hangul synonym
 of one or two syllables is the head of other nouns too ("신용" of 신용점수, "체크" of
 체크포인트): glued to more Hangul, it counts only where what follows can start a particle,
-an ending or a noun of asking for it ("신용으로", "체크요", "환불신청", "업무용").
+an ending or a noun of asking for it ("신용으로", "체크요", "환불신청", "업무용"), 하다
+only as asked for ("교환할게요", not "체크하는 편이라").
 Longer synonyms are tried first ("원화" before "원").
 
 Build an ``EnumMatcher`` once with ``compile_enum`` when the same values are used on every
@@ -92,11 +93,14 @@ def _alternative(synonym: str) -> str:
 _SHORT_HANGUL = re_compile(r"[가-힣]{1,2}")
 _GLUED_ON = ("이가은는을를으로에의도만요예입라랑와과까부처같쪽걸거것고나든면야여께밖뿐엔말짜인일"
              "지죠네보마씩쯤임냐니며였용좀쫌"  # particles, the copula's endings, 용 ("업무용"), 좀
-             "하할해했함합한됩되돼될된받"  # done with 하다, 되다, 받다 ("교환할게요", "환불받고")
+             "하할해함합됩되돼될된받"  # done with 하다, 되다, 받다 ("교환할게요", "환불받고")
              "신접진문건창실")  # 신청, 요청, 접수, 진행, 문의, 건, 결제창; 사무실
-_NOT_GLUED = f"(?![{_GLUED_ON}])[가-힣]"
+_NOT_ASKED = r"했|하는(?!\s?(?:걸로|거로|것으로))|하면|해서|한(?!다)|하지|하던|하니"
+"""하다 said of something the speaker does or did, not asked for ("체크하는 편이라": to check,
+"교환했는데": done before, "환불하면": if): no value."""
+_NOT_GLUED = f"(?:{_NOT_ASKED}|(?![{_GLUED_ON}])[가-힣])"
 """After a short Hangul synonym: more Hangul that starts no particle, ending or asking noun
-("신용점수", "체크포인트", "회사원")."""
+("신용점수", "체크포인트", "회사원"), or 하다 said of something else than asking for it."""
 
 
 _HANGUL_WORD = re_compile(r"[가-힣]{4,}")

@@ -137,7 +137,8 @@ def participle_forms(word: str) -> set[str]:
     return {word}.union(*(inflections(stem) for stem in stems))
 
 
-_NEGATED_AFTER = re_compile(r"\S*?(?:\s\S+?)?(?:지\s?(?:마|말|않)|지마)|\S*?\s?안\s?(?:하|해|할|합)"
+_NEGATED_AFTER = re_compile(r"\S*?(?:\s\S+?)?(?:지\s?(?:마|말|않)|지마)"
+                            r"|\S*?\s?안\s?(?:하|해|할|합|받)"
                             # "매출 보지 마", "매출은 안 봐도 돼요", "추천은 됐어요"
                             r"|\S*?\s안\s?\S+도\s?(?:돼|되|될)|\S*?\s(?:됐어|됐습니다|됐구요)"
                             rf"|\S*?\s?{SET_ASIDE}(?!\S)"
@@ -149,7 +150,7 @@ _NEGATED_BEFORE = re_compile(r"(?:^|\s)(?:안|못|dont|do not|not|never|didnt|do
 
 
 _UNDO = r"(?:취소|철회|되돌|돌려\s?받|무르|물러)"
-_UNDONE_AFTER = re_compile(rf"\S*(?:\s(?:거|것|건|걸|돈|금액|내역)\S?)?\s?{_UNDO}")
+_UNDONE_AFTER = re_compile(rf"\S*(?:\s(?:거|것|건|걸|돈|금액|내역)\S?)?(?:\s(?:좀|쫌))?\s?{_UNDO}")
 _UNDOING = re_compile(rf"{_UNDO}|cancel|undo|refund|revers|revok|recall|stop", re.IGNORECASE)
 _UNDONE_BEFORE = re_compile(r"(?:^|\s)(?:(?:cancel|undo|reverse|revoke|recall|stop)"
                             r"(?:\s(?:a|an|the|my|that|this|our))?"

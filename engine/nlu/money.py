@@ -156,6 +156,8 @@ def find_money(text: str) -> list[Match]:
 
     >>> [(m.value, m.text) for m in find_money("엄마한테 1만원 보내줘")]
     [(10000, '1만원')]
+    >>> [m.value for m in find_money("half a million won")], find_money("a few thousand won")
+    ([500000], [])
     """
     if "넌" in text or "." in text:  # "5마넌" is 5만원 as it is said, "30.000원" is 30,000원:
         said = _DOTTED_WON.sub(_commas, _SAID_MANWON.sub("만원", text))  # the same length,
@@ -171,8 +173,23 @@ def find_money(text: str) -> list[Match]:
         found += [_signed(m, Decimal(value) * (1000 if pattern is _EN_WORD_K else 1))
                   for pattern in (_EN_WORD_MONEY, _EN_WORD_BARE, _EN_WORD_K)
                   for m in pattern.finditer(text)
-                  if (value := english_numeral(m["words"])) is not None]
+                  if (value := english_numeral(m["words"])) is not None
+                  and _VAGUE_BEFORE.search(text, 0, m.start()) is None]
+        found += [Match(_HALF_OF[m["mag"].lower()], m.start(), m.end(), m[0])
+                  for m in _EN_HALF.finditer(text)]
     return non_overlapping(found)
+
+
+_EN_HALF = re_compile(r"\bhalf\s+(?:of\s+)?an?\s+(?P<mag>thousand|million)(?:\s+(?:won|krw)\b)?"
+                      r"(?!\s*(?:dollars?|bucks|usd|euros?|eur|people|times)\b)", re.IGNORECASE)
+"""Half a thousand or a million ("half a million won"): 500, 500,000."""
+_HALF_OF = {"thousand": 500, "million": 500_000}
+
+
+_VAGUE_BEFORE = re_compile(r"\b(?:half|couple|few|several)(?:\s+of)?(?:\s+an?)?\s*$",
+                           re.IGNORECASE)
+"""A part or a guess of a number said before it ("half a million won", "a couple hundred
+thousand"): the number after it is not the amount."""
 
 
 def _korean(match: re.Match[str]) -> Match | None:

@@ -50,10 +50,10 @@ _DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예�
                         r"가르치는)(?=\s)")
 """A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구", "옆집 사는
 할머니", "회사에서 일하는 김대리")."""
-CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)면\s(?!\s*(?:돼|되|됩|된다|충분))|\bif\b",
+CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)면\s(?!\s*(?:돼|되|됩|된다|충분))|\bif\b",
                        re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer; "-면 돼" (that will do:
-"반만 보내면 돼") is none."""
+"반만 보내면 돼") and "그렇다면" (in that case) are none."""
 
 _AND = re_compile(r"[가-힣A-Za-z0-9](?:이랑|랑|하고)\s|\band\b|&")
 """Two of them ("엄마랑 아빠", "P-101이랑 P-102"): no one name."""
@@ -159,7 +159,8 @@ _RATHER_THAN = re_compile(r"(\brather\b[^.?!]{0,40}?)\bthan\b", re.IGNORECASE)
 """A preference ("I'd rather have an exchange than money back"): no comparison to hedge."""
 _HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)"
 """What makes a Korean "-면" after it only polite ("필요하시면", "도움이 되면")."""
-_HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)" + _HELPFUL_IF + r"면\s(?!돼|되|충분|괜찮)|\bif\b"
+_HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)(?<!이렇다)" + _HELPFUL_IF +
+                     r"면\s(?!돼|되|충분|괜찮)|\bif\b"
                      + _POLITE_IF + r"|보다|는 대로|[\"“”‘]"
                      r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
                      r"|\b(?:or|either)\b(?![,.]?\s+(?:actually|rather|wait|sorry|i\s+mean)\b)")
@@ -224,7 +225,8 @@ _UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not 
 
 _CONDITIONAL = re_compile(
     r"(?<=[가-힣])(?<!가능하)(?<!괜찮으)(?<!괜찮다)(?<!좋으)(?<!좋다)(?<!된다)(?<!원하)"
-    r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)(?<!그러)" + _HELPFUL_IF +
+    r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)(?<!그러)(?<!그렇다)(?<!이렇다)"
+    + _HELPFUL_IF +
     r"면\s(?!돼|되|충분|괜찮)"
     r"|(?<!wondering )(?<!wonder )(?<!see )(?<!know )(?<!ask )(?<!asking )(?<!check )"
     r"\b(?:only\s+)?if\b(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|want)|"
@@ -239,7 +241,8 @@ def conditional(text: str) -> bool:
     """Whether ``text`` asks for it only on a condition not met yet ("월급 들어오면 보내줘",
     "if I have enough, send dad 30k", "once my salary is in"): no request to act on now. A
     polite "if" is none ("가능하면 오늘 보내줘", "if possible", "if you can", "I was wondering
-    if I could…"), nor is "X면 돼" (enough), nor a noun ending in 면 ("라면 값"), nor a
+    if I could…"), nor "그렇다면" (in that case), nor "X면 돼" (enough), nor a noun ending in
+    면 ("라면 값"), nor a
     question what would happen ("14만원으로 내리면 마진 남아요?": a what-if asked now).
 
     >>> [conditional(t) for t in ("잔액 충분하면 엄마한테 보내줘", "if I have enough, pay Tom",

@@ -67,7 +67,8 @@ def sure_of(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int
     said = after_retraction(text) or text  # "40만원? 아니다 20만원 이하로": its last say
     asking = is_question(said) and not (asked and names.name_shaped_like_a_question(
         OPENING.sub("", text)))  # "어 누나요": a name, not "-나요?"
-    plain = light_verbs_off(text)  # "damaged 됐어요": the value's own verb, no report
+    plain = _WANTING.sub(lambda m: " " * len(m[0]), light_verbs_off(text))  # "damaged
+    # 됐어요": the value's own verb, no report; "신용카드로 하고 싶어요": wanting it
     if asking or names.hedged(plain):
         return False
     accounted = accounted_by(words)
@@ -138,6 +139,8 @@ def why_en_off(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
 
 _WORD = re_compile(r"\S+")
+_WANTING = re_compile(r"(?<!\S)(?:하고|되고)\s?싶(?:어요|어|습니다|은데요|은데|네요)?(?!\S)")
+"""Wanting the value said with it ("체크카드로 하고 싶어요"): no other predicate."""
 _WHY_EN = re_compile(r"(?:,\s*|\s+)(?:because|cause|cuz|coz|since)\b.*$|,\s*(?:i|i'm|im|i've|ive|"
                      r"we|we're|my|it's|its|there's)\b.*$", re.IGNORECASE | re.DOTALL)
 """Why, said in English after a change ("make it express, I fly out tomorrow")."""
@@ -195,8 +198,20 @@ def told_off(text: str) -> str:
     if (last := last_sentence(text)) is not None and \
             names.reported(text[:len(text) - len(last)].rstrip(" .!~…")):
         return last
+    for clause in _TOLD_CLAUSE.finditer(text):  # "지난번에 교환했는데 이번엔 환불해 주세요"
+        rest = text[clause.end():]
+        if names.reported(text[:clause.end()]) and not names.reported(rest) and \
+                _ASKING.search(rest):  # not "…취소했는데 환불이 아직 안 됐어요": no request
+            return rest.lstrip(" ,")
     cut = told_after(text)
     return text[:cut] if cut else text
+
+
+_TOLD_CLAUSE = re_compile(r"[았었였했봤왔줬셨됐냈]는데(?:요)?(?=[\s,.]+\S)")
+"""A clause of what was done, "-했는데", before what is asked now."""
+_ASKING = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|주셈|할게요|할게|할래요|할래|싶어요|"
+                     r"싶습니다|부탁)")
+"""A request's ending, said after a clause of what was done."""
 
 
 def told_after(text: str) -> int | None:

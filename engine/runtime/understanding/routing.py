@@ -253,6 +253,9 @@ def several(message: str, service: CompiledService, today: dt.date
         return []  # one request (unless it took another's place: that one is no request)
     if service.patterns.by_priority:
         priority = _priorities(service)
+        ranks = [priority.get(i.name or "", 0) for i, _ in found]
+        if len(set(ranks)) != len(ranks) and not corrected:
+            return []  # "노트북 찾아봐 주고 추천도 해줘": two of one rank, which one? (below)
         found.sort(key=lambda part: -priority.get(part[0].name or "", 0))
     return found
 
