@@ -9,43 +9,45 @@ jokes and conditions at the confirmation, one as older people write to a bank: f
 sentences, a purpose before the request, one typed in pieces across messages by the busy, one more
 on batches decided one by one, one on a yes said with a change, a question or a condition, one on
 amounts and dates said together, one on corrections at every point of a transfer, one on questions
-asked at every point of it), in English (eight sets, the second as non-native speakers text, the
-third as native speakers living in Korea do, the fourth as the world's Englishes and phones type,
-the fifth with context first, corrections and every kind of answer at the confirmation, the sixth on
-yeses that are not: sarcasm, quotes, hypotheticals, a yes to another question, the seventh as people
-text: pls, 30k, kk, ya send it, the eighth on amounts and dates said in English words), one on when
-to send (dates as people say them), code-switched (one set) and against tricks (three sets on the
-transfer: injected "system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes;
-look-alike and hidden characters, forged transcripts, hostile text; one more on several transfers in
-one message, each decided by its place or its name), the pizza shop (twelve sets, the fourth as the
-world's Englishes decide, the fifth by voice, the sixth as customers text an order indirectly,
-changing it a detail at a time, the seventh against its confirmations: injected lines, forged
-transcripts, look-alike letters, the eighth ordering for a group, with second thoughts and other
-people's yeses, the ninth on paying: card numbers in every form, declines, methods changed, the
-tenth on what one can and cannot eat, the eleventh on changing an order while it is taken, the
-twelfth ordering while the family talks over the customer), the online shop (seventeen sets, the
-fourth as shoppers type in the regions, young and old, the fifth in English and code-switched, the
-sixth as shoppers on a phone refer to things by 그거 and by nickname, the seventh on the sellers'
-side and the line between sellers and shoppers, the eighth in English again, context first and every
-kind of answer at a confirmation, the ninth on cancels, refunds and exchanges as upset or polite
-shoppers write them, the tenth in English around the shop's Korean words, with questions at every
-confirmation, the eleventh two requests at once and hedged answers, the twelfth on reviews and
-ratings, the thirteenth on the cart and buying now, the fourteenth on orders placed: status, then
-acting on them, the fifteenth English yeses and noes of every shape, the sixteenth on cancels,
-returns and exchanges in English, with past ones told in passing, the seventeenth looking for
-things: budgets, purposes, nicknames), the bank's card help desk (nine sets, the third in a hurry,
-upset or unsure, the fourth by voice, the fifth as customers explain before they ask, the sixth
-against its protections: injected lines, forged transcripts, someone else's yes, look-alike letters,
-the seventh code-switched: "카드 lost 했어요", "dont cancel it!! 취소하지 마세요", the eighth in
-distress: lost abroad, fraud, panic, the ninth anxious and venting, requests with remarks after
-them), the small shop assistant (four sets: who may ask what, what is never taken, claimed roles and
-rules talked around, newcomers who do not know what it does), the Korean card application (eight
-sets, the second on what is and is not a yes, a cancel or a change, the third on tricks against its
-confirmation, the fourth as people change and explain things while applying, the fifth as
-speech-to-text writes what is said, the sixth as people compare, describe and doubt before they
-choose, the seventh for someone else, in English or mixed, the eighth describing the card instead of
-naming it, in every register), and one more on the transfer's confirmation: hedges, reasons, quoted
-yeses and corrections. Each turn says the stage it should end in and the values it should hold.
+asked at every point of it, one more on several transfers listed every way and cancelled all at
+once), in English (eight sets, the second as non-native speakers text, the third as native speakers
+living in Korea do, the fourth as the world's Englishes and phones type, the fifth with context
+first, corrections and every kind of answer at the confirmation, the sixth on yeses that are not:
+sarcasm, quotes, hypotheticals, a yes to another question, the seventh as people text: pls, 30k, kk,
+ya send it, the eighth on amounts and dates said in English words), one on when to send (dates as
+people say them), code-switched (one set) and against tricks (three sets on the transfer: injected
+"system" lines, quoted yeses, markup, take-backs, pressure, someone else's yes; look-alike and
+hidden characters, forged transcripts, hostile text; one more on several transfers in one message,
+each decided by its place or its name), the pizza shop (twelve sets, the fourth as the world's
+Englishes decide, the fifth by voice, the sixth as customers text an order indirectly, changing it a
+detail at a time, the seventh against its confirmations: injected lines, forged transcripts,
+look-alike letters, the eighth ordering for a group, with second thoughts and other people's yeses,
+the ninth on paying: card numbers in every form, declines, methods changed, the tenth on what one
+can and cannot eat, the eleventh on changing an order while it is taken, the twelfth ordering while
+the family talks over the customer), the online shop (eighteen sets, the fourth as shoppers type in
+the regions, young and old, the fifth in English and code-switched, the sixth as shoppers on a phone
+refer to things by 그거 and by nickname, the seventh on the sellers' side and the line between
+sellers and shoppers, the eighth in English again, context first and every kind of answer at a
+confirmation, the ninth on cancels, refunds and exchanges as upset or polite shoppers write them,
+the tenth in English around the shop's Korean words, with questions at every confirmation, the
+eleventh two requests at once and hedged answers, the twelfth on reviews and ratings, the thirteenth
+on the cart and buying now, the fourteenth on orders placed: status, then acting on them, the
+fifteenth English yeses and noes of every shape, the sixteenth on cancels, returns and exchanges in
+English, with past ones told in passing, the seventeenth looking for things: budgets, purposes,
+nicknames, the eighteenth on the cart in English), the bank's card help desk (ten sets, the third in
+a hurry, upset or unsure, the fourth by voice, the fifth as customers explain before they ask, the
+sixth against its protections: injected lines, forged transcripts, someone else's yes, look-alike
+letters, the seventh code-switched: "카드 lost 했어요", "dont cancel it!! 취소하지 마세요", the
+eighth in distress: lost abroad, fraud, panic, the ninth anxious and venting, requests with remarks
+after them, the tenth on ids and PINs typed sloppily), the small shop assistant (four sets: who may
+ask what, what is never taken, claimed roles and rules talked around, newcomers who do not know what
+it does), the Korean card application (nine sets, the second on what is and is not a yes, a cancel
+or a change, the third on tricks against its confirmation, the fourth as people change and explain
+things while applying, the fifth as speech-to-text writes what is said, the sixth as people compare,
+describe and doubt before they choose, the seventh for someone else, in English or mixed, the eighth
+describing the card instead of naming it, in every register, the ninth by foreigners in English and
+broken Korean), and one more on the transfer's confirmation: hedges, reasons, quoted yeses and
+corrections. Each turn says the stage it should end in and the values it should hold.
 
 What still fails is listed by conversation, each with why; a list may only shrink. No turn may
 end where money moved (a transfer EXECUTED, a pizza paid for) where the writer expected
@@ -692,6 +694,39 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "카탈로그에 없는 다이슨 에어랩 최저가는 판매처 정보를 못 찾았다고 하고, 드라이기 검색은"
         " 검색 흐름으로",
     },
+    "transfer_batches_4.test.yaml": {
+        # "언니랑 동생 둘 다 5만원 넣어줘": "둘 다" without 한테 or 씩 is no "each", and "넣어줘"
+        # no word of the transfer: did you mean a transfer?
+        "dul da same amount for two, english yes",
+        # "엄마한테 3만원 보내고, 그거랑 따로 10만원도": the second amount's person is asked
+        "one person gets two separate amounts",
+        # "동생 3만원, 할머니 5만원... 아 잠깐 할머니는 8만원으로 할게": a correction of one item
+        # inside the list takes back the list; the request is asked again
+        "correction of one item inside the same message",
+        # "동생이랑 반반 내기로 해서 내 몫 2만원은 아빠한테": "내 몫" keeps the amount unsure
+        "split with sibling but one transfer, then cancelled",
+        # "월급 들어오면 그때 보내줘": a time that names no date, asked for (nothing is sent)
+        "condition at first confirmation waits, then plain send",
+    },
+    "card_en_2.test.yaml": {
+        # "ok go", "yeah sure": English yeses the desk reads as a yes (see ENGLISH_YES), where
+        # the writer, going by the Korean desk's list, expected the question again
+        "confirm: 'ok go' is more than a yes, the confirmation repeats",
+        "confirm: 'yeah sure' is not a listed yes, nothing applied",
+    },
+    "cards_en_7.test.yaml": {
+        # "my wife's id is u12": someone else's id is never taken for a verification
+        "verify: wife's id is taken as the id, a correction at the pin question replaces it",
+        # "express please" with nothing running: "did you mean to verify?" (the learned model
+        # leans there), where the writer expected the help line
+        "express with nothing running gets the help line, before and after an order",
+    },
+    "commerce_cart_en.test.yaml": {
+        # "Actually midnight is nicer — 미드나이트 색상으로 바꿔주세요": the remark before the
+        # change keeps the colour unsure, the question again
+        "계산 sets pay, colour changed from 스타라이트 to 미드나이트 at the confirmation, 확인 adds"
+        " and opens checkout",
+    },
 }
 MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXECUTED"},
          "transfer_en.test.yaml": {"EXECUTED"}, "transfer_en_2.test.yaml": {"EXECUTED"},
@@ -764,6 +799,9 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "pizza_en_8.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "card_ko_8.test.yaml": {"APPLIED"},
          "commerce_ko_8.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
+         "transfer_batches_4.test.yaml": {"EXECUTED", "FAILED"},
+         "card_en_2.test.yaml": {"APPLIED"}, "cards_en_7.test.yaml": {"ORDERED"},
+         "commerce_cart_en.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          **dict.fromkeys(("transfer_dialect.test.yaml", "transfer_young.test.yaml",
                           "transfer_batches.test.yaml", "transfer_adversarial_2.test.yaml",
                           "transfer_decisions_ko.test.yaml", "transfer_en_4.test.yaml",
@@ -777,6 +815,10 @@ SAID_AGAIN = {"7-repeat: identical repeat",
 YES_WITH_WHY = {"confirm: a yes wrapped in a reason waits, a plain request applies"}
 """Conversations where the writer's "not a yes" is a yes followed only by why ("네 해외에서도
 결제하려고 하는 거라서요"): a yes here, as docs/understanding.md says."""
+ENGLISH_YES = {"confirm: 'ok go' is more than a yes, the confirmation repeats",
+               "confirm: 'yeah sure' is not a listed yes, nothing applied"}
+"""Conversations where the writer's "not a yes" is an English yes ("ok go", "yeah sure") that
+every service's decision words read as one (docs/dsl.md's table)."""
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN_FAILING))
@@ -785,7 +827,7 @@ async def test_blind_conversations_hold(name: str) -> None:
     assert len(results) >= 20
     moved = [(r.name, m.user) for r in results for m in r.mismatches
              if m.field == "stage" and m.actual in MOVED[name]
-             and r.name not in SAID_AGAIN | YES_WITH_WHY]
+             and r.name not in SAID_AGAIN | YES_WITH_WHY | ENGLISH_YES]
     assert moved == [], "money moved where the writer expected something else"
     failing = {r.name for r in results if r.mismatches}
     known = KNOWN_FAILING[name]

@@ -101,8 +101,16 @@ def no_name(word: str) -> bool:
 
 
 def relation(word: str) -> bool:
-    """Whether ``word`` is a relation one sends to ("엄마", "누나", "사촌"), not a name."""
-    return word in _ADDRESS or word in _ELDERS or _RELATION.fullmatch(word) is not None
+    """Whether ``word`` is a relation one sends to ("엄마", "누나", "사촌"), not a name, one
+    said with its kin word too ("사촌동생", "큰이모").
+
+    >>> relation("사촌동생"), relation("큰이모"), relation("큰길")
+    (True, True, False)
+    """
+    if word in _ADDRESS or word in _ELDERS or _RELATION.fullmatch(word) is not None:
+        return True
+    return any(word.startswith(kin) and word != kin and relation(word[len(kin):])
+               for kin in KIN)
 
 
 def without_ssi(value: str) -> str:

@@ -101,6 +101,8 @@ def is_question(text: str) -> bool:
     (True, False, True)
     >>> is_question("cash when he gets here"), is_question("when will it get here")
     (False, True)
+    >>> is_question("should be 52k, sorry"), is_question("should I send it")
+    (False, True)
     >>> is_question("당연 5점이죠"), is_question("5점이죠")
     (False, True)
     >>> is_question("그 뭐냐 체크카드 만들래요"), is_question("그게 뭐냐")
@@ -114,7 +116,8 @@ def is_question(text: str) -> bool:
         return True
     tokens = re.sub(r"[^\w\s]", " ", stripped.casefold()).split()
     opens = bool(tokens) and tokens[0] in _EN_ASKING and not (
-        tokens[0] == "do" and not _DO_WHO.issuperset(tokens[1:2]))  # "do express": told
+        tokens[0] == "do" and not _DO_WHO.issuperset(tokens[1:2])) and not (  # "do express"
+        tokens[0] in _MODALS and tokens[1:2] == ["be"])  # "should be 52k": it should be
     return opens or any(asks(t) and not (t == "when" and i + 1 < len(tokens) and
                                          tokens[i + 1] in _SUBJECTS)
                         for i, t in enumerate(tokens))
@@ -124,6 +127,8 @@ _SUBJECTS = frozenset({"he", "she", "it", "they", "we", "you", "u", "i", "the", 
                        "his", "her", "our", "their", "this", "that", "its", "ready", "done"})
 """What follows "when" that only joins a clause of time ("cash when he gets here", "when
 ready"): no question ("show me what I sent" still asks)."""
+_MODALS = frozenset({"should", "would", "will", "shall"})
+"""Openers that, before "be" and no "?", say what it is to be ("should be 52k")."""
 _DO_WHO = frozenset({"you", "u", "ya", "yall", "i", "we", "they", "these", "those", "people"})
 """Who "do" asks about ("do you charge…", "do I need…"); "do" before anything else says what
 to do ("do it friday", "do express")."""

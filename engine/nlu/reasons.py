@@ -15,6 +15,7 @@ from .money import find_money
 from .persons import full_name, relation
 from .phrases import CONTRAST, HOLD, is_question, not_knowing
 from .retractions import after_retraction, retracted_at
+from .segments import all_off, of_all
 from .words import Answer, YesNoWords, decision_text, yes_no
 
 
@@ -36,6 +37,9 @@ def answer_of(text: str, words: YesNoWords) -> Answer | None:
     if own != text and own.strip() and yes_no(own, words) == "confirm":
         return "confirm"
     answer, tail = yes_no(text, words), after_retraction(text)
+    if answer is None and of_all(text) and yes_no(all_off(text), words) == "cancel":
+        answer = "cancel"  # "나머지는 전부 그만할래": all of them cancelled (a yes said so is
+        # no yes: "보내라 보내 다 보내 ㅋ")
     said = yes_no(tail, words) if tail else None
     if said == "cancel" and answer is None:  # a yes taken back ("sure, oh wait, never mind")
         said_first = yes_no(text[:retracted_at(text) or 0], words)  # is neither, unless by a

@@ -10,7 +10,8 @@ from engine.precompiled import re_compile
 
 _RETRACT = re_compile(r"(?:^|(?<=[\s,.…~]))(?:아\s*)?(?:아니다|아니|잠깐만?|"
                       r"정정(?:할게요?|합니다)?|그게 아니라)"
-                      r"(?=[\s,.…~!]|$)|\b(?:no wait|wait|sorry|i mean|actually|hang on|"
+                      r"(?=[\s,.…~!]|$)|\b(?:no wait|wait|sorry|i mean|actually|hang on|oops|"
+                      r"whoops|my bad|"
                       r"hold on|let me (?:double[- ]?)?check)\b"
                       r"|(?:^|(?<=[\s,.…~]))(?:아|앗|아참)\s+(?=[0-9일이삼사오육칠팔구십백천만])"
                       # a bare no between two amounts: "30k, no, 40k", "20k.. no 25k"

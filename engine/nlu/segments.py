@@ -173,6 +173,30 @@ def each_to(text: str) -> str:
     return ", ".join(f"{each['before']}{person.strip()}{each['to']} {rest}" for person in people)
 
 
+def of_all(text: str) -> bool:
+    """Whether ``text`` says its decision of every task left ("다 취소해", "나머지는 전부
+    그만할래", "하나도 보내지 마", "cancel all of them", "forget the rest").
+
+    >>> of_all("다 취소해, 하나도 보내지 마"), of_all("취소"), of_all("다음에 할게요")
+    (True, False, False)
+    """
+    return _ALL_OF_THEM.search(text) is not None
+
+
+def all_off(text: str) -> str:
+    """``text`` without the words that say "all of them" ("나머지는 전부 그만할래": "그만할래").
+
+    >>> all_off("나머지는 전부 그만할래")
+    '그만할래'
+    """
+    return " ".join(_ALL_OF_THEM.sub(" ", text).split())
+
+
+_ALL_OF_THEM = re_compile(r"(?<!\S)(?:다|전부|모두|전체|몽땅|싹|싹다|하나도|나머지(?:는|도)?)(?!\S)"
+                          r"|\b(?:all|everything|the rest|any of (?:them|it)|all of (?:them|it)"
+                          r"|both)\b", re.IGNORECASE)
+
+
 def last_sentence(text: str) -> str | None:
     """The message's last sentence, when it has others before it (at a confirmation a change
     said in a sentence of its own is the change, whatever was told before it).

@@ -16,7 +16,7 @@ from typing import Any, assert_never
 
 from engine.compiler.compiled import CompiledFlow, CompiledStage, scrubbed, shown
 from engine.errors import FlowRuntimeError
-from engine.nlu.segments import task_by_place
+from engine.nlu.segments import of_all, task_by_place
 from engine.runtime.calls.agent import ModelCall
 from engine.runtime.calls.memory import remember
 from engine.runtime.calls.models import LiveModel
@@ -352,6 +352,13 @@ class TurnRun(Turn):
                 state.flow.max_fill_turns):
             self.tracer.tag("MISSING_REQUIRED_SLOTS")  # gave up asking (FLOWCTL_MAX_FILL_TURNS)
         ended = {"outcome": stage.name, "slots": state.all_slots()}
+        if session.task_queue and self.reading["decision"] == "cancel" and \
+                of_all(state.message):  # "다 취소해": the tasks waiting are cancelled too
+            for queued in session.task_queue:
+                self.completed.append({**record, "slots": shown(queued, self.service.sensitive),
+                                       "result": None})
+                session.done.append(self.completed[-1])
+            session.task_queue = []
         task = state.batch.next_task()
         if task is None:
             self.ended = ended

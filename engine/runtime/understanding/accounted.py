@@ -207,8 +207,8 @@ def told_off(text: str) -> str:
     return text[:cut] if cut else text
 
 
-_TOLD_CLAUSE = re_compile(r"[았었였했봤왔줬셨됐냈]는데(?:요)?(?=[\s,.]+\S)")
-"""A clause of what was done, "-했는데", before what is asked now."""
+_TOLD_CLAUSE = re_compile(r"(?:[았었였했봤왔줬셨됐냈]는데|던데)(?:요)?(?=[\s,.]+\S)")
+"""A clause of what was done or said, "-했는데", "-하던데", before what is asked now."""
 _ASKING = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|주셈|할게요|할게|할래요|할래|싶어요|"
                      r"싶습니다|부탁)")
 """A request's ending, said after a clause of what was done."""

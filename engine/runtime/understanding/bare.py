@@ -140,6 +140,15 @@ def named_values(text: str, slot: CompiledSlot) -> list[Match]:
 
 _OPENING = re_compile(r"^\s*(?:(?:우리|울|내|제|저희)\s+)?(?P<who>[가-힣]{1,5})\s+")
 _NEXT_WORD = re_compile(r"(?P<word>[가-힣]{1,3})\s+")
+_LATIN_OPENING = re_compile(r"^\s*(?P<who>[A-Z][a-z]{1,15})\s+")
+_HANGUL = re_compile(r"[가-힣]")
+_NOT_A_NAME = frozenset({"And", "Also", "Then", "Plus", "Rent", "Total", "Only", "Just", "Send",
+                         "Pay", "Please", "About", "Around", "Maybe", "Like", "The", "To",
+                         "For", "Another", "Extra", "Same", "All", "Each", "Ok", "Okay",
+                         "Yes", "Yeah", "No", "Hi", "Hey", "Hello", "Thanks", "Sorry", "Wait",
+                         "Oh", "Um", "Hmm", "Now", "Today", "Tomorrow", "Sure", "Oops",
+                         "Transfer", "Wire", "Give", "Move", "Put"})
+"""Capitalised words that open a list item and are no one ("…, Plus 5만원")."""
 
 
 def _before_amount(text: str) -> list[Match]:
@@ -149,23 +158,32 @@ def _before_amount(text: str) -> list[Match]:
     its particle ("금액을 10만원으로", "동생한테 2만원": found as it is said). So does each
     item of a list ("할머니 3만원, 이모 2만원", one a line, "1. 삼촌 3만원")."""
     found = []
+    latin = _HANGUL.search(text) is not None  # "Jake 50k 보내줘", never "Transfer 40,000 won"
     for item in _LIST_ITEM.finditer(text):
         found += [Match(m.value, m.start + item.end(), m.end + item.end(), m.text)
-                  for m in _opening_person(text[item.end():])]
+                  for m in _opening_person(text[item.end():], latin=latin)]
     return found
 
 
-_LIST_ITEM = re_compile(r"^|(?<=[,，;\n])\s*(?:[0-9]{1,2}[.)]\s*)?|^\s*[0-9]{1,2}[.)]\s*")
+_LIST_ITEM = re_compile(r"^|(?<=[,，;\n])\s*(?:[0-9]{1,2}[.)]\s*)?|^\s*[0-9]{1,2}[.)]\s*"
+                        r"|(?<=\s)[0-9]{1,2}[.)]\s+"
+                        r"|(?:(?<=원이랑)|(?<=원하고)|(?<=만이랑)|(?<=만하고)|(?<=천이랑)|(?<=원과)"
+                        r"|(?<=원랑))\s+")
 """Where an item of a list starts: the message, after a comma or a line break, after its
-number."""
+number, after an amount joined to the next ("김민수 2만원이랑 박지영 씨 3만원")."""
 
 
-def _opening_person(text: str) -> list[Match]:
-    """The person ``text`` opens with, right before an amount (``_before_amount``)."""
-    at = _OPENING.match(text)
+def _opening_person(text: str, *, latin: bool = False) -> list[Match]:
+    """The person ``text`` opens with, right before an amount (``_before_amount``), in Latin
+    letters too where ``latin`` (a Korean message: "김 대리님 3만원, Jake 50k")."""
+    at = _OPENING.match(text) or (_LATIN_OPENING.match(text) if latin else None)
     if at is None:
         return []
     who, end = at["who"], at.end()
+    if who.isascii():
+        money = find_money(text[end:])
+        return [Match(who, at.start("who"), at.end("who"), who)] \
+            if money and not money[0].start and who not in _NOT_A_NAME else []
     title = _NEXT_WORD.match(text, end)
     named = persons.titled(who, title["word"]) if title else None
     end = title.end() if title and named else end

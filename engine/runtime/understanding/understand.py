@@ -259,9 +259,10 @@ def _values(text: str, service: CompiledService, slots: tuple[CompiledSlot, ...]
     named = named_by(said for name in picked  # "금액을 3만원으로", "받는 사람 아빠로"
                      for said in service.slots[name].spec.names or [name.replace("_", " ")])
     own = {f"{v}{topic}" for v in (confirming or {}).values() if v not in (None, "")  # "아빠는
-           for topic in ("은", "는", "한테는", "에게는", "께는", "한텐", "에겐")}  # 2만원만"
-    own |= {v for v in (confirming or {}).values() if isinstance(v, str) and v and  # "엄마 건은
-            re.search(rf"(?<!\S){re.escape(v)}\s+(?:건|것|거)", text)}  # 만 오천원으로"
+           for topic in ("은", "는", "한테는", "에게는", "께는", "한텐", "에겐", "씨는", "님은")}
+    own |= {w for v in (confirming or {}).values() if isinstance(v, str) and v and  # "엄마 건은
+            re.search(rf"(?<!\S){re.escape(v)}\s+(?:건|것|거|씨는|님은)", text)  # 만 오천원으로",
+            for w in (v, "씨는", "님은")}  # "박지영 씨는 3만 5천원으로"
     if confirming:  # "그 마우스는 환불로 바꿀게요": a thing the service knows, as the topic
         things = things_elsewhere(service, here)
         own |= {w for w in text.split() if TOPIC_OFF.sub("", w) in things}
