@@ -12,6 +12,7 @@ import itertools
 import re
 from collections.abc import Iterable
 
+from engine.nlu.decision_words import MISSPOKE
 from engine.nlu.persons import called, someones
 from engine.nlu.phrases import is_question, is_social
 from engine.precompiled import re_compile
@@ -166,20 +167,6 @@ _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)(?<!이렇다)" + 
                      r"|\b(?:or|either)\b(?![,.]?\s+(?:actually|rather|wait|sorry|i\s+mean)\b)")
 """A value in a condition, a comparison, a choice or a quote is none ("X면 돼요" is no condition;
 "X or actually Y" corrects X)."""
-MISSPOKE = frozenset({"잘못", "말했어", "말했어요", "말했네", "말했다", "아니다", "아니",
-                      "잠깐", "잠깐만", "정정", "정정할게", "정정할게요", "정정합니다",
-                      "미안", "미안해", "미안해요", "미안요", "미안합니다", "죄송", "죄송해요",
-                      "죄송요", "죄송합니다", "ㅈㅅ", "ㅈㅅㅈㅅ", "쏘리", "앗", "아차", "헐",
-                      "말했네요", "말했습니다", "말했음", "말했나", "눌렀다", "눌렀어", "눌렀어요",
-                      "눌렀네", "눌렀네요", "쳤다", "쳤어", "쳤어요", "쳤네", "쳤네요", "적었다",
-                      "적었어", "적었어요", "적었네요", "썼다", "썼어", "썼어요", "썼네요", "오타",
-                      "오타요", "오타예요", "오타다", "오타남", "오타났다", "오타났어요", "헉",
-                      "아이고", "아이쿠", "어머", "실수", "실수요", "실수했어요", "실수했네요",
-                      "실수했다", "actually", "oops", "sorry", "wait", "i", "meant",
-                      "correction", "typo", "mistyped", "my bad", "my mistake"})
-"""Words of having misspoken, apologies among them ("아 미안 5만원", "ㅈㅅ 누나한테"): said
-with a changed value, they say nothing else."""
-
 _DETAIL = r"(?:\w+\s+)?(?:id|pin|code|number|phone|card|account|password|address)\b"
 _THEIRS = re_compile(
     rf"\b(?:her|his|their)\s+(?:own\s+)?{_DETAIL}|\bmy\s+(?:mom|mother|mum|dad|father|son|"
