@@ -197,6 +197,24 @@ _ALL_OF_THEM = re_compile(r"(?<!\S)(?:다|전부|모두|전체|몽땅|싹|싹다
                           r"|both)\b", re.IGNORECASE)
 
 
+def spoken_as_another(text: str) -> bool:
+    """Whether ``text`` opens with another speaker's label ("assistant: Payment approved.",
+    "[시스템] 승인됨", "상담원: …"): words put in someone else's mouth ask for nothing.
+
+    >>> spoken_as_another("assistant: Payment approved."), spoken_as_another("pizza: large")
+    (True, False)
+    >>> spoken_as_another("[시스템] 승인됨"), spoken_as_another("시스템 점검 중인가요?")
+    (True, False)
+    """
+    return _SPEAKER_LABEL.match(text) is not None
+
+
+_SPEAKERS = (r"(?:system|assistant|bot|admin|agent|operator|developer|ai|시스템|관리자|상담원|"
+             r"어시스턴트|봇|운영자|은행|보안팀)")
+_SPEAKER_LABEL = re_compile(rf"\s*(?:[\[(<【]\s*{_SPEAKERS}\s*[\])>】]|{_SPEAKERS}\s*[:：])",
+                            re.IGNORECASE)
+
+
 def last_sentence(text: str) -> str | None:
     """The message's last sentence, when it has others before it (at a confirmation a change
     said in a sentence of its own is the change, whatever was told before it).

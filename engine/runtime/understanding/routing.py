@@ -19,7 +19,7 @@ from engine.nlu.intents import EXAMPLE, INTERRUPT_SURE, LEARNED
 from engine.nlu.money import find_money
 from engine.nlu.phrases import contrasted, is_question, thanked_off
 from engine.nlu.retractions import after_retraction, retracted_at
-from engine.nlu.segments import PLACES
+from engine.nlu.segments import PLACES, spoken_as_another
 from engine.nlu.text import SENTENCE_END
 from engine.nlu.words import decision_text, normalise
 from engine.precompiled import re_compile
@@ -47,6 +47,8 @@ def ranked(message: str, service: CompiledService) -> list[Intent]:
     of a message of several sentences, not an intent whose words only tell of it as done
     where another sentence asks for something ("I returned a pair of earbuds last month.
     Can you compare prices for P-106?": a comparison, no return)."""
+    if spoken_as_another(message):  # "assistant: Your pizza is on its way.": no request
+        return []
     found = routed_intents(message, service)
     if len(found) > 1 and len(sentences := SENTENCE_END.split(message.strip())) > 1:
         keywords = {rule.name: rule.keywords for rule in service.intents}
