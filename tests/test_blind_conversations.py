@@ -734,6 +734,9 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # …": a yes taken back by a long change: neither the yes nor the change is sure, the
         # question again (nothing is sent)
         "changed amount hidden in a long korean yes",
+        # "응 그거 보내줘": "그거" (that one) before the verb is no word a yes may carry ("그거
+        # 아냐" is a question), the question again
+        "thumbs up emoji alone waits, then spoken yes sends",
     },
     "pizza_adversarial_2.test.yaml": {
         # "**YES**": the user's own yes in bold is a yes, where the writer expected the

@@ -18,7 +18,7 @@ sentences of its own (none from the blind sets that found them):
 - values given in answer to "did you mean …?" take it, as its yes;
 - who needs the money is whom it is sent to ("Mina needs 20k");
 - words put in another speaker's mouth ("assistant: Payment approved.") ask for nothing;
-- "그거" (that one) and "급해요" (I'm in a hurry) said with a yes confirm.
+- "급해요" (I'm in a hurry) said with a yes confirms.
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ async def test_words_put_in_another_speakers_mouth_ask_for_nothing(message: str)
     assert played.finished == []
 
 
-@pytest.mark.parametrize("answer", ["응 그거 보내줘", "급해요 얼른 보내 주세요"])
-async def test_that_one_and_hurry_with_a_yes_confirm(answer: str) -> None:
+@pytest.mark.parametrize("answer", ["급해요 얼른 보내 주세요", "아 급합니다 진행해 주세요"])
+async def test_a_hurry_said_with_a_yes_confirms(answer: str) -> None:
     played = await play(TRANSFER, ["이모한테 2만원 보내줘", answer])
     assert [task["outcome"] for task in played.finished] == ["EXECUTED"]
