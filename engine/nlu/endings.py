@@ -1,6 +1,6 @@
 """Korean endings as data: what may follow a decision word or a verb of the flow for the
 message to stay that word ("보내 주세요", "확인해 주세요", "보내지 마"), standard and as the
-regions say it ("보내주이소", "보내유", "보내부러", "보내줍서"). ``phrases.Lexicon`` builds its
+regions say it ("보내주이소", "보내유", "보내부러", "보내줍서"). ``lexicon.Lexicon`` builds its
 word forms from them."""
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from engine.nlu.decision_words import (
     WANTING,
     Table,
 )
+from engine.nlu.lexicon import Lexicon, negations, squash
 from engine.nlu.phrases import (
     CANCEL_SET_ASIDE,
     GENERIC_ACT,
@@ -49,10 +50,7 @@ from engine.nlu.phrases import (
     LAUGHS,
     NEUTRAL,
     SINGLE_ONLY,
-    Lexicon,
-    negations,
     objects_off,
-    squash,
 )
 from engine.nlu.stems import stem_of, verb_forms, willed_stem
 from engine.nlu.text import decision_text, normalise
