@@ -232,6 +232,62 @@ def test_korean_questions_rank_the_answer_first(tmp_path: Path, query: str,
     assert hits == sorted(hits, key=lambda h: -h.score)
 
 
+_SHELF = {
+    "charger.md": "# 65W 충전기\n\n- 종류: 충전기\n- 가격: 39,000원\n\n"
+                  "태블릿과 노트북, 휴대폰까지 한 번에 충전. 접이식 플러그.\n",
+    "laptop.md": "# 울트라 15\n\n- 종류: 노트북\n- 가격: 1,290,000원\n- 무게: 1.4kg\n\n"
+                 "15인치 화면과 긴 배터리 시간, 가벼운 알루미늄 몸체에 빠른 저장장치와 "
+                 "넉넉한 메모리를 갖췄어요. 업무와 학습, 영상 편집까지 두루 쓰기 좋아요.\n",
+    "bag.md": "# 데일리 백팩\n\n* 종류: 가방\n* 가격: 59,000원\n\n"
+              "15인치 노트북 수납칸, 방수 원단.\n",
+    "mouse.md": "# 무소음 마우스\n\n+ 종류 : 마우스\n+ 가격: 25,000원\n\n"
+                "노트북 옆에 두기 좋은 작은 크기.\n",
+}
+_SHELF.update({f"other{i}.md": f"# {name}\n\n- 종류: {kind}\n- 가격: {price}\n\n{prose}\n"
+               for i, (name, kind, price, prose) in enumerate([
+                   ("블루투스 스피커", "스피커", "89,000원", "캠핑에서 하루 종일 듣는 음악."),
+                   ("기계식 키보드", "키보드", "129,000원", "조용한 갈축 스위치, 한영 각인."),
+                   ("27인치 모니터", "모니터", "299,000원", "눈이 편한 화면, 높이 조절 스탠드."),
+                   ("USB-C 케이블", "케이블", "12,000원", "2미터 길이, 100W까지 전달."),
+                   ("무선 이어폰", "이어폰", "159,000원", "소음 차단과 긴 재생 시간."),
+                   ("전자책 단말기", "전자책", "199,000원", "종이 같은 화면, 한 달 가는 배터리."),
+               ])})
+"""A shelf where a word is rare enough to rank by: four documents say "노트북", one is one."""
+
+
+@pytest.mark.parametrize(("query", "source"), [
+    ("노트북 보여줘", "laptop.md"),
+    ("노트북 있나요?", "laptop.md"),
+    ("가방 추천", "bag.md"),
+    ("마우스 뭐 있어", "mouse.md"),
+    ("충전기 찾는데요", "charger.md"),
+])
+def test_what_a_document_is_outranks_what_it_mentions(tmp_path: Path, query: str,
+                                                      source: str) -> None:
+    """A list item naming a field ("- 종류: 노트북") tells what the document is: it weighs
+    more than the same word in another document's prose, however short that one is."""
+    docs = tmp_path / "shelf"
+    docs.mkdir()
+    for name, text in _SHELF.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    hits = KnowledgeIndex.of(source_files(docs, tmp_path)).search(query, 4)
+    assert hits[0].source == source
+    assert "- 가격:" in hits[0].text or "+ 가격:" in hits[0].text or "* 가격:" in hits[0].text
+
+
+def test_the_shop_finds_its_kind_of_product_first() -> None:
+    """Every kind of product the shop's catalogue lists, asked for by its name, is found
+    before anything that only mentions it."""
+    catalogue = ROOT / "flows" / "commerce" / "catalog"
+    kinds = {f.name: f.read_text(encoding="utf-8").split("카테고리: ")[1].split()[0]
+             for f in catalogue.glob("*.md")}
+    index = KnowledgeIndex.of(source_files(catalogue, ROOT / "flows"))
+    for kind in sorted(set(kinds.values())):
+        for query in (f"{kind} 찾아줘", f"{kind} 보여주세요", f"{kind} 뭐가 있나요?"):
+            hits = index.search(query, 3)
+            assert kinds[hits[0].source] == kind, (query, [h.source for h in hits])
+
+
 # -- the step at run time ----------------------------------------------------------------------
 
 async def test_hits_reach_templates_and_the_trace(workspace: Path) -> None:

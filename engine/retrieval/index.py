@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import tempfile
 import threading
@@ -21,19 +22,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.precompiled import re_compile
 from engine.retrieval.analyzer import analysed, match_expression
 from engine.retrieval.documents import HEADING_SEPARATOR, SourceFile, read_chunks, source_files
 
-FORMAT = "flowctl-knowledge-1"
+FORMAT = "flowctl-knowledge-2"
 """Changes whenever the analyzer or the tables change: an index of another format is
 rebuilt, never read."""
 MAX_BYTES = 1024 * 1024
 """Beyond this, lint warns (FL108): the index is built at compile time (about 1.2 s per
 MiB) and kept in memory (about 4 MiB per MiB of markdown; bench/retrieval_ko.py)."""
-HEADING_WEIGHT, BODY_WEIGHT = 3.0, 1.0
+HEADING_WEIGHT, FACTS_WEIGHT, BODY_WEIGHT = 3.0, 3.0, 1.0
+"""How much a query's term counts in a chunk's heading, in its facts (list items that name
+a field: "- 카테고리: 노트북") and in the rest of it: a laptop's category outranks a power
+bank's "노트북도 충전" (bm25 measures a chunk's length over all three, so a fact must weigh
+as a heading does for a long document to outrank a short one that only mentions it)."""
+_FACT = re_compile(r"^[ \t]*[-*+][ \t]+[^:\n]{1,40}:[ \t]*\S.*$", re.MULTILINE)
 
 _SCHEMA = (
-    "CREATE VIRTUAL TABLE chunks USING fts5(h, b, source UNINDEXED, heading UNINDEXED, "
+    "CREATE VIRTUAL TABLE chunks USING fts5(h, f, b, source UNINDEXED, heading UNINDEXED, "
     "text UNINDEXED, line UNINDEXED, tokenize = 'unicode61 remove_diacritics 0')",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
@@ -85,13 +92,23 @@ def _fill(conn: sqlite3.Connection, files: list[SourceFile]) -> int:
     with conn:
         for statement in _SCHEMA:
             conn.execute(statement)
-        rows = [(analysed(c.heading), analysed(c.text), c.source, c.heading, c.text, c.line)
+        rows = [(analysed(c.heading), *_fields(c.text), c.source, c.heading, c.text, c.line)
                 for c in read_chunks(files)]
-        conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany("INSERT INTO chunks VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         conn.executemany("INSERT INTO meta VALUES (?, ?)", [
             ("format", FORMAT), ("sources", json.dumps(_listing(files)))])
         conn.execute("INSERT INTO chunks(chunks) VALUES ('optimize')")
     return len(rows)
+
+
+def _fields(text: str) -> tuple[str, str]:
+    """A chunk's facts and the rest of its text, each as index terms.
+
+    >>> _fields("- 카테고리: 노트북\\n\\n노트북도 충전")
+    ('카테 테고 고리 노트 트북', '노트 트북 북도 충전')
+    """
+    facts = "\n".join(m.group() for m in _FACT.finditer(text))
+    return analysed(facts), analysed(_FACT.sub("", text))
 
 
 def _listing(files: Iterable[SourceFile]) -> dict[str, str]:
@@ -183,15 +200,15 @@ class KnowledgeIndex:
         return [title for title in first.values() if title]
 
     def search(self, query: str, top_k: int) -> list[Hit]:
-        """The ``top_k`` best chunks for ``query`` by bm25 (headings weigh more)."""
+        """The ``top_k`` best chunks for ``query`` by bm25 (headings weigh most, then facts)."""
         expression = match_expression(query)
         if expression is None or top_k < 1:
             return []
         with self._lock:
             rows = self._conn.execute(
-                "SELECT text, source, heading, bm25(chunks, ?, ?) AS rank, line FROM chunks "
+                "SELECT text, source, heading, bm25(chunks, ?, ?, ?) AS rank, line FROM chunks "
                 "WHERE chunks MATCH ? ORDER BY rank LIMIT ?",
-                (HEADING_WEIGHT, BODY_WEIGHT, expression, top_k)).fetchall()
+                (HEADING_WEIGHT, FACTS_WEIGHT, BODY_WEIGHT, expression, top_k)).fetchall()
         return [Hit(text, source, heading, round(-rank, 4), int(line))
                 for text, source, heading, rank, line in rows]
 
@@ -215,6 +232,6 @@ def ensure_index(directory: Path, base: Path) -> KnowledgeIndex:
     return KnowledgeIndex.load(path)
 
 
-__all__ = ["BODY_WEIGHT", "FORMAT", "HEADING_WEIGHT", "MAX_BYTES", "Hit",
+__all__ = ["BODY_WEIGHT", "FACTS_WEIGHT", "FORMAT", "HEADING_WEIGHT", "MAX_BYTES", "Hit",
            "KnowledgeIndex", "build_index", "ensure_index", "index_path",
            "staleness"]
