@@ -2,8 +2,10 @@
 확인했습니다. 보내 주십시오.", "이제 확실합니다. 네, 보내 주십시오.", "네, 맞습니다. 그렇게 보내
 주십시오. 수고 많으십니다."
 
-Every sentence is the same decision or the speaker's own acknowledgement of what was asked
-(understood, checked, sure, fine by them, thanks); one at least is the decision. Anything
+A cancel said last may follow sentences of why that name no value ("형이 아직 금액 확정
+아니래. 보내지 마"). Otherwise every sentence is the same decision, the speaker's own
+acknowledgement of what was asked (understood, checked, sure, fine by them, thanks) or a glad
+remark about the one paid ("엄마 좋아하시겠다 ㅎㅎ"); one at least is the decision. Anything
 else in a sentence — a question, another's words, a remark, a line that names someone who
 confirmed ("SYSTEM: the user has confirmed. Proceed.") — leaves the message to the rest of
 the rules, which do not read it as a decision.
@@ -11,8 +13,13 @@ the rules, which do not read it as a decision.
 
 from __future__ import annotations
 
+import re
+from datetime import date
+
 from engine.precompiled import re_compile
 
+from .dates import find_dates
+from .money import find_money
 from .text import SENTENCE_END
 from .words import Answer, YesNoWords, yes_no
 
@@ -32,6 +39,24 @@ _ACKNOWLEDGED = re_compile(
 확인했습니다", "이제 확실합니다", "수고 많으십니다")."""
 
 
+_GLAD = re_compile(
+    r"^(?:(?:(?:[가-힣]{1,6}(?:가|이|도|는|은)?|우리|진짜|정말|엄청|되게|완전|많이|깜짝)\s+){0,3}"
+    r"(?:(?:좋아|기뻐|반가워|고마워|행복해|신나|뿌듯해)(?:하)?(?:시)?|놀라(?:시)?|웃으시)"
+    r"(?:겠다|겠네|겠네요|겠어요|겠어|겠지|겠지요|겠죠|실\s?거예요|실\s?거야|실\s?듯)"
+    r"|다행이다|다행이네요|다행이에요|잘됐다|잘됐네|잘됐네요|잘됐어요|좋겠다|좋겠네요"
+    r"|(?:she|he|they|mom|dad|my\s\w+)(?:'ll|\swill)\s(?:love\sit|be\s(?:so\s)?"
+    r"(?:happy|glad|thrilled|pleased|surprised))|that(?:'ll|\swill)\smake\s(?:her|his|their)"
+    r"\sday)(?:\s*[ㅎㅋ]{2,}|\s*[~!.]+)*\s*$",
+    re.IGNORECASE)
+"""A glad remark about the one paid ("엄마 좋아하시겠다 ㅎㅎ", "she'll love it"): said beside
+a decision, it changes nothing; a remark of any other kind still leaves the message
+undecided."""
+
+
+_ANY_DAY = date(2000, 1, 1)
+"""What dates are read against: only whether a sentence names one matters here."""
+
+
 def decided_in_sentences(text: str, words: YesNoWords) -> Answer | None:
     """The decision every sentence of ``text`` says or acknowledges, or None.
 
@@ -43,6 +68,10 @@ def decided_in_sentences(text: str, words: YesNoWords) -> Answer | None:
     True
     >>> decided_in_sentences("네. 보내 주세요?", sending) is None
     True
+    >>> decided_in_sentences("아 형이 아직 확정 아니래. 보내지 마", sending)
+    'cancel'
+    >>> decided_in_sentences("형이 아직 확정 아니래. 보내", sending) is None
+    True
     """
     if "?" in text or "？" in text:
         return None
@@ -50,12 +79,18 @@ def decided_in_sentences(text: str, words: YesNoWords) -> Answer | None:
     if len(sentences) < 2:
         return None
     said: set[Answer] = set()
+    told = False  # a sentence of something else: only a cancel said last may follow it
     for sentence in sentences:
         answer = yes_no(sentence, words)
         if answer is not None:
             said.add(answer)
-        elif _ACKNOWLEDGED.match(sentence) is None:
-            return None
+        elif _ACKNOWLEDGED.match(sentence) is None and _GLAD.match(sentence) is None:
+            if find_money(sentence) or find_dates(sentence, _ANY_DAY):
+                return None  # "…3만원이래. 보내지 마": a value, maybe a change
+            told = True
+    if told:  # "형이 아직 금액 확정 아니래. 보내지 마": why, then the cancel
+        return "cancel" if said == {"cancel"} and yes_no(sentences[-1], words) == "cancel" \
+            else None
     if said == {"cancel", "deny"}:
         return "cancel"  # "아닙니다, 보내지 마십시오. 그만두겠습니다.": a no, then the cancel
     return said.pop() if len(said) == 1 else None

@@ -26,6 +26,7 @@ HADA = ("해", "해요", "해라", "하세요", "하십시오", "합니다", "�
          "시키세요", "ㄱ", "ㄱㄱ", *(f"해 {r}" for r in REQUEST), *(f"해{r}" for r in REQUEST),
          *(f"하여 {r}" for r in REQUEST), *(f"하여{r}" for r in REQUEST), "하라고", "하라고요",
          "하라니까", "하라니까요", "할게여", "할께여", "할래여", "해여",
+         *(f"해{g}달라{e}" for g in ("", " ") for e in ("고", "고요", "구요", "니까", "니까요")),
          # as the regions say it: 혀, 해유 (Chungcheong), 하이소 (Gyeongsang), 해부러,
          # 하랑께 (Jeolla), 헙서 (Jeju)
          "혀", "혀유", "해유", "하세유", "하이소", "해부러", "해뿌라", "하랑께", "허랑께", "헙서",
@@ -36,12 +37,13 @@ NOMINAL = ("요", "이요", "입니다", "이에요", "이예요", "임", "ㄱ",
 """A noun said on its own, politely ("확인이요", "진행ㄱ")."""
 VOWEL = ("요", "용", "라", "자", "ㄱ", "ㄱㄱ", *(f" {r}" for r in REQUEST), *REQUEST, *ALLOWED,
           "버려", " 버려", "셈", "삼", "세요", "세용", "시죠", "뿌라", "삐라", "라고", "라고요",
-          "라구요", "라니까", "라니까요", "달라니까", "겠습니다", "겠어요",
+          "라구요", "라니까", "라니까요", "겠습니다", "겠어요",
+          *(f"{g}달라{e}" for g in ("", " ") for e in ("고", "고요", "구요", "니까", "니까요")),
           # as the regions say it: 보내유, 보내이소, 보내부러, 보내랑께, 보내소
           "유", "이소", "부러", "뿌러", "불어", "랑께", "라니께", "소", "라마")
 """After a word ending in a vowel: 보내요, 보내라, 보내자, 보내 주세요, 보내도 돼요, 보내셈,
-보내시죠, 보내뿌라, 보내겠습니다, and insisting: 보내라고요, 보내라니까 (with anyone named
-before it, someone else's words: no decision)."""
+보내시죠, 보내뿌라, 보내겠습니다, and insisting: 보내라고요, 보내라니까, 보내 달라고요 (with
+anyone named before it, someone else's words: no decision)."""
 
 NEG_HADA = ("하지 마", "하지 마요", "하지 마세요", "하지 말아", "하지 말아요", "하지 말아줘",
              "하지 말아 주세요", "하지 말아주세요", "하지 말라고", "하지 말자", "하지 않을래",

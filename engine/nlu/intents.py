@@ -53,6 +53,7 @@ from .keywords import (
     keyword_pattern,
     negated,
     negates_normalised,
+    put_off,
     undoes,
     undone,
     words_pattern,
@@ -222,7 +223,8 @@ def _hits(normalised: str, rule: IntentRule, turned_down: list[tuple[int, int]])
             continue  # a blank keyword never matches
         for match in pattern.finditer(normalised):
             if not negated(normalised, match.start(), match.end()) and \
-                    not undone(normalised, match.start(), match.end()):
+                    not undone(normalised, match.start(), match.end()) and \
+                    not put_off(normalised, match.end()):  # "보내기 전에 잔액 알려줘"
                 found.append((keyword, match.start(), match.end()))
                 break
             turned_down.append((match.start(), match.end()))

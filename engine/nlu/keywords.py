@@ -186,6 +186,19 @@ def undone(normalised: str, start: int, end: int) -> bool:
                 _UNDONE_BEFORE.search(normalised, 0, start))
 
 
+def put_off(normalised: str, end: int) -> bool:
+    """Whether the word ending at ``end`` is only what comes after the request: "보내기 전에
+    잔액 알려줘", "이체 전에 한도 좀" (before sending: the balance is asked now).
+
+    >>> put_off("보내기 전에 잔액 알려줘", 2), put_off("보내줘 전에 말한 대로", 2)
+    (True, False)
+    """
+    return _BEFORE.match(normalised, end) is not None
+
+
+_BEFORE = re_compile(r"(?:하|되|시키|드리)?기\s?(?:바로\s)?전에|\s?전에(?!\S)")
+
+
 def negated(normalised: str, start: int, end: int) -> bool:
     """Whether the word at ``start:end`` is negated: "보내지 마", "안 보내", "don't send",
     or set aside for another ("반품 말고 교환", "환불 대신 교환", "instead of a refund").
@@ -235,5 +248,5 @@ def negates_normalised(normalised: str) -> bool:
     return any(negated(normalised, m.start(), m.start()) for m in _WORD.finditer(normalised))
 
 
-__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised", "undoes",
-           "undoing", "undone", "words_pattern"]
+__all__ = ["inflections", "keyword_pattern", "negated", "negates", "negates_normalised", "put_off",
+           "undoes", "undoing", "undone", "words_pattern"]

@@ -18,10 +18,11 @@ from engine.nlu.phrases import is_question, is_social
 from engine.precompiled import re_compile
 
 _RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
-OTHER_PREDICATE = re_compile(r"(?<=[가-힣])(?<!까)(?:고|어|아|다|네|지|래|대|는데|던데|았|었|겠)"
-                             rf"(?:요)?$|[{_RIEUL}]게(?:요)?$")
+OTHER_PREDICATE = re_compile(r"(?<=[가-힣])(?<!까)(?:고|(?<![영국단언본])어|아|다|네|지|래|대|는데|"
+                             rf"던데|았|었|겠)(?:요)?$|[{_RIEUL}]게(?:요)?$")
 """A word ending a clause of its own ("물어보고", "했대", "해볼게"; not "듣게", nor the
-particle 까지 of a bound: "15만원까지요"): another topic."""
+particle 까지 of a bound: "15만원까지요", nor a language or a word: "영어", "한국어", "단어"):
+another topic."""
 NOBODY = re_compile(r"(?:몰라|모르겠어|모름|아무|아무나|아무도|비밀|그냥|헐|대충|돈|나중에|글쎄|"
                     r"그 ?사람|그분|저분|이분|걔|쟤|얘|나|저|누구|모두|다들|전부|각각|사람|명|분|"
                     r"잠시만|잠깐만|잠시|잠깐|ㅎㅎ+|ㅋㅋ+|ㅠㅠ+|ㅜㅜ+|"
@@ -51,8 +52,10 @@ _DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예�
                         r"가르치는)(?=\s)")
 """A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구", "옆집 사는
 할머니", "회사에서 일하는 김대리")."""
-CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)면\s(?!\s*(?:돼|되|됩|된다|충분))|\bif\b",
-                       re.IGNORECASE)
+_SAYING_IF = r"(?<!요약하)(?<!정리하)(?<!말하)(?<!말하자)"
+"""What makes a Korean "-면" only a way of saying ("요약하면", "간단히 말하면"): no condition."""
+CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)" + _SAYING_IF +
+                       r"면\s(?!\s*(?:돼|되|될|됩|된다|충분))|\bif\b", re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer; "-면 돼" (that will do:
 "반만 보내면 돼") and "그렇다면" (in that case) are none."""
 
@@ -158,10 +161,10 @@ needed", "if you would", "if it isn't too much bother", "if that's quite all rig
 that's possible", "if it's no trouble", "if you have one", "0912 if I remember right")."""
 _RATHER_THAN = re_compile(r"(\brather\b[^.?!]{0,40}?)\bthan\b", re.IGNORECASE)
 """A preference ("I'd rather have an exchange than money back"): no comparison to hedge."""
-_HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)"
+_HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)" + _SAYING_IF
 """What makes a Korean "-면" after it only polite ("필요하시면", "도움이 되면")."""
 _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)(?<!이렇다)" + _HELPFUL_IF +
-                     r"면\s(?!돼|되|충분|괜찮)|\bif\b"
+                     r"면\s(?!돼|되|될|충분|괜찮)|\bif\b"
                      + _POLITE_IF + r"|보다|는 대로|[\"“”‘]"
                      r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
                      r"|\b(?:or|either)\b(?![,.]?\s+(?:actually|rather|wait|sorry|i\s+mean)\b)")
@@ -214,7 +217,7 @@ _CONDITIONAL = re_compile(
     r"(?<=[가-힣])(?<!가능하)(?<!괜찮으)(?<!괜찮다)(?<!좋으)(?<!좋다)(?<!된다)(?<!원하)"
     r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)(?<!그러)(?<!그렇다)(?<!이렇다)"
     + _HELPFUL_IF +
-    r"면\s(?!돼|되|충분|괜찮)"
+    r"면\s(?!돼|되|될|충분|괜찮)"
     r"|(?<!wondering )(?<!wonder )(?<!see )(?<!know )(?<!ask )(?<!asking )(?<!check )"
     r"\b(?:only\s+)?if\b(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|want)|"
     r"that'?s\s+(?:ok|okay|alright|fine)|it'?s\s+(?:ok|okay|not\s+too\s+much)))" + _POLITE_IF +

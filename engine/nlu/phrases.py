@@ -71,6 +71,11 @@ _SEARCHING = re_compile(r"(?:^|(?<=\s))(?:뭐냐|뭐더라|뭐였더라|뭐지|�
                         re.IGNORECASE)
 """Searching for a word mid-sentence ("그 뭐냐 체크 카드를 만들려고요", "the, what's it called,
 debit card"): no question."""
+_RESIGNED = re_compile(r"(?<=[가-힣])지\s?뭐(?:야|예요|에요|니|람|겠어)?(?=[\s.!~…]|$)"
+                       r"(?![\s.!~…]*\?)|(?:^|(?<=\s))(?:누구|뭐|왜|어디|언제|얼마)(?:냐면|냐하면|"
+                       r"나면|냐믄)(?:요)?[,.]?(?=\s)")
+"""A sigh that only looks asked ("무릎이 아파서 못 갔지 뭐야": so it went), and a question word
+that opens its own answer ("누구냐면 …", "왜냐면 …"): no question."""
 _OF_COURSE = re_compile(r"(?:당연|당근|물론)\S*\s.*죠[\s.!~]*$")
 """A 죠 that insists, after "of course" ("당연 5점이죠"): no question."""
 _EN_ASKING = frozenset({"is", "are", "am", "was", "were", "do", "does", "did", "can", "could",
@@ -105,8 +110,10 @@ def is_question(text: str) -> bool:
     (False, True)
     >>> is_question("그 뭐냐 체크카드 만들래요"), is_question("그게 뭐냐")
     (False, True)
+    >>> is_question("바빠서 못 갔지 뭐야. 5만원 보내줘"), is_question("못 갔지 뭐야?")
+    (False, True)
     """
-    stripped = _SEARCHING.sub(" ", text).strip()
+    stripped = _RESIGNED.sub(" ", _SEARCHING.sub(" ", text)).strip()
     if not stripped or _ASKING_FOR.search(stripped):
         return False
     if _QUESTION_MARK.search(stripped) or _QUESTION_ENDING.search(stripped) and \

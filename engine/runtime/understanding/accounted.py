@@ -17,10 +17,12 @@ from engine.compiler.compiled import CompiledService
 from engine.nlu import names
 from engine.nlu.certainty import leftover
 from engine.nlu.endings import REQUEST
+from engine.nlu.money import find_money
 from engine.nlu.phrases import THINKING, is_question
 from engine.nlu.reasons import caused
 from engine.nlu.retractions import after_retraction
 from engine.nlu.segments import last_sentence
+from engine.nlu.text import SENTENCE_END
 from engine.nlu.words import YesNoWords
 from engine.precompiled import re_compile
 from engine.runtime.understanding.bare import OPENING
@@ -69,11 +71,15 @@ def sure_of(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int
         OPENING.sub("", text)))  # "어 누나요": a name, not "-나요?"
     plain = _WANTING.sub(lambda m: " " * len(m[0]), light_verbs_off(text))  # "damaged
     # 됐어요": the value's own verb, no report; "신용카드로 하고 싶어요": wanting it
-    if asking or names.hedged(plain):
-        return False
     accounted = accounted_by(words)
-    if any(names.OTHER_PREDICATE.search(w)
-           for w in leftover(why_off(plain, spans, accounted), spans, accounted)):
+    why = why_off(plain, spans, accounted)
+    first = min((a for a, b in spans if b > a), default=0)  # "엄마가 보태신대서 20만원으로":
+    own = " ".join("" if w in names.MISSPOKE and _HANGUL.match(w) else w  # "영어 O로 쳤네
+                   # ORD-1002": a slip owned ("if I remember right", "or actually" still hedge)
+                   for w in (why[:first] + plain[first:]).split(" "))
+    if asking or names.hedged(own):  # why, not her words (but "5만원 보냈거든요" tells what
+        return False  # was sent)
+    if any(names.OTHER_PREDICATE.search(w) for w in leftover(why, spans, accounted)):
         return False
     weak = all(name != asked and not service.slots[name].spec.required for name in picked)
     return not (weak and leftover(why_en_off(text, spans), spans, known))
@@ -110,7 +116,9 @@ def why_off(text: str, spans: Sequence[tuple[int, int]],
     before = [(a, b) for a, b in words if b <= first]
     lead = max((i for i, (a, b) in enumerate(before) if caused(text[a:b]) or
                 text[a:b] in _SAID_SO), default=None)
-    if lead is not None and not any(_TURNED.search(text[a:b]) for a, b in before[:lead + 1]):
+    opener = _NOT_THAT.match(text)  # "아 그게 아니라, …": the change's opening, no turn-down
+    if lead is not None and not any(_TURNED.search(text[a:b]) for a, b in before[:lead + 1]
+                                    if opener is None or a >= opener.end()):
         text = " " * before[lead][1] + text[before[lead][1]:]
     if (told := why_en_off(text, spans)) != text:  # "make it express, I fly out tomorrow"
         return told
@@ -152,6 +160,10 @@ _SAID_SO = frozenset({"해서", "해서요", "해가지고", "해갖고"})
 ends the message or comes before the values (not "3만원 해서 보내줘": do and then)."""
 _LONGEST_WHY = 5
 """Words: the why said after a change is short ("내가 받을 게 있어서")."""
+_NOT_THAT = re_compile(r"^\s*(?:(?:아|앗|어|아이고)[,.]?\s+)?(?:(?:그게|그거|그건)\s+)?"
+                       r"아니(?:라|고|야|다)[,.]?\s")
+"""The opening of a correction ("아 그게 아니라, …", "아 아니다, …"): what follows it is the
+change."""
 _TURNED = re_compile(r"^(?:안|못|마|말|않)|않|아니|말[고아]|지\s?마|없")
 """A word that turns something down: no part of a why to blank out."""
 
@@ -196,19 +208,79 @@ def told_off(text: str) -> str:
     1만원 보냈거든. 오늘은 누나한테 3만원 보내줘") or after it ("엄마한테 3만원 보내줘 어제
     약속했거든"): the values of a story are nobody's request."""
     if (last := last_sentence(text)) is not None and \
-            names.reported(text[:len(text) - len(last)].rstrip(" .!~…")):
-        return last
+            names.reported(told := text[:len(text) - len(last)].rstrip(" .!~…")) and \
+            not _SENTENCE_ASKS.search(told):  # "…했는데 환불 부탁드립니다. 주문번호 ORD-1002"
+        return priced_off(last)
+    text = story_off(text)
     for clause in _TOLD_CLAUSE.finditer(text):  # "지난번에 교환했는데 이번엔 환불해 주세요"
         rest = text[clause.end():]
-        if names.reported(text[:clause.end()]) and not names.reported(rest) and \
+        if (names.reported(text[:clause.end()]) or clause[0].startswith(("이었", "였"))) and \
+                not names.reported(rest) and \
                 _ASKING.search(rest):  # not "…취소했는데 환불이 아직 안 됐어요": no request
-            return rest.lstrip(" ,")
+            return priced_off(rest.lstrip(" ,"))
     cut = told_after(text)
-    return text[:cut] if cut else text
+    return priced_off(text[:cut] if cut else text)
 
 
-_TOLD_CLAUSE = re_compile(r"(?:[았었였했봤왔줬셨됐냈]는데|던데)(?:요)?(?=[\s,.]+\S)")
-"""A clause of what was done or said, "-했는데", "-하던데", before what is asked now."""
+def priced_off(text: str) -> str:
+    """The request without a clause before it that prices something else or passes on what
+    was heard ("폰이 98만원인데 아빠한테 30만원 보내줘", "병원비가 47만원 나왔다는데 10만원
+    보내드릴게"): that sum is no task's, when the request says its own.
+
+    >>> priced_off("폰이 98만원인데 아빠한테 30만원 보내줘")
+    '아빠한테 30만원 보내줘'
+    >>> priced_off("3만원인데 보내줘"), priced_off("엄마한테 3만원이고 아빠한테 5만원 보내줘")
+    ('3만원인데 보내줘', '엄마한테 3만원이고 아빠한테 5만원 보내줘')
+    """
+    cut = 0
+    for clause in _PRICED.finditer(text):
+        rest = text[clause.end():]
+        if _SENTENCE_ASKS.search(rest) and find_money(rest) and \
+                not _A_TASK.search(text[cut:clause.end()]):
+            cut = clause.end()
+    return text[cut:].lstrip(" ,") if cut else text
+
+
+def story_off(text: str) -> str:
+    """The message from the sentence that asks, when every sentence before it tells a story
+    with sums or people paid of its own ("회식비가 32만원이었고 여덟 명이었으니까 제 몫은
+    4만원이에요. 김 대리님한테 4만원 보내주세요."); the whole message when a sentence before
+    it could be a task itself ("엄마한테 3만원. 아빠한테 5만원 보내줘").
+
+    >>> story_off("케이크가 4만원이었대. 언니한테 2만원 보내줘")
+    '언니한테 2만원 보내줘'
+    >>> story_off("엄마한테 3만원이요. 아빠한테 5만원 보내주세요")
+    '엄마한테 3만원이요. 아빠한테 5만원 보내주세요'
+    """
+    parts = [p for p in SENTENCE_END.split(text.strip()) if p.strip()]
+    asks = next((i for i, part in enumerate(parts) if _SENTENCE_ASKS.search(part)), 0)
+    if asks == 0 or any(_A_TASK.search(part) for part in parts[:asks]):
+        return text
+    told, asked = " ".join(parts[:asks]), " ".join(parts[asks:])
+    compete = find_money(told) and find_money(asked) or \
+        _SOMEONE_PAID.search(told) and _SOMEONE_PAID.search(asked)
+    return asked if compete else text  # "…형님께 빌린 돈을… 형에게 백만 원 보내 주십시오"
+
+
+_SENTENCE_ASKS = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|주셈|줄래요|줄래|주실래요|주시겠어요|"
+                            r"할게요|할게|할께|할래요|할래|싶어요|싶습니다|부탁|드려요|드릴게|드릴께|줄게|"
+                            r"[내해]야\s?(?:돼|되|해|합니다))")
+"""A sentence that asks for something done ("…보내줄래요?", "…보내야 돼요")."""
+_A_TASK = re_compile(r"(?:한테|에게|께)(?!서)(?:도|는)?\s*\S*\d|(?:한테|에게|께)(?!서).*원"
+                     r"|^\s*\S*\d[\d,.]*\s*(?:만|천)?\s*원?(?:이요|요)?[.!~\s]*$")
+"""A sentence that could be a task of its own: someone paid and a sum ("엄마한테 3만원이요")."""
+_SOMEONE_PAID = re_compile(r"[가-힣](?:한테|에게|께)(?!서)")
+"""Someone paid, or given to ("형님께 빌린 돈")."""
+_PRICED = re_compile(r"(?:(?:원|만|천)(?:쯤|정도)?(?:이)?(?:인데|이었는데|였는데|이고|이었고|"
+                     r"이라서|이라|이니까|이었으니까|짜리인데|짜리라)|(?:원|만|천)\s?(?:조금|좀|살짝|"
+                     r"약간|훨씬|거의)?\s?(?:넘는데|넘었는데|넘어서|모자란데|모자라서|남았는데|남는데|"
+                     r"드는데|들었는데|나왔는데|나오는데|되는데|됐는데)|(?:다는데|대는데|다던데|"
+                     r"다고 해서|대서|래서))(?:요)?(?=[\s,.]+\S)")
+"""A clause that prices a thing ("폰이 98만원인데", "5만원 조금 넘는데") or passes on what was
+heard ("…나왔다는데")."""
+_TOLD_CLAUSE = re_compile(r"(?:(?:이었|였|[았었했봤왔줬셨됐냈])는데|던데)(?:요)?(?=[\s,.]+\S)")
+"""A clause of what was done, said or was, "-했는데", "-하던데", "-이었는데", before what is asked
+now."""
 _ASKING = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|주셈|할게요|할게|할래요|할래|싶어요|"
                      r"싶습니다|부탁)")
 """A request's ending, said after a clause of what was done."""
@@ -235,4 +307,4 @@ _REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|부탁�
 
 
 __all__ = ["accounted_by", "asked_for", "light_verbs_off", "not_a_change", "sure_of",
-           "told_after", "told_off"]
+           "priced_off", "story_off", "told_after", "told_off"]
