@@ -155,7 +155,8 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     [IntentScore(name='transfer', confidence=0.9, reason="keyword '보내'")]
     """
     normalised = _held_off(normalise(text))
-    grams = bigrams(normalised)
+    alike = _BEFORE_DOING.sub("", normalised)  # "송금하기 전에 잔액 먼저 볼게요": the balance's
+    grams = bigrams(alike)
     turned_down: list[tuple[int, int]] = []  # keywords negated or undone: they outrank still
     said = [_hits(normalised, rule, turned_down) for rule in rules]
     asking: bool | None = None  # asked only when an intent that acts has a score
@@ -169,7 +170,7 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
             freed = [bool(a) and not h for a, h in zip(asked, hits, strict=True)]
             hits = asked
     nearest = [_nearest(grams, rule) for rule in rules]
-    examples = _clear(_learned(normalised, rules, nearest,
+    examples = _clear(_learned(alike, rules, nearest,
                                keyed=[bool(h) and not f for h, f in zip(hits, freed,
                                                                           strict=True)]))
     ranked = []
@@ -203,6 +204,8 @@ def _held_off(normalised: str) -> str:
     return " ".join(tokens[opening:]) if 0 < opening < len(tokens) else normalised
 
 
+_BEFORE_DOING = re_compile(r"(?:^|(?<=\s))\S+기\s?(?:바로\s)?전에\s+(?=\S)")
+""""Before doing X," ahead of what is asked: no part of what the message is like."""
 _PLACE_HOLDERS = FILLERS - {"hold", "dunno", "글쎄", "글쎄요"}
 """Fillers that open a message ("wait", "음", "근데"); "hold" may be the request."""
 
