@@ -102,7 +102,8 @@ def test_a_way_of_saying_is_no_condition(text: str, conditional: bool) -> None:
 
 
 def test_the_story_and_price_cutters_keep_a_task_said_first() -> None:
-    assert story_off("엄마한테 3만원. 아빠한테 5만원 보내줘") == "엄마한테 3만원. 아빠한테 5만원 보내줘"
+    both = "엄마한테 3만원. 아빠한테 5만원 보내줘"
+    assert story_off(both) == both
     assert priced_off("엄마한테 2만원이고 아빠한테 3만원 보내줘") == \
         "엄마한테 2만원이고 아빠한테 3만원 보내줘"
     assert story_off("식비가 6만원이었어. 동생한테 3만원 보내줘") == "동생한테 3만원 보내줘"
@@ -111,7 +112,8 @@ def test_the_story_and_price_cutters_keep_a_task_said_first() -> None:
 REQUEST = "형한테 6만원 보내줘"
 
 
-@pytest.mark.parametrize("reply", ["이체해 달라구요", "송금해달라니까요", "형한테 6만원 보내 달라고요"])
+@pytest.mark.parametrize("reply", ["이체해 달라구요", "송금해달라니까요",
+                                   "형한테 6만원 보내 달라고요"])
 async def test_insisting_with_dalla_is_a_yes(reply: str) -> None:
     played = await play(TRANSFER, [REQUEST, reply])
     assert [t["outcome"] for t in played.finished] == ["EXECUTED"]
@@ -161,7 +163,8 @@ async def test_a_change_after_a_correction_opener_or_a_heard_why_is_taken(
     assert (played.stage, played.slots[slot], played.finished) == ("READY", value, [])
 
 
-@pytest.mark.parametrize("reply", ["송금하기 전에 잔액 먼저 볼게요", "잠깐 보내기 전에 잔액 얼마야"])
+@pytest.mark.parametrize("reply", ["송금하기 전에 잔액 먼저 볼게요",
+                                   "잠깐 보내기 전에 잔액 얼마야"])
 async def test_before_sending_the_other_question_is_answered_now(reply: str) -> None:
     played = await play(TRANSFER, [REQUEST, reply])
     assert "잔액은" in played.message and played.stage == "READY"
