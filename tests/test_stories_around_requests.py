@@ -22,7 +22,7 @@ import pytest
 from engine.compiler import compile_file
 from engine.nlu import names, persons
 from engine.nlu.phrases import is_question
-from engine.runtime.understanding.accounted import priced_off, story_off
+from engine.runtime.understanding.stories import priced_off, story_off
 from tests.played import play
 from tests.test_shoppers_and_card_desk_answers import shop
 

@@ -96,7 +96,8 @@ _CHANGE = frozenset({
     "좋겠어", "좋겠어요", "좋겠네요", "better", "prefer", "id", "be", "is",
     # and a need: "actually i need it asap, do express"
     "i", "need", "want", "wanna", "asap", "actually", "fast", "quick", "quickly", "urgently",
-    "push", "delay", "postpone", "bump", "moved", "pushed",
+    "push", "delay", "postpone", "bump", "moved", "pushed", "reschedule", "modify", "edit",
+    "adjust", "fix", "correct",
     "거예요", "거에요", "거요", "꺼예요", "꺼에요", "거야", "것입니다", "번호", "좀", "다시",
     "너무", "많다", "많아", "많아요", "많네", "많네요", "적다", "적어", "적어요", "적네", "하자",
     "생각해보니", "생각해", "보니",  # and a time of day the flow keeps as a day: "내일 morning"

@@ -77,6 +77,7 @@ _KO_BIG_BARE = re_compile(
     rf"(?<![가-힣0-9.,])(?P<neg>)(?P<body>{_KO_BIG})"
     r"(?=\s?(?:만|씩)?\s*(?:[가-힣A-Za-z]+\s?(?:한테|에게|께)\s*)?"
     r"(?:보내|이체|송금|부쳐|부치|넣어|입금|쏴|줘|주세요|드려|빌려|갚아|이요|요"
+    r"|(?i:send|transfer|wire|pay|give)(?![a-z])"  # code-switched: "1.5만 transfer 해줘"
     r"|(?:으로|로)\s*(?:해|바꿔|변경|올려|내려|줄여|늘려|수정|고쳐)"
     # said as a go ("5만 ㄱㄱ"), or a change that ends the message ("ㄴㄴ 3만으로")
     r"|ㄱ|고고|(?:으로|로)요?\s*(?:[.!~,…ㅋㅎㅠㅜ]|$))"

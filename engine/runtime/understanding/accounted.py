@@ -17,15 +17,19 @@ from engine.compiler.compiled import CompiledService
 from engine.nlu import names
 from engine.nlu.certainty import leftover
 from engine.nlu.endings import REQUEST
-from engine.nlu.money import find_money
 from engine.nlu.phrases import THINKING, is_question
 from engine.nlu.reasons import caused
 from engine.nlu.retractions import after_retraction
 from engine.nlu.segments import last_sentence
-from engine.nlu.text import SENTENCE_END
 from engine.nlu.words import YesNoWords
 from engine.precompiled import re_compile
 from engine.runtime.understanding.bare import OPENING
+from engine.runtime.understanding.stories import (
+    SENTENCE_ASKS,
+    priced_off,
+    story_en_off,
+    story_off,
+)
 
 
 def accounted_by(words: YesNoWords) -> Callable[[str], bool]:
@@ -115,10 +119,11 @@ def why_off(text: str, spans: Sequence[tuple[int, int]],
     first, last = min(a for a, _ in spans), max(b for _, b in spans)
     before = [(a, b) for a, b in words if b <= first]
     lead = max((i for i, (a, b) in enumerate(before) if caused(text[a:b]) or
-                text[a:b] in _SAID_SO), default=None)
+                text[a:b] in _SAID_SO or _PURPOSE.search(text[a:b])), default=None)
     opener = _NOT_THAT.match(text)  # "아 그게 아니라, …": the change's opening, no turn-down
-    if lead is not None and not any(_TURNED.search(text[a:b]) for a, b in before[:lead + 1]
-                                    if opener is None or a >= opener.end()):
+    if lead is not None and not any(_TURNED.search(text[a:b]) for a, b in before[:lead]
+                                    if opener is None or a >= opener.end()):  # "소득이
+        # 없어서 체크카드로": the why's own negation turns nothing down
         text = " " * before[lead][1] + text[before[lead][1]:]
     if (told := why_en_off(text, spans)) != text:  # "make it express, I fly out tomorrow"
         return told
@@ -138,7 +143,12 @@ def why_off(text: str, spans: Sequence[tuple[int, int]],
 
 def why_en_off(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """``text`` with why said in English after its values blanked out ("make it express, I
-    fly out tomorrow", "…because I fly out tomorrow")."""
+    fly out tomorrow", "…because I fly out tomorrow"), or before them in a clause of its own
+    ("Mia is the one who paid, send it to Mia")."""
+    first = min((a for a, b in spans if b > a), default=0)
+    lead = text.rfind(",", 0, first)
+    if lead > 0 and _TOLD_EN.search(told := text[:lead]) and not _TURNED_EN.search(told):
+        text = " " * (lead + 1) + text[lead + 1:]
     last = max((b for a, b in spans if b > a), default=len(text))
     why = _WHY_EN.search(text, len(text[:last].rstrip(",.!~ ")))
     if why is None or _TURNED_EN.search(why.group()):
@@ -150,8 +160,12 @@ _WORD = re_compile(r"\S+")
 _WANTING = re_compile(r"(?<!\S)(?:하고|되고)\s?싶(?:어요|어|습니다|은데요|은데|네요)?(?!\S)")
 """Wanting the value said with it ("체크카드로 하고 싶어요"): no other predicate."""
 _WHY_EN = re_compile(r"(?:,\s*|\s+)(?:because|cause|cuz|coz|since)\b.*$|,\s*(?:i|i'm|im|i've|ive|"
-                     r"we|we're|my|it's|its|there's)\b.*$", re.IGNORECASE | re.DOTALL)
+                     r"we|we're|my|it's|its|there's|he|she|they|he's|she's|they're)\b.*$",
+                     re.IGNORECASE | re.DOTALL)
 """Why, said in English after a change ("make it express, I fly out tomorrow")."""
+_TOLD_EN = re_compile(r"\b(?:is|was|are|were|has|had|paid|lent|gave|got|bought|spent|covered|"
+                      r"\w{3,}ed)\b", re.IGNORECASE)
+"""A clause before a change that tells ("Mia is the one who paid, …")."""
 _TURNED_EN = re_compile(r"\b(?:not|no|never|dont|cant|wont|but|if|unless|wait|instead|rather|"
                         r"actually|also|too|and)\b|n't\b|\d", re.IGNORECASE)
 """What makes an English why more than why: a turn, a condition, another value."""
@@ -161,7 +175,9 @@ ends the message or comes before the values (not "3만원 해서 보내줘": do 
 _LONGEST_WHY = 5
 """Words: the why said after a change is short ("내가 받을 게 있어서")."""
 _NOT_THAT = re_compile(r"^\s*(?:(?:아|앗|어|아이고)[,.]?\s+)?(?:(?:그게|그거|그건)\s+)?"
-                       r"아니(?:라|고|야|다)[,.]?\s")
+                       r"아니(?:라|고|야|다|요)?[,.]?\s")
+_PURPOSE = re_compile(r"[가-힣](?:려면|려고)$")
+"""A clause of what for, before a change ("지출 관리하려면 체크카드로 해 주세요")."""
 """The opening of a correction ("아 그게 아니라, …", "아 아니다, …"): what follows it is the
 change."""
 _TURNED = re_compile(r"^(?:안|못|마|말|않)|않|아니|말[고아]|지\s?마|없")
@@ -209,75 +225,25 @@ def told_off(text: str) -> str:
     약속했거든"): the values of a story are nobody's request."""
     if (last := last_sentence(text)) is not None and \
             names.reported(told := text[:len(text) - len(last)].rstrip(" .!~…")) and \
-            not _SENTENCE_ASKS.search(told):  # "…했는데 환불 부탁드립니다. 주문번호 ORD-1002"
+            not SENTENCE_ASKS.search(told):  # "…했는데 환불 부탁드립니다. 주문번호 ORD-1002"
         return priced_off(last)
     text = story_off(text)
     for clause in _TOLD_CLAUSE.finditer(text):  # "지난번에 교환했는데 이번엔 환불해 주세요"
         rest = text[clause.end():]
-        if (names.reported(text[:clause.end()]) or clause[0].startswith(("이었", "였"))) and \
+        if (names.reported(text[:clause.end()]) or clause[0].startswith(("이었", "였", "던"))) \
+                and \
                 not names.reported(rest) and \
                 _ASKING.search(rest):  # not "…취소했는데 환불이 아직 안 됐어요": no request
             return priced_off(rest.lstrip(" ,"))
+    for end in _REQUEST_END.finditer(text):  # "회사에서 하나 준대요 😅 ORD-1007 주문 취소할게요"
+        rest = text[end.end():]
+        if names.reported(light_verbs_off(text[:end.end()])) and SENTENCE_ASKS.search(rest) \
+                and not names.reported(rest):  # not "카드가 damaged 됐어요, …": its value
+            return priced_off(rest.strip(" ,.!~😅😂ㅋㅎㅠㅜ"))
     cut = told_after(text)
-    return priced_off(text[:cut] if cut else text)
+    return story_en_off(priced_off(text[:cut] if cut else text))
 
 
-def priced_off(text: str) -> str:
-    """The request without a clause before it that prices something else or passes on what
-    was heard ("폰이 98만원인데 아빠한테 30만원 보내줘", "병원비가 47만원 나왔다는데 10만원
-    보내드릴게"): that sum is no task's, when the request says its own.
-
-    >>> priced_off("폰이 98만원인데 아빠한테 30만원 보내줘")
-    '아빠한테 30만원 보내줘'
-    >>> priced_off("3만원인데 보내줘"), priced_off("엄마한테 3만원이고 아빠한테 5만원 보내줘")
-    ('3만원인데 보내줘', '엄마한테 3만원이고 아빠한테 5만원 보내줘')
-    """
-    cut = 0
-    for clause in _PRICED.finditer(text):
-        rest = text[clause.end():]
-        if _SENTENCE_ASKS.search(rest) and find_money(rest) and \
-                not _A_TASK.search(text[cut:clause.end()]):
-            cut = clause.end()
-    return text[cut:].lstrip(" ,") if cut else text
-
-
-def story_off(text: str) -> str:
-    """The message from the sentence that asks, when every sentence before it tells a story
-    with sums or people paid of its own ("회식비가 32만원이었고 여덟 명이었으니까 제 몫은
-    4만원이에요. 김 대리님한테 4만원 보내주세요."); the whole message when a sentence before
-    it could be a task itself ("엄마한테 3만원. 아빠한테 5만원 보내줘").
-
-    >>> story_off("케이크가 4만원이었대. 언니한테 2만원 보내줘")
-    '언니한테 2만원 보내줘'
-    >>> story_off("엄마한테 3만원이요. 아빠한테 5만원 보내주세요")
-    '엄마한테 3만원이요. 아빠한테 5만원 보내주세요'
-    """
-    parts = [p for p in SENTENCE_END.split(text.strip()) if p.strip()]
-    asks = next((i for i, part in enumerate(parts) if _SENTENCE_ASKS.search(part)), 0)
-    if asks == 0 or any(_A_TASK.search(part) for part in parts[:asks]):
-        return text
-    told, asked = " ".join(parts[:asks]), " ".join(parts[asks:])
-    compete = find_money(told) and find_money(asked) or \
-        _SOMEONE_PAID.search(told) and _SOMEONE_PAID.search(asked)
-    return asked if compete else text  # "…형님께 빌린 돈을… 형에게 백만 원 보내 주십시오"
-
-
-_SENTENCE_ASKS = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|주셈|줄래요|줄래|주실래요|주시겠어요|"
-                            r"할게요|할게|할께|할래요|할래|싶어요|싶습니다|부탁|드려|드릴게|드릴께|줄게|"
-                            r"[내해]야\s?(?:돼|되|해|합니다))")
-"""A sentence that asks for something done ("…보내줄래요?", "…보내야 돼요")."""
-_A_TASK = re_compile(r"(?:한테|에게|께)(?!서)(?:도|는)?\s*\S*\d|(?:한테|에게|께)(?!서).*원"
-                     r"|^\s*\S*\d[\d,.]*\s*(?:만|천)?\s*원?(?:이요|요)?[.!~\s]*$")
-"""A sentence that could be a task of its own: someone paid and a sum ("엄마한테 3만원이요")."""
-_SOMEONE_PAID = re_compile(r"[가-힣](?:한테|에게|께)(?!서)")
-"""Someone paid, or given to ("형님께 빌린 돈")."""
-_PRICED = re_compile(r"(?:(?:원|만|천)(?:쯤|정도)?(?:이)?(?:인데|이었는데|였는데|이고|이었고|"
-                     r"이라서|이라|이니까|이었으니까|짜리인데|짜리라)|(?:원|만|천)\s?(?:조금|좀|살짝|"
-                     r"약간|훨씬|거의)?\s?(?:넘는데|넘었는데|넘어서|모자란데|모자라서|남았는데|남는데|"
-                     r"드는데|들었는데|나왔는데|나오는데|되는데|됐는데)|(?:다는데|대는데|다던데|"
-                     r"다고 해서|대서|래서))(?:요)?(?=[\s,.]+\S)")
-"""A clause that prices a thing ("폰이 98만원인데", "5만원 조금 넘는데") or passes on what was
-heard ("…나왔다는데")."""
 _TOLD_CLAUSE = re_compile(r"(?:(?:이었|였|[았었했봤왔줬셨됐냈])는데|던데)(?:요)?(?=[\s,.]+\S)")
 """A clause of what was done, said or was, "-했는데", "-하던데", "-이었는데", before what is asked
 now."""
@@ -302,9 +268,10 @@ def told_after(text: str) -> int | None:
 
 
 _REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|부탁해요|부탁드려요|부탁합니다|"
-                          r"할게요|할래요|하고 싶어요|싶어요|[가-힣]요)(?=[\s,.!~]+\S)")
+                          r"할게요|할래요|하고 싶어요|싶어요|[가-힣]요)"
+                          r"(?=[\s,.!~ㅠㅜㅋㅎ]*\s[\s,.!~]*\S)")
 """Where a request ends ("…환불해 주세요", "…취소요") and something else follows."""
 
 
 __all__ = ["accounted_by", "asked_for", "light_verbs_off", "not_a_change", "sure_of",
-           "priced_off", "story_off", "told_after", "told_off"]
+           "told_after", "told_off"]
