@@ -24,6 +24,7 @@ BLIND = Path(__file__).parent / "fixtures" / "blind_confirm"
 KNOWN_WRONG = {  # settled by the rules and read otherwise than labelled; none moves money
     "transfer_ready.eval.yaml": {
         "계좌 먼저 확인해 주세요",  # read as the balance request (plausible)
+        "보내기 전에 잔액부터 알려줘",  # the balance asked before sending: answered, no decision
         "확인 안 할래",  # cancel (labelled unsure)
         "보내 아니 보내지 마",  # cancel (labelled unsure)
         "아까 보낸 거 아니었어?",  # read as the history request (plausible)

@@ -52,13 +52,12 @@ _DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예�
                         r"가르치는)(?=\s)")
 """A person described, not named ("아까 걔", "저번에 보낸 사람", "제일 친한 친구", "옆집 사는
 할머니", "회사에서 일하는 김대리")."""
-_SAYING_IF = r"(?<!요약하)(?<!정리하)(?<!말하)(?<!말하자)(?<!려)"
-"""What makes a Korean "-면" only a way of saying ("요약하면", "간단히 말하면") or a purpose
-("지출 관리하려면 체크카드로"): no condition."""
-CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)" + _SAYING_IF +
+_SAYING_IF = r"(?<!요약하)(?<!정리하)(?<!말하)(?<!말하자)"
+"""What makes a Korean "-면" only a way of saying ("요약하면", "간단히 말하면"): no condition."""
+CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)(?<!려)" + _SAYING_IF +
                        r"면\s(?!\s*(?:돼|되|될|됩|된다|충분))|\bif\b", re.IGNORECASE)
-"""A condition ("무료면 담아주세요", "if it's free") is no answer; "-면 돼" (that will do:
-"반만 보내면 돼") and "그렇다면" (in that case) are none."""
+"""A condition ("무료면 담아주세요", "if it's free") is no answer; a purpose ("지출 관리하려면
+체크카드로"), "-면 돼" (that will do: "반만 보내면 돼") and "그렇다면" (in that case) are none."""
 
 _AND = re_compile(r"[가-힣A-Za-z0-9](?:이랑|랑|하고)\s|\band\b|&")
 """Two of them ("엄마랑 아빠", "P-101이랑 P-102"): no one name."""
