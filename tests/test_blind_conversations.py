@@ -389,9 +389,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
     "transfer_batches_2.test.yaml": {
         # a condition at a confirmation ("월급 들어오면 보내줘") asks the date (nothing is sent)
         "batch condition on the second, then cancelled",
-        # a sum worked out before the request ("2만원이랑 3만원 합쳐서 …5만원", "1만원씩 다섯 명이
-        # 냈으니까 총 5만원이네. …5만원"): the amount or the recipient is asked, nothing read wrong
-        "sum worked out with 이랑 is a single transfer",
         # a transfer and a text in one message ("…5만원 보내줘 그리고 …문자도 보내줘"): the text
         # word turns the whole message from the transfer; nothing starts
         "transfer plus text message to same person is one transfer",
@@ -790,8 +787,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # "동생 3만원, 할머니 5만원... 아 잠깐 할머니는 8만원으로 할게": a correction of one item
         # inside the list takes back the list; the request is asked again
         "correction of one item inside the same message",
-        # "동생이랑 반반 내기로 해서 내 몫 2만원은 아빠한테": "내 몫" keeps the amount unsure
-        "split with sibling but one transfer, then cancelled",
         # "월급 들어오면 그때 보내줘": a time that names no date, asked for (nothing is sent)
         "condition at first confirmation waits, then plain send",
     },

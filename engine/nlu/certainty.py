@@ -246,11 +246,15 @@ def inexact(text: str, match: Match) -> bool:
     >>> said = ("5만원 정도", "적어도 3만원", "2만원 이상", "2만원 + 5천원", "5만원 보내줘")
     >>> [inexact(t, find_money(t)[0]) for t in said]
     [True, True, True, True, False]
+    >>> said = ("반반 내기로 해서 2만원 보내줘", "2만원 반반 보내줘")
+    >>> [inexact(t, find_money(t)[0]) for t in said]
+    [False, True]
 
     """
     if isinstance(match.value, bool) or not isinstance(match.value, int | float):
         return False
-    opens = max((m.end() for m in SENTENCE_END.finditer(text, 0, match.start)), default=0)
+    opens = max((m.end() for m in (*SENTENCE_END.finditer(text, 0, match.start),
+                                   *_WHY_ENDS.finditer(text, 0, match.start))), default=0)
     closing = SENTENCE_END.search(text, match.end)  # a sum in its own sentence: "…보내 주십시오.
     closes = closing.start() if closing is not None else len(text)  # 음식값을 나누기로 했습니다"
     return bool(_ROUGH_BEFORE.search(text, 0, match.start) or
@@ -258,6 +262,9 @@ def inexact(text: str, match: Match) -> bool:
 
 
 
+_WHY_ENDS = re_compile(r"(?<=[가-힣])(?:서|니까|니깐|는데|길래)(?:요)?,?\s+")
+"""Where a clause of why ends: a sum worked out in it ("둘이 나눠 내기로 해서 룸메한테
+2만 2천원 보내줘") leaves the amount said after it exact."""
 _GIVEN_AFTER = re_compile(
     r"\s*(?:에|에는|엔|에도|날)?\s*(?:(?:\S+(?:한테|에게|께)|못|안|이미|벌써|다|잘못|같이|그|\S*원)"
     r"\s+){0,3}(?:(?:보냈|이체했|송금했|입금했|부쳤|쐈|줬|드렸|냈)"

@@ -191,6 +191,18 @@ def classify(text: str, rules: Sequence[IntentRule]) -> list[IntentScore]:
     return [score for *_, score in sorted(ranked, key=lambda r: r[:3])]
 
 
+def unless_said(text: str, rule: IntentRule) -> bool:
+    """Whether ``text`` says a word of ``rule``'s ``unless`` ("엄마한테 문자 보내줘": a text is
+    sent, not money), wherever in the message.
+
+    >>> unless_said("엄마한테 문자 좀 보내줘. 10만원 잘 받았다고",
+    ...             IntentRule("transfer", keywords=("보내",), unless=("문자",)))
+    True
+    """
+    return rule._unless_word is not None and \
+        any(map(rule._unless_word.fullmatch, normalise(text).split()))
+
+
 def _held_off(normalised: str) -> str:
     """The message without the words that only hold a place before it ("wait how much do i
     have", "음 근데 잔액 얼마야"): they tell no intent, and a message's likeness to one's

@@ -133,7 +133,8 @@ def promised(value: str, after: str) -> bool:
 
 _L_FINAL = "".join(chr(0xAC00 + 28 * i + 8) for i in range(399))
 """Syllables closed by ㄹ: before 라고 they make it a purpose ("나눠줄라고"), not a quote."""
-_REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|"
+_REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|겠대|간대|온대|본대|"
+                       r"된대|"
                        rf"(?<![{_L_FINAL}])라고|(?<!그)래서|대서|"  # 그래서 is "so"
                        r"달라(?:시네|시는데|는데|던데|네|셔서|셔)|"
                        r"(?<=[하내주사받쓰두])(?:래|랬어|랬는데|랬잖아)|"

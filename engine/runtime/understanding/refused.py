@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine.compiler.compiled import CompiledSlot
+from engine.nlu import names
 from engine.nlu.certainty import PARTICLE
 from engine.nlu.keywords import undoing
 from engine.nlu.phrases import FILLERS, is_question
@@ -67,7 +68,7 @@ def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: 
     if asked != dated[0] and _put_off(text, said):
         return None  # "maybe later" at a confirmation: not now, no date to ask for
     if _told_of_before(text, said) or _of_a_thing(text, said) or _of_another(text, said) \
-            or _after_if_done(text, said) or _AGAIN.search(text):
+            or _after_if_done(text, said) or _AGAIN.search(text) or _heard(text, said):
         return None  # "그때는 다음 달로 미뤘다가", "이번 달 생활비가", "아들이 이번 달에
         # 장가간다", "보내면 나 이번달 라면만 먹어야됨": no date to ask for
     return "set", dated[0], UnreadTime(said)
@@ -115,6 +116,12 @@ def _of_another(text: str, said: str) -> bool:
     before = text[:max(text.find(said), 0)].split()[-1:]
     return bool(before) and _SUBJECT.fullmatch(before[0]) is not None and \
         before[0] not in _OWN_SUBJECTS
+
+
+def _heard(text: str, said: str) -> bool:
+    """Whether the time ``said`` is in what someone else said they would do ("5천원은 다음
+    달에 받겠대요", "he said next week"): their plan, no date of this task."""
+    return names.reported(text[max(text.find(said), 0):])
 
 
 def _after_if_done(text: str, said: str) -> bool:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from engine.compiler.compiled import CompiledFlow, CompiledService, CompiledStage, LinkStep
 from engine.nlu import classify, is_statement, names, not_knowing
-from engine.nlu.intents import EXAMPLE, INTERRUPT_SURE, LEARNED
+from engine.nlu.intents import EXAMPLE, INTERRUPT_SURE, LEARNED, unless_said
 from engine.nlu.money import find_money
 from engine.nlu.phrases import contrasted, is_question, thanked_off
 from engine.nlu.retractions import after_retraction, retracted_at
@@ -111,7 +111,10 @@ def complete(message: str, service: CompiledService, today: dt.date) -> Intent |
     if is_question(message) or names.hedged(message) or contrasted(message):
         return None
     whole = set()
+    vetoed = {rule.name for rule in service.intents if unless_said(message, rule)}
     for intent, name in service.routes.items():
+        if intent in vetoed:
+            continue  # "엄마한테 문자 좀 보내줘. 어제 보내주신 10만원 잘 받았다고": a text
         flow = service.flows[name]
         required = {s for s in flow.slots if service.slots[s].spec.required is True}
         if len(required) > 1 and _takes(message, service, flow, today, required.__contains__,
