@@ -231,10 +231,8 @@ def told_off(text: str) -> str:
     for clause in _TOLD_CLAUSE.finditer(text):  # "지난번에 교환했는데 이번엔 환불해 주세요"
         rest = text[clause.end():]
         if (names.reported(text[:clause.end()]) or clause[0].startswith(("이었", "였", "던"))) \
-                and \
-                not names.reported(rest) and \
-                _ASKING.search(rest):  # not "…취소했는데 환불이 아직 안 됐어요": no request
-            return priced_off(rest.lstrip(" ,"))
+                and not names.reported(rest) and _ASKING.search(rest):  # not "…취소했는데
+            return priced_off(rest.lstrip(" ,"))  # 환불이 아직 안 됐어요": no request
     for end in _REQUEST_END.finditer(text):  # "회사에서 하나 준대요 😅 ORD-1007 주문 취소할게요"
         rest = text[end.end():]
         if names.reported(light_verbs_off(text[:end.end()])) and SENTENCE_ASKS.search(rest) \

@@ -20,6 +20,7 @@ from engine.nlu import names
 from engine.nlu.certainty import PARTICLE
 from engine.nlu.keywords import undoing
 from engine.nlu.phrases import FILLERS, is_question
+from engine.nlu.reasons import caused
 from engine.nlu.vague_times import right_away, vague_time
 from engine.precompiled import re_compile
 
@@ -68,7 +69,8 @@ def time_op(text: str, slots: Sequence[CompiledSlot], asked: str | None, today: 
     if asked != dated[0] and _put_off(text, said):
         return None  # "maybe later" at a confirmation: not now, no date to ask for
     if _told_of_before(text, said) or _of_a_thing(text, said) or _of_another(text, said) \
-            or _after_if_done(text, said) or _AGAIN.search(text) or _heard(text, said):
+            or _after_if_done(text, said) or _AGAIN.search(text) or _heard(text, said) \
+            or _in_why(text, said):
         return None  # "그때는 다음 달로 미뤘다가", "이번 달 생활비가", "아들이 이번 달에
         # 장가간다", "보내면 나 이번달 라면만 먹어야됨": no date to ask for
     return "set", dated[0], UnreadTime(said)
@@ -116,6 +118,21 @@ def _of_another(text: str, said: str) -> bool:
     before = text[:max(text.find(said), 0)].split()[-1:]
     return bool(before) and _SUBJECT.fullmatch(before[0]) is not None and \
         before[0] not in _OWN_SUBJECTS
+
+
+def _in_why(text: str, said: str) -> bool:
+    """Whether the time ``said`` is in a clause of why that ends before the request ("다음
+    달에 이사라서 집주인한테 600만원 보내줘": the move's time, not the transfer's)."""
+    start = text.find(said)
+    for word in text[start + len(said):].split() if start >= 0 else ():
+        if caused(word):
+            return True
+        if _ASKS.search(word):
+            return False
+    return False
+
+
+_ASKS = re_compile(r"(?:보내|이체|송금|부치|부쳐|입금|쏴|줘|주세요|주십시오|해줘|할게|할래)")
 
 
 def _heard(text: str, said: str) -> bool:
