@@ -501,6 +501,59 @@ KNOWN_FAILING: dict[str, set[str]] = {
         " again",
     },
     "commerce_aftersales_ko_2.test.yaml": set(),
+    "pizza_stories.test.yaml": {
+        # a cancel with a story while paying ("cancel, sorry, he just told me his mother is
+        # cooking for us") and "never mind, cancel, … instead" at the "Change …?" question:
+        # asked again (nothing is charged)
+        "confirmation: a question about 5 persons and the husband's yes are not a yes, cancel"
+        " with a reason while paying",
+        "correction with a reason, then cancelled at the 'Change' question, status keeps the old"
+        " size",
+    },
+    "cards_stories_en.test.yaml": {
+        # two phones in one message where the first is told as old ("that 010-… was the phone I
+        # had until March, please text 010-… instead", "my old number … got cut off in May, so
+        # 010…"), a corrected id with a story: neither is taken, asked again
+        "confirmation: number replaced with a story, asked again with the new one",
+        "lost report unverified: after the pin straight to the phone, old number dropped",
+        "pin question: a corrected id with a story replaces the first one",
+        # a no or a yes with a story holding a number ("my branch on 3rd avenue swapped it",
+        # "this is the 3rd one in 10 years, so yes, go ahead"), express asked with a flight
+        # story: the confirmation again (nothing is ordered)
+        "confirmation: a no with a reason cancels, status then says cancelled",
+        "confirmation: a yes after telling something orders",
+        "confirmation: express asked for with a flight story",
+        "express in an airport story opening, standard switches it back at the confirmation",
+    },
+    "transfer_adversarial_5.test.yaml": set(),
+    "transfer_stories_ko_2.test.yaml": {
+        # answers with a story after them ("누나요. 누나가 지난주에 택시비 2만원 내줬거든요",
+        # "…전체 4만 8천원 나와서 제 몫은 2만 4천원이요", a college-admission story, "지난 2월
+        # 27일에 계약한 건의 잔금입니다"): asked again or the story's sum read; nothing is sent
+        # without the confirmation, which shows it
+        "missing target answered with a taxi-fare story",
+        "missing amount answered with a dinner-split story",
+        "grandparent answers amount with a college-admission story",
+        "formal future payment, target answered with a past contract date",
+        # a story told in texting without a stop ("월욜에 은비가 떡볶이 쏨 ㅋㅋ 금요일에 …"): both
+        # days read as one unread time; asked
+        "teen pays friend back on friday for monday snacks",
+        # at the confirmation, a change or a yes with a sentence of why that names a sum or a
+        # day ("지난번에 10만원 드렸을 때 …", "월급이 목요일 밤에 들어오거든", "아빠한테는 어제
+        # 내가 3만원 직접 드렸어", "원래 8만원인데 나머지는 담달에", "이모가 지난주에 김치를
+        # …", "확인해보니 15만원 맞네요. 보내주세요"): asked again
+        "amount changed at confirmation with a reason naming the old sum",
+        "date changed at confirmation because salary arrives thursday",
+        "target changed at confirmation, dad already got cash yesterday",
+        "teen yes with a note about the rest of a larger debt",
+        "hesitation recalling another sum sends nothing",
+        "request repeated at confirmation with a kimchi story counts as yes",
+        # "형이랑 누나한테 각각 10만원씩": "씩" with two people is a sum to work out
+        "two transfers for a shared party cost",
+        # "중고차 사기로 했어. 딜러한테 1200만원 보내줘, 어제 계약금 50만원은 카드로 냈고":
+        # the story after the request is not cut (a clause of -고); asked again
+        "used car payment above the balance",
+    },
     "transfer_mixed_yes.test.yaml": {
         # "잔액 check 좀 해줘": the balance is not read in those words; at the confirmation the
         # next yes sends (the writer expected the balance first, then a second yes)
@@ -898,6 +951,10 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "cards_upset_en.test.yaml": {"ORDERED"},
          "commerce_aftersales_ko_2.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          "transfer_mixed_yes.test.yaml": {"EXECUTED", "FAILED"},
+         "pizza_stories.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "cards_stories_en.test.yaml": {"ORDERED"},
+         "transfer_adversarial_5.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_stories_ko_2.test.yaml": {"EXECUTED", "FAILED"},
          "transfer_stories_en.test.yaml": {"EXECUTED", "FAILED"},
          "transfer_midway_ko.test.yaml": {"EXECUTED", "FAILED"},
          "card_stories_ko.test.yaml": {"APPLIED"},

@@ -200,7 +200,9 @@ async def _cancelled_with_reason(run: Turn, reason: str) -> bool:
     value, no other flow, no question — the task is cancelled, where the flow can be."""
     state = run.state
     stage = state.session.stage or state.flow.initial
-    said = [op for op in run.rules(reason).ops if not isinstance(op.value, UnreadTime)]
+    said = [op for text in (reason, state.message) for op in run.rules(text).ops
+            if not isinstance(op.value, UnreadTime)]  # the message's own too: "dont use that
+    # one, use 010-5656-7878" (a value the normalised words no longer show) is no cancel
     if said or not state.flow.machine.can(stage, "cancel"):  # "I'll do it later": no date
         return False
     run.reading["decision"] = "cancel"

@@ -95,10 +95,10 @@ def not_a_change(text: str, spans: Sequence[tuple[int, int]],
     another task ("누나한테도", "yes and send Tom 10k too"; ``adding`` a yes/no extra to the
     task, "too" adds it: "and add extra cheese too"), a sentence about something else
     ("물어보고 말할게")."""
-    return bool(names.CONDITION.search(text) or not adding and _ANOTHER.search(text)
-                or any(_ALSO.search(text[a:b]) for a, b in spans)
-                or any(_HANGUL.search(w) for w in leftover(
-                    why_off(light_verbs_off(text), spans, accounted), spans, accounted)))
+    why = why_off(light_verbs_off(text), spans, accounted)  # "…, my brother's coming too":
+    return bool(names.CONDITION.search(text) or not adding and _ANOTHER.search(why)  # the
+                or any(_ALSO.search(text[a:b]) for a, b in spans)  # story's "too"
+                or any(_HANGUL.search(w) for w in leftover(why, spans, accounted)))
 
 
 def why_off(text: str, spans: Sequence[tuple[int, int]],
@@ -151,8 +151,9 @@ def why_en_off(text: str, spans: Sequence[tuple[int, int]]) -> str:
         text = " " * (lead + 1) + text[lead + 1:]
     last = max((b for a, b in spans if b > a), default=len(text))
     why = _WHY_EN.search(text, len(text[:last].rstrip(",.!~ ")))
-    if why is None or _TURNED_EN.search(why.group()):
-        return text
+    turned = _TURNED_EN if why is None or not _TELLING_EN.match(why.group()) else _TURNED_STRONG
+    if why is None or turned.search(why.group()):  # "…, my brother's coming too and he eats
+        return text  # for 2": a story's "too" and number
     return text[:why.start()] + " " * (len(text) - why.start())
 
 
@@ -169,6 +170,12 @@ _TOLD_EN = re_compile(r"\b(?:is|was|are|were|has|had|paid|lent|gave|got|bought|s
 _TURNED_EN = re_compile(r"\b(?:not|no|never|dont|cant|wont|but|if|unless|wait|instead|rather|"
                         r"actually|also|too|and)\b|n't\b|\d", re.IGNORECASE)
 """What makes an English why more than why: a turn, a condition, another value."""
+_TURNED_STRONG = re_compile(r"\b(?:not|no|never|dont|cant|wont|but|if|unless|wait|instead|"
+                            r"rather|actually)\b|n't\b", re.IGNORECASE)
+_TELLING_EN = re_compile(r",\s*(?:he|she|they|my\s+\w+|his\s+\w+|her\s+\w+|their\s+\w+)"
+                         r"(?:'s|\s+(?:is|was|has|had|just|\w+s|\w+ed))\b", re.IGNORECASE)
+"""A why that tells of someone ("…, my brother's coming too"): its "too" and its numbers are
+the story's, only a turn ("not", "but", "wait") makes it more."""
 _SAID_SO = frozenset({"해서", "해서요", "해가지고", "해갖고"})
 """해서 as why around a change ("엄마가 그러라고 해서", "반반 내기로 해서 반만"), where it
 ends the message or comes before the values (not "3만원 해서 보내줘": do and then)."""
