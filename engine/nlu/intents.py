@@ -60,7 +60,7 @@ from .keywords import (
 )
 from .learned import IntentModel, train
 from .phrases import FILLERS, is_question
-from .words import normalise
+from .text import bigrams, normalise
 
 MIN_EXAMPLE_SIMILARITY = 0.35
 _WHY = re_compile(
@@ -434,25 +434,3 @@ def warm(rules: Sequence[IntentRule]) -> threading.Thread:
                               daemon=True)
     thread.start()
     return thread
-
-
-def bigrams(normalised: str) -> Counter[str]:
-    """Character bigrams of ``normalised`` with spaces removed; one-letter texts keep the letter.
-
-    >>> sorted(bigrams("보내 줘").elements())
-    ['내줘', '보내']
-    """
-    compact = normalised.replace(" ", "")
-    if len(compact) < 2:
-        return Counter([compact] if compact else [])
-    return Counter(compact[i : i + 2] for i in range(len(compact) - 1))
-
-
-def dice(a: Counter[str], b: Counter[str]) -> float:
-    """Dice coefficient of two bigram multisets (0.0 when both are empty)."""
-    total = a.total() + b.total()
-    if not total:
-        return 0.0
-    small, large = (a, b) if len(a) <= len(b) else (b, a)
-    common = sum(min(count, large.get(gram, 0)) for gram, count in small.items())
-    return 2 * common / total

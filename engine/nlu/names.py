@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from engine.nlu.decision_words import MISSPOKE
-from engine.nlu.persons import called, someones
+from engine.nlu.persons import called, someones, theirs
 from engine.nlu.phrases import is_question, is_social
 from engine.precompiled import re_compile
 
@@ -171,38 +171,6 @@ _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)(?<!이렇다)" + 
                      r"|\b(?:or|either)\b(?![,.]?\s+(?:actually|rather|wait|sorry|i\s+mean)\b)")
 """A value in a condition, a comparison, a choice or a quote is none ("X면 돼요" is no condition;
 "X or actually Y" corrects X)."""
-_DETAIL = r"(?:\w+\s+)?(?:id|pin|code|number|phone|card|account|password|address)\b"
-_THEIRS = re_compile(
-    rf"\b(?:her|his|their)\s+(?:own\s+)?{_DETAIL}|\bmy\s+(?:mom|mother|mum|dad|father|son|"
-    r"daughter|wife|husband|brother|sister|friend|boss|kid|child|grandma|grandpa|partner|"
-    rf"girlfriend|boyfriend)'s\s+{_DETAIL}", re.IGNORECASE)
-"""Someone else's details in English ("her id is u8120", "my son's pin is 1010")."""
-_DETAIL_WORD = re_compile(r"\b(id|pin|code|number|phone|card|account|password|address)s?\b",
-                          re.IGNORECASE)
-_SAID_AS = re_compile(r"(?:'s)?\s*(?:number|no\.?|#)?\s*(?:is|are|was|were|ends with|"
-                      r"starts with|[:=])?\s*", re.IGNORECASE)
-
-
-def anothers_detail(text: str, start: int, own: frozenset[str]) -> bool:
-    """Whether the value at ``start`` is said as a detail other than the slot's: the words
-    right before it name one, none of the slot's ``own`` words ("the last four of my card
-    are 5521" for a PIN; "my card pin is 5521" names the PIN; "my card snapped, text
-    010-…" says the number as nothing else).
-
-    >>> own = frozenset({"pin"})
-    >>> [anothers_detail(t, t.index("5521"), own) for t in (
-    ...     "the last four of my card are 5521", "my card pin is 5521", "it's 5521",
-    ...     "my account is u1, pin 5521", "my card broke, use 5521", "account no. 5521",
-    ...     "the pin number: 5521")]
-    [True, False, False, False, False, True, False]
-    """
-    last = next(reversed([*_DETAIL_WORD.finditer(text, 0, start)]), None)
-    if last is None or _SAID_AS.fullmatch(text, last.end(), start) is None:
-        return False
-    before = text[:last.start()].split()[-1:]  # "customer number" of a customer id
-    return not {last[1].casefold(), *(w.casefold() for w in before)} & own
-
-
 _UNDECIDED = re_compile(r"\b(?:maybe|perhaps|should i|thinking (?:about|of)|not sure|idk|"
                         r"dunno|i don'?t know (?:what|which|how much|if))\b"
                         r"|(?:^|\s)아마(?:도)?\s|(?:일|할|될|줄|낼)걸(?:요)?(?!\S)"
@@ -271,7 +239,7 @@ def hedged(text: str) -> bool:
     >>> hedged("my dad's paying, cash")  # "'s" is "is" here
     False
     """
-    return bool(_HEDGED.search(_RATHER_THAN.sub(r"\1", text)) or _THEIRS.search(text)) or \
+    return bool(_HEDGED.search(_RATHER_THAN.sub(r"\1", text)) or theirs(text)) or \
         reported(text) or \
         undecided(text)
 
@@ -446,7 +414,6 @@ def a_number(answer: str) -> bool:
     return bool(_NUMBER.match(answer.strip()) or _ACCOUNT.search(answer))
 
 
-__all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "a_number", "anothers_detail",
-           "asks_if_possible",
+__all__ = ["CONDITION", "MISSPOKE", "NOBODY", "OTHER_PREDICATE", "a_number", "asks_if_possible",
            "conditional", "hedged", "joined", "name_shaped_like_a_question", "no_name", "nobody",
            "plain_name", "promised", "reported", "told", "undecided"]

@@ -213,5 +213,48 @@ _NOT_NAMES = frozenset({"It", "That", "What", "Who", "Where", "There", "Here", "
 """Capitalised words said with 's that are no one ("It's", "Today's", "Mother's Day")."""
 
 
-__all__ = ["KIN", "called", "full_name", "given_name", "named_before", "no_name", "relation",
-           "someones", "titled", "without_ssi"]
+_DETAIL = r"(?:\w+\s+)?(?:id|pin|code|number|phone|card|account|password|address)\b"
+_THEIRS = re_compile(
+    rf"\b(?:her|his|their)\s+(?:own\s+)?{_DETAIL}|\bmy\s+(?:mom|mother|mum|dad|father|son|"
+    r"daughter|wife|husband|brother|sister|friend|boss|kid|child|grandma|grandpa|partner|"
+    rf"girlfriend|boyfriend)'s\s+{_DETAIL}", re.IGNORECASE)
+"""Someone else's details in English ("her id is u8120", "my son's pin is 1010")."""
+
+
+def theirs(text: str) -> bool:
+    """Whether ``text`` names someone else's detail ("her id is u8120").
+
+    >>> theirs("her id is u8120"), theirs("my id is u8120")
+    (True, False)
+    """
+    return _THEIRS.search(text) is not None
+
+
+_DETAIL_WORD = re_compile(r"\b(id|pin|code|number|phone|card|account|password|address)s?\b",
+                          re.IGNORECASE)
+_SAID_AS = re_compile(r"(?:'s)?\s*(?:number|no\.?|#)?\s*(?:is|are|was|were|ends with|"
+                      r"starts with|[:=])?\s*", re.IGNORECASE)
+
+
+def anothers_detail(text: str, start: int, own: frozenset[str]) -> bool:
+    """Whether the value at ``start`` is said as a detail other than the slot's: the words
+    right before it name one, none of the slot's ``own`` words ("the last four of my card
+    are 5521" for a PIN; "my card pin is 5521" names the PIN; "my card snapped, text
+    010-…" says the number as nothing else).
+
+    >>> own = frozenset({"pin"})
+    >>> [anothers_detail(t, t.index("5521"), own) for t in (
+    ...     "the last four of my card are 5521", "my card pin is 5521", "it's 5521",
+    ...     "my account is u1, pin 5521", "my card broke, use 5521", "account no. 5521",
+    ...     "the pin number: 5521")]
+    [True, False, False, False, False, True, False]
+    """
+    last = next(reversed([*_DETAIL_WORD.finditer(text, 0, start)]), None)
+    if last is None or _SAID_AS.fullmatch(text, last.end(), start) is None:
+        return False
+    before = text[:last.start()].split()[-1:]  # "customer number" of a customer id
+    return not {last[1].casefold(), *(w.casefold() for w in before)} & own
+
+
+__all__ = ["KIN", "anothers_detail", "called", "full_name", "given_name", "named_before",
+           "no_name", "relation", "someones", "theirs", "titled", "without_ssi"]

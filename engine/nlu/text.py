@@ -1,10 +1,12 @@
-"""A message as the rules read it: normalised (``normalise``), and the text a decision may
-be (``decision_text``): no question, quote, doubt, sarcasm or trailing off."""
+"""A message as the rules read it: normalised (``normalise``), the text a decision may be
+(``decision_text``: no question, quote, doubt, sarcasm or trailing off), and how alike two
+texts are (``bigrams``, ``dice``)."""
 
 from __future__ import annotations
 
 import functools
 import unicodedata
+from collections import Counter
 
 from engine.precompiled import re_compile
 
@@ -89,4 +91,26 @@ SENTENCE_END = re_compile(r"(?<=[.!?。])\s+|\n+")
 a line break."""
 
 
-__all__ = ["SENTENCE_END", "decision_text", "normalise"]
+def bigrams(normalised: str) -> Counter[str]:
+    """Character bigrams of ``normalised`` with spaces removed; one-letter texts keep the letter.
+
+    >>> sorted(bigrams("보내 줘").elements())
+    ['내줘', '보내']
+    """
+    compact = normalised.replace(" ", "")
+    if len(compact) < 2:
+        return Counter([compact] if compact else [])
+    return Counter(compact[i : i + 2] for i in range(len(compact) - 1))
+
+
+def dice(a: Counter[str], b: Counter[str]) -> float:
+    """Dice coefficient of two bigram multisets (0.0 when both are empty)."""
+    total = a.total() + b.total()
+    if not total:
+        return 0.0
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    common = sum(min(count, large.get(gram, 0)) for gram, count in small.items())
+    return 2 * common / total
+
+
+__all__ = ["SENTENCE_END", "bigrams", "decision_text", "dice", "normalise"]

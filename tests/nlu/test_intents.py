@@ -3,7 +3,7 @@
 import pytest
 
 from engine.nlu import IntentRule, IntentScore, classify
-from engine.nlu.intents import bigrams, dice
+from engine.nlu.text import bigrams, dice
 
 TRANSFER = IntentRule(
     "transfer", keywords=("보내", "이체", "송금"), examples=("엄마한테 만원 보내줘",)

@@ -8,7 +8,8 @@ import pytest
 import yaml
 
 from engine.compiler import compile_file
-from engine.nlu.intents import IntentRule, _nearest, bigrams, dice
+from engine.nlu.intents import IntentRule, _nearest
+from engine.nlu.text import bigrams, dice
 from engine.nlu.words import normalise
 
 ROOT = Path(__file__).resolve().parents[2]

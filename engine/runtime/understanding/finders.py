@@ -112,7 +112,7 @@ def usable(text: str, slot: CompiledSlot, m: Match) -> bool:
                                names.promised(str(m.value), text[m.end:])):
         return False
     return not (exact(slot) and (inexact(text, m) or unsure(text, m) or
-                                 names.anothers_detail(text, m.start, _own_words(
+                                 persons.anothers_detail(text, m.start, _own_words(
                                      slot.name, tuple(slot.spec.names),
                                      slot.spec.description or ""))))
 
