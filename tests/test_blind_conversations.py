@@ -438,9 +438,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # "…보내 드리려고 하는데 어떻게 하면 되겠습니까?" (how do I…) is asked about, not taken
         # as the request ("혹시 돈을 보내는 요청 말씀이신가요?")
         "amount first (10만 원만), recipient 큰 이모 given after",
-        # "오늘은 그만하겠습니다. 취소해 주십시오.": stopping "for today" waits (a hold), so the
-        # two sentences do not agree and the question is asked again
-        "visit-the-bank-tomorrow hesitation does not send, then cancel",
     },
     "transfer_en_6.test.yaml": {
         # "yse" (letters swapped) is no yes word: the question again (a held letter, "yeahh",
@@ -501,6 +498,14 @@ KNOWN_FAILING: dict[str, set[str]] = {
         " again",
     },
     "commerce_aftersales_ko_2.test.yaml": set(),
+    "transfer_dates_stories_ko.test.yaml": set(),
+    "card_yes_traps_ko.test.yaml": set(),
+    "shop_stories_ko.test.yaml": {
+        # "글쎄요" at "상품 추천을 원하시는 게 맞나요?": the question is asked again in its
+        # general form ("이 요청을 원하시는 게 맞나요?"), not the writer's wording
+        "logged out: 글쎄요 repeats did-you-mean, then a sentence with 추천 recommends",
+    },
+    "commerce_stories_en.test.yaml": set(),
     "pizza_stories.test.yaml": {
         # a cancel with a story while paying ("cancel, sorry, he just told me his mother is
         # cooking for us") and "never mind, cancel, … instead" at the "Change …?" question:
@@ -539,15 +544,11 @@ KNOWN_FAILING: dict[str, set[str]] = {
         # days read as one unread time; asked
         "teen pays friend back on friday for monday snacks",
         # at the confirmation, a change or a yes with a sentence of why that names a sum or a
-        # day ("지난번에 10만원 드렸을 때 …", "월급이 목요일 밤에 들어오거든", "아빠한테는 어제
-        # 내가 3만원 직접 드렸어", "원래 8만원인데 나머지는 담달에", "이모가 지난주에 김치를
-        # …", "확인해보니 15만원 맞네요. 보내주세요"): asked again
+        # day ("지난번에 10만원 드렸을 때 …", "원래 8만원인데 나머지는 담달에", "확인해보니
+        # 15만원 맞네요. 보내주세요"): asked again
         "amount changed at confirmation with a reason naming the old sum",
-        "date changed at confirmation because salary arrives thursday",
-        "target changed at confirmation, dad already got cash yesterday",
         "teen yes with a note about the rest of a larger debt",
         "hesitation recalling another sum sends nothing",
-        "request repeated at confirmation with a kimchi story counts as yes",
         # "형이랑 누나한테 각각 10만원씩": "씩" with two people is a sum to work out
         "two transfers for a shared party cost",
         # "중고차 사기로 했어. 딜러한테 1200만원 보내줘, 어제 계약금 50만원은 카드로 냈고":
@@ -952,6 +953,10 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "commerce_aftersales_ko_2.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          "transfer_mixed_yes.test.yaml": {"EXECUTED", "FAILED"},
          "pizza_stories.test.yaml": {"PLACED", "PAID", "DECLINED"},
+         "transfer_dates_stories_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "card_yes_traps_ko.test.yaml": {"APPLIED"},
+         "shop_stories_ko.test.yaml": set(),
+         "commerce_stories_en.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},
          "cards_stories_en.test.yaml": {"ORDERED"},
          "transfer_adversarial_5.test.yaml": {"EXECUTED", "FAILED"},
          "transfer_stories_ko_2.test.yaml": {"EXECUTED", "FAILED"},

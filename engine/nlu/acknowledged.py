@@ -79,16 +79,16 @@ def decided_in_sentences(text: str, words: YesNoWords) -> Answer | None:
     if len(sentences) < 2:
         return None
     said: set[Answer] = set()
-    told = False  # a sentence of something else: only a cancel said last may follow it
+    told: str | None = None  # a sentence of something else: only a cancel may follow it
     for sentence in sentences:
         answer = yes_no(sentence, words)
         if answer is not None:
             said.add(answer)
         elif _ACKNOWLEDGED.match(sentence) is None and _GLAD.match(sentence) is None:
-            if find_money(sentence) or find_dates(sentence, _ANY_DAY):
-                return None  # "…3만원이래. 보내지 마": a value, maybe a change
-            told = True
-    if told:  # "형이 아직 금액 확정 아니래. 보내지 마": why, then the cancel
+            if find_money(sentence):
+                return None  # "…3만원이래. 보내지 마": a sum, maybe a change
+            told = told or ("date" if find_dates(sentence, _ANY_DAY) else "why")
+    if told:  # "형이 아직 금액 확정 아니래. 보내지 마", "회식이 다음 달 3일로 밀렸대. 보내지 마"
         return "cancel" if said == {"cancel"} and yes_no(sentences[-1], words) == "cancel" \
             else None
     if said == {"cancel", "deny"}:

@@ -240,8 +240,8 @@ def told_off(text: str) -> str:
         if (names.reported(text[:clause.end()]) or clause[0].startswith(("이었", "였", "던"))) \
                 and not names.reported(rest) and _ASKING.search(rest):  # not "…취소했는데
             return priced_off(rest.lstrip(" ,"))  # 환불이 아직 안 됐어요": no request
-    for end in _REQUEST_END.finditer(text):  # "회사에서 하나 준대요 😅 ORD-1007 주문 취소할게요"
-        rest = text[end.end():]
+    for end in (*_REQUEST_END.finditer(text), *_TEXTED_END.finditer(text)):  # "회사에서 하나
+        rest = text[end.end():]  # 준대요 😅 ORD-1007 주문 취소할게요", "…깜빡했어 ㅠㅠ 내일 …"
         if names.reported(light_verbs_off(text[:end.end()])) and SENTENCE_ASKS.search(rest) \
                 and not names.reported(rest):  # not "카드가 damaged 됐어요, …": its value
             return priced_off(rest.strip(" ,.!~😅😂ㅋㅎㅠㅜ"))
@@ -272,6 +272,8 @@ def told_after(text: str) -> int | None:
     return None
 
 
+_TEXTED_END = re_compile(r"[가-힣][.!~]*\s*[ㅋㅎㅠㅜ]{2,}[.!~]*(?=\s+\S)")
+"""Where a texted sentence ends: laughing or crying after it ("깜빡했어 ㅠㅠ …")."""
 _REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|부탁해요|부탁드려요|부탁합니다|"
                           r"할게요|할래요|하고 싶어요|싶어요|[가-힣]요)"
                           r"(?=[\s,.!~ㅠㅜㅋㅎ]*\s[\s,.!~]*\S)")

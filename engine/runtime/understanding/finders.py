@@ -65,11 +65,28 @@ _FINDERS: dict[str, Finder] = {
     "time": lambda slot, text, today: find_times(text),
     "enum": lambda slot, text, today: find_enum(text, slot.synonyms),
     "integer": lambda slot, text, today: [m for m in find_numbers(text)
-                                          if isinstance(m.value, int) and not _named(text, m)],
+                                          if isinstance(m.value, int) and not _named(text, m)
+                                          and not _lasting(text, m, slot)],
     "number": lambda slot, text, today: find_numbers(text),
     "boolean": lambda slot, text, today: find_flag(
         text, flag_words(slot.name, slot.spec.description or "")),
 }
+
+
+def _lasting(text: str, match: Match, slot: CompiledSlot) -> bool:
+    """Whether a number says how long or how old ("for 3 months", "2년 썼는데", "일곱 살"),
+    where the slot is not itself a length of time: no rating or quantity."""
+    unit = _DURATION.match(text, match.end)
+    if unit is None:
+        return False
+    said = f"{slot.name} {' '.join(slot.spec.names)} {slot.spec.description or ''}".casefold()
+    return unit["unit"].casefold().rstrip("s") not in said
+
+
+_DURATION = re_compile(r"\s?(?P<unit>months?|years?|weeks?|days?|hours?|minutes?|nights?|개월|년|"
+                       r"주일|일간|시간|분|살|박)(?:째|동안|이나|에|은|는|이|가|을|를|도|쯤|정도|간)?"
+                       r"(?![가-힣a-z])", re.IGNORECASE)
+"""A unit of time or age after a number."""
 
 
 def _named(text: str, match: Match) -> bool:

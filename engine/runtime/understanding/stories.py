@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from engine.nlu import names
 from engine.nlu.dates import find_dates
 from engine.nlu.money import find_money
+from engine.nlu.reasons import caused
 from engine.nlu.text import SENTENCE_END
 from engine.precompiled import re_compile
 
@@ -33,6 +35,11 @@ def priced_off(text: str) -> str:
         if SENTENCE_ASKS.search(rest) and find_money(rest) and \
                 not _A_TASK.search(text[cut:clause.end()]):
             cut = clause.end()
+    for clause in _WHY_CLAUSE.finditer(text, cut):  # "아빠 환갑이 4월 12일이라 … 모레 …":
+        rest = text[clause.end():]  # the day of the why is no day of the request's
+        if SENTENCE_ASKS.search(rest) and find_dates(rest, _ANY_DAY) and \
+                find_dates(text[cut:clause.end()], _ANY_DAY):
+            cut = clause.end()
     return text[cut:].lstrip(" ,") if cut else text
 
 
@@ -47,6 +54,8 @@ def story_off(text: str) -> str:
     >>> story_off("엄마한테 3만원이요. 아빠한테 5만원 보내주세요")
     '엄마한테 3만원이요. 아빠한테 5만원 보내주세요'
     """
+    if SENTENCE_END.search(text.strip()) is None:
+        return text  # one sentence: no story before it
     parts = [p for p in SENTENCE_END.split(text.strip()) if p.strip()]
     asks = next((i for i, part in enumerate(parts) if SENTENCE_ASKS.search(part)), 0)
     if asks == 0 or any(_A_TASK.search(part) for part in parts[:asks]):
@@ -57,7 +66,10 @@ def story_off(text: str) -> str:
     return asked if compete else text  # "…형님께 빌린 돈을… 형에게 백만 원 보내 주십시오"
 
 
-SENTENCE_ASKS = re_compile(r"(?:주세요|주세욤|주세용|주십시오|주게|줘요|줘|주라|주셈|줄래요|줄래|"
+_L_FINAL = "".join(chr(0xAC00 + 28 * i + 8) for i in range(399))
+"""Syllables closed by ㄹ: before 게(요) they promise to do it ("살게요", "볼게")."""
+SENTENCE_ASKS = re_compile(rf"[{_L_FINAL}]게(?:요)?(?![가-힣])|"
+                           r"(?:주세요|주세욤|주세용|주십시오|주게|줘요|줘|주라|주셈|줄래요|줄래|"
                            r"주실래요|주시겠어요|할게요|할게|할께|할래요|할래|싶어요|싶습니다|부탁|"
                            r"드려|드릴게|드릴께|줄게|[내해]야\s?(?:돼|되|해|합니다))")
 """A sentence that asks for something done ("…보내줄래요?", "…보내야 돼요")."""
@@ -73,24 +85,42 @@ _PRICED = re_compile(r"(?:(?:원|만|천)(?:쯤|정도)?(?:이)?(?:인데|이었
                      r"(?:다는데|대는데|다던데|다고 해서|대서|래서))(?:요)?(?=[\s,.]+\S)")
 """A clause that prices a thing ("폰이 98만원인데", "5만원 조금 넘는데") or passes on what was
 heard ("…나왔다는데")."""
+_WHY_CLAUSE = re_compile(r"[가-힣](?:이라|라서|이라서|니까|이니까|거든)(?:요)?(?=[\s,]+\S)")
+"""A clause of why ("…4월 12일이라", "…금요일이니까") before what is asked."""
 
 
 def asked_sentences(text: str) -> str | None:
-    """The message from its first sentence that asks, when sentences that only tell or
-    reason come before it ("아무래도 학생이니까 체크카드가 무난할 것 같아요. 체크카드로
-    할게요"); None when the first sentence asks, there is one only, or one before could be a
-    task of its own. The caller takes it when it holds values.
+    """The sentences of the message that ask, without sentences that only tell or reason
+    before them ("아무래도 학생이니까 체크카드가 무난할 것 같아요. 체크카드로 할게요") or after
+    them ("토요일로 해줘. 어차피 월급이 금요일에 들어오거든"); None when there is nothing to
+    leave out, or a sentence before could be a task of its own. The caller takes it when it
+    holds values.
 
     >>> asked_sentences("그 정도 쓰면 신용카드가 낫겠네요. 신용카드로 해 주세요")
     '신용카드로 해 주세요'
+    >>> asked_sentences("토요일로 해줘. 어차피 월급이 금요일에 들어오거든")
+    '토요일로 해줘.'
     >>> asked_sentences("체크카드로 해 주세요. 고마워요") is None
     True
     """
+    if SENTENCE_END.search(text.strip()) is None:
+        return None  # one sentence: no story around it
     parts = [p for p in SENTENCE_END.split(text.strip()) if p.strip()]
-    asks = next((i for i, part in enumerate(parts) if SENTENCE_ASKS.search(part)), 0)
-    if asks == 0 or any(_A_TASK.search(part) for part in parts[:asks]):
+    asks = next((i for i, part in enumerate(parts) if SENTENCE_ASKS.search(part)), None)
+    if asks is None or any(_A_TASK.search(part) for part in parts[:asks]):
         return None
-    return " ".join(parts[asks:])
+    end = len(parts)
+    while end > asks + 1 and _told(parts[end - 1]):
+        end -= 1
+    return " ".join(parts[asks:end]) if (asks, end) != (0, len(parts)) else None
+
+
+def _told(sentence: str) -> bool:
+    """Whether ``sentence`` only tells or gives a reason ("어차피 월급이 금요일에 들어오거든",
+    "이모가 지난주에 김치를 보내주셨거든")."""
+    words = sentence.split()
+    return not SENTENCE_ASKS.search(sentence) and bool(words) and (
+        names.reported(sentence) or caused(words[-1].rstrip(".!~…")))
 
 
 def story_en_off(text: str) -> str:
@@ -112,6 +142,8 @@ def story_en_off(text: str) -> str:
     >>> story_en_off("the room was 360k and there were three of us so 120k")
     '120k'
     """
+    if not text.isascii() and _LATIN.search(text) is None:
+        return text  # no English in it
     for asking in _EN_REQUEST.finditer(text):
         before, rest = text[:asking.start("verb")], text[asking.start("verb"):]
         if asking.start("verb") and find_money(before) and find_money(rest) and not any(
@@ -139,6 +171,7 @@ _ANY_DAY = date(2000, 1, 1)
 """What dates are read against: only whether a clause names one matters here."""
 
 
+_LATIN = re_compile(r"[A-Za-z]")
 _EN_VERB = re_compile(r"\b(?:send|transfer|wire|pay|give)\b", re.IGNORECASE)
 _EN_REQUEST = re_compile(
     r"(?:^|(?<=[,.;!?:])\s*|\b(?:so|then|and|but|pls|please|plz|just|kindly|can\s+(?:you|u)|"

@@ -123,7 +123,7 @@ def understand(text: str, service: CompiledService, flow: CompiledFlow, stage: s
     text = each_to(text) if batching and confirming is None else text  # "엄마랑 아빠한테 각각"
     verbs = flow.amount_verbs
     slots, found = _found(text, flow, asked, today, verbs)
-    if confirming is None and (ask := asked_sentences(text)) is not None:
+    if (ask := asked_sentences(text)) is not None:
         told = _found(ask, flow, asked, today, verbs)  # "학생이니까 체크카드가 무난할 것
         if any(ms for _, ms in told[1]):  # 같아요. 체크카드로 할게요": the asking sentence's
             text, (slots, found) = ask, told
