@@ -9,7 +9,9 @@ sentences of its own (none from the blind sets that found them):
 - a time in someone else's plan ("…다음 달에 받겠대요") or in a clause of why ("…이사라서")
   is no date to ask for; a sum worked out in a clause of why leaves the amount after it exact;
 - "보내 주게" (as older people ask) is a request and a yes; code-switched amounts ("2만
-  transfer").
+  transfer");
+- a sentence of why after a change or a yes, a day in a clause of why or of a story, and how
+  long something was used ("for 2 years") are the story's, never the task's values.
 """
 
 from __future__ import annotations
@@ -108,3 +110,53 @@ async def test_an_elders_request_and_yes(request_: str) -> None:
                                               ("3.5만 send 부탁해", 35000)])
 def test_a_code_switched_amount_is_read(text: str, amount: int) -> None:
     assert [m.value for m in find_money(text)] == [amount]
+
+
+@pytest.mark.parametrize(("change", "when"), [
+    ("아 내일 말고 금요일로 해줘. 어차피 그날 용돈 받거든", "2026-03-13"),
+    ("모레로 미뤄줘. 엄마가 어제 3만원 주셨거든", "2026-03-13"),
+])
+async def test_a_sentence_of_why_after_a_change_is_the_story(change: str, when: str) -> None:
+    played = await play(TRANSFER, ["동생한테 내일 2만원 보내줘", change])
+    assert (played.stage, played.slots["when"], played.slots["amount"], played.finished) == \
+        ("READY", when, 20000, [])
+
+
+async def test_a_sentence_of_why_after_a_change_reasons_first() -> None:
+    played = await play(TRANSFER, ["동생한테 내일 2만원 보내줘",
+                                   "삼촌 제사가 토요일이라 다들 바빠. 월요일로 바꿔줘"])
+    assert (played.stage, played.slots["when"]) == ("READY", "2026-03-16")
+
+
+async def test_a_yes_with_a_sentence_of_why_after_it_sends() -> None:
+    played = await play(TRANSFER, ["고모한테 4만원 보내줘",
+                                   "응 고모한테 4만원 보내줘. 고모가 지난주에 반찬을 보내주셨거든"])
+    assert [t["outcome"] for t in played.finished] == ["EXECUTED"]
+
+
+@pytest.mark.parametrize(("message", "when"), [
+    ("할머니 팔순이 5월 2일이라 선물값 내일 할머니한테 20만원 보내줘", "2026-03-12"),
+    ("조카 생일이 지난 토요일이었는데 놓쳤어 ㅠㅠ 모레 조카한테 3만원 보내줘", "2026-03-13"),
+    ("지난달 3일에 빌린 돈 갚을게 민호한테 5만원 보내줘", None),
+])
+async def test_a_day_of_the_story_is_no_transfer_date(message: str, when: str | None) -> None:
+    played = await play(TRANSFER, [message])
+    assert (played.stage, played.slots["when"]) == ("READY", when)
+
+
+async def test_a_cancel_after_a_told_day_cancels() -> None:
+    played = await play(TRANSFER, ["민호한테 모레 5만원 보내줘",
+                                   "모임이 다음 주 금요일로 바뀌었대. 보내지 마"])
+    assert [t["outcome"] for t in played.finished] == ["CANCELLED"]
+
+
+SHOP = compile_file(ROOT / "flows" / "commerce.yaml")
+
+
+@pytest.mark.parametrize("message", [
+    "I've had the Galaxy Buds3 for 2 years and want to write a review",
+    "버즈3 6개월 썼는데 리뷰 쓸래요"])
+async def test_how_long_is_no_rating(message: str) -> None:
+    played = await play(SHOP, [message], context={"is_logged_in": True, "user_id": "u-1",
+                                                  "user_type": "consumer"})
+    assert played.slots.get("rating") is None
