@@ -75,14 +75,16 @@ def sure_of(text: str, picked: Mapping[str, Any], spans: Sequence[tuple[int, int
         OPENING.sub("", text)))  # "어 누나요": a name, not "-나요?"
     plain = _WANTING.sub(lambda m: " " * len(m[0]), light_verbs_off(text))  # "damaged
     # 됐어요": the value's own verb, no report; "신용카드로 하고 싶어요": wanting it
+    if asking:
+        return False
     accounted = accounted_by(words)
     why = why_off(plain, spans, accounted)
     first = min((a for a, b in spans if b > a), default=0)  # "엄마가 보태신대서 20만원으로":
     own = " ".join("" if w in names.MISSPOKE and _HANGUL.match(w) else w  # "영어 O로 쳤네
                    # ORD-1002": a slip owned ("if I remember right", "or actually" still hedge)
                    for w in (why[:first] + plain[first:]).split(" "))
-    if asking or names.hedged(own):  # why, not her words (but "5만원 보냈거든요" tells what
-        return False  # was sent)
+    if names.hedged(own):  # why, not her words (but "5만원 보냈거든요" tells what was sent)
+        return False
     if any(names.OTHER_PREDICATE.search(w) for w in leftover(why, spans, accounted)):
         return False
     weak = all(name != asked and not service.slots[name].spec.required for name in picked)
@@ -242,7 +244,7 @@ def told_off(text: str) -> str:
             return priced_off(rest.lstrip(" ,"))  # 환불이 아직 안 됐어요": no request
     for end in (*_REQUEST_END.finditer(text), *_TEXTED_END.finditer(text)):  # "회사에서 하나
         rest = text[end.end():]  # 준대요 😅 ORD-1007 주문 취소할게요", "…깜빡했어 ㅠㅠ 내일 …"
-        if names.reported(light_verbs_off(text[:end.end()])) and SENTENCE_ASKS.search(rest) \
+        if SENTENCE_ASKS.search(rest) and names.reported(light_verbs_off(text[:end.end()])) \
                 and not names.reported(rest):  # not "카드가 damaged 됐어요, …": its value
             return priced_off(rest.strip(" ,.!~😅😂ㅋㅎㅠㅜ"))
     cut = told_after(text)
