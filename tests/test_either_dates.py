@@ -44,7 +44,6 @@ async def test_one_of_two_dates_at_the_confirmation_asks_which(reply: str) -> No
 
 
 @pytest.mark.parametrize("message", [
-    "누나 결혼식이 토요일이라 금요일에 10만원 보내줘",
     "월요일에 받을 수 있게 일요일에 삼촌한테 5만원 보내줘",
 ])
 async def test_two_dates_in_one_request_ask_which_and_make_one_task(message: str) -> None:
@@ -52,6 +51,14 @@ async def test_two_dates_in_one_request_ask_which_and_make_one_task(message: str
     _, snapshot, reply = said[0]
     assert snapshot["stage"] == "FILLING" and snapshot["slots"]["when"] is None
     assert "건이 요청" not in reply and "날짜" in reply
+
+
+async def test_the_day_of_a_why_is_not_the_requests() -> None:
+    """"누나 결혼식이 토요일이라": the wedding's day, told as why; the request's is Friday."""
+    said = await conversation("누나 결혼식이 토요일이라 금요일에 누나한테 10만원 보내줘")
+    _, snapshot, reply = said[0]
+    assert snapshot["stage"] == "READY" and snapshot["slots"]["when"] == "2026-12-04"
+    assert "건이 요청" not in reply
 
 
 async def test_a_date_said_away_before_another_is_the_other() -> None:
