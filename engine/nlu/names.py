@@ -55,7 +55,8 @@ _DESCRIBED = re_compile(r"(?:^|\s)(?:아까|저번에?|지난번에?|그때|예�
 _SAYING_IF = r"(?<!요약하)(?<!정리하)(?<!말하)(?<!말하자)"
 """What makes a Korean "-면" only a way of saying ("요약하면", "간단히 말하면"): no condition."""
 CONDITION = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)(?<!려)" + _SAYING_IF +
-                       r"면\s(?!\s*(?:돼|되|될|됩|된다|충분))|\bif\b", re.IGNORECASE)
+                       r"면\s(?!\s*(?:돼|되|될|됩|된다|충분|안\s?(?:돼|되|됩)))|\bif\b",
+                       re.IGNORECASE)
 """A condition ("무료면 담아주세요", "if it's free") is no answer; a purpose ("지출 관리하려면
 체크카드로"), "-면 돼" (that will do: "반만 보내면 돼") and "그렇다면" (in that case) are none."""
 
@@ -165,7 +166,7 @@ _RATHER_THAN = re_compile(r"(\brather\b[^.?!]{0,40}?)\bthan\b", re.IGNORECASE)
 _HELPFUL_IF = r"(?<!필요하)(?<!필요하시)(?<!도움되)(?<!도움이 되)" + _SAYING_IF
 """What makes a Korean "-면" after it only polite ("필요하시면", "도움이 되면")."""
 _HEDGED = re_compile(r"(?<=[가-힣])(?<!그러)(?<!그렇다)(?<!이렇다)" + _HELPFUL_IF +
-                     r"면\s(?!돼|되|될|충분|괜찮)|\bif\b"
+                     r"면\s(?!돼|되|될|충분|괜찮|안\s?(?:돼|되|됩))|\bif\b"
                      + _POLITE_IF + r"|보다|는 대로|[\"“”‘]"
                      r"|(?<!\w)'|'(?!\w)|\bthan\b|(?<=[가-힣0-9])(?:이나|거나|또는|아니면)\s"
                      r"|\b(?:or|either)\b(?![,.]?\s+(?:actually|rather|wait|sorry|i\s+mean)\b)")
@@ -186,7 +187,7 @@ _CONDITIONAL = re_compile(
     r"(?<=[가-힣])(?<!가능하)(?<!괜찮으)(?<!괜찮다)(?<!좋으)(?<!좋다)(?<!된다)(?<!원하)"
     r"(?<!라)(?<!냉)(?<!쫄)(?<!화)(?<!측)(?<!정)(?<!표)(?<!그러)(?<!그렇다)(?<!이렇다)"
     + _HELPFUL_IF +
-    r"면\s(?!돼|되|될|충분|괜찮)"
+    r"면\s(?!돼|되|될|충분|괜찮|안\s?(?:돼|되|됩))"
     r"|(?<!wondering )(?<!wonder )(?<!see )(?<!know )(?<!ask )(?<!asking )(?<!check )"
     r"\b(?:only\s+)?if\b(?!\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|want)|"
     r"that'?s\s+(?:ok|okay|alright|fine)|it'?s\s+(?:ok|okay|not\s+too\s+much)))" + _POLITE_IF +

@@ -236,9 +236,10 @@ FILLERS = frozenset({
 })
 """Words that hold a place while one thinks: never a value (the "음..." of "음...에게")."""
 THINKING = (FILLERS - {"hold", "wait", "dunno", "잠깐", "잠깐만", "잠시만", "글쎄", "글쎄요",
-                       "뭐지"}) | {"그", "그러니까", "그니까", "그러니깐", "저어", "어어"}
+                       "뭐지"}) | {"그", "그러니까", "그니까", "그러니깐", "저어", "어어",
+                                  "oh", "ohh", "ah", "ahh"}
 """The sounds and words one says while thinking, as speech opens an answer with them ("어 김민수
-씨", "음 그러니까 아빠"): none asks to wait ("hold on", "잠깐만")."""
+씨", "음 그러니까 아빠", "oh, Hana"): none asks to wait ("hold on", "잠깐만")."""
 
 _DETERMINERS = frozenset({"the", "this", "that", "my", "our", "이", "그", "저", "이번", "방금"})
 
@@ -271,21 +272,28 @@ LAUGHS = re_compile(r"[ㅎㅋㅠㅜ]+")
 """ㅎㅎ, ㅋㅋ, ㅠㅠ: neutral wherever they stand."""
 A_LAUGH = re_compile(r"(?<![ㄱ-ㅎ])[ㅎㅋㅠㅜ]+")
 """A laugh in running text, not the ㅋ of a word typed in consonants ("ㅇㅋ")."""
+_DESCRIBED_EN = re_compile(r"(?<=[A-Za-z])\s*,\s*(?:my|our)\s+[a-z]+(?:[\s-][a-z]+)?[\s,.!~]*$")
+"""Who someone is, said after their name ("Hana, my coworker")."""
 _THANKED = re_compile(
     r"(?<=\S)[\s,.!~]*(?:(?:thanks|thank\s?(?:you|u)|thx|ty|cheers)(?:\s(?:so much|a lot))?"
     r"|감사합니다|감사해요|고마워요|고마워|고맙습니다|땡큐)[\s.!~^]*$", re.IGNORECASE)
 
 
 def thanked_off(text: str) -> str:
-    """A short answer without the thanks said after it ("Mina, thanks", "지수요 감사합니다"):
-    what was answered. A message that is nothing but thanks, or a sentence of more than
-    three words before them ("best pizza in town, thx"), stays as it is.
+    """A short answer without the thanks or who they are said after it ("Mina, thanks",
+    "지수요 감사합니다", "it's for Hana, my coworker"): what was answered. A message that is
+    nothing but thanks, or a sentence of more than three words before them ("best pizza in
+    town, thx"), stays as it is.
 
     >>> thanked_off("Mina, thanks!"), thanked_off("오만원이요 감사합니다"), thanked_off("thanks")
     ('Mina', '오만원이요', 'thanks')
+    >>> thanked_off("oh it's for Hana, my coworker"), thanked_off("Jay, our landlord, thx")
+    ("oh it's for Hana", 'Jay')
     """
-    answer = _THANKED.sub("", text)
-    return answer if len(answer.split()) <= 3 else text
+    thanked = _THANKED.sub("", text)
+    text = thanked if len(thanked.split()) <= 3 else text
+    described = _DESCRIBED_EN.sub("", text)
+    return described if len(described.split()) <= 4 else text
 
 
 CANCEL_SET_ASIDE = (r"(?:취소|중단|중지)(?:는|를|은)?\s?(?:하지\s?(?:말고|마시고|말구)|말고|말구|"

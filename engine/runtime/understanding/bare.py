@@ -402,7 +402,8 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
     it a question word ("누구", "what") or a filler ("음", "글쎄", "um") once the sounds that
     open it while one thinks are set aside ("어 누나요" is 누나), nor opening with a yes or a
     no ("아니 그게")."""
-    said = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", text.strip()))  # "it's my brother"
+    said = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", OPENING.sub("", text.strip())))  # "oh
+    # it's my brother": the sound, then what opens the answer
     text = OPENING.sub("", said)  # "어 누나요": what one says while thinking is no answer
     if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text) or \
             is_statement(said):

@@ -125,13 +125,14 @@ def _in_why(text: str, said: str) -> bool:
     달에 이사라서 집주인한테 600만원 보내줘": the move's time, not the transfer's)."""
     start = text.find(said)
     for word in text[start + len(said):].split() if start >= 0 else ():
-        if caused(word):
+        if caused(word) or word.rstrip(".!~…").endswith(_SO_ENDS):  # "…늦으면 안 돼서요"
             return True
         if _ASKS.search(word):
             return False
     return False
 
 
+_SO_ENDS = ("돼서", "돼서요", "되서", "되서요", "해서", "해서요")
 _ASKS = re_compile(r"(?:보내|이체|송금|부치|부쳐|입금|쏴|줘|주세요|주십시오|해줘|할게|할래)")
 
 

@@ -146,7 +146,9 @@ def story_en_off(text: str) -> str:
         return text  # no English in it
     for asking in _EN_REQUEST.finditer(text):
         before, rest = text[:asking.start("verb")], text[asking.start("verb"):]
-        if asking.start("verb") and find_money(before) and find_money(rest) and not any(
+        compete = find_money(before) and find_money(rest) or \
+            find_dates(before, _ANY_DAY) and find_dates(rest, _ANY_DAY)  # "…party is saturday,
+        if asking.start("verb") and compete and not any(  # send my sister 50k on friday"
                 _EN_VERB.search(part) and find_money(part) for part in _EN_PART.split(before)):
             text = rest
         break
