@@ -498,6 +498,55 @@ KNOWN_FAILING: dict[str, set[str]] = {
         " again",
     },
     "commerce_aftersales_ko_2.test.yaml": set(),
+    "transfer_stories_en_2.test.yaml": {
+        # a yes, a no or a change with a reason after it in English ("yes, she bought them
+        # for both of us", "no, don't send it, he said he'd rather have cash", "make it 20k,
+        # she already paid for half of it", "it was Daniel who paid for the taxi, send it to
+        # Daniel instead", "his birthday is on friday, so send it on friday instead"), the
+        # request said again with "like i said": the confirmation again, nothing sent
+        "yes with a reason sends",
+        "no with a reason cancels",
+        "amount change with reason after",
+        "recipient change with reason",
+        "date change to the birthday with reason",
+        "repeating the request at confirmation sends",
+        "never mind after hearing it was a treat",
+        # "send Kim my share, 400k", "6,000,000 won, that's my half", "50k each … is their
+        # anniversary today", a payback with a hospital fee: asked again
+        "rent split names total and share, share is sent",
+        "anniversary each, second one refused with reason",
+        "half of a big deposit fails at the bank",
+        "non-native payback for hospital fee",
+    },
+    "transfer_stories_ko_3.test.yaml": {
+        # a yes with a reason that holds a condition or a remark ("응 보내줘 ㅋㅋ 얻어먹고
+        # 가만있으면 안 되지", "네, 축의금은 미리 드리는 게 예의니까 보내주세요", "확인이요, 이번
+        # 달도 늦으면 안 돼서요", "네 점심은 진짜 맛있었어요 ㅋㅋ"), a no with a reason of a
+        # payment done ("지난주에 이미 현금으로 냈네요"), a change with a why naming others
+        # ("엄마가 요즘 아빠 통장으로 …", "두 마리 시켜서 3만원이 아니라 4만원으로"): the
+        # confirmation again (nothing is sent on any of them)
+        "lunch share amid the total, yes with a reason",
+        "wedding gift to a titled colleague while others give less",
+        "club dues with missed month, date change with a reason",
+        "rent only while maintenance fee is automatic",
+        "study room split, fee question from a student",
+        "paying mom back, yes on condition of salary",
+        "team lunch shortfall, yes about the food only",
+        "hiking club dues, polite no because already paid",
+        "allowance goes to dad instead, with the reason",
+        "chicken share corrected, not this sum but that one",
+        "part of a jeonse deposit over the limit fails after yes",
+        "mixed-language lunch payback to Jake",
+        "grandparent pocket money bigger than last time",
+    },
+    "cards_details_en.test.yaml": {
+        # "my flight leaves on the 9th, so make it express", "before that, what's left on my
+        # account? rent goes out on the 1st": a day in the why keeps the change and the
+        # question from being read; asked again
+        "confirm: a flight date with make it express switches the delivery",
+        "interruption: a balance question with a rent date, then a bent story answers the"
+        " reason",
+    },
     "transfer_dates_stories_ko.test.yaml": set(),
     "card_yes_traps_ko.test.yaml": set(),
     "shop_stories_ko.test.yaml": {
@@ -516,11 +565,10 @@ KNOWN_FAILING: dict[str, set[str]] = {
         " size",
     },
     "cards_stories_en.test.yaml": {
-        # two phones in one message where the first is told as old ("that 010-… was the phone I
-        # had until March, please text 010-… instead", "my old number … got cut off in May, so
-        # 010…"), a corrected id with a story: neither is taken, asked again
+        # two phones in one message where the first is told as old without "old" ("that 010-…
+        # was the phone I had until March, please text 010-… instead"), a corrected id with a
+        # story: neither is taken, asked again
         "confirmation: number replaced with a story, asked again with the new one",
-        "lost report unverified: after the pin straight to the phone, old number dropped",
         "pin question: a corrected id with a story replaces the first one",
         # a no or a yes with a story holding a number ("my branch on 3rd avenue swapped it",
         # "this is the 3rd one in 10 years, so yes, go ahead"), express asked with a flight
@@ -614,7 +662,6 @@ KNOWN_FAILING: dict[str, set[str]] = {
         "가격 비교: 친구가 37만원에 샀다는 얘기와 3년 쓴 유선 이어폰 뒤에 에어팟 프로 2 최저가",
         "장바구니 상품명: 7년 쓴 키보드와 동기 9만원짜리 얘기 뒤 MX Keys Mini 1개 살게요, 결제 없이"
         " 담기",
-        "500자 넘는 사연은 길이 안내만, 짧게 다시 말하면 예산 80만원으로 노트북 추천",
         # the search reads the whole message: a story's words find products for a thing the
         # catalogue does not have ("…12년 쓴 냉장고가 … 냉장고 찾아주세요")
         "검색: 결혼 10주년과 12년 쓴 냉장고 얘기, 냉장고는 카탈로그에 없음",
@@ -954,6 +1001,9 @@ MOVED = {"transfer_ko.test.yaml": {"EXECUTED"}, "transfer_ko_2.test.yaml": {"EXE
          "transfer_mixed_yes.test.yaml": {"EXECUTED", "FAILED"},
          "pizza_stories.test.yaml": {"PLACED", "PAID", "DECLINED"},
          "transfer_dates_stories_ko.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_stories_en_2.test.yaml": {"EXECUTED", "FAILED"},
+         "transfer_stories_ko_3.test.yaml": {"EXECUTED", "FAILED"},
+         "cards_details_en.test.yaml": {"ORDERED"},
          "card_yes_traps_ko.test.yaml": {"APPLIED"},
          "shop_stories_ko.test.yaml": set(),
          "commerce_stories_en.test.yaml": {"ACCEPTED", "FAILED", "ADDED", "POSTED"},

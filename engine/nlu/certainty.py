@@ -268,7 +268,10 @@ _WHY_ENDS = re_compile(r"(?<=[가-힣])(?:서|니까|니깐|는데|길래)(?:요
 _GIVEN_AFTER = re_compile(
     r"\s*(?:에|에는|엔|에도|날)?\s*(?:(?:\S+(?:한테|에게|께)|못|안|이미|벌써|다|잘못|같이|그|\S*원)"
     r"\s+){0,3}(?:(?:보냈|이체했|송금했|입금했|부쳤|쐈|줬|드렸|냈|빌렸|받았)"
-    r"|(?:보낸|이체한|송금한|입금한|부친|쏜|준|드린|낸|빌린|받은)(?:거|건|걸|것)?(?=\s|$|[.,!?~]))")
+    r"|(?:보낸|이체한|송금한|입금한|부친|쏜|준|드린|낸|빌린|받은)(?:거|건|걸|것)?(?=\s|$|[.,!?~]))"
+    r"|\s*(?:에|엔)?\s+(?:\S+\s+){0,3}?(?:대신\s+)?(?:내|사|해|보내|빌려|갚아)준\s+\S")
+"""What was given on the day said before it ("어제 보낸 3만원", "지난달 3일에 빌린 거"), or who
+paid for the speaker then ("어제 엄마 병원비 대신 내준 언니한테"): no day to send on."""
 _GIVEN_BEFORE = re_compile(
     r"(?:\b(?:i|we)\s+(?:already\s+|just\s+)?(?:sent|paid|transferred|wired|gave|did)\b[^,.;!?]*"
     r"|\b(?:same as|as|like)\s+(?:on\s+|last\s+)?)$", re.IGNORECASE)

@@ -23,6 +23,9 @@ _NOT_A_NOUN = ("는", "던", "한", "로", "게", "히", "서", "에", "도", "�
                "면", "요", "데")
 """Endings of a word that modifies or is a case of its own ("일하는", "그대로", "형이랑") or
 ends a clause ("보태라고 딸에게", "괜찮으면 동생한테"): no owner."""
+_DID = re_compile(r"(?:내|사|해|려|와|겨|꿔|워|봐|챙겨)준$|(?:보|갚)낸$|빌린$")
+"""What someone did for the speaker, said of them ("병원비 대신 내준 언니", "밥 사준 형"): no
+name of theirs."""
 
 
 def someones(owner: str, value: str) -> bool:
@@ -83,13 +86,16 @@ def titled(before: str, value: str) -> str | None:
     (None, None, None)
     >>> titled("사촌", "누나"), titled("큰", "이모"), titled("큰", "민수")  # one relation
     ('사촌 누나', '큰 이모', None)
+    >>> titled("내준", "언니"), titled("민준", "형")
+    (None, '민준 형')
     """
     if before in KIN and (value in _ADDRESS or value in _ELDERS or _RELATION.fullmatch(value)):
         return f"{before} {value}"
     if value not in ("씨", "님") and value not in _ADDRESS and not _TITLE.fullmatch(value):
         return None
     if not _NAMED.fullmatch(before) or before in _NO_OWNER or before in _NO_NAME_BEFORE \
-            or before.endswith(_NOT_A_NOUN) or (value in _ADDRESS and _RELATION.fullmatch(before)):
+            or before.endswith(_NOT_A_NOUN) or _DID.search(before) \
+            or (value in _ADDRESS and _RELATION.fullmatch(before)):
         return None
     return before if value in ("씨", "님") else f"{before} {value}"
 

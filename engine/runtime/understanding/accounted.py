@@ -242,9 +242,11 @@ def told_off(text: str) -> str:
         if (names.reported(text[:clause.end()]) or clause[0].startswith(("이었", "였", "던"))) \
                 and not names.reported(rest) and _ASKING.search(rest):  # not "…취소했는데
             return priced_off(rest.lstrip(" ,"))  # 환불이 아직 안 됐어요": no request
-    for end in (*_REQUEST_END.finditer(text), *_TEXTED_END.finditer(text)):  # "회사에서 하나
-        rest = text[end.end():]  # 준대요 😅 ORD-1007 주문 취소할게요", "…깜빡했어 ㅠㅠ 내일 …"
-        if SENTENCE_ASKS.search(rest) and names.reported(light_verbs_off(text[:end.end()])) \
+    for end in (*_REQUEST_END.finditer(text), *_TEXTED_END.finditer(text),
+                *_SAID_END.finditer(text)):  # "회사에서 하나 준대요 😅 ORD-1007 주문 취소할게요",
+        rest = text[end.end():]  # "…깜빡했어 ㅠㅠ 내일 …", "어제 pc방비 준호가 냈대 준호한테 …"
+        told = light_verbs_off(text[:end.end()])
+        if SENTENCE_ASKS.search(rest) and (names.reported(told) or _PAST_END.search(told)) \
                 and not names.reported(rest):  # not "카드가 damaged 됐어요, …": its value
             return priced_off(rest.strip(" ,.!~😅😂ㅋㅎㅠㅜ"))
     cut = told_after(text)
@@ -254,8 +256,8 @@ def told_off(text: str) -> str:
 _TOLD_CLAUSE = re_compile(r"(?:(?:이었|였|[았었했봤왔줬셨됐냈])는데|던데)(?:요)?(?=[\s,.]+\S)")
 """A clause of what was done, said or was, "-했는데", "-하던데", "-이었는데", before what is asked
 now."""
-_ASKING = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|주셈|할게요|할게|할래요|할래|싶어요|"
-                     r"싶습니다|부탁)")
+_ASKING = re_compile(r"(?:주세요|주십시오|줘요|줘(?!야|서|도)|주라|주셈|할게요|할게|할래요|할래|"
+                     r"싶어요|싶습니다|부탁)")
 """A request's ending, said after a clause of what was done."""
 
 
@@ -274,6 +276,10 @@ def told_after(text: str) -> int | None:
     return None
 
 
+_SAID_END = re_compile(r"[가-힣](?:대|래|더라|더라고|거든|잖아)(?:요)?(?=[\s,.!~]+\S)")
+"""Where a sentence that tells ends with no stop typed after it ("…준호가 냈대 준호한테 …")."""
+_PAST_END = re_compile(r"[았었였했]어(?:요)?[\s.!~ㅋㅎㅠㅜ]*$")
+"""A sentence that tells what was done ("45만원짜리를 40만원에 깎았어 ㅋㅋ")."""
 _TEXTED_END = re_compile(r"[가-힣][.!~]*\s*[ㅋㅎㅠㅜ]{2,}[.!~]*(?=\s+\S)")
 """Where a texted sentence ends: laughing or crying after it ("깜빡했어 ㅠㅠ …")."""
 _REQUEST_END = re_compile(r"(?:주세요|주십시오|줘요|줘|주라|부탁해요|부탁드려요|부탁합니다|"

@@ -35,10 +35,11 @@ def priced_off(text: str) -> str:
         if SENTENCE_ASKS.search(rest) and find_money(rest) and \
                 not _A_TASK.search(text[cut:clause.end()]):
             cut = clause.end()
-    for clause in _WHY_CLAUSE.finditer(text, cut):  # "아빠 환갑이 4월 12일이라 … 모레 …":
-        rest = text[clause.end():]  # the day of the why is no day of the request's
-        if SENTENCE_ASKS.search(rest) and find_dates(rest, _ANY_DAY) and \
-                find_dates(text[cut:clause.end()], _ANY_DAY):
+    for clause in _WHY_CLAUSE.finditer(text, cut):  # "아빠 환갑이 4월 12일이라 … 모레 …",
+        rest, why = text[clause.end():], text[cut:clause.end()]  # "치킨값 3만원 중에 반은 내가
+        if SENTENCE_ASKS.search(rest) and (  # 내야 돼서 도윤한테 만 오천원": the why's are not
+                find_dates(rest, _ANY_DAY) and find_dates(why, _ANY_DAY)  # the request's
+                or find_money(rest) and find_money(why) and not _A_TASK.search(why)):
             cut = clause.end()
     return text[cut:].lstrip(" ,") if cut else text
 
@@ -69,7 +70,7 @@ def story_off(text: str) -> str:
 _L_FINAL = "".join(chr(0xAC00 + 28 * i + 8) for i in range(399))
 """Syllables closed by ㄹ: before 게(요) they promise to do it ("살게요", "볼게")."""
 SENTENCE_ASKS = re_compile(rf"[{_L_FINAL}]게(?:요)?(?![가-힣])|"
-                           r"(?:주세요|주세욤|주세용|주십시오|주게|줘요|줘|주라|주셈|줄래요|줄래|"
+                           r"(?:주세요|주세욤|주세용|주십시오|주게|줘요|줘(?!야|서|도)|주라|주셈|줄래요|줄래|"
                            r"주실래요|주시겠어요|할게요|할게|할께|할래요|할래|싶어요|싶습니다|부탁|"
                            r"드려|드릴게|드릴께|줄게|[내해]야\s?(?:돼|되|해|합니다))")
 """A sentence that asks for something done ("…보내줄래요?", "…보내야 돼요")."""
@@ -85,7 +86,8 @@ _PRICED = re_compile(r"(?:(?:원|만|천)(?:쯤|정도)?(?:이)?(?:인데|이었
                      r"(?:다는데|대는데|다던데|다고 해서|대서|래서))(?:요)?(?=[\s,.]+\S)")
 """A clause that prices a thing ("폰이 98만원인데", "5만원 조금 넘는데") or passes on what was
 heard ("…나왔다는데")."""
-_WHY_CLAUSE = re_compile(r"[가-힣](?:이라|라서|이라서|니까|이니까|거든)(?:요)?(?=[\s,]+\S)")
+_WHY_CLAUSE = re_compile(r"(?:[가-힣](?:이라|라서|이라서|니까|이니까|거든|어서|아서)|"
+                         r"(?<!\S)(?:돼서|되어서|해서))(?:요)?(?=[\s,]+\S)")
 """A clause of why ("…4월 12일이라", "…금요일이니까") before what is asked."""
 
 

@@ -30,6 +30,7 @@ from engine.nlu.reasons import answer_of, decided_of
 from engine.nlu.resets import named_resets
 from engine.nlu.retractions import retracted_at, taken_back
 from engine.nlu.segments import each_to, last_sentence, merge_tasks, task_parts, without_told
+from engine.precompiled import re_compile
 from engine.runtime.understanding.accounted import (
     accounted_by,
     asked_for,
@@ -384,6 +385,9 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
     for slot, matches in found:
         fit = [widened(text, slot, m) for m in matches
                if not _overlaps(m, claimed) and usable(text, slot, m)]
+        new = [m for m in fit if not _old(text, m)]  # "my old number was 010-1111-2222, now
+        if len({repr(m.value) for m in new}) == 1:  # it's 010-3434-5656": the new one
+            fit = new
         if len({repr(m.value) for m in fit}) > 1:  # "모니터랑 키보드 둘 다": which one?
             claimed.extend((m.start, m.end) for m in fit)
             if slot.spec.type == "date":  # never "now" for it: asked which
@@ -398,6 +402,18 @@ def _pick_spans(text: str, slots: Sequence[CompiledSlot],
             values[asked], span = bare
             claimed.append(span)
     return values, claimed
+
+
+def _old(text: str, match: Match) -> bool:
+    """Whether ``match`` is said as what used to be ("my old number was …", "…was my old
+    one", "예전 번호 …"), in the clause around it."""
+    start = max(text.rfind(",", 0, match.start), text.rfind(".", 0, match.start)) + 1
+    ends = [i for i in (text.find(",", match.end), text.find(".", match.end)) if i >= 0]
+    return _OLD.search(text, start, min(ends, default=len(text))) is not None
+
+
+_OLD = re_compile(r"\b(?:old|previous|former|used to)\b|예전|옛날|이전|전에 쓰던|안 쓰는",
+                  re.IGNORECASE)
 
 
 def _taken_back(text: str, service: CompiledService, flow: CompiledFlow,
