@@ -160,3 +160,39 @@ async def test_how_long_is_no_rating(message: str) -> None:
     played = await play(SHOP, [message], context={"is_logged_in": True, "user_id": "u-1",
                                                   "user_type": "consumer"})
     assert played.slots.get("rating") is None
+
+
+@pytest.mark.parametrize("answer", ["my previous number was 010-2020-3030, now it's 010-4040-5050",
+                                    "010-2020-3030 is my old one, use 010-4040-5050"])
+async def test_the_old_value_gives_way_to_the_new(answer: str) -> None:
+    played = await play(CARDS, ["my card cracked, I need a replacement", answer],
+                        slots={"user_id": "u5"})
+    assert (played.stage, played.slots["phone"]) == ("READY", "010-4040-5050")
+
+
+async def test_two_values_said_alike_are_still_asked() -> None:
+    played = await play(CARDS, ["my card cracked, I need a replacement",
+                                "010-2020-3030 or 010-4040-5050"], slots={"user_id": "u5"})
+    assert played.stage == "FILLING" and played.slots["phone"] is None
+
+
+@pytest.mark.parametrize(("answer", "target"), [("지난주에 이사 도와준 형한테", "형"),
+                                                ("어제 밥 사준 누나한테", "누나")])
+async def test_what_someone_did_is_no_part_of_their_name_nor_a_day(answer: str,
+                                                                   target: str) -> None:
+    played = await play(TRANSFER, ["3만원 보내줘", answer])
+    assert (played.stage, played.slots["target"], played.slots["when"]) == \
+        ("READY", target, None)
+
+
+@pytest.mark.parametrize(("message", "target", "amount"), [
+    ("피자값 4만원 중에 반은 내가 내야 해서 지호한테 2만원 보내줘", "지호", 20000),
+    ("어제 택시비 민재가 냈대 민재한테 9천원 보내줘", "민재", 9000),
+    ("중고로 자전거 20만원짜리를 15만원에 샀어 ㅋㅋ 판매자한테 15만원 보내줘", "판매자", 150000),
+    ("손녀한테 5만원 보내 주게. 작년엔 3만원 줬는데 올해는 더 줘야지", "손녀", 50000),
+])
+async def test_a_sum_of_the_story_is_not_the_requests(message: str, target: str,
+                                                      amount: int) -> None:
+    played = await play(TRANSFER, [message])
+    assert (played.stage, played.slots["target"], played.slots["amount"]) == \
+        ("READY", target, amount)

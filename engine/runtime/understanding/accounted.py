@@ -278,7 +278,9 @@ def told_after(text: str) -> int | None:
 
 _SAID_END = re_compile(r"[가-힣](?:대|래|더라|더라고|거든|잖아)(?:요)?(?=[\s,.!~]+\S)")
 """Where a sentence that tells ends with no stop typed after it ("…준호가 냈대 준호한테 …")."""
-_PAST_END = re_compile(r"[았었였했]어(?:요)?[\s.!~ㅋㅎㅠㅜ]*$")
+_SS_FINAL = "".join(chr(0xAC00 + 28 * i + 20) for i in range(399))
+"""Syllables closed by ㅆ, the past ("샀", "깎았", "했", "줬")."""
+_PAST_END = re_compile(rf"[{_SS_FINAL}]어(?:요)?[\s.!~ㅋㅎㅠㅜ]*$")
 """A sentence that tells what was done ("45만원짜리를 40만원에 깎았어 ㅋㅋ")."""
 _TEXTED_END = re_compile(r"[가-힣][.!~]*\s*[ㅋㅎㅠㅜ]{2,}[.!~]*(?=\s+\S)")
 """Where a texted sentence ends: laughing or crying after it ("깜빡했어 ㅠㅠ …")."""
