@@ -402,11 +402,13 @@ def bare_ok(text: str, answer: str | None, words: YesNoWords) -> bool:
     it a question word ("누구", "what") or a filler ("음", "글쎄", "um") once the sounds that
     open it while one thinks are set aside ("어 누나요" is 누나), nor opening with a yes or a
     no ("아니 그게")."""
-    said = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", OPENING.sub("", text.strip())))  # "oh
-    # it's my brother": the sound, then what opens the answer
+    whole = text.strip()
+    said = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", OPENING.sub("", whole)))  # "oh it's my
+    # brother": the sound, then what opens the answer
     text = OPENING.sub("", said)  # "어 누나요": what one says while thinking is no answer
+    opened = _ANSWER_OPENER.sub("", _DESCRIBED.sub("", whole))  # "아 졸리다 진짜": a sentence
     if answer in ("cancel", "deny") or decision_text(text) is None or is_statement(text) or \
-            is_statement(said):
+            is_statement(said) or not opened.isascii() and is_statement(opened):
         return False
     if (corrected := INSTEAD.match(text.strip())) is not None:  # "엄마. 아 아니 아빠": its
         text = f"{corrected['old']} {corrected['new']}"  # 아 and 아니 correct, not hesitate
