@@ -196,3 +196,15 @@ async def test_a_sum_of_the_story_is_not_the_requests(message: str, target: str,
     played = await play(TRANSFER, [message])
     assert (played.stage, played.slots["target"], played.slots["amount"]) == \
         ("READY", target, amount)
+
+
+@pytest.mark.parametrize("reply", ["네, 오늘이 마감이니까 보내주세요", "응 약속한 거니까 보내줘"])
+async def test_a_yes_on_both_sides_of_why_sends(reply: str) -> None:
+    played = await play(TRANSFER, ["과외 선생님한테 20만원 보내줘", reply])
+    assert [t["outcome"] for t in played.finished] == ["EXECUTED"]
+
+
+@pytest.mark.parametrize("reply", ["취소, 급하니까 보내주세요", "네 근데 비싸니까 보내지 마"])
+async def test_a_why_between_two_decisions_that_differ_waits(reply: str) -> None:
+    played = await play(TRANSFER, ["과외 선생님한테 20만원 보내줘", reply])
+    assert played.finished == [] and played.stage == "READY"

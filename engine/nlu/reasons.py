@@ -161,6 +161,10 @@ def decided_after_why(text: str, words: YesNoWords) -> Answer | None:
     'cancel'
     >>> decided_after_why("계좌 번호 다시 봤어요. 보내주세요", sending)
     'confirm'
+    >>> decided_after_why("네, 미리 드리는 게 예의니까 보내주세요", sending)
+    'confirm'
+    >>> decided_after_why("취소, 급하니까 보내주세요", sending) is None
+    True
     """
     said = decision_text(text)
     tokens = said.split(" ") if said is not None else []
@@ -172,8 +176,9 @@ def decided_after_why(text: str, words: YesNoWords) -> Answer | None:
             if answer in ("confirm", "cancel") and not not_knowing(" ".join(head)) and \
                     (HOLD | _LATER).isdisjoint(head) and not any(
                         any(c.isdigit() for c in t) or words.acts(t) or words.known(t) and
-                        yes_no(t, words) is not None or words.cancels(t) for t in head):
-                return answer
+                        yes_no(t, words) not in (None, answer) or words.cancels(t)
+                        and answer != "cancel" for t in head):  # "네, … 예의니까 보내주세요":
+                return answer  # the same decision on both sides of why
     return None
 
 
