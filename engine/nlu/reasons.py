@@ -165,6 +165,8 @@ def decided_after_why(text: str, words: YesNoWords) -> Answer | None:
     'confirm'
     >>> decided_after_why("취소, 급하니까 보내주세요", sending) is None
     True
+    >>> decided_after_why("그 사람이 확인했습니다. 보내 주세요.", sending) is None
+    True
     """
     said = decision_text(text)
     tokens = said.split(" ") if said is not None else []
@@ -173,12 +175,13 @@ def decided_after_why(text: str, words: YesNoWords) -> Answer | None:
             head, answer = tokens[:cut], yes_no(" ".join(tokens[cut:]), words)
             if answer == "confirm" and _BECAUSE_AND_THEN.search(tokens[cut - 1]):
                 continue  # "월급 들어와서 보내줘", "퇴근하고 나서": and then, not why
+            same = int(yes_no(head[0], words) == answer)  # "네, … 예의니까 보내주세요": the
             if answer in ("confirm", "cancel") and not not_knowing(" ".join(head)) and \
-                    (HOLD | _LATER).isdisjoint(head) and not any(
+                    (HOLD | _LATER).isdisjoint(head) and not any(  # same decision opens it
                         any(c.isdigit() for c in t) or words.acts(t) or words.known(t) and
-                        yes_no(t, words) not in (None, answer) or words.cancels(t)
-                        and answer != "cancel" for t in head):  # "네, … 예의니까 보내주세요":
-                return answer  # the same decision on both sides of why
+                        yes_no(t, words) is not None or words.cancels(t)
+                        for t in head[same:]) and not any(c.isdigit() for c in head[0]):
+                return answer  # never "그 사람이 확인했습니다. 보내 주세요"
     return None
 
 
