@@ -14,11 +14,9 @@ the rules, which do not read it as a decision.
 from __future__ import annotations
 
 import re
-from datetime import date
 
 from engine.precompiled import re_compile
 
-from .dates import find_dates
 from .money import find_money
 from .text import SENTENCE_END
 from .words import Answer, YesNoWords, yes_no
@@ -53,10 +51,6 @@ a decision, it changes nothing; a remark of any other kind still leaves the mess
 undecided."""
 
 
-_ANY_DAY = date(2000, 1, 1)
-"""What dates are read against: only whether a sentence names one matters here."""
-
-
 def decided_in_sentences(text: str, words: YesNoWords) -> Answer | None:
     """The decision every sentence of ``text`` says or acknowledges, or None.
 
@@ -79,7 +73,7 @@ def decided_in_sentences(text: str, words: YesNoWords) -> Answer | None:
     if len(sentences) < 2:
         return None
     said: set[Answer] = set()
-    told: str | None = None  # a sentence of something else: only a cancel may follow it
+    told = False  # a sentence of something else: only a cancel may follow it
     for sentence in sentences:
         answer = yes_no(sentence, words)
         if answer is not None:
@@ -87,7 +81,7 @@ def decided_in_sentences(text: str, words: YesNoWords) -> Answer | None:
         elif _ACKNOWLEDGED.match(sentence) is None and _GLAD.match(sentence) is None:
             if find_money(sentence):
                 return None  # "…3만원이래. 보내지 마": a sum, maybe a change
-            told = told or ("date" if find_dates(sentence, _ANY_DAY) else "why")
+            told = True  # a day in it is no change of a cancel
     if told:  # "형이 아직 금액 확정 아니래. 보내지 마", "회식이 다음 달 3일로 밀렸대. 보내지 마"
         return "cancel" if said == {"cancel"} and yes_no(sentences[-1], words) == "cancel" \
             else None

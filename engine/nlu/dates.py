@@ -296,3 +296,6 @@ _RULES: tuple[tuple[re.Pattern[str], Resolver], ...] = (
         _weekday,
     ),
 )
+
+ANY_DAY = date(2000, 1, 1)
+"""A day to read dates against where only whether a text names one matters."""

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from engine.nlu.decision_words import MISSPOKE
 from engine.nlu.persons import called, someones, theirs
 from engine.nlu.phrases import is_question, is_social
+from engine.nlu.text import closed_by
 from engine.precompiled import re_compile
 
 _RIEUL = "".join(chr(c) for c in range(0xAC00, 0xD7A4) if (c - 0xAC00) % 28 == 8)  # 갈, 볼, 할…
@@ -132,7 +133,7 @@ def promised(value: str, after: str) -> bool:
     return bool(_PROMISED.fullmatch(value) and _PROMISED_AFTER.match(after))
 
 
-_L_FINAL = "".join(chr(0xAC00 + 28 * i + 8) for i in range(399))
+_L_FINAL = closed_by(8)
 """Syllables closed by ㄹ: before 라고 they make it a purpose ("나눠줄라고"), not a quote."""
 _REPORTED = re_compile(r"(?:달래|달랬어|달라고|준대|줬대|한대|했대|낸대|냈대|겠대|간대|온대|본대|"
                        r"된대|"

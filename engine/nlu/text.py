@@ -113,4 +113,14 @@ def dice(a: Counter[str], b: Counter[str]) -> float:
     return 2 * common / total
 
 
-__all__ = ["SENTENCE_END", "bigrams", "decision_text", "dice", "normalise"]
+def closed_by(final: int) -> str:
+    """Every Hangul syllable closed by the final consonant numbered ``final`` (8: ㄹ, 20: ㅆ),
+    as one string for a character class.
+
+    >>> closed_by(8)[:3], len(closed_by(20))
+    ('갈갤걀', 399)
+    """
+    return "".join(chr(0xAC00 + 28 * i + final) for i in range(399))
+
+
+__all__ = ["SENTENCE_END", "bigrams", "closed_by", "decision_text", "dice", "normalise"]

@@ -21,6 +21,7 @@ from engine.nlu.phrases import THINKING, is_question
 from engine.nlu.reasons import caused
 from engine.nlu.retractions import after_retraction
 from engine.nlu.segments import last_sentence
+from engine.nlu.text import closed_by
 from engine.nlu.words import YesNoWords
 from engine.precompiled import re_compile
 from engine.runtime.understanding.bare import OPENING
@@ -278,7 +279,7 @@ def told_after(text: str) -> int | None:
 
 _SAID_END = re_compile(r"[가-힣](?:대|래|더라|더라고|거든|잖아)(?:요)?(?=[\s,.!~]+\S)")
 """Where a sentence that tells ends with no stop typed after it ("…준호가 냈대 준호한테 …")."""
-_SS_FINAL = "".join(chr(0xAC00 + 28 * i + 20) for i in range(399))
+_SS_FINAL = closed_by(20)
 """Syllables closed by ㅆ, the past ("샀", "깎았", "했", "줬")."""
 _PAST_END = re_compile(rf"[{_SS_FINAL}]어(?:요)?[\s.!~ㅋㅎㅠㅜ]*$")
 """A sentence that tells what was done ("45만원짜리를 40만원에 깎았어 ㅋㅋ")."""

@@ -9,13 +9,12 @@ clause's.
 from __future__ import annotations
 
 import re
-from datetime import date
 
 from engine.nlu import names
-from engine.nlu.dates import find_dates
+from engine.nlu.dates import ANY_DAY, find_dates
 from engine.nlu.money import find_money
 from engine.nlu.reasons import caused
-from engine.nlu.text import SENTENCE_END
+from engine.nlu.text import SENTENCE_END, closed_by
 from engine.precompiled import re_compile
 
 
@@ -38,7 +37,7 @@ def priced_off(text: str) -> str:
     for clause in _WHY_CLAUSE.finditer(text, cut):  # "아빠 환갑이 4월 12일이라 … 모레 …",
         rest, why = text[clause.end():], text[cut:clause.end()]  # "치킨값 3만원 중에 반은 내가
         if SENTENCE_ASKS.search(rest) and (  # 내야 돼서 도윤한테 만 오천원": the why's are not
-                find_dates(rest, _ANY_DAY) and find_dates(why, _ANY_DAY)  # the request's
+                find_dates(rest, ANY_DAY) and find_dates(why, ANY_DAY)  # the request's
                 or find_money(rest) and find_money(why) and not _A_TASK.search(why)):
             cut = clause.end()
     return text[cut:].lstrip(" ,") if cut else text
@@ -67,7 +66,7 @@ def story_off(text: str) -> str:
     return asked if compete else text  # "…형님께 빌린 돈을… 형에게 백만 원 보내 주십시오"
 
 
-_L_FINAL = "".join(chr(0xAC00 + 28 * i + 8) for i in range(399))
+_L_FINAL = closed_by(8)
 """Syllables closed by ㄹ: before 게(요) they promise to do it ("살게요", "볼게")."""
 SENTENCE_ASKS = re_compile(rf"[{_L_FINAL}]게(?:요)?(?![가-힣])|"
                            r"(?:주세요|주세욤|주세용|주십시오|주게|줘요|줘(?!야|서|도)|주라|주셈|줄래요|줄래|"
@@ -149,7 +148,7 @@ def story_en_off(text: str) -> str:
     for asking in _EN_REQUEST.finditer(text):
         before, rest = text[:asking.start("verb")], text[asking.start("verb"):]
         compete = find_money(before) and find_money(rest) or \
-            find_dates(before, _ANY_DAY) and find_dates(rest, _ANY_DAY)  # "…party is saturday,
+            find_dates(before, ANY_DAY) and find_dates(rest, ANY_DAY)  # "…party is saturday,
         if asking.start("verb") and compete and not any(  # send my sister 50k on friday"
                 _EN_VERB.search(part) and find_money(part) for part in _EN_PART.split(before)):
             text = rest
@@ -166,13 +165,9 @@ def story_en_off(text: str) -> str:
         kept -= 1
     asked, told = " ".join(parts[:kept]), " ".join(parts[kept:])
     if kept == len(parts) or not (_EN_REQUEST.search(asked) and find_money(asked)) or \
-            not (find_money(told) or find_dates(told, _ANY_DAY)):
+            not (find_money(told) or find_dates(told, ANY_DAY)):
         return text  # "sure, my id is u482", "send me a new card, it stopped working": values
     return asked.rstrip(" ,;")
-
-
-_ANY_DAY = date(2000, 1, 1)
-"""What dates are read against: only whether a clause names one matters here."""
 
 
 _LATIN = re_compile(r"[A-Za-z]")
